@@ -1,0 +1,97 @@
+// Owns the one closed list of error codes and their mapping to HTTP status and GraphQL extensions.
+// Client text (title/detail) is separate from internal detail, which never leaves the server.
+
+export const ERROR_CODES = {
+  // request and auth
+  unauthenticated: { status: 401, title: 'Missing or invalid API key' },
+  forbidden: { status: 403, title: 'Not allowed' },
+  not_found: { status: 404, title: 'Not found' },
+  validation_failed: { status: 400, title: 'Invalid request' },
+  invalid_json: { status: 400, title: 'Malformed JSON body' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  // workflows and sessions
+  workflow_not_found: { status: 404, title: 'Workflow not found' },
+  workflow_not_published: { status: 409, title: 'Workflow has no published revision' },
+  workflow_invalid: { status: 400, title: 'Workflow definition is invalid' },
+  webhook_endpoint_required: { status: 409, title: 'Configure a webhook endpoint first' },
+  webhook_url_invalid: { status: 400, title: 'Webhook URL is not allowed' },
+  idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+  session_state_conflict: { status: 409, title: 'The session is not in a state that allows this' },
+  session_expired: { status: 410, title: 'The session has expired' },
+  session_bound_elsewhere: { status: 403, title: 'The session was started in another browser' },
+  step_window_expired: { status: 410, title: 'The step time window has passed' },
+  // verification (wallet responses)
+  presentation_malformed: { status: 422, title: 'The wallet response is malformed' },
+  request_not_found: { status: 422, title: 'The wallet request is unknown or already used' },
+  issuer_untrusted: { status: 422, title: 'The credential issuer is not trusted' },
+  credential_signature_invalid: { status: 422, title: 'The credential signature is invalid' },
+  credential_type_invalid: { status: 422, title: 'The credential type is not accepted' },
+  credential_expired: { status: 422, title: 'The credential has expired' },
+  credential_revoked: { status: 422, title: 'The credential has been revoked' },
+  credential_suspended: { status: 422, title: 'The credential is suspended' },
+  status_check_failed: { status: 422, title: 'The credential status could not be verified' },
+  disclosure_invalid: { status: 422, title: 'A selective disclosure does not match the credential' },
+  key_binding_missing: { status: 422, title: 'The key-binding proof is missing' },
+  key_binding_invalid: { status: 422, title: 'The key-binding proof is invalid' },
+  nonce_mismatch: { status: 422, title: 'The presentation answers another request (nonce)' },
+  audience_mismatch: { status: 422, title: 'The presentation was made for another verifier (aud)' },
+  key_binding_stale: { status: 422, title: 'The key-binding proof is outside the accepted time window' },
+  sd_hash_mismatch: { status: 422, title: 'The key-binding proof does not cover this presentation' },
+  claims_missing: { status: 422, title: 'The presentation does not answer the query' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly param?: string;
+  /** Extra client-visible fields (e.g. retry_after). */
+  readonly extra?: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    opts: { param?: string; cause?: unknown; extra?: Record<string, unknown> } = {},
+  ) {
+    super(detail ?? ERROR_CODES[code].title, { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.title = ERROR_CODES[code].title;
+    this.param = opts.param;
+    this.extra = opts.extra;
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  param?: string;
+  request_id: string;
+  [k: string]: unknown;
+}
+
+/** RFC 9457 body for an error; unexpected errors become a generic internal_error. */
+export function toProblem(err: unknown, requestId: string): ProblemDetails {
+  const e = isAppError(err) ? err : new AppError('internal_error', 'An unexpected error occurred.');
+  return {
+    type: `https://docs.service.example/errors/${e.code}`,
+    title: e.title,
+    status: e.status,
+    detail: e.message,
+    code: e.code,
+    ...(e.param ? { param: e.param } : {}),
+    request_id: requestId,
+    ...(e.extra ?? {}),
+  };
+}

@@ -1,0 +1,30 @@
+// Owns identifier shapes: prefix + >=128 random bits in lower-case Crockford base32.
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** `prefix_` + 130 random bits (26 chars). */
+export const newId = (prefix: string, bytes = 17): string => `${prefix}_${base32(randomBytes(bytes)).slice(0, 26)}`;
+
+export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
+
+export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+/** A short, non-reversible tag for logging capability identifiers (session ids, keys). */
+export const logTag = (secretish: string): string => sha256Hex(secretish).slice(0, 10);

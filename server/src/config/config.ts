@@ -1,0 +1,96 @@
+// Owns the service configuration: the only module that reads process.env. Validated once, frozen.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .optional();
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  APP_ENV: z.enum(['development', 'production']).default('development'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^mysql:\/\//, 'DATABASE_URL must be a mysql:// URL')
+    .optional(),
+  BASE_URL: z.url().optional(),
+  HOSTED_URL: z.url().optional(),
+  HOSTED_WEB_DIST: z.string().optional(),
+  KMS_KEY_RING: z
+    .string()
+    .default('projects/local/locations/global/keyRings/service-audit/cryptoKeys/audit-signing'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool,
+  SEED_SANDBOX: bool,
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Environment = 'sandbox' | 'production';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly appEnv: 'development' | 'production';
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  /** {base_url}: the API host, no trailing slash. */
+  readonly baseUrl: string;
+  /** {hosted_url}: the host of the hosted session page, no trailing slash. */
+  readonly hostedUrl: string;
+  readonly hostedWebDist: string;
+  /** Resource-name prefix of the audit signing key; versions are `<ring>/cryptoKeyVersions/<n>`. */
+  readonly kmsKeyRing: string;
+  /** Webhook targets on loopback/private networks: allowed only for sandbox endpoints in development. */
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly seedSandbox: boolean;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+const stripSlash = (u: string) => u.replace(/\/+$/, '');
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  return buildConfig(parsed.data);
+}
+
+/** Builds a config from explicit values (tests), applying the same defaults and rules. */
+export function configFrom(values: Partial<z.input<typeof schema>>): Config {
+  const str: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) str[k] = v === undefined ? undefined : String(v);
+  return loadConfig(str);
+}
+
+function buildConfig(v: z.output<typeof schema>): Config {
+  const baseUrl = stripSlash(v.BASE_URL ?? `http://localhost:${v.PORT}`);
+  const hostedUrl = stripSlash(v.HOSTED_URL ?? baseUrl);
+  if (v.APP_ENV === 'production' && v.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
+    throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS cannot be true in production');
+  }
+  return Object.freeze({
+    port: v.PORT,
+    host: v.HOST,
+    appEnv: v.APP_ENV,
+    dataDir: path.resolve(v.DATA_DIR),
+    databaseUrl: v.DATABASE_URL,
+    baseUrl,
+    hostedUrl,
+    hostedWebDist: path.resolve(
+      v.HOSTED_WEB_DIST ?? path.join(path.dirname(new URL(import.meta.url).pathname), '../../../hosted-web/dist'),
+    ),
+    kmsKeyRing: v.KMS_KEY_RING,
+    webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? v.APP_ENV === 'development',
+    seedSandbox: v.SEED_SANDBOX ?? v.APP_ENV === 'development',
+    logLevel: v.LOG_LEVEL,
+  });
+}
+
+/** Masks a secret-bearing value for logs: keeps a short prefix only. */
+export function mask(value: string, keep = 6): string {
+  return value.length <= keep ? '***' : `${value.slice(0, keep)}***`;
+}

@@ -1,0 +1,60 @@
+// Owns the TypeORM DataSource: MySQL when DATABASE_URL is set, else an embedded SQLite file in DATA_DIR.
+// synchronize is off everywhere: migrations are the only schema source.
+import fs from 'node:fs';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Config } from '../config/config';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export async function createDataSource(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<DataSource> {
+  if (config.databaseUrl) {
+    return new DataSource({
+      // MariaDB reports column metadata differently (e.g. NULL defaults); TypeORM needs to know which it is.
+      type: (await isMariaDb(config.databaseUrl)) ? 'mariadb' : 'mysql',
+      url: config.databaseUrl,
+      entities: ENTITIES,
+      migrations: MIGRATIONS,
+      synchronize: false,
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      extra: { connectionLimit: 20 },
+      migrationsTransactionMode: 'each',
+    });
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return new DataSource({
+    type: 'better-sqlite3',
+    database: path.join(config.dataDir, 'service.sqlite'),
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    enableWAL: true,
+    prepareDatabase: (db: { pragma(s: string): unknown }) => {
+      db.pragma('busy_timeout = 5000');
+    },
+  });
+}
+
+async function isMariaDb(url: string): Promise<boolean> {
+  const conn = await mysql.createConnection(url);
+  try {
+    const [rows] = await conn.query('SELECT VERSION() AS v');
+    return /mariadb/i.test(String((rows as { v: string }[])[0]?.v));
+  } finally {
+    await conn.end();
+  }
+}
+
+export const isMysql = (ds: DataSource): boolean => ds.options.type === 'mysql' || ds.options.type === 'mariadb';
+
+/** Runs fn in a transaction, or inside the caller's open one. Only the opener commits. */
+export async function inTransaction<T>(
+  ds: DataSource,
+  manager: EntityManager | undefined,
+  fn: (m: EntityManager) => Promise<T>,
+): Promise<T> {
+  if (manager?.queryRunner?.isTransactionActive) return fn(manager);
+  return ds.transaction(fn);
+}

@@ -1,0 +1,39 @@
+// Every entity of the service, in one list for the DataSource and the schema check.
+import 'reflect-metadata';
+import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
+import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
+import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
+import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
+import { StatusListEntity } from '../modules/sandbox/status-list.entity';
+import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
+import { SessionEntity } from '../modules/session/session.entity';
+import { StepResultEntity } from '../modules/session/step-result.entity';
+import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
+import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
+import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
+import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
+import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
+import { WebhookEventEntity } from '../modules/webhook/webhook-event.entity';
+import { WorkflowRevisionEntity } from '../modules/workflow/workflow-revision.entity';
+import { WorkflowEntity } from '../modules/workflow/workflow.entity';
+
+export const ENTITIES = [
+  BusinessEntity,
+  ApiKeyEntity,
+  WebhookEndpointEntity,
+  WebhookEventEntity,
+  WebhookAttemptEntity,
+  WorkflowEntity,
+  WorkflowRevisionEntity,
+  SessionEntity,
+  IdempotencyKeyEntity,
+  StepResultEntity,
+  WalletRequestEntity,
+  TrustedIssuerEntity,
+  SandboxKeyEntity,
+  SandboxCredentialEntity,
+  StatusListEntity,
+  KmsKeyVersionEntity,
+  AuditRecordEntity,
+];

@@ -1,0 +1,34 @@
+// Test helper: a fresh, uniquely named MySQL/MariaDB database per suite (TEST_MYSQL_URL, default local root).
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export const testMysqlServerUrl = (): string => process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const server = testMysqlServerUrl().replace(/\/+$/, '');
+  const name = `svc_t_${label.replace(/\W/g, '').slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  const conn = await mysql.createConnection(server);
+  try {
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } finally {
+    await conn.end();
+  }
+  return {
+    url: `${server}/${name}`,
+    name,
+    drop: async () => {
+      const c = await mysql.createConnection(server);
+      try {
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

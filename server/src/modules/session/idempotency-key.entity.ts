@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { idCol, int, str, time } from '../../db/columns';
+
+/** Idempotency-Key reservation, scoped to business and environment, kept at least 24 h. */
+@Entity('idempotency_key')
+export class IdempotencyKeyEntity {
+  @PrimaryColumn({ ...idCol(), name: 'business_id' }) businessId!: string;
+  @PrimaryColumn({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
+  @PrimaryColumn({ ...str(255), name: 'idem_key' }) key!: string;
+  @Column({ ...str(40, true), name: 'session_id' }) sessionId!: string | null;
+  @Column({ ...int(true), name: 'status_code' }) statusCode!: number | null;
+  @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
+  @Column({ ...time(), name: 'expires_at' }) expiresAt!: Date;
+}

@@ -1,0 +1,27 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { idCol, int, str, text, time } from '../../db/columns';
+import type { SessionStatus } from './session.machine';
+
+/** A run of a pinned workflow revision. Every state change is a guarded write on (status, version). */
+@Entity('session')
+@Index('IDX_session_business_created', ['businessId', 'createdAt'])
+@Index('IDX_session_status_expires', ['status', 'expiresAt'])
+export class SessionEntity {
+  @PrimaryColumn(idCol()) id!: string;
+  @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
+  @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
+  @Column({ ...idCol(), name: 'workflow_id' }) workflowId!: string;
+  @Column({ ...int(), name: 'workflow_revision' }) workflowRevision!: number;
+  @Column({ ...str(24), name: 'status' }) status!: SessionStatus;
+  @Column({ ...int(), name: 'version' }) version!: number;
+  /** Zero-based index of the step in progress (or next to start). */
+  @Column({ ...int(), name: 'current_stage' }) currentStage!: number;
+  @Column({ ...text(true), name: 'metadata' }) metadata!: string | null;
+  @Column({ ...time(), name: 'expires_at' }) expiresAt!: Date;
+  @Column({ ...time(true), name: 'step_expires_at' }) stepExpiresAt!: Date | null;
+  /** SHA-256 of the browser binding cookie set at start. */
+  @Column({ ...str(64, true), name: 'binding_hash' }) bindingHash!: string | null;
+  @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
+  @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
+  @Column({ ...time(true), name: 'ended_at' }) endedAt!: Date | null;
+}

@@ -1,0 +1,17 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { idCol, str, text, time } from '../../db/columns';
+
+/** An issuer trusted for an environment through a configured public key. Its key also signs its status lists. */
+@Entity('trusted_issuer')
+@Index('IDX_trusted_issuer_iss_env', ['issuer', 'environment'])
+export class TrustedIssuerEntity {
+  @PrimaryColumn(idCol()) id!: string;
+  /** The `iss` value of credentials from this issuer. */
+  @Column({ ...str(500), name: 'issuer' }) issuer!: string;
+  @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
+  @Column({ ...str(200), name: 'name' }) name!: string;
+  /** Public JWK (JSON) of the issuer signing key. */
+  @Column({ ...text(), name: 'public_jwk' }) publicJwk!: string;
+  @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
+  @Column({ ...time(true), name: 'retired_at' }) retiredAt!: Date | null;
+}

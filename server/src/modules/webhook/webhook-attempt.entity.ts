@@ -1,0 +1,15 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { idCol, int, str, time } from '../../db/columns';
+
+/** One row per delivery attempt of an outbox event. */
+@Entity('webhook_attempt')
+@Index('IDX_webhook_attempt_event', ['eventId'])
+export class WebhookAttemptEntity {
+  @PrimaryColumn(idCol()) id!: string;
+  @Column({ ...idCol(), name: 'event_id' }) eventId!: string;
+  @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
+  @Column({ ...time(), name: 'attempted_at' }) attemptedAt!: Date;
+  @Column({ ...int(true), name: 'status_code' }) statusCode!: number | null;
+  @Column({ ...str(500, true), name: 'error' }) error!: string | null;
+  @Column({ ...int(), name: 'duration_ms' }) durationMs!: number;
+}

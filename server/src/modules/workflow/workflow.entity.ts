@@ -1,0 +1,17 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { bool, idCol, int, str, text, time } from '../../db/columns';
+
+/** A workflow's editable draft. Published revisions live in workflow_revision and never change. */
+@Entity('workflow')
+@Index('IDX_workflow_business', ['businessId'])
+export class WorkflowEntity {
+  @PrimaryColumn(idCol()) id!: string;
+  @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
+  @Column({ ...str(200), name: 'name' }) name!: string;
+  @Column({ ...bool(), name: 'api_only' }) apiOnly!: boolean;
+  /** JSON array of step definitions (see workflow.steps.ts). */
+  @Column({ ...text(), name: 'draft_steps' }) draftSteps!: string;
+  @Column({ ...int(), name: 'latest_revision' }) latestRevision!: number;
+  @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
+  @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
+}
