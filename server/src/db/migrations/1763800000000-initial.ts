@@ -1,7 +1,9 @@
 // Initial schema. Written with TypeORM's portable Table API so the same migration runs on MySQL/MariaDB
 // and SQLite. Never edit a released migration: add a new one.
 import { type MigrationInterface, type QueryRunner, Table, TableIndex } from 'typeorm';
-import type { TableColumnOptions } from 'typeorm/schema-builder/options/TableColumnOptions';
+import type { TableColumn } from 'typeorm';
+
+type TableColumnOptions = ConstructorParameters<typeof TableColumn>[0] & {};
 
 const v = (name: string, length: number, nullable = false): TableColumnOptions => ({
   name,

@@ -1,0 +1,70 @@
+// Typed fetch wrappers for the hosted transport routes. Same origin as the page, so paths are relative and the
+// HttpOnly binding cookie travels by itself. Every failure becomes an ApiError carrying the server's code.
+import type {
+  Problem,
+  ReferenceWalletAnswer,
+  SessionProjection,
+  WalletRequest,
+  WalletResponse,
+} from './types';
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly requestId?: string,
+  ) {
+    super(code);
+    this.name = 'ApiError';
+  }
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers:
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('network_error', 0);
+  }
+  if (res.ok) return (await res.json()) as T;
+  let problem: Problem = {};
+  try {
+    problem = (await res.json()) as Problem;
+  } catch {
+    // Not a problem body (e.g. a proxy error page): fall through to a generic code.
+  }
+  throw new ApiError(
+    problem.code ?? (res.status === 404 ? 'not_found' : 'internal_error'),
+    res.status,
+    problem.request_id,
+  );
+}
+
+const sessionPath = (id: string) => `/t/sessions/${encodeURIComponent(id)}`;
+
+export const getSession = (id: string) => call<SessionProjection>('GET', sessionPath(id));
+
+export const startSession = (id: string) => call<SessionProjection>('POST', `${sessionPath(id)}/start`);
+
+export const createWalletRequest = (id: string) =>
+  call<WalletRequest>('POST', `${sessionPath(id)}/wallet-request`);
+
+export const submitWalletResponse = (id: string, requestId: string, response: WalletResponse) =>
+  call<SessionProjection>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
+
+/** Sandbox only: the service's reference wallet answers the request as the chosen test persona. */
+export const referenceWalletRespond = (persona: string, request: WalletRequest['request']) =>
+  call<ReferenceWalletAnswer>('POST', '/sandbox/wallet/respond', {
+    persona,
+    request,
+    origin: location.origin,
+  });

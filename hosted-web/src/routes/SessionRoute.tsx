@@ -1,0 +1,44 @@
+// Route /s/{id}: loads the status projection with its own loading state and error boundary. Later updates (after
+// actions, and polling) replace the loaded value in place, so the loading state only shows for the first load.
+import { createResource, ErrorBoundary, Show, Suspense } from 'solid-js';
+import { ApiError, getSession } from '../api';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { Loading } from '../components/Loading';
+import { toUserError } from '../errors';
+import { SessionView } from './SessionView';
+
+export function SessionRoute(props: { id: string }) {
+  const [projection, { mutate, refetch }] = createResource(() => props.id, getSession);
+
+  return (
+    <main class="page">
+      <ErrorBoundary
+        fallback={(err, reset) => (
+          <section class="card">
+            <h1>We could not open this verification</h1>
+            <ErrorAlert error={toUserError(err)} />
+            <Show when={!(err instanceof ApiError && err.code === 'not_found')}>
+              <button
+                type="button"
+                class="button"
+                data-testid="retry"
+                onClick={() => {
+                  refetch();
+                  reset();
+                }}
+              >
+                Try again
+              </button>
+            </Show>
+          </section>
+        )}
+      >
+        <Suspense fallback={<Loading label="Loading your verification…" />}>
+          <Show when={projection()}>
+            {(p) => <SessionView projection={p()} onProjection={(next) => mutate(() => next)} />}
+          </Show>
+        </Suspense>
+      </ErrorBoundary>
+    </main>
+  );
+}

@@ -1,0 +1,109 @@
+// Owns the HTTP plumbing shared by every REST controller: the route registry (every route declares its
+// authorization decision), the request context, JSON/problem responses and the error handler.
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { Clock } from './clock';
+import type { Actor, Ctx } from './context';
+import { AppError, type ErrorCode, toProblem } from './errors';
+import { newId } from './ids';
+import type { Logger } from './logger';
+
+/**
+ * Who may call a route:
+ * - api_key: a business backend with `Authorization: Bearer <API key>`; ctx.actor is the key's tenant.
+ * - public: anyone (e.g. the audit JWKS).
+ * - signer: the end user's browser on the hosted page; access is decided by the session capability id in
+ *   the path and the binding cookie, inside the service.
+ * - sandbox: sandbox tooling (reference wallet, sandbox issuer, dev webhook receiver); mounted only when
+ *   sandbox seeding is enabled, never decides anything about production sessions.
+ */
+export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox';
+
+export interface AppRequest extends Request {
+  ctx: Ctx;
+}
+
+export type Handler = (req: AppRequest, res: Response) => Promise<void> | void;
+
+export interface RouteDef {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  auth: AuthDecision;
+  handler: Handler;
+  /** One-line description for docs and the OpenAPI contract. */
+  summary?: string;
+}
+
+/** Collects routes from every module; the composition root mounts them with their auth middleware. */
+export class RouteRegistry {
+  readonly routes: RouteDef[] = [];
+  add(def: RouteDef): void {
+    this.routes.push(def);
+  }
+  mount(router: Router, auth: Record<AuthDecision, RequestHandler>): void {
+    for (const r of this.routes) {
+      const wrapped: RequestHandler = (req, res, next) => {
+        Promise.resolve(r.handler(req as AppRequest, res)).catch(next);
+      };
+      router[r.method](r.path, auth[r.auth], wrapped);
+    }
+  }
+}
+
+/** First middleware: request id and a base context (anonymous actor, injected clock). */
+export function requestContext(clock: Clock): RequestHandler {
+  return (req, res, next) => {
+    const requestId = newId('req', 10);
+    res.setHeader('X-Request-Id', requestId);
+    (req as AppRequest).ctx = { actor: { kind: 'system', name: 'anonymous' } satisfies Actor, requestId, clock };
+    next();
+  };
+}
+
+export const sendJson = (res: Response, status: number, body: unknown): void => {
+  res.status(status).type('application/json').send(JSON.stringify(body));
+};
+
+export function sendProblem(res: Response, err: unknown, requestId: string): void {
+  const p = toProblem(err, requestId);
+  if (p.code === 'rate_limited' && typeof p.retry_after === 'number') res.setHeader('Retry-After', String(p.retry_after));
+  res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
+}
+
+/** Last middleware: every error becomes RFC 9457 problem+json. Internal detail goes to the log only. */
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const requestId = (req as AppRequest).ctx?.requestId ?? newId('req', 10);
+    let e = err;
+    // body-parser errors
+    const bp = err as { type?: string; status?: number };
+    if (bp?.type === 'entity.parse.failed') e = new AppError('invalid_json', 'The request body is not valid JSON.');
+    else if (bp?.type === 'entity.too.large') e = new AppError('payload_too_large');
+    if (!(e instanceof AppError)) {
+      logger.error('unhandled error', {
+        request_id: requestId,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    }
+    sendProblem(res, e, requestId);
+  };
+}
+
+export function notFoundHandler(req: Request, res: Response): void {
+  sendProblem(res, new AppError('not_found', 'No such endpoint.'), (req as AppRequest).ctx?.requestId ?? 'none');
+}
+
+/** Reads a required string field from a JSON body with a stable validation error. */
+export function requireString(body: unknown, field: string, code: ErrorCode = 'validation_failed'): string {
+  const v = (body as Record<string, unknown> | undefined)?.[field];
+  if (typeof v !== 'string' || v.length === 0) throw new AppError(code, `${field} is required.`, { param: field });
+  return v;
+}
+
+export function jsonObjectBody(req: Request): Record<string, unknown> {
+  const b = req.body as unknown;
+  if (b === undefined || b === null || typeof b !== 'object' || Array.isArray(b)) {
+    throw new AppError('validation_failed', 'The body must be a JSON object.');
+  }
+  return b as Record<string, unknown>;
+}

@@ -1,0 +1,62 @@
+// Builds the GraphQL schema (TypeGraphQL) and the Apollo middleware. Every operation declares its
+// authorization with @Authorized (or is absent); errors carry the same closed `code` list as REST.
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { RequestHandler } from 'express';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql';
+import type { Ctx } from '../common/context';
+import { AppError, isAppError } from '../common/errors';
+import type { Logger } from '../common/logger';
+import type { GqlContext } from './context';
+
+/** @Authorized() operations need a business actor; anything else is `unauthenticated`. */
+export const authChecker: AuthChecker<GqlContext> = ({ context }) => {
+  const kind = context.ctx.actor.kind;
+  if (kind === 'api_key' || kind === 'dashboard') return true;
+  throw new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
+};
+
+// biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+export async function buildGraphqlSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {
+  return buildSchema({ resolvers, authChecker, validate: false, emitSchemaFile: false });
+}
+
+export function formatGraphqlError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const requestId = (formatted.extensions?.request_id as string | undefined) ?? undefined;
+    if (isAppError(original)) {
+      return {
+        message: original.message,
+        path: formatted.path,
+        extensions: { code: original.code, status: original.status, ...(original.param ? { param: original.param } : {}), request_id: requestId },
+      };
+    }
+    const code = formatted.extensions?.code;
+    if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_USER_INPUT' || code === 'GRAPHQL_PARSE_FAILED') {
+      return { message: formatted.message, locations: formatted.locations, extensions: { code: 'validation_failed', status: 400 } };
+    }
+    logger.error('graphql error', { error: original instanceof Error ? original.stack : String(original) });
+    return { message: 'An unexpected error occurred.', path: formatted.path, extensions: { code: 'internal_error', status: 500 } };
+  };
+}
+
+export async function graphqlMiddleware(
+  schema: GraphQLSchema,
+  logger: Logger,
+  contextFor: (req: Parameters<RequestHandler>[0]) => Promise<Ctx>,
+): Promise<{ handler: RequestHandler; stop: () => Promise<void> }> {
+  const apollo = new ApolloServer<GqlContext>({
+    schema,
+    formatError: formatGraphqlError(logger),
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+  });
+  await apollo.start();
+  const handler = expressMiddleware(apollo, { context: async ({ req }) => ({ ctx: await contextFor(req) }) });
+  return { handler, stop: () => apollo.stop() };
+}
+
+export { AppError };

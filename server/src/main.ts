@@ -1,0 +1,30 @@
+// Process entry point: load config, build the service, seed the sandbox quickstart, listen.
+import 'reflect-metadata';
+import { loadConfig } from './config/config';
+import { quickstartBanner, seedQuickstart } from './modules/quickstart/quickstart';
+import { createService } from './service';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const svc = await createService(config);
+  const url = await svc.listen();
+  svc.logger.info('service listening', { url, base_url: config.baseUrl, hosted_url: config.hostedUrl, database: config.databaseUrl ? 'mysql' : 'sqlite' });
+  if (config.seedSandbox) {
+    const qs = await seedQuickstart(svc);
+    if (qs) process.stdout.write(quickstartBanner(qs));
+  }
+  const shutdown = () => {
+    svc.logger.info('shutting down');
+    svc.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

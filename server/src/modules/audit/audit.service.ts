@@ -1,0 +1,121 @@
+// Owns audit records: one signed, append-only record per completed step, hash-chained within its session,
+// and the business-facing view with its detached service_signature. No code path updates or deletes
+// audit_record rows.
+import { createHash } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { LessThan } from 'typeorm';
+import { type Ctx, tenantOf } from '../../common/context';
+import { AppError } from '../../common/errors';
+import type { AuditJwk, KmsProvider } from '../kms/kms';
+import { AuditRecordEntity } from './audit-record.entity';
+import { canonicalDigest, canonicalJson } from './canonical-json';
+
+export interface AuditStepInput {
+  sessionId: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+  workflowId: string;
+  workflowRevision: number;
+  stage: number;
+  primitive: string;
+  /** The business-visible result; only its digest enters the record. */
+  result: unknown;
+  /** Verification facts: format, issuer, vct, holder key thumbprint, status, request id, checks. */
+  verification: Record<string, unknown>;
+  completedAt: Date;
+}
+
+/** The signed content of an audit record (everything here is covered by the digest). */
+export interface AuditRecordContent {
+  audit_id: string;
+  version: 1;
+  type: 'step.completed';
+  session_id: string;
+  business_id: string;
+  environment: 'sandbox' | 'production';
+  workflow_id: string;
+  workflow_revision: number;
+  stage: number;
+  primitive: string;
+  result_digest: string;
+  verification: Record<string, unknown>;
+  previous_audit_hash: string | null;
+  signed_at: string;
+}
+
+/** GET /v1/audits/{id}: the signed content plus the detached signature (not a JWS). */
+export type AuditRecordView = AuditRecordContent & { service_signature: { kid: string; value: string } };
+
+export const auditIdOf = (sessionId: string, stage: number): string => `${sessionId}_${stage}`;
+
+export class AuditService {
+  private readonly ds: DataSource;
+  private readonly kms: KmsProvider;
+
+  constructor(deps: { ds: DataSource; kms: KmsProvider }) {
+    this.ds = deps.ds;
+    this.kms = deps.kms;
+  }
+
+  /** Writes the step's audit record inside the caller's transaction (`manager`). */
+  async recordStep(
+    manager: EntityManager,
+    input: AuditStepInput,
+  ): Promise<{ auditId: string; digest: string }> {
+    const auditId = auditIdOf(input.sessionId, input.stage);
+    const previous = await manager.getRepository(AuditRecordEntity).findOne({
+      where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
+      order: { stage: 'DESC' },
+      select: { digest: true },
+    });
+    const content: AuditRecordContent = {
+      audit_id: auditId,
+      version: 1,
+      type: 'step.completed',
+      session_id: input.sessionId,
+      business_id: input.businessId,
+      environment: input.environment,
+      workflow_id: input.workflowId,
+      workflow_revision: input.workflowRevision,
+      stage: input.stage,
+      primitive: input.primitive,
+      result_digest: `sha-256:${canonicalDigest(input.result).toString('base64url')}`,
+      verification: input.verification,
+      previous_audit_hash: previous?.digest ?? null,
+      signed_at: input.completedAt.toISOString(),
+    };
+    const canonical = canonicalJson(content);
+    const digest = createHash('sha256').update(canonical, 'utf8').digest();
+    const kid = await this.kms.currentKeyVersion('audit-signing');
+    const signature = Buffer.from(await this.kms.signDigest(kid, digest)).toString('base64url');
+    await manager.getRepository(AuditRecordEntity).insert({
+      id: auditId,
+      businessId: input.businessId,
+      sessionId: input.sessionId,
+      stage: input.stage,
+      record: canonical,
+      digest: digest.toString('hex'),
+      kid,
+      signature,
+      createdAt: input.completedAt,
+    });
+    return { auditId, digest: digest.toString('hex') };
+  }
+
+  /** A record of another business or environment is not_found, never forbidden. */
+  async getForBusiness(ctx: Ctx, auditId: string): Promise<AuditRecordView> {
+    const tenant = tenantOf(ctx);
+    const row = await (ctx.manager ?? this.ds.manager)
+      .getRepository(AuditRecordEntity)
+      .findOneBy({ id: auditId });
+    const content = row ? (JSON.parse(row.record) as AuditRecordContent) : null;
+    if (!row || row.businessId !== tenant.businessId || content?.environment !== tenant.environment) {
+      throw new AppError('not_found', 'No such audit record.');
+    }
+    return { ...content, service_signature: { kid: row.kid, value: row.signature } };
+  }
+
+  async jwks(): Promise<{ keys: AuditJwk[] }> {
+    return { keys: await this.kms.publicJwks('audit-signing') };
+  }
+}

@@ -1,0 +1,87 @@
+// Owns the reference-wallet personas: who they are, what their PID says and which status/expiry/issuer
+// situation each one demonstrates. Data only; the sandbox issuer issues from it, the wallet lists it.
+import { PID_VCT } from '../verification/dcql';
+
+export type PersonaId = 'adult' | 'minor' | 'revoked' | 'suspended' | 'expired' | 'unknown_issuer';
+
+export interface Persona {
+  id: PersonaId;
+  label: string;
+  description: string;
+  /** Fixed index in the sandbox status list (kept when credentials are re-issued). */
+  statusIndex: number;
+  /** Token Status List value: 0 valid, 1 revoked, 2 suspended. */
+  status: 0 | 1 | 2;
+  /** The credential's exp lies in the past. */
+  expired?: boolean;
+  /** Signed by a key no environment trusts. */
+  untrustedIssuer?: boolean;
+  claims: (now: Date) => { given_name: string; family_name: string; birth_date: string; nationality: string };
+}
+
+export const SANDBOX_PID_VCT = PID_VCT;
+export const DISCLOSABLE_PID_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality'] as const;
+
+const erika = () => ({ given_name: 'Erika', family_name: 'Mustermann', birth_date: '1984-01-12', nationality: 'DE' });
+
+/** A date `years` before `now` (UTC), as YYYY-MM-DD. */
+export const yearsBefore = (now: Date, years: number): string => {
+  const d = new Date(now.getTime());
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  return d.toISOString().slice(0, 10);
+};
+
+export const PERSONAS: readonly Persona[] = [
+  {
+    id: 'adult',
+    label: 'Erika Mustermann',
+    description: 'Adult with a valid PID (DE, born 1984-01-12).',
+    statusIndex: 0,
+    status: 0,
+    claims: erika,
+  },
+  {
+    id: 'minor',
+    label: 'Max Mustermann',
+    description: 'Minor with a valid PID (DE, 12 years old).',
+    statusIndex: 1,
+    status: 0,
+    claims: (now) => ({ given_name: 'Max', family_name: 'Mustermann', birth_date: yearsBefore(now, 12), nationality: 'DE' }),
+  },
+  {
+    id: 'revoked',
+    label: 'Erika Mustermann (revoked PID)',
+    description: 'The PID has been revoked by its issuer (status list value 1).',
+    statusIndex: 2,
+    status: 1,
+    claims: erika,
+  },
+  {
+    id: 'suspended',
+    label: 'Erika Mustermann (suspended PID)',
+    description: 'The PID is suspended by its issuer (status list value 2).',
+    statusIndex: 3,
+    status: 2,
+    claims: erika,
+  },
+  {
+    id: 'expired',
+    label: 'Erika Mustermann (expired PID)',
+    description: 'The PID expired a month ago.',
+    statusIndex: 4,
+    status: 0,
+    expired: true,
+    claims: erika,
+  },
+  {
+    id: 'unknown_issuer',
+    label: 'Erika Mustermann (unknown issuer)',
+    description: 'A PID signed by an issuer that no environment trusts.',
+    statusIndex: 5,
+    status: 0,
+    untrustedIssuer: true,
+    claims: erika,
+  },
+];
+
+export const findPersona = (id: string): Persona | undefined => PERSONAS.find((p) => p.id === id);

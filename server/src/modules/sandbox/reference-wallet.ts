@@ -1,0 +1,156 @@
+// Owns the sandbox reference wallet: a software wallet holding the personas' PIDs that answers an OpenID4VP
+// (DC API, unsigned) request like a real wallet would: parse the request (@openid4vc/openid4vp), match the DCQL
+// query (dcql), disclose only what was asked, and bind the presentation to the holder key with a KB-JWT
+// (@sd-jwt/sd-jwt-vc present()). Sandbox only: its credentials come from the sandbox issuer, which only the
+// sandbox environment trusts.
+import { getOpenid4vpClientId, parseOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
+import { KBJwt } from '@sd-jwt/core';
+import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import type { PresentationFrame } from '@sd-jwt/types';
+import { DcqlQuery, type DcqlSdJwtVcCredential } from 'dcql';
+import { base64url } from 'jose';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors';
+import { findPersona, PERSONAS } from './personas';
+import { SandboxCredentialEntity } from './sandbox-credential.entity';
+import { credentialIdOf, loadSandboxKey } from './sandbox-issuer';
+
+/** Deviations from honest behaviour, so negative tests reuse the real wallet code path. */
+export interface PresentOverrides {
+  nonce?: string;
+  aud?: string;
+  /** KB-JWT iat, seconds since epoch. */
+  iat?: number;
+  /** Private JWK that signs the KB-JWT instead of the holder key. */
+  kbKey?: JsonWebKey;
+  /** Change a disclosed value after issuance; the KB-JWT then covers the tampered string (a lying holder). */
+  tamperDisclosure?: boolean;
+  /** Present without a KB-JWT. */
+  omitKeyBinding?: boolean;
+  /** Requested claims to leave undisclosed. */
+  omitClaims?: string[];
+  /** Present this credential (of the persona's holder key) instead of the stored one. */
+  credential?: string;
+}
+
+export interface WalletResponse {
+  vp_token: Record<string, string[]>;
+}
+
+type Json = Record<string, unknown>;
+const sdAlg = 'sha-256';
+
+export class ReferenceWallet {
+  constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
+
+  async personas(): Promise<{ id: string; label: string; description: string }[]> {
+    return PERSONAS.map(({ id, label, description }) => ({ id, label, description }));
+  }
+
+  respond(input: { persona: string; request: Record<string, unknown>; origin: string }): Promise<WalletResponse> {
+    return this.presentWith({ ...input, overrides: {} });
+  }
+
+  async presentWith(input: {
+    persona: string;
+    request: Record<string, unknown>;
+    origin: string;
+    overrides: PresentOverrides;
+  }): Promise<WalletResponse> {
+    const { overrides: o } = input;
+    const persona = findPersona(input.persona);
+    if (!persona) throw new AppError('validation_failed', 'Unknown persona.', { param: 'persona' });
+
+    // Parse the request like a wallet: an unsigned DC API request carrying a DCQL query.
+    let params: Json;
+    try {
+      const parsed = parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.request });
+      if (parsed.type !== 'openid4vp_dc_api') throw new Error(`unexpected request type ${parsed.type}`);
+      params = parsed.params as Json;
+    } catch (e) {
+      throw new AppError('validation_failed', 'The request is not an OpenID4VP DC API request.', { param: 'request', cause: e });
+    }
+    let query: DcqlQuery;
+    try {
+      query = DcqlQuery.parse(params.dcql_query as DcqlQuery.Input);
+      DcqlQuery.validate(query);
+    } catch (e) {
+      throw new AppError('validation_failed', 'The request has no valid dcql_query.', { param: 'request', cause: e });
+    }
+
+    const credential = o.credential ?? (await this.storedCredential(persona.id));
+    const holder = await loadSandboxKey(this.deps.ds, 'holder', persona.id);
+    const sdjwt = new SDJwtVcInstance({
+      hasher: digest,
+      hashAlg: sdAlg,
+      kbSigner: await ES256.getSigner(o.kbKey ?? holder.privateJwk),
+      kbSignAlg: 'ES256',
+    });
+    const claims = (await sdjwt.getClaims(credential)) as Json;
+    const candidate: DcqlSdJwtVcCredential = {
+      credential_format: 'dc+sd-jwt',
+      vct: String(claims.vct),
+      claims: claims as DcqlSdJwtVcCredential['claims'],
+      cryptographic_holder_binding: true,
+    };
+    const result = DcqlQuery.query(query, [candidate]);
+    if (!result.can_be_satisfied) throw new AppError('claims_missing', 'This persona cannot answer the request.');
+
+    const nonce = o.nonce ?? String(params.nonce);
+    const aud =
+      o.aud ??
+      getOpenid4vpClientId({ responseMode: params.response_mode, origin: input.origin, clientId: params.client_id as string })
+        .effectiveClientId;
+    const iat = o.iat ?? Math.floor(this.deps.clock.now().getTime() / 1000);
+
+    const vpToken: Record<string, string[]> = {};
+    for (const [queryId, match] of Object.entries(result.credential_matches)) {
+      if (!match.success) continue;
+      // Disclose exactly the claims of the first satisfied claim set (all requested claims without claim_sets).
+      const output = match.valid_credentials[0].claims.valid_claim_sets[0].output as Json;
+      const frame = frameOf(output, new Set(o.omitClaims ?? []));
+      let presentation: string;
+      if (o.omitKeyBinding) {
+        presentation = await sdjwt.present(credential, frame);
+      } else if (o.tamperDisclosure) {
+        const tampered = tamperFirstDisclosure(await sdjwt.present(credential, frame));
+        const kb = new KBJwt({
+          header: { typ: 'kb+jwt', alg: 'ES256' },
+          payload: { iat, aud, nonce, sd_hash: base64url.encode(digest(tampered, sdAlg)) },
+        });
+        presentation = tampered + (await kb.sign(await ES256.getSigner(o.kbKey ?? holder.privateJwk)));
+      } else {
+        presentation = await sdjwt.present(credential, frame, { kb: { payload: { iat, aud, nonce } } });
+      }
+      vpToken[queryId] = [presentation];
+    }
+    return { vp_token: vpToken };
+  }
+
+  private async storedCredential(persona: string): Promise<string> {
+    const row = await this.deps.ds.getRepository(SandboxCredentialEntity).findOneBy({ id: credentialIdOf(persona) });
+    if (!row) throw new AppError('not_found', 'The sandbox has not been seeded for this persona.');
+    return row.credential;
+  }
+}
+
+/** Presentation frame disclosing every leaf of the matched claims output, minus omitted top-level claims. */
+function frameOf(output: Json, omit: Set<string>): PresentationFrame<Json> {
+  const frame: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(output)) {
+    if (omit.has(k)) continue;
+    frame[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? frameOf(v as Json, new Set()) : true;
+  }
+  return frame as PresentationFrame<Json>;
+}
+
+/** Replaces the value of the first disclosure of an SD-JWT without KB (`jwt~d1~...~dn~`). */
+function tamperFirstDisclosure(sdJwt: string): string {
+  const parts = sdJwt.split('~');
+  if (parts.length < 3) throw new Error('nothing disclosed to tamper with');
+  const [salt, key] = JSON.parse(new TextDecoder().decode(base64url.decode(parts[1] as string))) as [string, string];
+  parts[1] = base64url.encode(JSON.stringify([salt, key, 'Tampered']));
+  return parts.join('~');
+}

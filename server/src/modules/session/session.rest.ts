@@ -1,0 +1,114 @@
+// Thin /v1 controllers for sessions over SessionService, and the hosted transport routes over
+// SessionTransport (cookie-bound browser).
+import type { Request, Response } from 'express';
+import { AppError } from '../../common/errors';
+import { type RouteRegistry, jsonObjectBody, sendJson } from '../../common/http';
+import type { SessionService } from './session.service';
+import type { SessionTransport } from './session.transport';
+
+export const BROWSER_COOKIE = 'svc_browser';
+/** The binding cookie outlives the longest session (24 h) plus the 48 h access to completed materials. */
+const COOKIE_MAX_AGE_S = 72 * 3600;
+
+export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionService): void {
+  reg.add({
+    method: 'post',
+    path: '/v1/sessions',
+    auth: 'api_key',
+    summary: 'Create a session of a published workflow',
+    handler: async (req, res) => {
+      if (!req.is('application/json'))
+        throw new AppError('unsupported_media_type', 'Send the body as application/json.');
+      const body = jsonObjectBody(req);
+      const key = req.header('Idempotency-Key') ?? undefined;
+      const out = await sessions.create(req.ctx, body, key);
+      if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      sendJson(res, out.statusCode, out.session);
+    },
+  });
+  reg.add({
+    method: 'get',
+    path: '/v1/sessions/:id',
+    auth: 'api_key',
+    summary: 'Read a session with the results produced so far (reconciliation)',
+    handler: async (req, res) => sendJson(res, 200, await sessions.get(req.ctx, String(req.params.id))),
+  });
+  reg.add({
+    method: 'post',
+    path: '/v1/sessions/:id/continue',
+    auth: 'api_key',
+    summary: 'Continue a session waiting in awaiting_decision',
+    handler: async (req, res) => sendJson(res, 200, await sessions.continue(req.ctx, String(req.params.id))),
+  });
+  reg.add({
+    method: 'post',
+    path: '/v1/sessions/:id/stop',
+    auth: 'api_key',
+    summary: 'Stop a session that has not ended',
+    handler: async (req, res) => sendJson(res, 200, await sessions.stop(req.ctx, String(req.params.id))),
+  });
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+function setBrowserCookie(res: Response, token: string): void {
+  res.setHeader(
+    'Set-Cookie',
+    `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,
+  );
+}
+
+export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTransport): void {
+  const token = (req: Request) => readCookie(req, BROWSER_COOKIE);
+  const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
+  reg.add({
+    method: 'get',
+    path: '/t/sessions/:id',
+    auth: 'signer',
+    summary: 'Hosted page: status projection (no results)',
+    handler: async (req, res) => {
+      noStore(res);
+      sendJson(res, 200, await transport.projection(String(req.params.id), token(req)));
+    },
+  });
+  reg.add({
+    method: 'post',
+    path: '/t/sessions/:id/start',
+    auth: 'signer',
+    summary: 'Hosted page: explicit start, binds this browser',
+    handler: async (req, res) => {
+      noStore(res);
+      const out = await transport.start(String(req.params.id), token(req));
+      setBrowserCookie(res, out.token);
+      sendJson(res, 200, out.projection);
+    },
+  });
+  reg.add({
+    method: 'post',
+    path: '/t/sessions/:id/wallet-request',
+    auth: 'signer',
+    summary: 'Hosted page: OpenID4VP request for the current step',
+    handler: async (req, res) => {
+      noStore(res);
+      sendJson(res, 200, await transport.walletRequest(String(req.params.id), token(req)));
+    },
+  });
+  reg.add({
+    method: 'post',
+    path: '/t/sessions/:id/wallet-response',
+    auth: 'signer',
+    summary: 'Hosted page: submit the wallet response for the current step',
+    handler: async (req, res) => {
+      noStore(res);
+      sendJson(res, 200, await transport.submitWalletResponse(String(req.params.id), token(req), jsonObjectBody(req)));
+    },
+  });
+}

@@ -1,0 +1,294 @@
+// Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
+// stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Config } from '../../config/config';
+import type { Clock } from '../../common/clock';
+import { type Ctx, tenantOf } from '../../common/context';
+import { AppError } from '../../common/errors';
+import { newId } from '../../common/ids';
+import type { WebhookService } from '../webhook/webhook.service';
+import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
+import type { WorkflowStep } from '../workflow/workflow.steps';
+import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { SessionEntity } from './session.entity';
+import { applyTransition, enforceExpiry } from './session.state';
+import { StepResultEntity } from './step-result.entity';
+
+export const SESSION_LIMITS = {
+  expiresInDefault: 3600,
+  expiresInMin: 60,
+  expiresInMax: 86_400,
+  metadataMaxBytes: 16 * 1024,
+  idempotencyKeyMaxLength: 255,
+  idempotencyRetentionHours: 24,
+} as const;
+
+export interface CreateSessionInput {
+  workflow_id?: unknown;
+  metadata?: unknown;
+  expires_in?: unknown;
+}
+
+/** The create response (spec 2.1). */
+export interface SessionCreated {
+  id: string;
+  workflow_id: string;
+  workflow_revision: number;
+  url: string;
+  status: string;
+  expires: string;
+}
+
+export interface StepResultView {
+  stage: number;
+  primitive: string;
+  audit_id: string;
+  completed_at: string;
+  [result: string]: unknown;
+}
+
+export interface SessionView extends SessionCreated {
+  created: string;
+  metadata: Record<string, unknown> | null;
+  results: StepResultView[];
+}
+
+export interface SessionDeps {
+  ds: DataSource;
+  config: Pick<Config, 'hostedUrl'>;
+  clock: Clock;
+  workflows: WorkflowService;
+  webhooks: Pick<WebhookService, 'hasEndpoint'>;
+  /** Called after a commit that queued webhook events (wakes the relay). */
+  onEventsQueued?: () => void;
+}
+
+const isDuplicateKey = (e: unknown): boolean => {
+  const err = e as { code?: string; driverError?: { code?: string } };
+  const code = err?.driverError?.code ?? err?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+};
+
+class IdempotentReplay extends Error {}
+
+export function validateCreateInput(input: CreateSessionInput): {
+  workflowId: string;
+  metadata: Record<string, unknown> | null;
+  expiresIn: number;
+} {
+  const { workflow_id, metadata, expires_in } = input;
+  if (typeof workflow_id !== 'string' || workflow_id === '')
+    throw new AppError('validation_failed', 'workflow_id is required.', { param: 'workflow_id' });
+  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata)))
+    throw new AppError('validation_failed', 'metadata must be a JSON object.', { param: 'metadata' });
+  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > SESSION_LIMITS.metadataMaxBytes)
+    throw new AppError('validation_failed', `metadata is limited to ${SESSION_LIMITS.metadataMaxBytes} bytes of JSON.`, {
+      param: 'metadata',
+    });
+  let expiresIn: number = SESSION_LIMITS.expiresInDefault;
+  if (expires_in !== undefined && expires_in !== null) {
+    if (
+      typeof expires_in !== 'number' ||
+      !Number.isInteger(expires_in) ||
+      expires_in < SESSION_LIMITS.expiresInMin ||
+      expires_in > SESSION_LIMITS.expiresInMax
+    )
+      throw new AppError(
+        'validation_failed',
+        `expires_in must be an integer number of seconds from ${SESSION_LIMITS.expiresInMin} to ${SESSION_LIMITS.expiresInMax}.`,
+        { param: 'expires_in' },
+      );
+    expiresIn = expires_in;
+  }
+  return { workflowId: workflow_id, metadata: (metadata as Record<string, unknown> | undefined) ?? null, expiresIn };
+}
+
+export function validateIdempotencyKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (key.length === 0 || key.length > SESSION_LIMITS.idempotencyKeyMaxLength || !/^[\x21-\x7e]+$/.test(key))
+    throw new AppError(
+      'validation_failed',
+      `Idempotency-Key must be 1-${SESSION_LIMITS.idempotencyKeyMaxLength} printable ASCII characters.`,
+      { param: 'Idempotency-Key' },
+    );
+  return key;
+}
+
+/** The step window end for a step starting now, never beyond the overall expiry. */
+export function stepWindowEnd(step: WorkflowStep, now: Date, overall: Date): Date {
+  const end = new Date(now.getTime() + STEP_WINDOW_MINUTES[step.primitive] * 60_000);
+  return end < overall ? end : overall;
+}
+
+export class SessionService {
+  constructor(private readonly deps: SessionDeps) {}
+
+  hostedUrlOf(id: string): string {
+    return `${this.deps.config.hostedUrl}/s/${id}`;
+  }
+
+  created(s: SessionEntity): SessionCreated {
+    return {
+      id: s.id,
+      workflow_id: s.workflowId,
+      workflow_revision: s.workflowRevision,
+      url: this.hostedUrlOf(s.id),
+      status: s.status,
+      expires: s.expiresAt.toISOString(),
+    };
+  }
+
+  /**
+   * Creates a session pinned to the latest published revision. With an Idempotency-Key, the reservation row
+   * is inserted first in the same transaction: a concurrent repeat blocks on it and then replays the original.
+   */
+  async create(
+    ctx: Ctx,
+    input: CreateSessionInput,
+    idempotencyKey?: string,
+  ): Promise<{ statusCode: number; session: SessionCreated; replayed: boolean }> {
+    const { businessId, environment } = tenantOf(ctx);
+    const key = validateIdempotencyKey(idempotencyKey);
+    const { ds, clock } = this.deps;
+    try {
+      const s = await ds.transaction(async (m) => {
+        const now = clock.now();
+        if (key) {
+          try {
+            await m.getRepository(IdempotencyKeyEntity).insert({
+              businessId,
+              environment,
+              key,
+              sessionId: null,
+              statusCode: null,
+              createdAt: now,
+              expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
+            });
+          } catch (e) {
+            if (isDuplicateKey(e)) throw new IdempotentReplay();
+            throw e;
+          }
+        }
+        // validation after the reservation: a repeat never re-validates (bodies are not compared)
+        const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+        const rev = await this.deps.workflows.latestPublished(m, businessId, workflowId);
+        if (!(await this.deps.webhooks.hasEndpoint(m, businessId, environment)))
+          throw new AppError(
+            'webhook_endpoint_required',
+            `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
+          );
+        const session = Object.assign(new SessionEntity(), {
+          id: newId('sess'),
+          businessId,
+          environment,
+          workflowId,
+          workflowRevision: rev.revision,
+          status: 'created',
+          version: 0,
+          currentStage: 0,
+          metadata: metadata ? JSON.stringify(metadata) : null,
+          expiresAt: new Date(now.getTime() + expiresIn * 1000),
+          stepExpiresAt: null,
+          bindingHash: null,
+          createdAt: now,
+          updatedAt: now,
+          endedAt: null,
+        } satisfies Partial<SessionEntity>);
+        await m.getRepository(SessionEntity).insert(session);
+        if (key)
+          await m
+            .getRepository(IdempotencyKeyEntity)
+            .update({ businessId, environment, key }, { sessionId: session.id, statusCode: 201 });
+        return session;
+      });
+      return { statusCode: 201, session: this.created(s), replayed: false };
+    } catch (e) {
+      if (!(e instanceof IdempotentReplay) && !(key && isDuplicateKey(e))) throw e;
+      return this.replay(businessId, environment, key as string);
+    }
+  }
+
+  private async replay(businessId: string, environment: 'sandbox' | 'production', key: string) {
+    const r = await this.deps.ds.getRepository(IdempotencyKeyEntity).findOneBy({ businessId, environment, key });
+    if (!r?.sessionId)
+      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry.');
+    const s = await this.deps.ds.getRepository(SessionEntity).findOneByOrFail({ id: r.sessionId });
+    return { statusCode: r.statusCode ?? 201, session: this.created(s), replayed: true };
+  }
+
+  /** Loads a session of the caller's tenant (another tenant's is "not found") with expiry enforced. */
+  async load(ctx: Ctx, id: string): Promise<SessionEntity> {
+    const { businessId, environment } = tenantOf(ctx);
+    const s = await this.deps.ds.getRepository(SessionEntity).findOneBy({ id, businessId, environment });
+    if (!s) throw new AppError('not_found', 'No session with this id.');
+    return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
+  }
+
+  async get(ctx: Ctx, id: string): Promise<SessionView> {
+    const s = await this.load(ctx, id);
+    return {
+      ...this.created(s),
+      created: s.createdAt.toISOString(),
+      metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
+      results: await this.results(this.deps.ds.manager, s.id),
+    };
+  }
+
+  async results(m: EntityManager, sessionId: string): Promise<StepResultView[]> {
+    const rows = await m.getRepository(StepResultEntity).find({ where: { sessionId }, order: { stage: 'ASC' } });
+    return rows.map((r) => ({
+      stage: r.stage,
+      primitive: r.primitive,
+      audit_id: r.auditId,
+      completed_at: r.completedAt.toISOString(),
+      ...(JSON.parse(r.result) as Record<string, unknown>),
+    }));
+  }
+
+  /** Business continues a session waiting at a gate: the next step starts, or the session completes. */
+  async continue(ctx: Ctx, id: string): Promise<SessionView> {
+    const s = await this.load(ctx, id);
+    if (s.status !== 'awaiting_decision')
+      throw new AppError('session_state_conflict', `Only a session in awaiting_decision can be continued (it is ${s.status}).`);
+    const rev = toRevisionView(await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision));
+    const now = this.deps.clock.now();
+    const nextStep = rev.steps[s.currentStage];
+    const done = await this.deps.ds.transaction((m) =>
+      nextStep
+        ? applyTransition(m, s, 'continue', now, { stepExpiresAt: stepWindowEnd(nextStep, now, s.expiresAt) })
+        : applyTransition(m, s, 'continue_last', now),
+    );
+    if (!done) throw new AppError('session_state_conflict', 'The session changed meanwhile; read it again.');
+    this.deps.onEventsQueued?.();
+    return this.get(ctx, id);
+  }
+
+  /** Business stops a session that has not ended (created, in_progress or awaiting_decision). */
+  async stop(ctx: Ctx, id: string): Promise<SessionView> {
+    const s = await this.load(ctx, id);
+    const done = await this.deps.ds.transaction((m) => applyTransition(m, s, 'stop', this.deps.clock.now()));
+    if (!done)
+      throw new AppError('session_state_conflict', `A session in ${s.status} cannot be stopped.`);
+    this.deps.onEventsQueued?.();
+    return this.get(ctx, id);
+  }
+
+  /** Expires overdue sessions nobody reads, so the business still hears session.expired. */
+  async sweepOverdue(limit = 100): Promise<number> {
+    const now = this.deps.clock.now();
+    const rows = await this.deps.ds
+      .getRepository(SessionEntity)
+      .createQueryBuilder('s')
+      .where('s.status IN (:...st)', { st: ['created', 'in_progress'] })
+      .andWhere('(s.expires_at <= :now OR s.step_expires_at <= :now)', { now })
+      .limit(limit)
+      .getMany();
+    let n = 0;
+    for (const s of rows) {
+      const after = await enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
+      if (after.status === 'expired') n++;
+    }
+    return n;
+  }
+}

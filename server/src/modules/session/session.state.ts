@@ -1,0 +1,85 @@
+// Owns how a session changes state: one guarded write per transition (status + version checked by affected
+// rows), in the caller's transaction together with its outbox rows. Also enforces expiry on access.
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { enqueueEvent } from '../webhook/outbox';
+import { type SessionEvent, isTerminal, nextStatus } from './session.machine';
+import { SessionEntity } from './session.entity';
+
+type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>>;
+
+/**
+ * Applies `event` to the session as read (`s`). Returns the new row, or null when the session changed
+ * meanwhile (another writer won) or the transition is not allowed from its status.
+ */
+export async function applyTransition(
+  m: EntityManager,
+  s: SessionEntity,
+  event: SessionEvent,
+  now: Date,
+  patch: Patch = {},
+): Promise<SessionEntity | null> {
+  const to = nextStatus(s.status, event);
+  if (!to) return null;
+  const set = {
+    ...patch,
+    status: to,
+    version: s.version + 1,
+    updatedAt: now,
+    ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null } : {}),
+  };
+  const res = await m
+    .createQueryBuilder()
+    .update(SessionEntity)
+    .set(set)
+    .where('id = :id AND status = :status AND version = :version', { id: s.id, status: s.status, version: s.version })
+    .execute();
+  if (res.affected !== 1) return null;
+  const next = Object.assign(new SessionEntity(), s, set);
+  if (isTerminal(to)) {
+    await enqueueEvent(m, {
+      businessId: s.businessId,
+      environment: s.environment,
+      sessionId: s.id,
+      event: `session.${to}`,
+      data: {
+        session_id: s.id,
+        status: to,
+        workflow_id: s.workflowId,
+        workflow_revision: s.workflowRevision,
+        completed_steps: next.currentStage,
+      },
+      now,
+    });
+  }
+  return next;
+}
+
+export const isOverdue = (s: SessionEntity, now: Date): boolean =>
+  (s.status === 'created' || s.status === 'in_progress') &&
+  (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
+
+/**
+ * Expiry enforced on access: if the overall or step window has passed, exactly one caller wins the guarded
+ * write (and queues the one session.expired event); every caller gets the persisted state back.
+ */
+export async function enforceExpiry(
+  ds: DataSource,
+  clock: Clock,
+  s: SessionEntity,
+  onQueued?: () => void,
+): Promise<SessionEntity> {
+  let cur = s;
+  for (let i = 0; i < 5 && isOverdue(cur, clock.now()); i++) {
+    const snapshot = cur;
+    const won = await ds.transaction((m) => applyTransition(m, snapshot, 'expire', clock.now()));
+    if (won) {
+      onQueued?.();
+      return won;
+    }
+    const fresh = await ds.getRepository(SessionEntity).findOneBy({ id: s.id });
+    if (!fresh) return cur;
+    cur = fresh;
+  }
+  return cur;
+}

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { ManualClock } from '../../common/clock';
+import { isAppError } from '../../common/errors';
+import { createDataSource } from '../../db/data-source';
+import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { ApiKeyEntity } from './api-key.entity';
+import { TenancyService } from './tenancy.service';
+
+describe('API keys', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let tenancy: TenancyService;
+  beforeAll(async () => {
+    db = await createTestDatabase('tenancy');
+    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp' });
+    await ds.initialize();
+    await ds.runMigrations();
+    tenancy = new TenancyService({ ds, clock: new ManualClock() });
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('are shown once with an environment prefix, stored hashed, and authenticate to their tenant', async () => {
+    const biz = await tenancy.createBusiness('Acme');
+    const sandbox = await tenancy.issueApiKey(biz.id, 'sandbox');
+    const live = await tenancy.issueApiKey(biz.id, 'production');
+    expect(sandbox.key).toMatch(/^sk_sandbox_/);
+    expect(live.key).toMatch(/^sk_production_/);
+    const stored = await ds.getRepository(ApiKeyEntity).find();
+    expect(JSON.stringify(stored)).not.toContain(sandbox.key.slice(-40));
+    await expect(tenancy.authenticate(sandbox.key)).resolves.toMatchObject({
+      businessId: biz.id,
+      environment: 'sandbox',
+    });
+  });
+
+  it('refuse wrong, altered, swapped-prefix and revoked keys with unauthenticated', async () => {
+    const biz = await tenancy.createBusiness('Beta');
+    const k = await tenancy.issueApiKey(biz.id, 'sandbox');
+    const altered = `${k.key.slice(0, -1)}${k.key.endsWith('a') ? 'b' : 'a'}`;
+    const swapped = k.key.replace('sk_sandbox_', 'sk_production_');
+    for (const bad of [undefined, '', 'nonsense', altered, swapped]) {
+      const err = await tenancy.authenticate(bad).catch((e) => e);
+      expect(isAppError(err) && err.code).toBe('unauthenticated');
+    }
+    await tenancy.revokeApiKey(biz.id, k.id);
+    const err = await tenancy.authenticate(k.key).catch((e) => e);
+    expect(isAppError(err) && err.code).toBe('unauthenticated');
+  });
+});

@@ -1,0 +1,83 @@
+// Owns businesses and their API keys. A key is shown once, stored as SHA-256, and its prefix tells the
+// environment (sk_sandbox_ / sk_production_). Verification is constant-time on the digest.
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Environment } from '../../config/config';
+import type { Clock } from '../../common/clock';
+import type { Actor } from '../../common/context';
+import { safeEqual } from '../../common/crypto';
+import { AppError } from '../../common/errors';
+import { base32, newId, sha256Hex } from '../../common/ids';
+import { ApiKeyEntity } from './api-key.entity';
+import { BusinessEntity } from './business.entity';
+
+const KEY_RE = /^sk_(sandbox|production)_([0-9a-z]{12})_([0-9a-z]{40})$/;
+
+export interface IssuedApiKey {
+  id: string;
+  /** The full key: returned once, never stored. */
+  key: string;
+  environment: Environment;
+}
+
+export class TenancyService {
+  constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
+
+  async createBusiness(name: string): Promise<BusinessEntity> {
+    const b = Object.assign(new BusinessEntity(), {
+      id: newId('biz'),
+      name,
+      createdAt: this.deps.clock.now(),
+    });
+    await this.deps.ds.getRepository(BusinessEntity).insert(b);
+    return b;
+  }
+
+  async getBusiness(id: string): Promise<BusinessEntity | null> {
+    return this.deps.ds.getRepository(BusinessEntity).findOneBy({ id });
+  }
+
+  async issueApiKey(businessId: string, environment: Environment, label = 'default'): Promise<IssuedApiKey> {
+    const lookup = base32(randomBytes(8)).slice(0, 12);
+    const secret = base32(randomBytes(25)).slice(0, 40);
+    const key = `sk_${environment}_${lookup}_${secret}`;
+    const row = Object.assign(new ApiKeyEntity(), {
+      id: newId('key'),
+      businessId,
+      environment,
+      lookup,
+      secretHash: sha256Hex(key),
+      label,
+      createdAt: this.deps.clock.now(),
+      revokedAt: null,
+    });
+    await this.deps.ds.getRepository(ApiKeyEntity).insert(row);
+    return { id: row.id, key, environment };
+  }
+
+  async revokeApiKey(businessId: string, keyId: string): Promise<void> {
+    const res = await this.deps.ds
+      .getRepository(ApiKeyEntity)
+      .update({ id: keyId, businessId }, { revokedAt: this.deps.clock.now() });
+    if (!res.affected) throw new AppError('not_found', 'No such API key.');
+  }
+
+  /** Resolves a bearer key to its tenant actor, or throws `unauthenticated` (same answer for every failure). */
+  async authenticate(presented: string | undefined): Promise<Extract<Actor, { kind: 'api_key' }>> {
+    const fail = () => new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
+    if (!presented) throw fail();
+    const m = KEY_RE.exec(presented);
+    if (!m) throw fail();
+    const row = await this.deps.ds.getRepository(ApiKeyEntity).findOneBy({ lookup: m[2] });
+    const ok = row !== null && safeEqual(row.secretHash, sha256Hex(presented));
+    if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw fail();
+    return { kind: 'api_key', apiKeyId: row.id, businessId: row.businessId, environment: row.environment };
+  }
+}
+
+/** Extracts the bearer token from an Authorization header value. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1];
+}

@@ -1,0 +1,65 @@
+// Owns the DCQL side of the identify primitive: which claims a business may request, where each one sits in
+// a PID SD-JWT VC, and building/validating the DCQL query the verifier sends (validated with the `dcql` package).
+import { DcqlQuery } from 'dcql';
+import { AppError } from '../../common/errors';
+
+/** The PID credential type the sandbox issuer issues and the identify step asks for by default. */
+export const PID_VCT = 'urn:eudi:pid:1';
+
+/**
+ * Identify claims that are disclosed by the wallet, with their claim path in the credential. Kept in one table
+ * so a change of PID encoding (e.g. `birthdate` / `nationalities` in some PID profiles) is one edit.
+ */
+export const DISCLOSED_IDENTIFY_CLAIMS = {
+  given_name: ['given_name'],
+  family_name: ['family_name'],
+  birth_date: ['birth_date'],
+  nationality: ['nationality'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Not a disclosed claim: the outcome of the status-list check of the presented credential. */
+export const DOCUMENT_STATUS = 'document_status';
+
+export type DisclosedIdentifyClaim = keyof typeof DISCLOSED_IDENTIFY_CLAIMS;
+export const IDENTIFY_CLAIMS = [...Object.keys(DISCLOSED_IDENTIFY_CLAIMS), DOCUMENT_STATUS] as const;
+
+const isDisclosed = (c: string): c is DisclosedIdentifyClaim => Object.hasOwn(DISCLOSED_IDENTIFY_CLAIMS, c);
+
+/** One dc+sd-jwt credential query for the requested identify claims (document_status needs no disclosure). */
+export function buildIdentifyDcqlQuery(credentialQueryId: string, vct: string, claims: string[]): DcqlQuery {
+  const unknown = claims.filter((c) => c !== DOCUMENT_STATUS && !isDisclosed(c));
+  if (unknown.length > 0) {
+    throw new AppError('validation_failed', `Unsupported identify claim(s): ${unknown.join(', ')}.`, {
+      param: 'claims',
+    });
+  }
+  const disclosed = [...new Set(claims.filter(isDisclosed))];
+  const input: DcqlQuery.Input = {
+    credentials: [
+      {
+        id: credentialQueryId,
+        format: 'dc+sd-jwt',
+        meta: { vct_values: [vct] },
+        ...(disclosed.length > 0 ? { claims: disclosed.map((c) => ({ path: [...DISCLOSED_IDENTIFY_CLAIMS[c]] })) } : {}),
+      },
+    ],
+  };
+  return parseDcqlQuery(input);
+}
+
+/** Structural parse plus content validation (unique ids, credential sets, claim sets). Throws on a bad query. */
+export function parseDcqlQuery(input: unknown): DcqlQuery {
+  const query = DcqlQuery.parse(input as DcqlQuery.Input);
+  DcqlQuery.validate(query);
+  return query;
+}
+
+/** Reads the value at a DCQL claim path of string/number segments (null = all array elements is not used here). */
+export function claimAt(claims: Record<string, unknown>, path: readonly (string | number | null)[]): unknown {
+  let cur: unknown = claims;
+  for (const seg of path) {
+    if (seg === null || cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}

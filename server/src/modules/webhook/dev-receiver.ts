@@ -1,0 +1,117 @@
+// Owns the development webhook receiver (sandbox tooling): POST /dev/webhook-receiver verifies and keeps the
+// last 100 deliveries in memory; GET shows them (HTML, or JSON with ?format=json). Point a sandbox endpoint at
+// `<server>/dev/webhook-receiver` to watch webhooks without running a receiver of your own.
+// Needs the RAW body: the composition root mounts express.raw({ type: '*/*' }) on this path, so req.body is a
+// Buffer (the signature covers the exact bytes, not re-serialized JSON).
+import type { DataSource } from 'typeorm';
+import { Like } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { sendJson, type RouteRegistry } from '../../common/http';
+import { logTag } from '../../common/ids';
+import type { Logger } from '../../common/logger';
+import { verifyWebhookSignature } from './signature';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
+
+export const DEV_RECEIVER_PATH = '/dev/webhook-receiver';
+const KEEP = 100;
+
+export interface DevDelivery {
+  receivedAt: string;
+  event: string | null;
+  deliveryId: string | null;
+  signatureValid: boolean;
+  /** Parsed JSON body, or the raw text when it is not JSON. */
+  body: unknown;
+}
+
+export function registerDevReceiver(
+  reg: RouteRegistry,
+  deps: { ds: DataSource; logger: Logger; clock: Clock },
+): { deliveries(): DevDelivery[] } {
+  const received: DevDelivery[] = []; // newest first
+
+  reg.add({
+    method: 'post',
+    path: DEV_RECEIVER_PATH,
+    auth: 'sandbox',
+    summary: 'Development webhook receiver: verifies and records a delivery.',
+    handler: async (req, res) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : typeof req.body === 'string' ? req.body : '';
+      // Any endpoint pointing at this receiver may have sent it; the signature must verify under one of them.
+      const endpoints = await deps.ds
+        .getRepository(WebhookEndpointEntity)
+        .find({ select: { secret: true }, where: { url: Like(`%${DEV_RECEIVER_PATH}%`) } });
+      const now = deps.clock.now();
+      const signatureValid = endpoints.some((e) =>
+        verifyWebhookSignature({
+          secret: e.secret,
+          signatureHeader: req.get('x-service-signature'),
+          timestamp: req.get('x-service-timestamp'),
+          body: raw,
+          now,
+        }),
+      );
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // keep the raw text
+      }
+      const deliveryId = req.get('x-service-delivery-id') ?? null;
+      const event = req.get('x-service-event') ?? null;
+      received.unshift({ receivedAt: now.toISOString(), event, deliveryId, signatureValid, body });
+      received.length = Math.min(received.length, KEEP);
+      // The delivery id embeds the session id (a capability): log only a tag of it.
+      deps.logger.info('dev webhook receiver', {
+        event,
+        delivery: deliveryId ? logTag(deliveryId) : null,
+        signature_ok: signatureValid,
+      });
+      res.status(204).end();
+    },
+  });
+
+  reg.add({
+    method: 'get',
+    path: DEV_RECEIVER_PATH,
+    auth: 'sandbox',
+    summary: 'Development webhook receiver: recent deliveries (HTML, or ?format=json).',
+    handler: (req, res) => {
+      if (req.query.format === 'json') return sendJson(res, 200, { deliveries: received });
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(200).type('text/html; charset=utf-8').send(renderPage(received));
+    },
+  });
+
+  return { deliveries: () => [...received] };
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+
+function renderPage(list: DevDelivery[]): string {
+  const rows = list
+    .map(
+      (d) => `<tr>
+  <td>${escapeHtml(d.receivedAt)}</td><td>${escapeHtml(d.event ?? '')}</td><td><code>${escapeHtml(d.deliveryId ?? '')}</code></td>
+  <td>${d.signatureValid ? 'valid' : '<strong>INVALID</strong>'}</td>
+  <td><pre>${escapeHtml(typeof d.body === 'string' ? d.body : JSON.stringify(d.body, null, 2))}</pre></td>
+</tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Webhook receiver</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}
+td,th{border:1px solid #ccc;padding:.4rem;vertical-align:top;text-align:left}pre{margin:0;white-space:pre-wrap}</style>
+</head><body>
+<h1>Webhook receiver</h1>
+<p>Last ${KEEP} deliveries to <code>${DEV_RECEIVER_PATH}</code>, newest first. <a href="?format=json">JSON</a></p>
+<table><thead><tr><th>Received</th><th>Event</th><th>Delivery id</th><th>Signature</th><th>Body</th></tr></thead>
+<tbody>
+${rows || '<tr><td colspan="5">No deliveries yet.</td></tr>'}
+</tbody></table>
+</body></html>`;
+}

@@ -1,0 +1,56 @@
+// Owns writing webhook events into the transactional outbox. Called inside the caller's transaction that made
+// the state change, so an event exists if and only if the change committed (no "send after commit").
+import type { EntityManager } from 'typeorm';
+import type { Environment } from '../../config/config';
+import { newId } from '../../common/ids';
+import { WebhookEventEntity } from './webhook-event.entity';
+
+export interface OutboxEvent {
+  businessId: string;
+  environment: Environment;
+  sessionId: string;
+  event: string;
+  data: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * Queues one event. `sequence` orders events within the session (0, 1, ...); `counter` numbers events of the
+ * same name within the session (two step.completed -> 0 and 1); delivery_id = `<session>:<event>:<counter>`.
+ * The body is stored exactly as it will be signed and sent.
+ *
+ * Concurrency: the caller's guarded session update already serializes writers of one session; the locking
+ * read below (MySQL) additionally reads the latest committed rows rather than a stale snapshot.
+ */
+export async function enqueueEvent(manager: EntityManager, e: OutboxEvent): Promise<{ deliveryId: string }> {
+  const qb = manager
+    .getRepository(WebhookEventEntity)
+    .createQueryBuilder('e')
+    .select(['e.id', 'e.sequence', 'e.event'])
+    .where('e.sessionId = :sessionId', { sessionId: e.sessionId });
+  const type = manager.connection.options.type;
+  if (type === 'mysql' || type === 'mariadb') qb.setLock('pessimistic_write');
+  const earlier = await qb.getMany();
+
+  const sequence = earlier.reduce((max, r) => Math.max(max, r.sequence), -1) + 1;
+  const counter = earlier.filter((r) => r.event === e.event).length;
+  const deliveryId = `${e.sessionId}:${e.event}:${counter}`;
+  await manager.getRepository(WebhookEventEntity).insert({
+    id: newId('whevt'),
+    businessId: e.businessId,
+    environment: e.environment,
+    sessionId: e.sessionId,
+    sequence,
+    event: e.event,
+    counter,
+    deliveryId,
+    body: JSON.stringify({ event: e.event, delivery_id: deliveryId, data: e.data }),
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: e.now,
+    lastError: null,
+    createdAt: e.now,
+    deliveredAt: null,
+  });
+  return { deliveryId };
+}

@@ -1,0 +1,50 @@
+// Thin GraphQL resolver over WebhookService: map arguments, call, map results.
+import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GqlContext } from '../../graphql/context';
+import { ConfiguredWebhookEndpointGql, WebhookDeliveryGql, WebhookDeliveryStatusGql, WebhookEndpointGql } from './webhook.graphql';
+import type { WebhookService } from './webhook.service';
+
+export function createWebhookResolver(service: WebhookService) {
+  @Resolver()
+  class WebhookResolver {
+    @Authorized()
+    @Query(() => WebhookEndpointGql, { nullable: true, description: 'The webhook endpoint of this environment.' })
+    async webhookEndpoint(@GqlCtx() { ctx }: GqlContext): Promise<WebhookEndpointGql | null> {
+      return service.getEndpoint(ctx);
+    }
+
+    @Authorized()
+    @Mutation(() => ConfiguredWebhookEndpointGql, {
+      description: 'Sets the webhook URL of this environment and issues a new signing secret (shown once).',
+    })
+    async configureWebhookEndpoint(
+      @Arg('url', () => String) url: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<ConfiguredWebhookEndpointGql> {
+      return service.configureEndpoint(ctx, url);
+    }
+
+    @Authorized()
+    @Query(() => [WebhookDeliveryGql], { description: 'Recent webhook deliveries, newest first.' })
+    async webhookDeliveries(
+      @GqlCtx() { ctx }: GqlContext,
+      @Arg('sessionId', () => ID, { nullable: true }) sessionId?: string,
+      @Arg('status', () => WebhookDeliveryStatusGql, { nullable: true }) status?: WebhookDeliveryStatusGql,
+      @Arg('limit', () => Int, { nullable: true }) limit?: number,
+    ): Promise<WebhookDeliveryGql[]> {
+      return service.listDeliveries(ctx, {
+        sessionId: sessionId ?? undefined,
+        status: status ?? undefined,
+        limit: limit ?? undefined,
+      });
+    }
+
+    @Authorized()
+    @Mutation(() => Boolean, { description: 'Queues a permanently failed delivery again with a fresh schedule.' })
+    async redeliverWebhook(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<boolean> {
+      await service.redeliver(ctx, id);
+      return true;
+    }
+  }
+  return WebhookResolver;
+}

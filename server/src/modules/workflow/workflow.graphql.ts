@@ -1,0 +1,63 @@
+// GraphQL types of workflows (dashboard API). Entities are never exposed directly.
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { Primitive } from './workflow.steps';
+
+export enum PrimitiveGql {
+  identify = 'identify',
+  age_verify = 'age_verify',
+  sign = 'sign',
+  attestation = 'attestation',
+}
+registerEnumType(PrimitiveGql, { name: 'Primitive', description: 'The verification primitive a step runs.' });
+
+@ObjectType('WorkflowStep')
+export class WorkflowStepGql {
+  @Field(() => PrimitiveGql) primitive!: Primitive;
+  @Field(() => [String], { nullable: true, description: 'identify: requested claims.' }) claims?: string[];
+  @Field(() => Int, { nullable: true, description: 'age_verify: age threshold in years.' }) threshold?: number;
+  @Field(() => Int, { nullable: true, description: 'sign: documents each run uploads.' }) documents?: number;
+  @Field(() => String, { nullable: true, description: 'attestation: inline terms (at most 1,000 words).' })
+  terms?: string;
+  @Field(() => Boolean, { description: 'Wait for the business to continue or stop after this step.' })
+  gateAfter!: boolean;
+}
+
+@InputType('WorkflowStepInput')
+export class WorkflowStepInput {
+  @Field(() => PrimitiveGql) primitive!: Primitive;
+  @Field(() => [String], { nullable: true }) claims?: string[];
+  @Field(() => Int, { nullable: true }) threshold?: number;
+  @Field(() => Int, { nullable: true }) documents?: number;
+  @Field(() => String, { nullable: true }) terms?: string;
+  @Field(() => Boolean, { nullable: true }) gateAfter?: boolean;
+}
+
+@InputType('CreateWorkflowInput')
+export class CreateWorkflowInput {
+  @Field(() => String) name!: string;
+  @Field(() => Boolean, { nullable: true, description: 'Sessions are created only through the API (default true).' })
+  apiOnly?: boolean;
+  @Field(() => [WorkflowStepInput], { nullable: true }) steps?: WorkflowStepInput[];
+}
+
+@ObjectType('Workflow')
+export class WorkflowGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Boolean) apiOnly!: boolean;
+  @Field(() => [WorkflowStepGql], { description: 'The editable draft; publish to make it usable.' })
+  draftSteps!: WorkflowStepGql[];
+  @Field(() => Int, { description: '0 until first published.' }) latestRevision!: number;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType('WorkflowRevision')
+export class WorkflowRevisionGql {
+  @Field(() => ID) workflowId!: string;
+  @Field(() => Int) revision!: number;
+  @Field(() => String) name!: string;
+  @Field(() => Boolean) apiOnly!: boolean;
+  @Field(() => [WorkflowStepGql]) steps!: WorkflowStepGql[];
+  @Field(() => Date) publishedAt!: Date;
+}

@@ -1,0 +1,91 @@
+// Thin GraphQL resolver over WorkflowService: map arguments, call, map results.
+import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GqlContext } from '../../graphql/context';
+import type { RevisionView, WorkflowService, WorkflowView } from './workflow.service';
+import type { WorkflowStep } from './workflow.steps';
+import {
+  CreateWorkflowInput,
+  WorkflowGql,
+  WorkflowRevisionGql,
+  type WorkflowStepGql,
+  WorkflowStepInput,
+} from './workflow.graphql';
+
+const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undefined =>
+  steps?.map((s) => ({
+    primitive: s.primitive,
+    ...(s.claims ? { claims: s.claims as WorkflowStep['claims'] } : {}),
+    ...(s.threshold !== undefined && s.threshold !== null ? { threshold: s.threshold } : {}),
+    ...(s.documents !== undefined && s.documents !== null ? { documents: s.documents } : {}),
+    ...(s.terms !== undefined && s.terms !== null ? { terms: s.terms } : {}),
+    ...(s.gateAfter ? { gate_after: true } : {}),
+  }));
+
+const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
+  steps.map((s) => ({
+    primitive: s.primitive,
+    claims: s.claims,
+    threshold: s.threshold,
+    documents: s.documents,
+    terms: s.terms,
+    gateAfter: s.gate_after === true,
+  }));
+
+const workflowOut = (w: WorkflowView): WorkflowGql => ({ ...w, draftSteps: stepsOut(w.draftSteps) });
+const revisionOut = (r: RevisionView): WorkflowRevisionGql => ({ ...r, steps: stepsOut(r.steps) });
+
+export function createWorkflowResolver(service: WorkflowService) {
+  @Resolver()
+  class WorkflowResolver {
+    @Authorized()
+    @Query(() => [WorkflowGql], { description: "The business's workflows." })
+    async workflows(@GqlCtx() { ctx }: GqlContext): Promise<WorkflowGql[]> {
+      return (await service.list(ctx)).map(workflowOut);
+    }
+
+    @Authorized()
+    @Query(() => WorkflowGql)
+    async workflow(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<WorkflowGql> {
+      return workflowOut(await service.get(ctx, id));
+    }
+
+    @Authorized()
+    @Query(() => [WorkflowRevisionGql], { description: 'Published revisions, oldest first.' })
+    async workflowRevisions(
+      @Arg('workflowId', () => ID) workflowId: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WorkflowRevisionGql[]> {
+      return (await service.revisions(ctx, workflowId)).map(revisionOut);
+    }
+
+    @Authorized()
+    @Mutation(() => WorkflowGql)
+    async createWorkflow(
+      @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WorkflowGql> {
+      return workflowOut(await service.create(ctx, { name: input.name, apiOnly: input.apiOnly ?? undefined, steps: stepsIn(input.steps) }));
+    }
+
+    @Authorized()
+    @Mutation(() => WorkflowGql, { description: "Replaces the draft's steps." })
+    async setWorkflowSteps(
+      @Arg('workflowId', () => ID) workflowId: string,
+      @Arg('steps', () => [WorkflowStepInput]) steps: WorkflowStepInput[],
+      @Arg('apiOnly', () => Boolean, { nullable: true }) apiOnly: boolean | undefined,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WorkflowGql> {
+      return workflowOut(await service.setSteps(ctx, workflowId, stepsIn(steps), apiOnly ?? undefined));
+    }
+
+    @Authorized()
+    @Mutation(() => WorkflowRevisionGql, { description: 'Publishes the draft as a new immutable revision.' })
+    async publishWorkflow(
+      @Arg('workflowId', () => ID) workflowId: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WorkflowRevisionGql> {
+      return revisionOut(await service.publish(ctx, workflowId));
+    }
+  }
+  return WorkflowResolver;
+}

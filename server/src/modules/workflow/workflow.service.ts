@@ -1,0 +1,154 @@
+// Owns workflows: drafts are editable; publishing writes an immutable revision that sessions pin.
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Ctx } from '../../common/context';
+import { tenantOf } from '../../common/context';
+import { AppError } from '../../common/errors';
+import { newId } from '../../common/ids';
+import { inTransaction } from '../../db/data-source';
+import { WorkflowRevisionEntity } from './workflow-revision.entity';
+import { type WorkflowStep, validateSteps } from './workflow.steps';
+import { WorkflowEntity } from './workflow.entity';
+
+export interface WorkflowView {
+  id: string;
+  name: string;
+  apiOnly: boolean;
+  draftSteps: WorkflowStep[];
+  latestRevision: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface RevisionView {
+  workflowId: string;
+  revision: number;
+  name: string;
+  apiOnly: boolean;
+  steps: WorkflowStep[];
+  publishedAt: Date;
+}
+
+const toView = (w: WorkflowEntity): WorkflowView => ({
+  id: w.id,
+  name: w.name,
+  apiOnly: w.apiOnly,
+  draftSteps: JSON.parse(w.draftSteps) as WorkflowStep[],
+  latestRevision: w.latestRevision,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+export const toRevisionView = (r: WorkflowRevisionEntity): RevisionView => ({
+  workflowId: r.workflowId,
+  revision: r.revision,
+  name: r.name,
+  apiOnly: r.apiOnly,
+  steps: JSON.parse(r.steps) as WorkflowStep[],
+  publishedAt: r.publishedAt,
+});
+
+export class WorkflowService {
+  constructor(private readonly deps: { ds: DataSource }) {}
+
+  async create(ctx: Ctx, input: { name: string; apiOnly?: boolean; steps?: unknown }): Promise<WorkflowView> {
+    const { businessId } = tenantOf(ctx);
+    const name = input.name?.trim();
+    if (!name || name.length > 200) throw new AppError('validation_failed', 'name must be 1-200 characters.', { param: 'name' });
+    const steps = validateSteps(input.steps ?? [], false);
+    const now = ctx.clock.now();
+    const w = Object.assign(new WorkflowEntity(), {
+      id: newId('wf'),
+      businessId,
+      name,
+      apiOnly: input.apiOnly ?? true,
+      draftSteps: JSON.stringify(steps),
+      latestRevision: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.deps.ds.getRepository(WorkflowEntity).insert(w);
+    return toView(w);
+  }
+
+  async list(ctx: Ctx): Promise<WorkflowView[]> {
+    const { businessId } = tenantOf(ctx);
+    const rows = await this.deps.ds.getRepository(WorkflowEntity).find({ where: { businessId }, order: { createdAt: 'ASC' } });
+    return rows.map(toView);
+  }
+
+  async get(ctx: Ctx, id: string): Promise<WorkflowView> {
+    return toView(await this.load(ctx, id, this.deps.ds.manager));
+  }
+
+  async setSteps(ctx: Ctx, id: string, steps: unknown, apiOnly?: boolean): Promise<WorkflowView> {
+    const validated = validateSteps(steps, false);
+    const w = await this.load(ctx, id, this.deps.ds.manager);
+    w.draftSteps = JSON.stringify(validated);
+    if (apiOnly !== undefined) w.apiOnly = apiOnly;
+    w.updatedAt = ctx.clock.now();
+    await this.deps.ds
+      .getRepository(WorkflowEntity)
+      .update({ id: w.id, businessId: w.businessId }, { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt });
+    return toView(w);
+  }
+
+  /** Publishes the draft as the next immutable revision. Concurrent publishes get distinct revision numbers. */
+  async publish(ctx: Ctx, id: string): Promise<RevisionView> {
+    return inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const w = await this.load(ctx, id, m);
+      const steps = validateSteps(JSON.parse(w.draftSteps), true);
+      const revision = w.latestRevision + 1;
+      const res = await m
+        .createQueryBuilder()
+        .update(WorkflowEntity)
+        .set({ latestRevision: revision, updatedAt: ctx.clock.now() })
+        .where('id = :id AND latest_revision = :prev', { id: w.id, prev: w.latestRevision })
+        .execute();
+      if (res.affected !== 1) throw new AppError('session_state_conflict', 'The workflow was published concurrently; retry.');
+      const r = Object.assign(new WorkflowRevisionEntity(), {
+        id: newId('wfr'),
+        workflowId: w.id,
+        businessId: w.businessId,
+        revision,
+        name: w.name,
+        apiOnly: w.apiOnly,
+        steps: JSON.stringify(steps),
+        publishedAt: ctx.clock.now(),
+      });
+      await m.getRepository(WorkflowRevisionEntity).insert(r);
+      return toRevisionView(r);
+    });
+  }
+
+  async revisions(ctx: Ctx, id: string): Promise<RevisionView[]> {
+    const w = await this.load(ctx, id, this.deps.ds.manager);
+    const rows = await this.deps.ds
+      .getRepository(WorkflowRevisionEntity)
+      .find({ where: { workflowId: w.id, businessId: w.businessId }, order: { revision: 'ASC' } });
+    return rows.map(toRevisionView);
+  }
+
+  /** The latest published revision of a workflow of this business, for pinning a new session. */
+  async latestPublished(m: EntityManager, businessId: string, workflowId: string): Promise<WorkflowRevisionEntity> {
+    const w = await m.getRepository(WorkflowEntity).findOneBy({ id: workflowId, businessId });
+    if (!w) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'workflow_id' });
+    if (w.latestRevision === 0)
+      throw new AppError('workflow_not_published', 'Publish the workflow before creating sessions.', { param: 'workflow_id' });
+    const r = await m.getRepository(WorkflowRevisionEntity).findOneBy({ workflowId, revision: w.latestRevision });
+    if (!r) throw new AppError('internal_error', 'Published revision missing.');
+    return r;
+  }
+
+  async revision(m: EntityManager, workflowId: string, revision: number): Promise<WorkflowRevisionEntity> {
+    const r = await m.getRepository(WorkflowRevisionEntity).findOneBy({ workflowId, revision });
+    if (!r) throw new AppError('internal_error', 'Pinned revision missing.');
+    return r;
+  }
+
+  private async load(ctx: Ctx, id: string, m: EntityManager): Promise<WorkflowEntity> {
+    const { businessId } = tenantOf(ctx);
+    const w = await m.getRepository(WorkflowEntity).findOneBy({ id, businessId });
+    if (!w) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'id' });
+    return w;
+  }
+}

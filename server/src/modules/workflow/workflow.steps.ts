@@ -1,0 +1,80 @@
+// Owns the shape and validation of workflow steps. A step runs one primitive; `gate_after` makes the session
+// wait in awaiting_decision after the step until the business continues or stops it.
+import { AppError } from '../../common/errors';
+
+export const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'] as const;
+export type Primitive = (typeof PRIMITIVES)[number];
+
+/** Claims an identify step may request. document_status is the status-list check, not a disclosed claim. */
+export const IDENTIFY_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'] as const;
+export type IdentifyClaim = (typeof IDENTIFY_CLAIMS)[number];
+
+/** Primitives whose verification runs end to end today; publishing others is refused until they do. */
+export const RUNNABLE_PRIMITIVES: ReadonlySet<Primitive> = new Set(['identify']);
+
+export const MAX_STEPS = 10;
+export const MAX_ATTESTATION_WORDS = 1000;
+
+export interface WorkflowStep {
+  primitive: Primitive;
+  /** identify: requested claims. */
+  claims?: IdentifyClaim[];
+  /** age_verify: age threshold in years. */
+  threshold?: number;
+  /** sign: number of documents each run must upload. */
+  documents?: number;
+  /** attestation: inline terms. */
+  terms?: string;
+  /** After this step completes, wait for the business to continue or stop. */
+  gate_after?: boolean;
+}
+
+/** Per-step security window in minutes (see README: identify and attestation 10, age_verify 3, sign 30). */
+export const STEP_WINDOW_MINUTES: Record<Primitive, number> = { identify: 10, age_verify: 3, sign: 30, attestation: 10 };
+
+const wordCount = (s: string) => s.trim().split(/\s+/).filter(Boolean).length;
+
+/** Validates and normalizes a step list. `forPublish` adds the rules that only bind published revisions. */
+export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep[] {
+  if (!Array.isArray(input)) throw new AppError('workflow_invalid', 'steps must be a list.', { param: 'steps' });
+  if (input.length > MAX_STEPS) throw new AppError('workflow_invalid', `At most ${MAX_STEPS} steps.`, { param: 'steps' });
+  if (forPublish && input.length === 0)
+    throw new AppError('workflow_invalid', 'A published workflow needs at least one step.', { param: 'steps' });
+  return input.map((raw, i): WorkflowStep => {
+    const s = raw as Partial<WorkflowStep>;
+    const param = `steps[${i}]`;
+    const bad = (detail: string) => new AppError('workflow_invalid', `Step ${i}: ${detail}`, { param });
+    if (!s || !PRIMITIVES.includes(s.primitive as Primitive)) throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`);
+    const step: WorkflowStep = { primitive: s.primitive as Primitive };
+    if (s.gate_after) step.gate_after = true;
+    switch (step.primitive) {
+      case 'identify': {
+        const claims = s.claims ?? [];
+        if (!Array.isArray(claims) || claims.length === 0) throw bad('identify needs at least one claim.');
+        for (const c of claims)
+          if (!IDENTIFY_CLAIMS.includes(c as IdentifyClaim)) throw bad(`unknown claim "${String(c)}".`);
+        step.claims = [...new Set(claims)] as IdentifyClaim[];
+        break;
+      }
+      case 'age_verify':
+        if (!Number.isInteger(s.threshold) || (s.threshold as number) < 1 || (s.threshold as number) > 120)
+          throw bad('age_verify needs an integer threshold between 1 and 120.');
+        step.threshold = s.threshold;
+        break;
+      case 'sign':
+        if (!Number.isInteger(s.documents) || (s.documents as number) < 1 || (s.documents as number) > 10)
+          throw bad('sign needs documents between 1 and 10.');
+        step.documents = s.documents;
+        break;
+      case 'attestation':
+        if (typeof s.terms !== 'string' || s.terms.trim() === '') throw bad('attestation needs terms.');
+        if (forPublish && wordCount(s.terms) > MAX_ATTESTATION_WORDS)
+          throw bad(`attestation terms are limited to ${MAX_ATTESTATION_WORDS} words.`);
+        step.terms = s.terms;
+        break;
+    }
+    if (forPublish && !RUNNABLE_PRIMITIVES.has(step.primitive))
+      throw bad(`the ${step.primitive} primitive is not available yet.`);
+    return step;
+  });
+}
