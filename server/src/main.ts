@@ -8,7 +8,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const svc = await createService(config);
   const url = await svc.listen();
-  svc.logger.info('service listening', { url, base_url: config.baseUrl, hosted_url: config.hostedUrl, database: config.databaseUrl ? 'mysql' : 'sqlite' });
+  svc.logger.info('service listening', {
+    url,
+    base_url: config.baseUrl,
+    hosted_url: config.hostedUrl,
+    database: config.databaseUrl ? 'mysql' : 'sqlite',
+  });
   if (config.seedSandbox) {
     const qs = await seedQuickstart(svc);
     if (qs) process.stdout.write(quickstartBanner(qs));

@@ -1,43 +1,45 @@
 // Composition root: builds every service by hand from config and the true edges (clock, logger, KMS
 // master key), mounts REST, GraphQL, the hosted page and the internal transport, and runs the workers.
 // main.ts and the black-box tests build the same graph through createService().
+import 'reflect-metadata';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import type { Config } from './config/config';
 import { type Clock, systemClock } from './common/clock';
 import type { Ctx } from './common/context';
 import { AppError } from './common/errors';
 import {
   type AppRequest,
   type AuthDecision,
-  RouteRegistry,
   errorHandler,
   notFoundHandler,
+  RouteRegistry,
   requestContext,
   sendProblem,
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
+import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
-import { AuditService } from './modules/audit/audit.service';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
+import { AuditService } from './modules/audit/audit.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
-import { SandboxIssuer } from './modules/sandbox/sandbox-issuer';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
+import { SandboxIssuer } from './modules/sandbox/sandbox-issuer';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
 import { SessionTransport } from './modules/session/session.transport';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
+import { httpStatusListFetcher } from './modules/verification/status-list-fetch';
 import { TrustStore } from './modules/verification/trust';
 import { registerDevReceiver } from './modules/webhook/dev-receiver';
-import { createWebhookResolver } from './modules/webhook/webhook.resolver';
 import { WebhookRelay } from './modules/webhook/webhook.relay';
+import { createWebhookResolver } from './modules/webhook/webhook.resolver';
 import { WebhookService } from './modules/webhook/webhook.service';
 import { createWorkflowResolver } from './modules/workflow/workflow.resolver';
 import { WorkflowService } from './modules/workflow/workflow.service';
@@ -70,20 +72,6 @@ export interface Service {
   close(): Promise<void>;
 }
 
-const STATUS_LIST_TIMEOUT_MS = 5000;
-
-async function fetchStatusList(uri: string): Promise<string> {
-  const res = await fetch(uri, {
-    headers: { Accept: 'application/statuslist+jwt' },
-    redirect: 'follow',
-    signal: AbortSignal.timeout(STATUS_LIST_TIMEOUT_MS),
-  });
-  if (!res.ok) throw new Error(`status list fetch failed: HTTP ${res.status}`);
-  const type = res.headers.get('content-type') ?? '';
-  if (!type.startsWith('application/statuslist+jwt')) throw new Error(`status list content-type ${type}`);
-  return res.text();
-}
-
 export async function createService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
@@ -102,12 +90,20 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
   const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
-  const relay = new WebhookRelay({ ds, clock, logger, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const relay = new WebhookRelay({
+    ds,
+    clock,
+    logger,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
   const wallet = new ReferenceWallet({ ds, clock });
   if (config.seedSandbox) await sandboxIssuer.ensureSeeded();
-  const verifier = new PresentationVerifier({ trust: new TrustStore(ds), fetchStatusList });
+  const verifier = new PresentationVerifier({
+    trust: new TrustStore(ds),
+    fetchStatusList: httpStatusListFetcher(),
+  });
   const sessions = new SessionService({ ds, config, clock, workflows, webhooks, onEventsQueued: kick });
   const transport = new SessionTransport({
     ds,
@@ -141,8 +137,15 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   };
   const pass: RequestHandler = (_req, _res, next) => next();
   const sandboxOnly: RequestHandler = (req, res, next) =>
-    config.seedSandbox ? next() : sendProblem(res, new AppError('not_found'), (req as AppRequest).ctx.requestId);
-  const auth: Record<AuthDecision, RequestHandler> = { api_key: apiKeyAuth, public: pass, signer: pass, sandbox: sandboxOnly };
+    config.seedSandbox
+      ? next()
+      : sendProblem(res, new AppError('not_found'), (req as AppRequest).ctx.requestId);
+  const auth: Record<AuthDecision, RequestHandler> = {
+    api_key: apiKeyAuth,
+    public: pass,
+    signer: pass,
+    sandbox: sandboxOnly,
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -154,7 +157,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     next();
   });
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
-  app.use(['/v1', '/t', '/sandbox'], express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }));
+  app.use(
+    ['/v1', '/t', '/sandbox'],
+    express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
+  );
 
   const router = express.Router();
   routes.mount(router, auth);
@@ -166,7 +172,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     if (!key) return base;
     return { ...base, actor: await tenancy.authenticate(key) };
   };
-  const schema = await buildGraphqlSchema([createWorkflowResolver(workflows), createWebhookResolver(webhooks)]);
+  const schema = await buildGraphqlSchema([
+    createWorkflowResolver(workflows),
+    createWebhookResolver(webhooks),
+  ]);
   const gql = await graphqlMiddleware(schema, logger, gqlContext);
   app.use('/graphql', express.json({ limit: '256kb' }), gql.handler);
 
@@ -221,10 +230,20 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 /** Serves the built Solid SPA: index.html for /s/:id, hashed assets under /assets. */
 function mountHostedPage(app: express.Express, config: Config): void {
   const index = path.join(config.hostedWebDist, 'index.html');
-  app.use('/assets', express.static(path.join(config.hostedWebDist, 'assets'), { immutable: true, maxAge: '365d', fallthrough: false }));
+  app.use(
+    '/assets',
+    express.static(path.join(config.hostedWebDist, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      fallthrough: false,
+    }),
+  );
   app.get('/s/:id', (_req, res) => {
     if (!fs.existsSync(index)) {
-      res.status(503).type('text/plain').send('The hosted page is not built: run `pnpm --filter hosted-web build`.');
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The hosted page is not built: run `pnpm --filter hosted-web build`.');
       return;
     }
     res.setHeader('Cache-Control', 'no-store');

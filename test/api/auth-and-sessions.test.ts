@@ -1,7 +1,13 @@
 // Business API over real HTTP: authentication, tenant isolation, create/read contract, idempotency and the
 // webhook-endpoint precondition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createBusiness, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
+import {
+  Api,
+  createBusiness,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
 
 describe('business API', () => {
   let t: TestService;
@@ -19,7 +25,11 @@ describe('business API', () => {
   });
   afterAll(async () => t?.stop());
 
-  const expectProblem = (res: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) => {
+  const expectProblem = (
+    res: { status: number; headers: Headers; body: Record<string, unknown> },
+    status: number,
+    code: string,
+  ) => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String) });
@@ -29,12 +39,20 @@ describe('business API', () => {
 
   it('refuses a missing key, a malformed key and a wrong key with 401 problem+json', async () => {
     const anon = new Api(t.baseUrl);
-    expectProblem(await anon.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }), 401, 'unauthenticated');
+    expectProblem(
+      await anon.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }),
+      401,
+      'unauthenticated',
+    );
     expectProblem(await anon.rest('GET', '/v1/sessions/sess_x'), 401, 'unauthenticated');
     const garbage = new Api(t.baseUrl, 'not-a-key');
     expectProblem(await garbage.rest('GET', '/v1/sessions/sess_x'), 401, 'unauthenticated');
     const forged = new Api(t.baseUrl, `sk_sandbox_${'a'.repeat(12)}_${'b'.repeat(40)}`);
-    expectProblem(await forged.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }), 401, 'unauthenticated');
+    expectProblem(
+      await forged.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }),
+      401,
+      'unauthenticated',
+    );
     const gql = await anon.gql('{ workflows { id } }');
     expect(gql.errors?.[0]?.extensions?.code).toBe('unauthenticated');
   });
@@ -45,7 +63,11 @@ describe('business API', () => {
     expectProblem(await b.api.rest('GET', `/v1/sessions/${created.body.id}`), 404, 'not_found');
     expectProblem(await b.api.rest('POST', `/v1/sessions/${created.body.id}/stop`), 404, 'not_found');
     expectProblem(await b.api.rest('GET', `/v1/audits/${created.body.id}_0`), 404, 'not_found');
-    expectProblem(await b.api.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }), 404, 'workflow_not_found');
+    expectProblem(
+      await b.api.rest('POST', '/v1/sessions', { workflow_id: a.workflowId }),
+      404,
+      'workflow_not_found',
+    );
     const wf = await b.api.gql('query($id: ID!) { workflow(id: $id) { id } }', { id: a.workflowId });
     expect(wf.errors?.[0]?.extensions?.code).toBe('workflow_not_found');
     // the owner still sees it
@@ -53,13 +75,29 @@ describe('business API', () => {
   });
 
   it('creates a session with exactly the specified fields and reads it back', async () => {
-    const res = await a.api.rest('POST', '/v1/sessions', { workflow_id: a.workflowId, expires_in: 600, metadata: { order: 7 } });
+    const res = await a.api.rest('POST', '/v1/sessions', {
+      workflow_id: a.workflowId,
+      expires_in: 600,
+      metadata: { order: 7 },
+    });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['expires', 'id', 'status', 'url', 'workflow_id', 'workflow_revision']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'expires',
+      'id',
+      'status',
+      'url',
+      'workflow_id',
+      'workflow_revision',
+    ]);
     const created = Date.now();
     expect(Math.abs(new Date(res.body.expires).getTime() - (created + 600_000))).toBeLessThan(30_000);
     const read = await a.api.rest('GET', `/v1/sessions/${res.body.id}`);
-    expect(read.body).toMatchObject({ id: res.body.id, status: 'created', metadata: { order: 7 }, results: [] });
+    expect(read.body).toMatchObject({
+      id: res.body.id,
+      status: 'created',
+      metadata: { order: 7 },
+      results: [],
+    });
   });
 
   it('returns the original session for a repeated Idempotency-Key, without comparing bodies', async () => {
@@ -101,6 +139,10 @@ describe('business API', () => {
     const id = wf.data.createWorkflow.id;
     expectProblem(await api.rest('POST', '/v1/sessions', { workflow_id: id }), 409, 'workflow_not_published');
     await api.gql('mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }', { id });
-    expectProblem(await api.rest('POST', '/v1/sessions', { workflow_id: id }), 409, 'webhook_endpoint_required');
+    expectProblem(
+      await api.rest('POST', '/v1/sessions', { workflow_id: id }),
+      409,
+      'webhook_endpoint_required',
+    );
   });
 });

@@ -4,7 +4,13 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { Api, createBusiness, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
+import {
+  Api,
+  createBusiness,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
 import { opensslVerifyAudit } from '../support/openssl';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -29,10 +35,20 @@ describe('identify session end to end (Chromium, MariaDB, real webhooks)', () =>
     const api = new Api(t.baseUrl, apiKey);
     const { workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, receiver.url);
 
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId, metadata: { ref: 'A-1' } });
+    const created = await api.rest('POST', '/v1/sessions', {
+      workflow_id: workflowId,
+      metadata: { ref: 'A-1' },
+    });
     expect(created.status).toBe(201);
     const session = created.body;
-    expect(Object.keys(session).sort()).toEqual(['expires', 'id', 'status', 'url', 'workflow_id', 'workflow_revision']);
+    expect(Object.keys(session).sort()).toEqual([
+      'expires',
+      'id',
+      'status',
+      'url',
+      'workflow_id',
+      'workflow_revision',
+    ]);
     expect(session).toMatchObject({ workflow_id: workflowId, workflow_revision: 1, status: 'created' });
     expect(session.id).toMatch(/^sess_[0-9a-z]{26}$/);
     expect(session.url).toBe(`${t.baseUrl}/s/${session.id}`);

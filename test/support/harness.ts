@@ -1,6 +1,5 @@
 // Black-box harness: a real service (real MariaDB database of its own, real HTTP on a free port), plus
 // factories that create tenants through the public surfaces.
-import 'reflect-metadata';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -9,6 +8,12 @@ import type { Clock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { createService, type Service } from '../../server/src/service';
+
+/**
+ * Response bodies in black-box tests are arbitrary JSON that each test asserts field by field.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above; typing every answer would only restate the assertions
+export type Json = any;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,7 +34,9 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(opts: { clock?: Clock; workers?: boolean; label?: string } = {}): Promise<TestService> {
+export async function startTestService(
+  opts: { clock?: Clock; workers?: boolean; label?: string } = {},
+): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
@@ -80,7 +87,7 @@ export class Api {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    let json: any; // biome-ignore lint/suspicious/noExplicitAny: test client returns arbitrary JSON shapes
+    let json: Json;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
@@ -89,11 +96,16 @@ export class Api {
     return { status: res.status, headers: res.headers, body: json };
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: GraphQL data is shaped by the query
-  async gql(query: string, variables: Record<string, unknown> = {}): Promise<{ data?: any; errors?: any[] }> {
+  async gql(
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<{ data?: Json; errors?: Json[] }> {
     const res = await fetch(`${this.baseUrl}/graphql`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {}) },
+      headers: {
+        'Content-Type': 'application/json',
+        ...(this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {}),
+      },
       body: JSON.stringify({ query, variables }),
     });
     return (await res.json()) as { data?: unknown; errors?: unknown[] } as never;
@@ -110,11 +122,16 @@ export async function setUpIdentifyWorkflow(api: Api, webhookUrl: string, claims
   );
   if (created.errors) throw new Error(JSON.stringify(created.errors));
   const workflowId = created.data.createWorkflow.id as string;
-  const published = await api.gql(`mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }`, { id: workflowId });
-  if (published.errors) throw new Error(JSON.stringify(published.errors));
-  const hook = await api.gql(`mutation($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }`, {
-    url: webhookUrl,
+  const published = await api.gql(`mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }`, {
+    id: workflowId,
   });
+  if (published.errors) throw new Error(JSON.stringify(published.errors));
+  const hook = await api.gql(
+    `mutation($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }`,
+    {
+      url: webhookUrl,
+    },
+  );
   if (hook.errors) throw new Error(JSON.stringify(hook.errors));
   return { workflowId, webhookSecret: hook.data.configureWebhookEndpoint.secret as string };
 }

@@ -15,7 +15,12 @@ export function opensslVerifyAudit(record: Record<string, unknown>, jwks: { keys
   try {
     const pem = createPublicKey({ key, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
     fs.writeFileSync(path.join(dir, 'key.pem'), pem);
-    fs.writeFileSync(path.join(dir, 'digest.bin'), createHash('sha256').update(canonicalize(rest) as string, 'utf8').digest());
+    fs.writeFileSync(
+      path.join(dir, 'digest.bin'),
+      createHash('sha256')
+        .update(canonicalize(rest) as string, 'utf8')
+        .digest(),
+    );
     fs.writeFileSync(path.join(dir, 'sig.der'), Buffer.from(service_signature.value, 'base64url'));
     const out = execFileSync(
       'openssl',

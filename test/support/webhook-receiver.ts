@@ -26,7 +26,12 @@ export class WebhookReceiver {
         const rawBody = Buffer.concat(chunks).toString('utf8');
         const status = this.script.shift() ?? 200;
         if (status >= 200 && status < 300) {
-          this.deliveries.push({ headers: req.headers, rawBody, body: JSON.parse(rawBody), receivedAt: Date.now() });
+          this.deliveries.push({
+            headers: req.headers,
+            rawBody,
+            body: JSON.parse(rawBody),
+            receivedAt: Date.now(),
+          });
         }
         res.statusCode = status;
         res.end();
@@ -47,7 +52,10 @@ export class WebhookReceiver {
     for (;;) {
       const got = this.deliveries.filter((d) => d.body.event === event);
       if (got.length >= count) return got;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} x ${event}; got ${this.deliveries.map((d) => d.body.event).join(',')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out waiting for ${count} x ${event}; got ${this.deliveries.map((d) => d.body.event).join(',')}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -60,5 +68,7 @@ export function signatureValid(d: Delivery, secret: string): boolean {
   const got = String(d.headers['x-service-signature'] ?? '')
     .split(',')
     .map((s) => s.trim());
-  return got.some((g) => g.length === expected.length && timingSafeEqual(Buffer.from(g), Buffer.from(expected)));
+  return got.some(
+    (g) => g.length === expected.length && timingSafeEqual(Buffer.from(g), Buffer.from(expected)),
+  );
 }

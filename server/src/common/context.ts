@@ -21,7 +21,8 @@ export interface Ctx {
 /** The tenant a business-scoped actor acts for. Throws for actors without one. */
 export function tenantOf(ctx: Ctx): { businessId: string; environment: Environment } {
   const a = ctx.actor;
-  if (a.kind === 'api_key' || a.kind === 'dashboard') return { businessId: a.businessId, environment: a.environment };
+  if (a.kind === 'api_key' || a.kind === 'dashboard')
+    return { businessId: a.businessId, environment: a.environment };
   throw new Error(`actor ${a.kind} has no tenant`);
 }
 

@@ -54,7 +54,11 @@ export function requestContext(clock: Clock): RequestHandler {
   return (req, res, next) => {
     const requestId = newId('req', 10);
     res.setHeader('X-Request-Id', requestId);
-    (req as AppRequest).ctx = { actor: { kind: 'system', name: 'anonymous' } satisfies Actor, requestId, clock };
+    (req as AppRequest).ctx = {
+      actor: { kind: 'system', name: 'anonymous' } satisfies Actor,
+      requestId,
+      clock,
+    };
     next();
   };
 }
@@ -65,7 +69,8 @@ export const sendJson = (res: Response, status: number, body: unknown): void => 
 
 export function sendProblem(res: Response, err: unknown, requestId: string): void {
   const p = toProblem(err, requestId);
-  if (p.code === 'rate_limited' && typeof p.retry_after === 'number') res.setHeader('Retry-After', String(p.retry_after));
+  if (p.code === 'rate_limited' && typeof p.retry_after === 'number')
+    res.setHeader('Retry-After', String(p.retry_after));
   res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
 }
 
@@ -76,7 +81,8 @@ export function errorHandler(logger: Logger) {
     let e = err;
     // body-parser errors
     const bp = err as { type?: string; status?: number };
-    if (bp?.type === 'entity.parse.failed') e = new AppError('invalid_json', 'The request body is not valid JSON.');
+    if (bp?.type === 'entity.parse.failed')
+      e = new AppError('invalid_json', 'The request body is not valid JSON.');
     else if (bp?.type === 'entity.too.large') e = new AppError('payload_too_large');
     if (!(e instanceof AppError)) {
       logger.error('unhandled error', {
@@ -90,13 +96,18 @@ export function errorHandler(logger: Logger) {
 }
 
 export function notFoundHandler(req: Request, res: Response): void {
-  sendProblem(res, new AppError('not_found', 'No such endpoint.'), (req as AppRequest).ctx?.requestId ?? 'none');
+  sendProblem(
+    res,
+    new AppError('not_found', 'No such endpoint.'),
+    (req as AppRequest).ctx?.requestId ?? 'none',
+  );
 }
 
 /** Reads a required string field from a JSON body with a stable validation error. */
 export function requireString(body: unknown, field: string, code: ErrorCode = 'validation_failed'): string {
   const v = (body as Record<string, unknown> | undefined)?.[field];
-  if (typeof v !== 'string' || v.length === 0) throw new AppError(code, `${field} is required.`, { param: field });
+  if (typeof v !== 'string' || v.length === 0)
+    throw new AppError(code, `${field} is required.`, { param: field });
   return v;
 }
 

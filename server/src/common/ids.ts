@@ -20,11 +20,13 @@ export function base32(bytes: Uint8Array): string {
 }
 
 /** `prefix_` + 130 random bits (26 chars). */
-export const newId = (prefix: string, bytes = 17): string => `${prefix}_${base32(randomBytes(bytes)).slice(0, 26)}`;
+export const newId = (prefix: string, bytes = 17): string =>
+  `${prefix}_${base32(randomBytes(bytes)).slice(0, 26)}`;
 
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
-export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+export const sha256Hex = (data: string | Uint8Array): string =>
+  createHash('sha256').update(data).digest('hex');
 
 /** A short, non-reversible tag for logging capability identifiers (session ids, keys). */
 export const logTag = (secretish: string): string => sha256Hex(secretish).slice(0, 10);

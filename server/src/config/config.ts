@@ -81,7 +81,8 @@ function buildConfig(v: z.output<typeof schema>): Config {
     baseUrl,
     hostedUrl,
     hostedWebDist: path.resolve(
-      v.HOSTED_WEB_DIST ?? path.join(path.dirname(new URL(import.meta.url).pathname), '../../../hosted-web/dist'),
+      v.HOSTED_WEB_DIST ??
+        path.join(path.dirname(new URL(import.meta.url).pathname), '../../../hosted-web/dist'),
     ),
     kmsKeyRing: v.KMS_KEY_RING,
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? v.APP_ENV === 'development',

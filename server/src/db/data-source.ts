@@ -47,7 +47,8 @@ async function isMariaDb(url: string): Promise<boolean> {
   }
 }
 
-export const isMysql = (ds: DataSource): boolean => ds.options.type === 'mysql' || ds.options.type === 'mariadb';
+export const isMysql = (ds: DataSource): boolean =>
+  ds.options.type === 'mysql' || ds.options.type === 'mariadb';
 
 /** Runs fn in a transaction, or inside the caller's open one. Only the opener commits. */
 export async function inTransaction<T>(

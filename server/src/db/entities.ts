@@ -15,8 +15,8 @@ import { WalletRequestEntity } from '../modules/verification/wallet-request.enti
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
 import { WebhookEventEntity } from '../modules/webhook/webhook-event.entity';
-import { WorkflowRevisionEntity } from '../modules/workflow/workflow-revision.entity';
 import { WorkflowEntity } from '../modules/workflow/workflow.entity';
+import { WorkflowRevisionEntity } from '../modules/workflow/workflow-revision.entity';
 
 export const ENTITIES = [
   BusinessEntity,

@@ -1,8 +1,8 @@
 // Builds the GraphQL schema (TypeGraphQL) and the Apollo middleware. Every operation declares its
 // authorization with @Authorized (or is absent); errors carry the same closed `code` list as REST.
 import { ApolloServer } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql';
@@ -31,15 +31,32 @@ export function formatGraphqlError(logger: Logger) {
       return {
         message: original.message,
         path: formatted.path,
-        extensions: { code: original.code, status: original.status, ...(original.param ? { param: original.param } : {}), request_id: requestId },
+        extensions: {
+          code: original.code,
+          status: original.status,
+          ...(original.param ? { param: original.param } : {}),
+          request_id: requestId,
+        },
       };
     }
     const code = formatted.extensions?.code;
-    if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_USER_INPUT' || code === 'GRAPHQL_PARSE_FAILED') {
-      return { message: formatted.message, locations: formatted.locations, extensions: { code: 'validation_failed', status: 400 } };
+    if (
+      code === 'GRAPHQL_VALIDATION_FAILED' ||
+      code === 'BAD_USER_INPUT' ||
+      code === 'GRAPHQL_PARSE_FAILED'
+    ) {
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        extensions: { code: 'validation_failed', status: 400 },
+      };
     }
     logger.error('graphql error', { error: original instanceof Error ? original.stack : String(original) });
-    return { message: 'An unexpected error occurred.', path: formatted.path, extensions: { code: 'internal_error', status: 500 } };
+    return {
+      message: 'An unexpected error occurred.',
+      path: formatted.path,
+      extensions: { code: 'internal_error', status: 500 },
+    };
   };
 }
 

@@ -1,7 +1,8 @@
 // Initial schema. Written with TypeORM's portable Table API so the same migration runs on MySQL/MariaDB
 // and SQLite. Never edit a released migration: add a new one.
-import { type MigrationInterface, type QueryRunner, Table, TableIndex } from 'typeorm';
+
 import type { TableColumn } from 'typeorm';
+import { type MigrationInterface, type QueryRunner, Table, TableIndex } from 'typeorm';
 
 type TableColumnOptions = ConstructorParameters<typeof TableColumn>[0] & {};
 
@@ -12,8 +13,16 @@ const v = (name: string, length: number, nullable = false): TableColumnOptions =
   isNullable: nullable,
 });
 const id = (name = 'id', length = 40): TableColumnOptions => ({ ...v(name, length), isPrimary: true });
-const txt = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'text', isNullable: nullable });
-const int = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'int', isNullable: nullable });
+const txt = (name: string, nullable = false): TableColumnOptions => ({
+  name,
+  type: 'text',
+  isNullable: nullable,
+});
+const int = (name: string, nullable = false): TableColumnOptions => ({
+  name,
+  type: 'int',
+  isNullable: nullable,
+});
 const bool = (name: string): TableColumnOptions => ({ name, type: 'boolean', isNullable: false });
 const ts = (name: string, nullable = false): TableColumnOptions => ({
   name,
@@ -21,7 +30,8 @@ const ts = (name: string, nullable = false): TableColumnOptions => ({
   precision: 3,
   isNullable: nullable,
 });
-const idx = (name: string, columnNames: string[], isUnique = false) => new TableIndex({ name, columnNames, isUnique });
+const idx = (name: string, columnNames: string[], isUnique = false) =>
+  new TableIndex({ name, columnNames, isUnique });
 
 const TABLES: Table[] = [
   new Table({ name: 'business', columns: [id(), v('name', 200), ts('created_at')] }),
@@ -197,7 +207,14 @@ const TABLES: Table[] = [
   }),
   new Table({
     name: 'sandbox_key',
-    columns: [id(), v('purpose', 16), v('owner', 100), txt('private_jwk'), txt('public_jwk'), ts('created_at')],
+    columns: [
+      id(),
+      v('purpose', 16),
+      v('owner', 100),
+      txt('private_jwk'),
+      txt('public_jwk'),
+      ts('created_at'),
+    ],
     indices: [idx('IDX_sandbox_key_owner', ['owner', 'purpose'], true)],
   }),
   new Table({
@@ -215,7 +232,15 @@ const TABLES: Table[] = [
   }),
   new Table({
     name: 'status_list',
-    columns: [id(), v('issuer', 500), int('bits'), int('size'), int('next_index'), txt('statuses'), ts('updated_at')],
+    columns: [
+      id(),
+      v('issuer', 500),
+      int('bits'),
+      int('size'),
+      int('next_index'),
+      txt('statuses'),
+      ts('updated_at'),
+    ],
   }),
   new Table({
     name: 'kms_key_version',

@@ -3,8 +3,8 @@
 // The key is written to DATA_DIR/quickstart.json (a local development file) because it is never stored.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config/config';
 import type { Ctx } from '../../common/context';
+import type { Config } from '../../config/config';
 import type { Service } from '../../service';
 import { BusinessEntity } from '../tenancy/business.entity';
 
@@ -14,7 +14,8 @@ export interface Quickstart {
   base_url: string;
 }
 
-export const quickstartFile = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'quickstart.json');
+export const quickstartFile = (config: Pick<Config, 'dataDir'>) =>
+  path.join(config.dataDir, 'quickstart.json');
 
 export async function seedQuickstart(svc: Service): Promise<Quickstart | null> {
   const file = quickstartFile(svc.config);
@@ -31,7 +32,12 @@ export async function seedQuickstart(svc: Service): Promise<Quickstart | null> {
   const wf = await svc.workflows.create(ctx, {
     name: 'Identify (quickstart)',
     apiOnly: true,
-    steps: [{ primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'] }],
+    steps: [
+      {
+        primitive: 'identify',
+        claims: ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'],
+      },
+    ],
   });
   await svc.workflows.publish(ctx, wf.id);
   await svc.webhooks.configureEndpoint(ctx, `${svc.config.baseUrl}/dev/webhook-receiver`);

@@ -22,7 +22,12 @@ export interface Persona {
 export const SANDBOX_PID_VCT = PID_VCT;
 export const DISCLOSABLE_PID_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality'] as const;
 
-const erika = () => ({ given_name: 'Erika', family_name: 'Mustermann', birth_date: '1984-01-12', nationality: 'DE' });
+const erika = () => ({
+  given_name: 'Erika',
+  family_name: 'Mustermann',
+  birth_date: '1984-01-12',
+  nationality: 'DE',
+});
 
 /** A date `years` before `now` (UTC), as YYYY-MM-DD. */
 export const yearsBefore = (now: Date, years: number): string => {
@@ -46,7 +51,12 @@ export const PERSONAS: readonly Persona[] = [
     description: 'Minor with a valid PID (DE, 12 years old).',
     statusIndex: 1,
     status: 0,
-    claims: (now) => ({ given_name: 'Max', family_name: 'Mustermann', birth_date: yearsBefore(now, 12), nationality: 'DE' }),
+    claims: (now) => ({
+      given_name: 'Max',
+      family_name: 'Mustermann',
+      birth_date: yearsBefore(now, 12),
+      nationality: 'DE',
+    }),
   },
   {
     id: 'revoked',

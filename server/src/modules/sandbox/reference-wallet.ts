@@ -49,7 +49,11 @@ export class ReferenceWallet {
     return PERSONAS.map(({ id, label, description }) => ({ id, label, description }));
   }
 
-  respond(input: { persona: string; request: Record<string, unknown>; origin: string }): Promise<WalletResponse> {
+  respond(input: {
+    persona: string;
+    request: Record<string, unknown>;
+    origin: string;
+  }): Promise<WalletResponse> {
     return this.presentWith({ ...input, overrides: {} });
   }
 
@@ -70,14 +74,20 @@ export class ReferenceWallet {
       if (parsed.type !== 'openid4vp_dc_api') throw new Error(`unexpected request type ${parsed.type}`);
       params = parsed.params as Json;
     } catch (e) {
-      throw new AppError('validation_failed', 'The request is not an OpenID4VP DC API request.', { param: 'request', cause: e });
+      throw new AppError('validation_failed', 'The request is not an OpenID4VP DC API request.', {
+        param: 'request',
+        cause: e,
+      });
     }
     let query: DcqlQuery;
     try {
       query = DcqlQuery.parse(params.dcql_query as DcqlQuery.Input);
       DcqlQuery.validate(query);
     } catch (e) {
-      throw new AppError('validation_failed', 'The request has no valid dcql_query.', { param: 'request', cause: e });
+      throw new AppError('validation_failed', 'The request has no valid dcql_query.', {
+        param: 'request',
+        cause: e,
+      });
     }
 
     const credential = o.credential ?? (await this.storedCredential(persona.id));
@@ -96,13 +106,18 @@ export class ReferenceWallet {
       cryptographic_holder_binding: true,
     };
     const result = DcqlQuery.query(query, [candidate]);
-    if (!result.can_be_satisfied) throw new AppError('claims_missing', 'This persona cannot answer the request.');
+    if (!result.can_be_satisfied) {
+      throw new AppError('claims_missing', 'This persona cannot answer the request.');
+    }
 
     const nonce = o.nonce ?? String(params.nonce);
     const aud =
       o.aud ??
-      getOpenid4vpClientId({ responseMode: params.response_mode, origin: input.origin, clientId: params.client_id as string })
-        .effectiveClientId;
+      getOpenid4vpClientId({
+        responseMode: params.response_mode,
+        origin: input.origin,
+        clientId: params.client_id as string,
+      }).effectiveClientId;
     const iat = o.iat ?? Math.floor(this.deps.clock.now().getTime() / 1000);
 
     const vpToken: Record<string, string[]> = {};
@@ -130,7 +145,9 @@ export class ReferenceWallet {
   }
 
   private async storedCredential(persona: string): Promise<string> {
-    const row = await this.deps.ds.getRepository(SandboxCredentialEntity).findOneBy({ id: credentialIdOf(persona) });
+    const row = await this.deps.ds
+      .getRepository(SandboxCredentialEntity)
+      .findOneBy({ id: credentialIdOf(persona) });
     if (!row) throw new AppError('not_found', 'The sandbox has not been seeded for this persona.');
     return row.credential;
   }
@@ -141,7 +158,8 @@ function frameOf(output: Json, omit: Set<string>): PresentationFrame<Json> {
   const frame: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(output)) {
     if (omit.has(k)) continue;
-    frame[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? frameOf(v as Json, new Set()) : true;
+    frame[k] =
+      v !== null && typeof v === 'object' && !Array.isArray(v) ? frameOf(v as Json, new Set()) : true;
   }
   return frame as PresentationFrame<Json>;
 }
@@ -150,7 +168,10 @@ function frameOf(output: Json, omit: Set<string>): PresentationFrame<Json> {
 function tamperFirstDisclosure(sdJwt: string): string {
   const parts = sdJwt.split('~');
   if (parts.length < 3) throw new Error('nothing disclosed to tamper with');
-  const [salt, key] = JSON.parse(new TextDecoder().decode(base64url.decode(parts[1] as string))) as [string, string];
+  const [salt, key] = JSON.parse(new TextDecoder().decode(base64url.decode(parts[1] as string))) as [
+    string,
+    string,
+  ];
   parts[1] = base64url.encode(JSON.stringify([salt, key, 'Tampered']));
   return parts.join('~');
 }

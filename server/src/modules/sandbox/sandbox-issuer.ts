@@ -123,7 +123,10 @@ export class SandboxIssuer {
   private async issue(persona: Persona, opts: { typ?: string } = {}): Promise<string> {
     const now = this.deps.clock.now();
     const nowS = Math.floor(now.getTime() / 1000);
-    const signerKey = await this.loadKey('issuer', persona.untrustedIssuer ? UNTRUSTED_ISSUER_OWNER : SANDBOX_ISSUER_OWNER);
+    const signerKey = await this.loadKey(
+      'issuer',
+      persona.untrustedIssuer ? UNTRUSTED_ISSUER_OWNER : SANDBOX_ISSUER_OWNER,
+    );
     const holder = await this.loadKey('holder', persona.id);
     // The expired persona's credential was issued 13 months ago and expired a month ago.
     const iat = persona.expired ? nowS - VALIDITY_S - 30 * DAY_S : nowS;
@@ -141,7 +144,9 @@ export class SandboxIssuer {
         exp: iat + VALIDITY_S,
         vct: SANDBOX_PID_VCT,
         cnf: { jwk: holder.publicJwk },
-        status: { status_list: { idx: persona.statusIndex, uri: this.statusListUri(SANDBOX_STATUS_LIST_ID) } },
+        status: {
+          status_list: { idx: persona.statusIndex, uri: this.statusListUri(SANDBOX_STATUS_LIST_ID) },
+        },
         ...persona.claims(now),
       },
       { _sd: [...DISCLOSABLE_PID_CLAIMS] },

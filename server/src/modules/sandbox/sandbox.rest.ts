@@ -2,11 +2,20 @@
 // sandbox tooling is enabled (auth 'sandbox'); nothing here decides anything about production sessions.
 import type { Response } from 'express';
 import { AppError } from '../../common/errors';
-import { type AppRequest, jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
+import {
+  type AppRequest,
+  jsonObjectBody,
+  type RouteRegistry,
+  requireString,
+  sendJson,
+} from '../../common/http';
 import type { ReferenceWallet } from './reference-wallet';
 import type { SandboxIssuer } from './sandbox-issuer';
 
-export function registerSandboxRoutes(reg: RouteRegistry, deps: { issuer: SandboxIssuer; wallet: ReferenceWallet }): void {
+export function registerSandboxRoutes(
+  reg: RouteRegistry,
+  deps: { issuer: SandboxIssuer; wallet: ReferenceWallet },
+): void {
   reg.add({
     method: 'get',
     path: '/sandbox/status-lists/:id',
@@ -37,9 +46,15 @@ export function registerSandboxRoutes(reg: RouteRegistry, deps: { issuer: Sandbo
       const origin = requireString(body, 'origin');
       const request = body.request;
       if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-        throw new AppError('validation_failed', 'request must be the OpenID4VP request object.', { param: 'request' });
+        throw new AppError('validation_failed', 'request must be the OpenID4VP request object.', {
+          param: 'request',
+        });
       }
-      const response = await deps.wallet.respond({ persona, request: request as Record<string, unknown>, origin });
+      const response = await deps.wallet.respond({
+        persona,
+        request: request as Record<string, unknown>,
+        origin,
+      });
       sendJson(res, 200, { response });
     },
   });

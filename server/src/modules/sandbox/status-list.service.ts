@@ -28,7 +28,15 @@ export class StatusListService {
       .createQueryBuilder()
       .insert()
       .into(StatusListEntity)
-      .values({ id, issuer, bits, size, nextIndex: 0, statuses: encode(new Array(size).fill(0)), updatedAt: this.clock.now() })
+      .values({
+        id,
+        issuer,
+        bits,
+        size,
+        nextIndex: 0,
+        statuses: encode(new Array(size).fill(0)),
+        updatedAt: this.clock.now(),
+      })
       .orIgnore()
       .execute();
     await this.ds.getRepository(StatusListEntity).update({ id }, { issuer });
@@ -44,12 +52,14 @@ export class StatusListService {
       const statuses = decode(row);
       const list = new StatusList(statuses, row.bits as BitsPerStatus);
       list.setStatus(idx, value); // validates the index and the value against bits
-      await m
-        .getRepository(StatusListEntity)
-        .update(
-          { id },
-          { statuses: encode(list.statusList), nextIndex: Math.max(row.nextIndex, idx + 1), updatedAt: this.clock.now() },
-        );
+      await m.getRepository(StatusListEntity).update(
+        { id },
+        {
+          statuses: encode(list.statusList),
+          nextIndex: Math.max(row.nextIndex, idx + 1),
+          updatedAt: this.clock.now(),
+        },
+      );
     });
   }
 

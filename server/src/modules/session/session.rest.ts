@@ -2,7 +2,7 @@
 // SessionTransport (cookie-bound browser).
 import type { Request, Response } from 'express';
 import { AppError } from '../../common/errors';
-import { type RouteRegistry, jsonObjectBody, sendJson } from '../../common/http';
+import { jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
 
@@ -108,7 +108,11 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     summary: 'Hosted page: submit the wallet response for the current step',
     handler: async (req, res) => {
       noStore(res);
-      sendJson(res, 200, await transport.submitWalletResponse(String(req.params.id), token(req), jsonObjectBody(req)));
+      sendJson(
+        res,
+        200,
+        await transport.submitWalletResponse(String(req.params.id), token(req), jsonObjectBody(req)),
+      );
     },
   });
 }

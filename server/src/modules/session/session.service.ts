@@ -1,11 +1,11 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
 // stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Config } from '../../config/config';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
+import type { Config } from '../../config/config';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -67,7 +67,9 @@ export interface SessionDeps {
 const isDuplicateKey = (e: unknown): boolean => {
   const err = e as { code?: string; driverError?: { code?: string } };
   const code = err?.driverError?.code ?? err?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+  return (
+    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
 };
 
 class IdempotentReplay extends Error {}
@@ -80,12 +82,20 @@ export function validateCreateInput(input: CreateSessionInput): {
   const { workflow_id, metadata, expires_in } = input;
   if (typeof workflow_id !== 'string' || workflow_id === '')
     throw new AppError('validation_failed', 'workflow_id is required.', { param: 'workflow_id' });
-  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata)))
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (typeof metadata !== 'object' || Array.isArray(metadata))
+  )
     throw new AppError('validation_failed', 'metadata must be a JSON object.', { param: 'metadata' });
   if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > SESSION_LIMITS.metadataMaxBytes)
-    throw new AppError('validation_failed', `metadata is limited to ${SESSION_LIMITS.metadataMaxBytes} bytes of JSON.`, {
-      param: 'metadata',
-    });
+    throw new AppError(
+      'validation_failed',
+      `metadata is limited to ${SESSION_LIMITS.metadataMaxBytes} bytes of JSON.`,
+      {
+        param: 'metadata',
+      },
+    );
   let expiresIn: number = SESSION_LIMITS.expiresInDefault;
   if (expires_in !== undefined && expires_in !== null) {
     if (
@@ -101,7 +111,11 @@ export function validateCreateInput(input: CreateSessionInput): {
       );
     expiresIn = expires_in;
   }
-  return { workflowId: workflow_id, metadata: (metadata as Record<string, unknown> | undefined) ?? null, expiresIn };
+  return {
+    workflowId: workflow_id,
+    metadata: (metadata as Record<string, unknown> | undefined) ?? null,
+    expiresIn,
+  };
 }
 
 export function validateIdempotencyKey(key: string | undefined): string | undefined {
@@ -210,9 +224,14 @@ export class SessionService {
   }
 
   private async replay(businessId: string, environment: 'sandbox' | 'production', key: string) {
-    const r = await this.deps.ds.getRepository(IdempotencyKeyEntity).findOneBy({ businessId, environment, key });
+    const r = await this.deps.ds
+      .getRepository(IdempotencyKeyEntity)
+      .findOneBy({ businessId, environment, key });
     if (!r?.sessionId)
-      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry.');
+      throw new AppError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still in progress; retry.',
+      );
     const s = await this.deps.ds.getRepository(SessionEntity).findOneByOrFail({ id: r.sessionId });
     return { statusCode: r.statusCode ?? 201, session: this.created(s), replayed: true };
   }
@@ -236,7 +255,9 @@ export class SessionService {
   }
 
   async results(m: EntityManager, sessionId: string): Promise<StepResultView[]> {
-    const rows = await m.getRepository(StepResultEntity).find({ where: { sessionId }, order: { stage: 'ASC' } });
+    const rows = await m
+      .getRepository(StepResultEntity)
+      .find({ where: { sessionId }, order: { stage: 'ASC' } });
     return rows.map((r) => ({
       stage: r.stage,
       primitive: r.primitive,
@@ -250,8 +271,13 @@ export class SessionService {
   async continue(ctx: Ctx, id: string): Promise<SessionView> {
     const s = await this.load(ctx, id);
     if (s.status !== 'awaiting_decision')
-      throw new AppError('session_state_conflict', `Only a session in awaiting_decision can be continued (it is ${s.status}).`);
-    const rev = toRevisionView(await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision));
+      throw new AppError(
+        'session_state_conflict',
+        `Only a session in awaiting_decision can be continued (it is ${s.status}).`,
+      );
+    const rev = toRevisionView(
+      await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
+    );
     const now = this.deps.clock.now();
     const nextStep = rev.steps[s.currentStage];
     const done = await this.deps.ds.transaction((m) =>
@@ -268,8 +294,7 @@ export class SessionService {
   async stop(ctx: Ctx, id: string): Promise<SessionView> {
     const s = await this.load(ctx, id);
     const done = await this.deps.ds.transaction((m) => applyTransition(m, s, 'stop', this.deps.clock.now()));
-    if (!done)
-      throw new AppError('session_state_conflict', `A session in ${s.status} cannot be stopped.`);
+    if (!done) throw new AppError('session_state_conflict', `A session in ${s.status} cannot be stopped.`);
     this.deps.onEventsQueued?.();
     return this.get(ctx, id);
   }

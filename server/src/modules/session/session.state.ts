@@ -3,8 +3,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { enqueueEvent } from '../webhook/outbox';
-import { type SessionEvent, isTerminal, nextStatus } from './session.machine';
 import { SessionEntity } from './session.entity';
+import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
 
 type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>>;
 
@@ -32,7 +32,11 @@ export async function applyTransition(
     .createQueryBuilder()
     .update(SessionEntity)
     .set(set)
-    .where('id = :id AND status = :status AND version = :version', { id: s.id, status: s.status, version: s.version })
+    .where('id = :id AND status = :status AND version = :version', {
+      id: s.id,
+      status: s.status,
+      version: s.version,
+    })
     .execute();
   if (res.affected !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);

@@ -3,27 +3,25 @@
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser (cookie hash) may act.
 import type { DataSource } from 'typeorm';
-import type { Config } from '../../config/config';
 import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
+import type { Config } from '../../config/config';
 import type { AuditService } from '../audit/audit.service';
 import { BusinessEntity } from '../tenancy/business.entity';
+import { PID_VCT } from '../verification/dcql';
 import type { PresentationVerifier, VerifiedPresentation } from '../verification/presentation-verifier';
-import { buildWalletRequest } from '../verification/request';
+import { buildWalletRequest, DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { isTerminal } from './session.machine';
 import { SessionEntity } from './session.entity';
+import { isTerminal } from './session.machine';
 import { stepWindowEnd } from './session.service';
 import { applyTransition, enforceExpiry } from './session.state';
 import { StepResultEntity } from './step-result.entity';
-
-export const PID_VCT = 'urn:eudi:pid:1';
-export const WALLET_PROTOCOL = 'openid4vp-v1-unsigned';
 
 export interface Projection {
   id: string;
@@ -70,7 +68,10 @@ export class SessionTransport {
   }
 
   /** Explicit start from this browser. Returns the projection and the browser token to set as cookie. */
-  async start(id: string, browserToken: string | undefined): Promise<{ projection: Projection; token: string }> {
+  async start(
+    id: string,
+    browserToken: string | undefined,
+  ): Promise<{ projection: Projection; token: string }> {
     const s = await this.open(id);
     const token = browserToken && /^[\w-]{43}$/.test(browserToken) ? browserToken : randomToken(32);
     if (s.status !== 'created') {
@@ -138,11 +139,13 @@ export class SessionTransport {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const requestId = body.request_id;
-    if (typeof requestId !== 'string') throw new AppError('validation_failed', 'request_id is required.', { param: 'request_id' });
+    if (typeof requestId !== 'string')
+      throw new AppError('validation_failed', 'request_id is required.', { param: 'request_id' });
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
-    if (!req) throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
+    if (!req)
+      throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
     const steps = await this.steps(s);
@@ -163,7 +166,8 @@ export class SessionTransport {
         .set({ state: 'consumed' })
         .where('id = :id AND state = :open', { id: req.id, open: 'open' })
         .execute();
-      if (consumed.affected !== 1) throw new AppError('request_not_found', 'This wallet response was already used.');
+      if (consumed.affected !== 1)
+        throw new AppError('request_not_found', 'This wallet response was already used.');
       const completedAt = this.deps.clock.now();
       const { auditId } = await this.deps.audit.recordStep(m, {
         sessionId: s.id,
@@ -202,20 +206,30 @@ export class SessionTransport {
         environment: s.environment,
         sessionId: s.id,
         event: 'step.completed',
-        data: { session_id: s.id, stage: s.currentStage, primitive: step.primitive, audit_id: auditId, ...result },
+        data: {
+          session_id: s.id,
+          stage: s.currentStage,
+          primitive: step.primitive,
+          audit_id: auditId,
+          ...result,
+        },
         now: completedAt,
       });
       const nextStage = s.currentStage + 1;
       const next = steps[nextStage];
       const moved = step.gate_after
-        ? await applyTransition(m, s, 'step_completed_gate', completedAt, { currentStage: nextStage, stepExpiresAt: null })
+        ? await applyTransition(m, s, 'step_completed_gate', completedAt, {
+            currentStage: nextStage,
+            stepExpiresAt: null,
+          })
         : next
           ? await applyTransition(m, s, 'step_completed_more', completedAt, {
               currentStage: nextStage,
               stepExpiresAt: stepWindowEnd(next, completedAt, s.expiresAt),
             })
           : await applyTransition(m, s, 'step_completed_last', completedAt, { currentStage: nextStage });
-      if (!moved) throw new AppError('session_state_conflict', 'The session changed while the response was verified.');
+      if (!moved)
+        throw new AppError('session_state_conflict', 'The session changed while the response was verified.');
       return moved;
     });
     this.deps.onEventsQueued?.();
@@ -230,7 +244,10 @@ export class SessionTransport {
   }
 
   private async open(id: string): Promise<SessionEntity> {
-    const s = typeof id === 'string' && id.startsWith('sess_') ? await this.deps.ds.getRepository(SessionEntity).findOneBy({ id }) : null;
+    const s =
+      typeof id === 'string' && id.startsWith('sess_')
+        ? await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
+        : null;
     if (!s) throw new AppError('not_found', 'This session link is not valid.');
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
   }
@@ -251,15 +268,22 @@ export class SessionTransport {
   private requireActive(s: SessionEntity, token: string | undefined): void {
     this.requireBound(s, token);
     if (s.status !== 'in_progress')
-      throw new AppError('session_state_conflict', `The session is ${s.status}; no step is waiting for a wallet.`);
+      throw new AppError(
+        'session_state_conflict',
+        `The session is ${s.status}; no step is waiting for a wallet.`,
+      );
   }
 
   private async steps(s: SessionEntity): Promise<WorkflowStep[]> {
-    return toRevisionView(await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision)).steps;
+    return toRevisionView(
+      await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
+    ).steps;
   }
 
   private async project(s: SessionEntity, token: string | undefined): Promise<Projection> {
-    const rev = toRevisionView(await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision));
+    const rev = toRevisionView(
+      await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
+    );
     const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
     const done = Math.min(s.currentStage, rev.steps.length);
     return {

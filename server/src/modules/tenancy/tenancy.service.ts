@@ -2,12 +2,12 @@
 // environment (sk_sandbox_ / sk_production_). Verification is constant-time on the digest.
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { Environment } from '../../config/config';
 import type { Clock } from '../../common/clock';
 import type { Actor } from '../../common/context';
 import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { base32, newId, sha256Hex } from '../../common/ids';
+import type { Environment } from '../../config/config';
 import { ApiKeyEntity } from './api-key.entity';
 import { BusinessEntity } from './business.entity';
 
@@ -64,7 +64,8 @@ export class TenancyService {
 
   /** Resolves a bearer key to its tenant actor, or throws `unauthenticated` (same answer for every failure). */
   async authenticate(presented: string | undefined): Promise<Extract<Actor, { kind: 'api_key' }>> {
-    const fail = () => new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
+    const fail = () =>
+      new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
     if (!presented) throw fail();
     const m = KEY_RE.exec(presented);
     if (!m) throw fail();

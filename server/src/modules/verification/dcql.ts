@@ -40,7 +40,9 @@ export function buildIdentifyDcqlQuery(credentialQueryId: string, vct: string, c
         id: credentialQueryId,
         format: 'dc+sd-jwt',
         meta: { vct_values: [vct] },
-        ...(disclosed.length > 0 ? { claims: disclosed.map((c) => ({ path: [...DISCLOSED_IDENTIFY_CLAIMS[c]] })) } : {}),
+        ...(disclosed.length > 0
+          ? { claims: disclosed.map((c) => ({ path: [...DISCLOSED_IDENTIFY_CLAIMS[c]] })) }
+          : {}),
       },
     ],
   };

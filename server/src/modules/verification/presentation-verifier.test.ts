@@ -14,16 +14,16 @@ import { configFrom } from '../../config/config';
 import { createDataSource } from '../../db/data-source';
 import { createTestDatabase, type TestDatabase } from '../../db/test-database';
 import { type PresentOverrides, ReferenceWallet } from '../sandbox/reference-wallet';
+import { registerSandboxRoutes } from '../sandbox/sandbox.rest';
 import { SandboxCredentialEntity } from '../sandbox/sandbox-credential.entity';
 import { SandboxIssuer } from '../sandbox/sandbox-issuer';
 import { SandboxKeyEntity } from '../sandbox/sandbox-key.entity';
-import { registerSandboxRoutes } from '../sandbox/sandbox.rest';
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
 import { buildWalletRequest, newWalletNonce } from './request';
 import { httpStatusListFetcher } from './status-list-fetch';
-import { TrustedIssuerEntity } from './trusted-issuer.entity';
 import { TrustStore } from './trust';
+import { TrustedIssuerEntity } from './trusted-issuer.entity';
 
 const ORIGIN = 'https://hosted.example';
 const ALL_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
@@ -59,7 +59,10 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     registerSandboxRoutes(reg, { issuer, wallet });
     const pass: express.RequestHandler = (_req, _res, next) => next();
     reg.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass });
-    verifier = new PresentationVerifier({ trust: new TrustStore(ds), fetchStatusList: httpStatusListFetcher() });
+    verifier = new PresentationVerifier({
+      trust: new TrustStore(ds),
+      fetchStatusList: httpStatusListFetcher(),
+    });
   });
 
   afterAll(async () => {
@@ -73,7 +76,12 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     return { nonce, request: buildWalletRequest({ nonce, claims, vct }).request };
   };
 
-  const verify = (request: Record<string, unknown>, nonce: string, response: unknown, environment = 'sandbox') =>
+  const verify = (
+    request: Record<string, unknown>,
+    nonce: string,
+    response: unknown,
+    environment = 'sandbox',
+  ) =>
     verifier.verify({
       request,
       expectedNonce: nonce,
@@ -84,7 +92,11 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     });
 
   /** A presentation by the real wallet code, possibly dishonest, verified as the session service would. */
-  const presentAndVerify = async (persona: string, overrides: PresentOverrides = {}, environment = 'sandbox') => {
+  const presentAndVerify = async (
+    persona: string,
+    overrides: PresentOverrides = {},
+    environment = 'sandbox',
+  ) => {
     const { nonce, request } = newRequest();
     const response = await wallet.presentWith({ persona, request, origin: ORIGIN, overrides });
     return verify(request, nonce, response, environment);
@@ -121,10 +133,16 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
       format: 'dc+sd-jwt',
       issuer: `${baseUrl}/sandbox/issuer`,
       vct: 'urn:eudi:pid:1',
-      statusChecked: { uri: expect.stringMatching(`^${baseUrl}/sandbox/status-lists/`), idx: 0, status: 'valid' },
+      statusChecked: {
+        uri: expect.stringMatching(`^${baseUrl}/sandbox/status-lists/`),
+        idx: 0,
+        status: 'valid',
+      },
     });
     expect(result.holderKeyThumbprint).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(result.checks).toEqual(expect.arrayContaining(['issuer_signature', 'nonce', 'audience', 'sd_hash', 'status_list']));
+    expect(result.checks).toEqual(
+      expect.arrayContaining(['issuer_signature', 'nonce', 'audience', 'sd_hash', 'status_list']),
+    );
   });
 
   it('discloses only what was asked: a one-claim request yields one disclosure and one claim', async () => {
@@ -140,7 +158,9 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     const res = await fetch(`${baseUrl}/sandbox/status-lists/stl_sandbox_pid_1`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/statuslist\+jwt/);
-    const personas = (await (await fetch(`${baseUrl}/sandbox/wallet/personas`)).json()) as { personas: { id: string }[] };
+    const personas = (await (await fetch(`${baseUrl}/sandbox/wallet/personas`)).json()) as {
+      personas: { id: string }[];
+    };
     expect(personas.personas.map((p) => p.id)).toEqual(
       expect.arrayContaining(['adult', 'minor', 'revoked', 'suspended', 'expired', 'unknown_issuer']),
     );
@@ -150,6 +170,13 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     const nowS = Math.floor(clock.now().getTime() / 1000);
     const otherKey = (await ES256.generateKeyPair()).privateKey;
     const wrongTyp = await issuer.issueFor('adult', { typ: 'vc+sd-jwt' });
+    const plain = newRequest();
+    // Reordered disclosures: every digest still matches, but the KB-JWT covered another exact string.
+    const reordered = newRequest();
+    const honest = (await wallet.respond({ persona: 'adult', request: reordered.request, origin: ORIGIN }))
+      .vp_token;
+    const [jwt, d1, d2, ...rest] = (honest.pid?.[0] ?? '').split('~');
+    const swapped = { vp_token: { pid: [[jwt, d2, d1, ...rest].join('~')] } };
     const cases: [string, Promise<unknown>, ErrorCode][] = [
       ['tampered disclosure', presentAndVerify('adult', { tamperDisclosure: true }), 'disclosure_invalid'],
       ['wrong nonce', presentAndVerify('adult', { nonce: newWalletNonce() }), 'nonce_mismatch'],
@@ -163,9 +190,23 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
       ['iat in the future', presentAndVerify('adult', { iat: nowS + 60 }), 'key_binding_stale'],
       ['missing KB-JWT', presentAndVerify('adult', { omitKeyBinding: true }), 'key_binding_missing'],
       ['wrong typ', presentAndVerify('adult', { credential: wrongTyp }), 'credential_type_invalid'],
-      ['requested claim not disclosed', presentAndVerify('adult', { omitClaims: ['birth_date'] }), 'claims_missing'],
+      [
+        'requested claim not disclosed',
+        presentAndVerify('adult', { omitClaims: ['birth_date'] }),
+        'claims_missing',
+      ],
       ['sandbox credential in production', presentAndVerify('adult', {}, 'production'), 'issuer_untrusted'],
-      ['malformed response', verify(newRequest().request, 'x'.repeat(43), { vp_token: 'nope' }), 'presentation_malformed'],
+      [
+        'malformed response',
+        verify(plain.request, plain.nonce, { vp_token: 'nope' }),
+        'presentation_malformed',
+      ],
+      ['reordered disclosures', verify(reordered.request, reordered.nonce, swapped), 'sd_hash_mismatch'],
+      [
+        'wallet error response',
+        verify(plain.request, plain.nonce, { error: 'access_denied' }),
+        'presentation_malformed',
+      ],
     ];
     const outcomes = await Promise.all(cases.map(async ([name, p, code]) => [name, await codeOf(p), code]));
     for (const [name, got, want] of outcomes) expect({ name, code: got }).toEqual({ name, code: want });
@@ -180,7 +221,9 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
 
   it('the wallet refuses a request its persona cannot satisfy', async () => {
     const { request } = newRequest(['given_name'], 'urn:example:other:1');
-    expect(await codeOf(wallet.respond({ persona: 'adult', request, origin: ORIGIN }))).toBe('claims_missing');
+    expect(await codeOf(wallet.respond({ persona: 'adult', request, origin: ORIGIN }))).toBe(
+      'claims_missing',
+    );
   });
 
   it('seeding is idempotent, and a new BASE_URL re-issues credentials and moves trust (status indices kept)', async () => {
@@ -194,11 +237,15 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     await issuer.ensureSeeded();
     expect(await count()).toEqual(before);
     expect(before).toEqual({ keys: 8, credentials: 6, trusted: 1 });
-    expect((await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' })).credential).toBe(
-      adultBefore.credential,
-    );
+    expect(
+      (await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' })).credential,
+    ).toBe(adultBefore.credential);
 
-    const moved = new SandboxIssuer({ ds, config: configFrom({ BASE_URL: 'https://sandbox.moved.example' }), clock });
+    const moved = new SandboxIssuer({
+      ds,
+      config: configFrom({ BASE_URL: 'https://sandbox.moved.example' }),
+      clock,
+    });
     await moved.ensureSeeded();
     const adultMoved = await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' });
     expect(adultMoved.credential).not.toBe(adultBefore.credential);

@@ -10,7 +10,12 @@ import {
 import { SDJwt } from '@sd-jwt/core';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
-import { type DcqlCredentialQuery, DcqlPresentationResult, type DcqlQuery, type DcqlSdJwtVcCredential } from 'dcql';
+import {
+  type DcqlCredentialQuery,
+  DcqlPresentationResult,
+  type DcqlQuery,
+  type DcqlSdJwtVcCredential,
+} from 'dcql';
 import {
   base64url,
   calculateJwkThumbprint,
@@ -22,9 +27,9 @@ import {
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
-import type { Environment } from '../../config/config';
 import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
+import type { Environment } from '../../config/config';
 import { claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
 import { SD_JWT_ALGS } from './request';
 import type { TrustStore } from './trust';
@@ -84,7 +89,9 @@ export class PresentationVerifier {
     const checks: string[] = [];
     const now = Math.floor(input.now.getTime() / 1000);
     // Our own request: a failure here is a bug on our side, not the wallet's, so it is a plain Error.
-    if (input.request.nonce !== input.expectedNonce) throw new Error('request nonce differs from expected nonce');
+    if (input.request.nonce !== input.expectedNonce) {
+      throw new Error('request nonce differs from expected nonce');
+    }
     const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
     const credentialQuery = dcqlQuery.credentials[0];
     if (dcqlQuery.credentials.length !== 1 || credentialQuery?.format !== 'dc+sd-jwt') {
@@ -111,9 +118,13 @@ export class PresentationVerifier {
 
     // 2. Issuer trust comes first: nothing in the credential is believed before its issuer is known.
     const issuer = payload.iss;
-    if (typeof issuer !== 'string' || issuer.length === 0) fail('presentation_malformed', 'The credential has no iss.');
+    if (typeof issuer !== 'string' || issuer.length === 0) {
+      fail('presentation_malformed', 'The credential has no iss.');
+    }
     const issuerKey = await this.deps.trust.issuerKey(issuer as string, input.environment);
-    if (!issuerKey) return fail('issuer_untrusted', 'The credential issuer is not trusted for this environment.');
+    if (!issuerKey) {
+      return fail('issuer_untrusted', 'The credential issuer is not trusted for this environment.');
+    }
     checks.push('issuer_trusted');
     await verifyJws(issuerJwt, issuerKey, 'credential_signature_invalid', 'The issuer signature is invalid.');
     checks.push('issuer_signature');
@@ -146,7 +157,9 @@ export class PresentationVerifier {
     // 6. Key binding: required by policy, whatever the credential or the query says.
     if (kbJwt.length === 0) fail('key_binding_missing', 'The presentation has no key-binding JWT.');
     const holderJwk = (payload.cnf as { jwk?: unknown } | undefined)?.jwk;
-    if (!isObject(holderJwk)) return fail('key_binding_invalid', 'The credential has no holder key (cnf.jwk).');
+    if (!isObject(holderJwk)) {
+      return fail('key_binding_invalid', 'The credential has no holder key (cnf.jwk).');
+    }
     let kbHeader: ProtectedHeaderParameters;
     let kb: JWTPayload;
     try {
@@ -156,13 +169,20 @@ export class PresentationVerifier {
       return fail('key_binding_invalid', 'The key-binding JWT cannot be decoded.', e);
     }
     if (kbHeader.typ !== 'kb+jwt') fail('key_binding_invalid', 'The key-binding JWT typ is not kb+jwt.');
-    await verifyJws(kbJwt, holderJwk as JWK, 'key_binding_invalid', 'The key-binding signature is not by cnf.jwk.');
+    await verifyJws(
+      kbJwt,
+      holderJwk as JWK,
+      'key_binding_invalid',
+      'The key-binding signature is not by cnf.jwk.',
+    );
     checks.push('key_binding_signature');
     if (typeof kb.nonce !== 'string' || !safeEqual(kb.nonce, input.expectedNonce)) {
       fail('nonce_mismatch', 'The key-binding nonce is not the request nonce.');
     }
     checks.push('nonce');
-    if (kb.aud !== input.expectedAudience) fail('audience_mismatch', 'The key-binding aud is not this verifier.');
+    if (kb.aud !== input.expectedAudience) {
+      fail('audience_mismatch', 'The key-binding aud is not this verifier.');
+    }
     checks.push('audience');
     if (typeof kb.iat !== 'number' || kb.iat > now + this.skew || kb.iat < now - this.kbMaxAge - this.skew) {
       fail('key_binding_stale', 'The key-binding iat is outside the accepted window.');
@@ -212,15 +232,22 @@ export class PresentationVerifier {
       if (id !== credentialQueryId) fail('presentation_malformed', 'The vp_token answers an unknown query.');
     }
     const entries = presentations[credentialQueryId];
-    if (!entries) return fail('claims_missing', 'The vp_token has no presentation for the requested credential.');
+    if (!entries) {
+      return fail('claims_missing', 'The vp_token has no presentation for the requested credential.');
+    }
     if (entries.length !== 1 || typeof entries[0] !== 'string') {
       fail('presentation_malformed', 'Exactly one SD-JWT presentation string is expected.');
     }
     return entries[0] as string;
   }
 
-  private async checkStatus(payload: JWTPayload, issuerKey: JWK, now: number): Promise<VerifiedPresentation['statusChecked']> {
-    const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list;
+  private async checkStatus(
+    payload: JWTPayload,
+    issuerKey: JWK,
+    now: number,
+  ): Promise<VerifiedPresentation['statusChecked']> {
+    const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)
+      ?.status_list;
     const idx = ref?.idx;
     const uri = ref?.uri;
     if (typeof uri !== 'string' || typeof idx !== 'number' || !Number.isInteger(idx) || idx < 0) {
@@ -241,7 +268,12 @@ export class PresentationVerifier {
       return fail('status_check_failed', 'The status list token cannot be decoded.', e);
     }
     if (header.typ !== 'statuslist+jwt') fail('status_check_failed', 'The status list token typ is wrong.');
-    await verifyJws(token, issuerKey, 'status_check_failed', 'The status list is not signed by the credential issuer.');
+    await verifyJws(
+      token,
+      issuerKey,
+      'status_check_failed',
+      'The status list is not signed by the credential issuer.',
+    );
     if (claims.sub !== uri) fail('status_check_failed', 'The status list token is for another URI (sub).');
     if (typeof claims.exp === 'number' && claims.exp + this.skew <= now) {
       fail('status_check_failed', 'The status list token has expired.');
@@ -294,7 +326,10 @@ async function disclosedClaims(sdJwtPart: string, payload: JWTPayload): Promise<
       return;
     }
     if (!isObject(node)) return;
-    const refs = [...(Array.isArray(node._sd) ? node._sd : []), ...(typeof node['...'] === 'string' ? [node['...']] : [])];
+    const refs = [
+      ...(Array.isArray(node._sd) ? node._sd : []),
+      ...(typeof node['...'] === 'string' ? [node['...']] : []),
+    ];
     for (const ref of refs) {
       if (typeof ref === 'string' && byDigest.has(ref) && !reached.has(ref)) {
         reached.add(ref);
@@ -304,7 +339,9 @@ async function disclosedClaims(sdJwtPart: string, payload: JWTPayload): Promise<
     for (const [k, v] of Object.entries(node)) if (k !== '_sd' && k !== '...') walk(v);
   };
   walk(payload);
-  if (reached.size !== byDigest.size) fail('disclosure_invalid', 'A disclosure does not match the credential.');
+  if (reached.size !== byDigest.size) {
+    fail('disclosure_invalid', 'A disclosure does not match the credential.');
+  }
   try {
     return (await sdjwt.getClaims(hasher)) as Json;
   } catch (e) {

@@ -20,7 +20,9 @@ export function buildWalletRequest(spec: { nonce: string; claims: string[]; vct:
   credentialQueryId: string;
 } {
   // 22 base64url characters carry 132 bits: the minimum we accept for a nonce.
-  if (!/^[A-Za-z0-9_-]{22,}$/.test(spec.nonce)) throw new Error('wallet request nonce must carry >= 128 bits');
+  if (!/^[A-Za-z0-9_-]{22,}$/.test(spec.nonce)) {
+    throw new Error('wallet request nonce must carry >= 128 bits');
+  }
   const dcqlQuery = buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, spec.vct, spec.claims);
   return {
     request: {

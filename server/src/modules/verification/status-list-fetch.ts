@@ -5,7 +5,9 @@ const MAX_BYTES = 1_000_000;
 export function httpStatusListFetcher(opts: { timeoutMs?: number } = {}): (uri: string) => Promise<string> {
   return async (uri) => {
     const url = new URL(uri);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('status list uri must be http(s)');
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new Error('status list uri must be http(s)');
+    }
     const res = await fetch(url, {
       headers: { accept: 'application/statuslist+jwt' },
       redirect: 'follow',

@@ -5,15 +5,15 @@
 // events of its session (they stay `pending`, parked) until it is redelivered from the dashboard and gets its
 // 2xx; receivers never see, say, session.completed without the step.completed before it.
 //
-// Claiming: a short transaction selects due rows (`FOR UPDATE SKIP LOCKED` on MySQL/MariaDB, so several relays
-// share the work; SQLite has a single writer, so one relay per SQLite database) and moves their
+// Claiming: a short READ COMMITTED transaction selects due rows (`FOR UPDATE SKIP LOCKED` on MySQL/MariaDB, so
+// several relays share the work; SQLite has a single writer, so one relay per SQLite database) and moves their
 // next_attempt_at forward by timeout + margin (a lease). The HTTP call runs outside any transaction; the outcome
 // is written only if the lease is still ours. A relay that dies mid-delivery leaves the lease to expire and the
 // event is retried (at-least-once).
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { type DataSource, In, LessThanOrEqual, MoreThan, Not } from 'typeorm';
+import { type DataSource, type EntityManager, In, LessThanOrEqual, MoreThan, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
 import { logTag, newId } from '../../common/ids';
@@ -139,9 +139,18 @@ export class WebhookRelay {
       });
   }
 
+  /**
+   * READ COMMITTED on MySQL: no gap locks, so two relays' claims (which move rows within the due index) and
+   * outcome writes do not deadlock on each other's scanned ranges; SKIP LOCKED then only skips claimed rows.
+   */
+  private transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    const { ds } = this.deps;
+    return isMysql(ds) ? ds.transaction('READ COMMITTED', fn) : ds.transaction(fn);
+  }
+
   private async claim(): Promise<Claimed[]> {
     const { ds, clock } = this.deps;
-    return ds.transaction(async (m) => {
+    return this.transaction(async (m) => {
       const repo = m.getRepository(WebhookEventEntity);
       const now = clock.now();
       const qb = repo
@@ -150,7 +159,8 @@ export class WebhookRelay {
         .andWhere('e.nextAttemptAt <= :now', { now })
         .orderBy('e.nextAttemptAt', 'ASC')
         .limit(BATCH);
-      if (isMysql(ds)) qb.setLock('pessimistic_write').setOnLocked('skip_locked');
+      // The due index keeps the locked set to the rows actually claimed (a table scan would lock every row read).
+      if (isMysql(ds)) qb.useIndex('IDX_webhook_event_due').setLock('pessimistic_write').setOnLocked('skip_locked');
       const due = await qb.getMany();
       if (due.length === 0) return [];
 
@@ -177,9 +187,9 @@ export class WebhookRelay {
         const wakeAt = head.status === 'failed' ? new Date(now.getTime() + PARK_MS) : head.nextAttemptAt;
         if (wakeAt > now) await repo.update({ id: e.id }, { nextAttemptAt: wakeAt });
       }
-      if (claimed.length > 0) {
-        await repo.update({ id: In(claimed.map((c) => c.event.id)) }, { nextAttemptAt: lease });
-      }
+      // One primary-key update per row: an `id IN (...)` update may be planned as a scan that waits on rows
+      // another relay has locked, which deadlocks against it.
+      for (const c of claimed) await repo.update({ id: c.event.id }, { nextAttemptAt: lease });
       return claimed;
     });
   }
@@ -237,7 +247,7 @@ export class WebhookRelay {
     const attempts = ev.attempts + 1;
     const delay = o.error === null ? null : nextRetryDelayMs(attempts, o.retryAfterMs);
     const result = o.error === null ? 'delivered' : delay === null ? 'failed' : 'retry';
-    await this.deps.ds.transaction(async (m) => {
+    await this.transaction(async (m) => {
       await m.getRepository(WebhookAttemptEntity).insert({
         id: newId('whatt'),
         eventId: ev.id,
@@ -264,11 +274,14 @@ export class WebhookRelay {
         return;
       }
       if (result === 'delivered') {
-        // Wake the session's later events, parked behind this one.
-        await repo.update(
-          { sessionId: ev.sessionId, status: 'pending', sequence: MoreThan(ev.sequence), nextAttemptAt: MoreThan(now) },
-          { nextAttemptAt: now },
-        );
+        // Wake the session's next event, parked behind this one. Found without locking, then updated by primary
+        // key (the time condition is re-evaluated on the latest row, after any claim that holds it commits).
+        const next = await repo.findOne({
+          select: { id: true },
+          where: { sessionId: ev.sessionId, status: 'pending', sequence: MoreThan(ev.sequence) },
+          order: { sequence: 'ASC' },
+        });
+        if (next) await repo.update({ id: next.id, nextAttemptAt: MoreThan(now) }, { nextAttemptAt: now });
       }
     });
     const fields = {

@@ -1,14 +1,22 @@
 // Thin GraphQL resolver over WebhookService: map arguments, call, map results.
 import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { GqlContext } from '../../graphql/context';
-import { ConfiguredWebhookEndpointGql, WebhookDeliveryGql, WebhookDeliveryStatusGql, WebhookEndpointGql } from './webhook.graphql';
+import {
+  ConfiguredWebhookEndpointGql,
+  WebhookDeliveryGql,
+  WebhookDeliveryStatusGql,
+  WebhookEndpointGql,
+} from './webhook.graphql';
 import type { WebhookService } from './webhook.service';
 
 export function createWebhookResolver(service: WebhookService) {
   @Resolver()
   class WebhookResolver {
     @Authorized()
-    @Query(() => WebhookEndpointGql, { nullable: true, description: 'The webhook endpoint of this environment.' })
+    @Query(() => WebhookEndpointGql, {
+      nullable: true,
+      description: 'The webhook endpoint of this environment.',
+    })
     async webhookEndpoint(@GqlCtx() { ctx }: GqlContext): Promise<WebhookEndpointGql | null> {
       return service.getEndpoint(ctx);
     }
@@ -40,7 +48,9 @@ export function createWebhookResolver(service: WebhookService) {
     }
 
     @Authorized()
-    @Mutation(() => Boolean, { description: 'Queues a permanently failed delivery again with a fresh schedule.' })
+    @Mutation(() => Boolean, {
+      description: 'Queues a permanently failed delivery again with a fresh schedule.',
+    })
     async redeliverWebhook(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<boolean> {
       await service.redeliver(ctx, id);
       return true;

@@ -14,7 +14,8 @@ registerEnumType(PrimitiveGql, { name: 'Primitive', description: 'The verificati
 export class WorkflowStepGql {
   @Field(() => PrimitiveGql) primitive!: Primitive;
   @Field(() => [String], { nullable: true, description: 'identify: requested claims.' }) claims?: string[];
-  @Field(() => Int, { nullable: true, description: 'age_verify: age threshold in years.' }) threshold?: number;
+  @Field(() => Int, { nullable: true, description: 'age_verify: age threshold in years.' })
+  threshold?: number;
   @Field(() => Int, { nullable: true, description: 'sign: documents each run uploads.' }) documents?: number;
   @Field(() => String, { nullable: true, description: 'attestation: inline terms (at most 1,000 words).' })
   terms?: string;
@@ -35,7 +36,10 @@ export class WorkflowStepInput {
 @InputType('CreateWorkflowInput')
 export class CreateWorkflowInput {
   @Field(() => String) name!: string;
-  @Field(() => Boolean, { nullable: true, description: 'Sessions are created only through the API (default true).' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Sessions are created only through the API (default true).',
+  })
   apiOnly?: boolean;
   @Field(() => [WorkflowStepInput], { nullable: true }) steps?: WorkflowStepInput[];
 }

@@ -1,8 +1,6 @@
 // Thin GraphQL resolver over WorkflowService: map arguments, call, map results.
 import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GqlContext } from '../../graphql/context';
-import type { RevisionView, WorkflowService, WorkflowView } from './workflow.service';
-import type { WorkflowStep } from './workflow.steps';
 import {
   CreateWorkflowInput,
   WorkflowGql,
@@ -10,6 +8,8 @@ import {
   type WorkflowStepGql,
   WorkflowStepInput,
 } from './workflow.graphql';
+import type { RevisionView, WorkflowService, WorkflowView } from './workflow.service';
+import type { WorkflowStep } from './workflow.steps';
 
 const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undefined =>
   steps?.map((s) => ({
@@ -64,7 +64,13 @@ export function createWorkflowResolver(service: WorkflowService) {
       @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<WorkflowGql> {
-      return workflowOut(await service.create(ctx, { name: input.name, apiOnly: input.apiOnly ?? undefined, steps: stepsIn(input.steps) }));
+      return workflowOut(
+        await service.create(ctx, {
+          name: input.name,
+          apiOnly: input.apiOnly ?? undefined,
+          steps: stepsIn(input.steps),
+        }),
+      );
     }
 
     @Authorized()

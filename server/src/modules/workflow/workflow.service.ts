@@ -5,9 +5,9 @@ import { tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { inTransaction } from '../../db/data-source';
-import { WorkflowRevisionEntity } from './workflow-revision.entity';
-import { type WorkflowStep, validateSteps } from './workflow.steps';
 import { WorkflowEntity } from './workflow.entity';
+import { validateSteps, type WorkflowStep } from './workflow.steps';
+import { WorkflowRevisionEntity } from './workflow-revision.entity';
 
 export interface WorkflowView {
   id: string;
@@ -53,7 +53,8 @@ export class WorkflowService {
   async create(ctx: Ctx, input: { name: string; apiOnly?: boolean; steps?: unknown }): Promise<WorkflowView> {
     const { businessId } = tenantOf(ctx);
     const name = input.name?.trim();
-    if (!name || name.length > 200) throw new AppError('validation_failed', 'name must be 1-200 characters.', { param: 'name' });
+    if (!name || name.length > 200)
+      throw new AppError('validation_failed', 'name must be 1-200 characters.', { param: 'name' });
     const steps = validateSteps(input.steps ?? [], false);
     const now = ctx.clock.now();
     const w = Object.assign(new WorkflowEntity(), {
@@ -72,7 +73,9 @@ export class WorkflowService {
 
   async list(ctx: Ctx): Promise<WorkflowView[]> {
     const { businessId } = tenantOf(ctx);
-    const rows = await this.deps.ds.getRepository(WorkflowEntity).find({ where: { businessId }, order: { createdAt: 'ASC' } });
+    const rows = await this.deps.ds
+      .getRepository(WorkflowEntity)
+      .find({ where: { businessId }, order: { createdAt: 'ASC' } });
     return rows.map(toView);
   }
 
@@ -88,7 +91,10 @@ export class WorkflowService {
     w.updatedAt = ctx.clock.now();
     await this.deps.ds
       .getRepository(WorkflowEntity)
-      .update({ id: w.id, businessId: w.businessId }, { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt });
+      .update(
+        { id: w.id, businessId: w.businessId },
+        { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt },
+      );
     return toView(w);
   }
 
@@ -104,7 +110,8 @@ export class WorkflowService {
         .set({ latestRevision: revision, updatedAt: ctx.clock.now() })
         .where('id = :id AND latest_revision = :prev', { id: w.id, prev: w.latestRevision })
         .execute();
-      if (res.affected !== 1) throw new AppError('session_state_conflict', 'The workflow was published concurrently; retry.');
+      if (res.affected !== 1)
+        throw new AppError('session_state_conflict', 'The workflow was published concurrently; retry.');
       const r = Object.assign(new WorkflowRevisionEntity(), {
         id: newId('wfr'),
         workflowId: w.id,
@@ -129,12 +136,20 @@ export class WorkflowService {
   }
 
   /** The latest published revision of a workflow of this business, for pinning a new session. */
-  async latestPublished(m: EntityManager, businessId: string, workflowId: string): Promise<WorkflowRevisionEntity> {
+  async latestPublished(
+    m: EntityManager,
+    businessId: string,
+    workflowId: string,
+  ): Promise<WorkflowRevisionEntity> {
     const w = await m.getRepository(WorkflowEntity).findOneBy({ id: workflowId, businessId });
     if (!w) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'workflow_id' });
     if (w.latestRevision === 0)
-      throw new AppError('workflow_not_published', 'Publish the workflow before creating sessions.', { param: 'workflow_id' });
-    const r = await m.getRepository(WorkflowRevisionEntity).findOneBy({ workflowId, revision: w.latestRevision });
+      throw new AppError('workflow_not_published', 'Publish the workflow before creating sessions.', {
+        param: 'workflow_id',
+      });
+    const r = await m
+      .getRepository(WorkflowRevisionEntity)
+      .findOneBy({ workflowId, revision: w.latestRevision });
     if (!r) throw new AppError('internal_error', 'Published revision missing.');
     return r;
   }

@@ -6,7 +6,13 @@ export const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'] as c
 export type Primitive = (typeof PRIMITIVES)[number];
 
 /** Claims an identify step may request. document_status is the status-list check, not a disclosed claim. */
-export const IDENTIFY_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'] as const;
+export const IDENTIFY_CLAIMS = [
+  'given_name',
+  'family_name',
+  'birth_date',
+  'nationality',
+  'document_status',
+] as const;
 export type IdentifyClaim = (typeof IDENTIFY_CLAIMS)[number];
 
 /** Primitives whose verification runs end to end today; publishing others is refused until they do. */
@@ -30,21 +36,31 @@ export interface WorkflowStep {
 }
 
 /** Per-step security window in minutes (see README: identify and attestation 10, age_verify 3, sign 30). */
-export const STEP_WINDOW_MINUTES: Record<Primitive, number> = { identify: 10, age_verify: 3, sign: 30, attestation: 10 };
+export const STEP_WINDOW_MINUTES: Record<Primitive, number> = {
+  identify: 10,
+  age_verify: 3,
+  sign: 30,
+  attestation: 10,
+};
 
 const wordCount = (s: string) => s.trim().split(/\s+/).filter(Boolean).length;
 
 /** Validates and normalizes a step list. `forPublish` adds the rules that only bind published revisions. */
 export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep[] {
-  if (!Array.isArray(input)) throw new AppError('workflow_invalid', 'steps must be a list.', { param: 'steps' });
-  if (input.length > MAX_STEPS) throw new AppError('workflow_invalid', `At most ${MAX_STEPS} steps.`, { param: 'steps' });
+  if (!Array.isArray(input))
+    throw new AppError('workflow_invalid', 'steps must be a list.', { param: 'steps' });
+  if (input.length > MAX_STEPS)
+    throw new AppError('workflow_invalid', `At most ${MAX_STEPS} steps.`, { param: 'steps' });
   if (forPublish && input.length === 0)
-    throw new AppError('workflow_invalid', 'A published workflow needs at least one step.', { param: 'steps' });
+    throw new AppError('workflow_invalid', 'A published workflow needs at least one step.', {
+      param: 'steps',
+    });
   return input.map((raw, i): WorkflowStep => {
     const s = raw as Partial<WorkflowStep>;
     const param = `steps[${i}]`;
     const bad = (detail: string) => new AppError('workflow_invalid', `Step ${i}: ${detail}`, { param });
-    if (!s || !PRIMITIVES.includes(s.primitive as Primitive)) throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`);
+    if (!s || !PRIMITIVES.includes(s.primitive as Primitive))
+      throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`);
     const step: WorkflowStep = { primitive: s.primitive as Primitive };
     if (s.gate_after) step.gate_after = true;
     switch (step.primitive) {

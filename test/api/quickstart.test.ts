@@ -1,0 +1,68 @@
+// A newcomer's first run: the embedded defaults (SQLite file in DATA_DIR, no DATABASE_URL) seed a sandbox
+// business whose printed key, workflow and curl work, and the built-in receiver shows signed deliveries.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFrom } from '../../server/src/config/config';
+import { quickstartBanner, seedQuickstart } from '../../server/src/modules/quickstart/quickstart';
+import { createService, type Service } from '../../server/src/service';
+import { Api, freePort, type Json } from '../support/harness';
+import { SignerClient } from '../support/signer';
+
+describe('quickstart on embedded defaults', () => {
+  let svc: Service;
+  let dataDir: string;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quickstart-'));
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    const config = configFrom({ PORT: String(port), DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' } as never);
+    expect(config.databaseUrl).toBeUndefined();
+    svc = await createService(config);
+    await svc.listen();
+  });
+  afterAll(async () => {
+    await svc?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('seeds once, prints a working key and curl, and delivers signed webhooks to the dev receiver', async () => {
+    const qs = await seedQuickstart(svc);
+    expect(qs).not.toBeNull();
+    if (!qs) return;
+    expect(fs.existsSync(path.join(dataDir, 'service.sqlite'))).toBe(true);
+    const file = JSON.parse(fs.readFileSync(path.join(dataDir, 'quickstart.json'), 'utf8'));
+    expect(Object.keys(file).sort()).toEqual(['api_key', 'base_url', 'workflow_id']);
+    expect(file).toEqual(qs);
+    expect(qs.api_key).toMatch(/^sk_sandbox_/);
+    expect(quickstartBanner(qs)).toContain(`curl -s -X POST ${baseUrl}/v1/sessions`);
+    expect(await seedQuickstart(svc)).toEqual(qs); // a restart does not seed again
+
+    const api = new Api(baseUrl, qs.api_key);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: qs.workflow_id });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    expect(wr.body.sandbox_personas.map((p: { id: string }) => p.id)).toContain('adult');
+    const response = await svc.wallet.respond({ persona: 'adult', request: wr.body.request, origin: baseUrl });
+    expect((await signer.submit(wr.body.request_id, response)).body.status).toBe('completed');
+
+    let deliveries: Json[] = [];
+    await expect
+      .poll(
+        async () => {
+          const page = await new Api(baseUrl).rest('GET', '/dev/webhook-receiver?format=json');
+          deliveries = page.body.deliveries;
+          return deliveries.length;
+        },
+        { timeout: 15_000, interval: 100 },
+      )
+      .toBe(2);
+    expect(deliveries.map((d) => d.event).sort()).toEqual(['session.completed', 'step.completed']);
+    expect(deliveries.every((d) => d.signatureValid)).toBe(true);
+  });
+});
