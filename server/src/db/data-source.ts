@@ -59,3 +59,37 @@ export async function inTransaction<T>(
   if (manager?.queryRunner?.isTransactionActive) return fn(manager);
   return ds.transaction(fn);
 }
+
+const isDeadlock = (e: unknown): boolean => {
+  const err = e as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
+  const code = err?.driverError?.code ?? err?.code;
+  return code === 'ER_LOCK_DEADLOCK' || (err?.driverError?.errno ?? err?.errno) === 1213;
+};
+
+/**
+ * A transaction retried when MySQL picks it as a deadlock victim (the whole unit of work re-runs, so it must
+ * re-read what it decides on: every caller here does, through guarded writes).
+ */
+export async function transactionWithRetry<T>(
+  ds: DataSource,
+  fn: (m: EntityManager) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await ds.transaction(fn);
+    } catch (e) {
+      if (i >= attempts || !isDeadlock(e)) throw e;
+    }
+  }
+}
+
+/**
+ * Takes the row lock of a session first, so every transaction that touches a session (state, results,
+ * outbox) locks in the same order. SQLite has a single writer and needs nothing.
+ */
+export async function lockSessionRow(m: EntityManager, sessionId: string): Promise<void> {
+  const type = m.connection.options.type;
+  if (type === 'mysql' || type === 'mariadb')
+    await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);
+}

@@ -6,6 +6,7 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -280,11 +281,12 @@ export class SessionService {
     );
     const now = this.deps.clock.now();
     const nextStep = rev.steps[s.currentStage];
-    const done = await this.deps.ds.transaction((m) =>
-      nextStep
+    const done = await transactionWithRetry(this.deps.ds, async (m) => {
+      await lockSessionRow(m, s.id);
+      return nextStep
         ? applyTransition(m, s, 'continue', now, { stepExpiresAt: stepWindowEnd(nextStep, now, s.expiresAt) })
-        : applyTransition(m, s, 'continue_last', now),
-    );
+        : applyTransition(m, s, 'continue_last', now);
+    });
     if (!done) throw new AppError('session_state_conflict', 'The session changed meanwhile; read it again.');
     this.deps.onEventsQueued?.();
     return this.get(ctx, id);
@@ -293,7 +295,10 @@ export class SessionService {
   /** Business stops a session that has not ended (created, in_progress or awaiting_decision). */
   async stop(ctx: Ctx, id: string): Promise<SessionView> {
     const s = await this.load(ctx, id);
-    const done = await this.deps.ds.transaction((m) => applyTransition(m, s, 'stop', this.deps.clock.now()));
+    const done = await transactionWithRetry(this.deps.ds, async (m) => {
+      await lockSessionRow(m, s.id);
+      return applyTransition(m, s, 'stop', this.deps.clock.now());
+    });
     if (!done) throw new AppError('session_state_conflict', `A session in ${s.status} cannot be stopped.`);
     this.deps.onEventsQueued?.();
     return this.get(ctx, id);

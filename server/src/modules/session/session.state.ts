@@ -2,6 +2,7 @@
 // rows), in the caller's transaction together with its outbox rows. Also enforces expiry on access.
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import { enqueueEvent } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -76,7 +77,10 @@ export async function enforceExpiry(
   let cur = s;
   for (let i = 0; i < 5 && isOverdue(cur, clock.now()); i++) {
     const snapshot = cur;
-    const won = await ds.transaction((m) => applyTransition(m, snapshot, 'expire', clock.now()));
+    const won = await transactionWithRetry(ds, async (m) => {
+      await lockSessionRow(m, snapshot.id);
+      return applyTransition(m, snapshot, 'expire', clock.now());
+    });
     if (won) {
       onQueued?.();
       return won;

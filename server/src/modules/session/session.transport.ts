@@ -8,6 +8,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { PID_VCT } from '../verification/dcql';
@@ -81,13 +82,14 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
     const first = steps[0];
-    const started = await this.deps.ds.transaction((m) =>
-      applyTransition(m, s, 'start', now, {
+    const started = await transactionWithRetry(this.deps.ds, async (m) => {
+      await lockSessionRow(m, s.id);
+      return applyTransition(m, s, 'start', now, {
         bindingHash: sha256Hex(token),
         currentStage: 0,
         stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
-      }),
-    );
+      });
+    });
     if (!started) {
       // another browser (or tab) won the start: answer from the persisted state
       const fresh = await this.open(id);
@@ -159,7 +161,8 @@ export class SessionTransport {
       now,
     });
     const result = this.resultOf(step, verified);
-    const done = await this.deps.ds.transaction(async (m) => {
+    const done = await transactionWithRetry(this.deps.ds, async (m) => {
+      await lockSessionRow(m, s.id);
       const consumed = await m
         .createQueryBuilder()
         .update(WalletRequestEntity)

@@ -6,7 +6,7 @@
 import type { DataSource } from 'typeorm';
 import { Like } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { sendJson, type RouteRegistry } from '../../common/http';
+import { type RouteRegistry, sendJson } from '../../common/http';
 import { logTag } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { verifyWebhookSignature } from './signature';
@@ -36,7 +36,11 @@ export function registerDevReceiver(
     auth: 'sandbox',
     summary: 'Development webhook receiver: verifies and records a delivery.',
     handler: async (req, res) => {
-      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : typeof req.body === 'string' ? req.body : '';
+      const raw = Buffer.isBuffer(req.body)
+        ? req.body.toString('utf8')
+        : typeof req.body === 'string'
+          ? req.body
+          : '';
       // Any endpoint pointing at this receiver may have sent it; the signature must verify under one of them.
       const endpoints = await deps.ds
         .getRepository(WebhookEndpointEntity)

@@ -1,8 +1,8 @@
 // Owns writing webhook events into the transactional outbox. Called inside the caller's transaction that made
 // the state change, so an event exists if and only if the change committed (no "send after commit").
 import type { EntityManager } from 'typeorm';
-import type { Environment } from '../../config/config';
 import { newId } from '../../common/ids';
+import type { Environment } from '../../config/config';
 import { WebhookEventEntity } from './webhook-event.entity';
 
 export interface OutboxEvent {
@@ -29,7 +29,8 @@ export async function enqueueEvent(manager: EntityManager, e: OutboxEvent): Prom
     .select(['e.id', 'e.sequence', 'e.event'])
     .where('e.sessionId = :sessionId', { sessionId: e.sessionId });
   const type = manager.connection.options.type;
-  if (type === 'mysql' || type === 'mariadb') qb.useIndex('IDX_webhook_event_session_seq').setLock('pessimistic_write');
+  if (type === 'mysql' || type === 'mariadb')
+    qb.useIndex('IDX_webhook_event_session_seq').setLock('pessimistic_write');
   const earlier = await qb.getMany();
 
   const sequence = earlier.reduce((max, r) => Math.max(max, r.sequence), -1) + 1;

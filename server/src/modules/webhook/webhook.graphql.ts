@@ -18,14 +18,16 @@ export class WebhookEndpointGql {
 
 @ObjectType('ConfiguredWebhookEndpoint')
 export class ConfiguredWebhookEndpointGql extends WebhookEndpointGql {
-  @Field(() => String, { description: 'Signing secret. Shown only here, once; store it now.' }) secret!: string;
+  @Field(() => String, { description: 'Signing secret. Shown only here, once; store it now.' })
+  secret!: string;
 }
 
 @ObjectType('WebhookDelivery')
 export class WebhookDeliveryGql {
   @Field(() => ID) id!: string;
   @Field(() => String) event!: string;
-  @Field(() => String, { description: 'X-Service-Delivery-Id: <session_id>:<event>:<counter>.' }) deliveryId!: string;
+  @Field(() => String, { description: 'X-Service-Delivery-Id: <session_id>:<event>:<counter>.' })
+  deliveryId!: string;
   @Field(() => WebhookDeliveryStatusGql) status!: 'pending' | 'delivered' | 'failed';
   @Field(() => Int) attempts!: number;
   @Field(() => String, { nullable: true }) lastError!: string | null;

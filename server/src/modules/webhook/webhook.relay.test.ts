@@ -6,22 +6,22 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Environment } from '../../config/config';
 import { ManualClock } from '../../common/clock';
 import type { Ctx } from '../../common/context';
 import { type AuthDecision, RouteRegistry, requestContext } from '../../common/http';
 import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
+import type { Environment } from '../../config/config';
 import { createDataSource } from '../../db/data-source';
 import { createTestDatabase, type TestDatabase } from '../../db/test-database';
 import { type DevDelivery, registerDevReceiver } from './dev-receiver';
 import { enqueueEvent } from './outbox';
 import { verifyWebhookSignature } from './signature';
+import { WebhookRelay } from './webhook.relay';
+import { WebhookService } from './webhook.service';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
-import { WebhookRelay } from './webhook.relay';
-import { WebhookService } from './webhook.service';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -76,11 +76,19 @@ const ctxFor = (businessId: string, environment: Environment = 'sandbox'): Ctx =
   clock,
 });
 
-const relay = (allowPrivateTargets = true) => new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets });
+const relay = (allowPrivateTargets = true) =>
+  new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets });
 
 const enqueue = (businessId: string, sessionId: string, event: string, data: Record<string, unknown> = {}) =>
   ds.transaction((m) =>
-    enqueueEvent(m, { businessId, environment: 'sandbox', sessionId, event, data: { session_id: sessionId, ...data }, now: clock.now() }),
+    enqueueEvent(m, {
+      businessId,
+      environment: 'sandbox',
+      sessionId,
+      event,
+      data: { session_id: sessionId, ...data },
+      now: clock.now(),
+    }),
   );
 
 const eventsOf = (sessionId: string) =>
@@ -102,7 +110,8 @@ beforeEach(async () => {
   clock = new ManualClock(T0);
   receiver = await startReceiver();
   // The relay claims every due event of the database: start each test from an empty outbox.
-  for (const t of ['webhook_attempt', 'webhook_event', 'webhook_endpoint']) await ds.query(`DELETE FROM ${t}`);
+  for (const t of ['webhook_attempt', 'webhook_event', 'webhook_endpoint'])
+    await ds.query(`DELETE FROM ${t}`);
 });
 
 afterEach(async () => {
@@ -137,21 +146,35 @@ describe('webhook endpoint configuration', () => {
       code: 'webhook_url_invalid',
       param: 'url',
     });
-    await expect(svc.configureEndpoint(ctxFor('biz_prod', 'production'), receiver.url)).rejects.toMatchObject({
-      code: 'webhook_url_invalid',
-    });
+    await expect(svc.configureEndpoint(ctxFor('biz_prod', 'production'), receiver.url)).rejects.toMatchObject(
+      {
+        code: 'webhook_url_invalid',
+      },
+    );
     expect(await svc.getEndpoint(ctxFor('biz_prod', 'production'))).toBeNull();
 
     // A row that points there anyway (e.g. the name resolved publicly when configured) is checked again at delivery.
     for (const url of [prodUrl, receiver.url]) {
       await ds.getRepository(WebhookEndpointEntity).delete({ businessId: 'biz_prod' });
       await ds.getRepository(WebhookEndpointEntity).insert({
-        id: newId('whep'), businessId: 'biz_prod', environment: 'production', url, secret: 'whsec_x',
-        createdAt: clock.now(), updatedAt: clock.now(),
+        id: newId('whep'),
+        businessId: 'biz_prod',
+        environment: 'production',
+        url,
+        secret: 'whsec_x',
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
       });
       const sess = newId('sess');
       await ds.transaction((m) =>
-        enqueueEvent(m, { businessId: 'biz_prod', environment: 'production', sessionId: sess, event: 'session.completed', data: {}, now: clock.now() }),
+        enqueueEvent(m, {
+          businessId: 'biz_prod',
+          environment: 'production',
+          sessionId: sess,
+          event: 'session.completed',
+          data: {},
+          now: clock.now(),
+        }),
       );
       expect(await relay(true).runOnce()).toBe(1);
       const [ev] = await eventsOf(sess);
@@ -170,7 +193,10 @@ describe('webhook relay', () => {
     const svc = new WebhookService({ ds, allowPrivateTargets: true });
     const { secret } = await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sess = newId('sess');
-    const { deliveryId } = await enqueue('biz_a', sess, 'step.completed', { stage: 0, primitive: 'identify' });
+    const { deliveryId } = await enqueue('biz_a', sess, 'step.completed', {
+      stage: 0,
+      primitive: 'identify',
+    });
     expect(deliveryId).toBe(`${sess}:step.completed:0`);
 
     expect(await relay().runOnce()).toBe(1);
@@ -290,7 +316,9 @@ describe('webhook relay', () => {
     const r = relay();
 
     expect(await r.runOnce()).toBe(1); // only the first of the session, which fails
-    expect(receiver.requests.map((q) => q.headers['x-service-delivery-id'])).toEqual([`${sess}:step.completed:0`]);
+    expect(receiver.requests.map((q) => q.headers['x-service-delivery-id'])).toEqual([
+      `${sess}:step.completed:0`,
+    ]);
     // another session is not held up by it
     await enqueue('biz_a', other, 'session.expired');
     expect(await r.runOnce()).toBe(1);
@@ -311,6 +339,25 @@ describe('webhook relay', () => {
       `${sess}:session.completed:0`,
     ]);
     expect((await eventsOf(sess)).map((e) => e.status)).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('a long queue of one session does not hold up the events of other sessions', async () => {
+    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
+    const busy = newId('sess');
+    for (let i = 0; i < 30; i++) await enqueue('biz_a', busy, 'step.completed', { stage: i });
+    clock.advance(1); // the other session's event is the newest due row
+    const other = newId('sess');
+    await enqueue('biz_a', other, 'session.completed');
+    const r = relay();
+    await r.runOnce();
+    await r.runOnce();
+    const ids = receiver.requests.map((q) => String(q.headers['x-service-delivery-id']));
+    expect(ids).toContain(`${other}:session.completed:0`);
+    expect(ids.filter((id) => id.startsWith(busy))).toEqual([
+      `${busy}:step.completed:0`,
+      `${busy}:step.completed:1`,
+    ]);
   });
 
   it('numbers events per (session, event) from 0 and orders them per session', async () => {
@@ -395,7 +442,10 @@ describe('dev webhook receiver', () => {
     app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
     const router = express.Router();
     const pass: express.RequestHandler = (_req, _res, next) => next();
-    registry.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass } satisfies Record<AuthDecision, express.RequestHandler>);
+    registry.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass } satisfies Record<
+      AuthDecision,
+      express.RequestHandler
+    >);
     app.use(router);
     const server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -405,7 +455,14 @@ describe('dev webhook receiver', () => {
       await svc.configureEndpoint(ctxFor('biz_dev'), `${base}/dev/webhook-receiver`);
       const sess = newId('sess');
       await ds.transaction((m) =>
-        enqueueEvent(m, { businessId: 'biz_dev', environment: 'sandbox', sessionId: sess, event: 'step.completed', data: { note: '<b>x</b>' }, now: clock.now() }),
+        enqueueEvent(m, {
+          businessId: 'biz_dev',
+          environment: 'sandbox',
+          sessionId: sess,
+          event: 'step.completed',
+          data: { note: '<b>x</b>' },
+          now: clock.now(),
+        }),
       );
       expect(await relay().runOnce()).toBe(1);
       expect((await eventsOf(sess))[0].status).toBe('delivered');

@@ -13,7 +13,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { type DataSource, type EntityManager, In, LessThanOrEqual, MoreThan, Not } from 'typeorm';
+import { type DataSource, type EntityManager, In, MoreThan, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
 import { logTag, newId } from '../../common/ids';
@@ -32,6 +32,7 @@ const LEASE_MARGIN_MS = 30_000;
 /** How long events behind a permanently failed one wait before being looked at again (redelivery wakes them). */
 const PARK_MS = 24 * 3600 * 1000;
 const BATCH = 20;
+const MAX_BATCHES_PER_CLAIM = 5;
 export const WEBHOOK_USER_AGENT = 'CredentialService-Webhooks/1.0';
 
 /** Next retry delay after `failedAttempts` failures, with +-10% jitter; Retry-After wins when later. */
@@ -43,7 +44,9 @@ export function nextRetryDelayMs(
   const base = RETRY_SCHEDULE_MS[failedAttempts - 1];
   if (base === undefined) return null;
   const jittered = Math.round(base * (0.9 + 0.2 * random()));
-  return retryAfterMs !== null && retryAfterMs > jittered ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS) : jittered;
+  return retryAfterMs !== null && retryAfterMs > jittered
+    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+    : jittered;
 }
 
 /** Retry-After as delay-seconds or an HTTP date; null when absent or unusable. */
@@ -148,49 +151,66 @@ export class WebhookRelay {
     return isMysql(ds) ? ds.transaction('READ COMMITTED', fn) : ds.transaction(fn);
   }
 
+  /**
+   * Claims due session heads. Due events that wait behind an earlier undelivered one are parked (moved out of
+   * the due set) so they cannot fill every batch and starve the heads; delivering their predecessor wakes
+   * them (see record). If a batch held only parked events, the next batch is looked at.
+   */
   private async claim(): Promise<Claimed[]> {
     const { ds, clock } = this.deps;
     return this.transaction(async (m) => {
       const repo = m.getRepository(WebhookEventEntity);
       const now = clock.now();
-      const qb = repo
-        .createQueryBuilder('e')
-        .where('e.status = :pending', { pending: 'pending' })
-        .andWhere('e.nextAttemptAt <= :now', { now })
-        .orderBy('e.nextAttemptAt', 'ASC')
-        .limit(BATCH);
-      // The due index keeps the locked set to the rows actually claimed (a table scan would lock every row read).
-      if (isMysql(ds)) qb.useIndex('IDX_webhook_event_due').setLock('pessimistic_write').setOnLocked('skip_locked');
-      const due = await qb.getMany();
-      if (due.length === 0) return [];
+      const leaseMs = this.timeoutMs + LEASE_MARGIN_MS;
+      const lease = new Date(now.getTime() + leaseMs);
+      for (let batch = 0; batch < MAX_BATCHES_PER_CLAIM; batch++) {
+        const qb = repo
+          .createQueryBuilder('e')
+          .where('e.status = :pending', { pending: 'pending' })
+          .andWhere('e.nextAttemptAt <= :now', { now })
+          .orderBy('e.nextAttemptAt', 'ASC')
+          .limit(BATCH);
+        // The due index keeps the locked set to the rows actually read (a table scan would lock every row).
+        if (isMysql(ds))
+          qb.useIndex('IDX_webhook_event_due').setLock('pessimistic_write').setOnLocked('skip_locked');
+        const due = await qb.getMany();
+        if (due.length === 0) return [];
 
-      // The undelivered head of each session decides which candidates may go now.
-      const open = await repo.find({
-        select: { id: true, sessionId: true, sequence: true, status: true, nextAttemptAt: true },
-        where: { sessionId: In([...new Set(due.map((e) => e.sessionId))]), status: Not('delivered' as const) },
-      });
-      const heads = new Map<string, WebhookEventEntity>();
-      for (const e of open) {
-        const h = heads.get(e.sessionId);
-        if (!h || e.sequence < h.sequence) heads.set(e.sessionId, e);
-      }
-
-      const lease = new Date(now.getTime() + this.timeoutMs + LEASE_MARGIN_MS);
-      const claimed: Claimed[] = [];
-      for (const e of due) {
-        const head = heads.get(e.sessionId);
-        if (!head || head.id === e.id) {
-          claimed.push({ event: e, lease });
-          continue;
+        // The undelivered head of each session decides which candidates may go now.
+        const open = await repo.find({
+          select: { id: true, sessionId: true, sequence: true, status: true, nextAttemptAt: true },
+          where: {
+            sessionId: In([...new Set(due.map((e) => e.sessionId))]),
+            status: Not('delivered' as const),
+          },
+        });
+        const heads = new Map<string, WebhookEventEntity>();
+        for (const e of open) {
+          const h = heads.get(e.sessionId);
+          if (!h || e.sequence < h.sequence) heads.set(e.sessionId, e);
         }
-        // Blocked behind an earlier event: look again when that one is next tried (delivery wakes it sooner).
-        const wakeAt = head.status === 'failed' ? new Date(now.getTime() + PARK_MS) : head.nextAttemptAt;
-        if (wakeAt > now) await repo.update({ id: e.id }, { nextAttemptAt: wakeAt });
+
+        const claimed: Claimed[] = [];
+        // One primary-key update per row: an `id IN (...)` update may be planned as a scan that waits on rows
+        // another relay has locked, which deadlocks against it.
+        for (const e of due) {
+          const head = heads.get(e.sessionId);
+          if (!head || head.id === e.id) {
+            claimed.push({ event: e, lease });
+            await repo.update({ id: e.id }, { nextAttemptAt: lease });
+            continue;
+          }
+          // Parked until the head's next try at the earliest; the head's delivery wakes it sooner. Behind a
+          // failed head it waits for a redelivery (and is looked at again daily).
+          const wakeAt =
+            head.status === 'failed'
+              ? now.getTime() + PARK_MS
+              : Math.max(head.nextAttemptAt.getTime(), now.getTime() + leaseMs);
+          await repo.update({ id: e.id }, { nextAttemptAt: new Date(wakeAt) });
+        }
+        if (claimed.length > 0) return claimed;
       }
-      // One primary-key update per row: an `id IN (...)` update may be planned as a scan that waits on rows
-      // another relay has locked, which deadlocks against it.
-      for (const c of claimed) await repo.update({ id: c.event.id }, { nextAttemptAt: lease });
-      return claimed;
+      return [];
     });
   }
 
@@ -274,14 +294,17 @@ export class WebhookRelay {
         return;
       }
       if (result === 'delivered') {
-        // Wake the session's next event, parked behind this one. Found without locking, then updated by primary
-        // key (the time condition is re-evaluated on the latest row, after any claim that holds it commits).
+        // Wake the session's next event, parked behind this one. It cannot have been tried or claimed yet (its
+        // predecessor was not delivered until this commit), so it is simply made due now. If a concurrent claim
+        // holds it (to park it behind this event), the update waits for that claim and then overrides it. No
+        // condition on next_attempt_at here: under READ COMMITTED a locked row would be judged on its old value
+        // and skipped.
         const next = await repo.findOne({
           select: { id: true },
           where: { sessionId: ev.sessionId, status: 'pending', sequence: MoreThan(ev.sequence) },
           order: { sequence: 'ASC' },
         });
-        if (next) await repo.update({ id: next.id, nextAttemptAt: MoreThan(now) }, { nextAttemptAt: now });
+        if (next) await repo.update({ id: next.id, status: 'pending' }, { nextAttemptAt: now });
       }
     });
     const fields = {
@@ -321,7 +344,10 @@ export class WebhookRelay {
           res.resume(); // the receiver's body is not used
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`timeout after ${this.timeoutMs} ms`)), this.timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new Error(`timeout after ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
       req.on('error', (err) => {
         clearTimeout(timer);
         reject(err);

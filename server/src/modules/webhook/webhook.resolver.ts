@@ -35,10 +35,12 @@ export function createWebhookResolver(service: WebhookService) {
     @Authorized()
     @Query(() => [WebhookDeliveryGql], { description: 'Recent webhook deliveries, newest first.' })
     async webhookDeliveries(
+      @Arg('sessionId', () => ID, { nullable: true }) sessionId: string | undefined,
+      @Arg('status', () => WebhookDeliveryStatusGql, { nullable: true }) status:
+        | WebhookDeliveryStatusGql
+        | undefined,
+      @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
       @GqlCtx() { ctx }: GqlContext,
-      @Arg('sessionId', () => ID, { nullable: true }) sessionId?: string,
-      @Arg('status', () => WebhookDeliveryStatusGql, { nullable: true }) status?: WebhookDeliveryStatusGql,
-      @Arg('limit', () => Int, { nullable: true }) limit?: number,
     ): Promise<WebhookDeliveryGql[]> {
       return service.listDeliveries(ctx, {
         sessionId: sessionId ?? undefined,

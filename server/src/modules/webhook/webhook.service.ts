@@ -1,11 +1,11 @@
 // Owns the webhook endpoint configuration of a business (one per environment) and manual redelivery.
 // The signing secret is shown once, at configuration; no read path returns it.
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Environment } from '../../config/config';
 import type { Ctx } from '../../common/context';
 import { tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
+import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
 import { assertDeliverableUrl } from './ssrf';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -72,7 +72,9 @@ export class WebhookService {
 
   /** Session creation requires a configured endpoint (spec). Runs in the caller's transaction. */
   async hasEndpoint(manager: EntityManager, businessId: string, environment: Environment): Promise<boolean> {
-    return (await manager.getRepository(WebhookEndpointEntity).count({ where: { businessId, environment } })) > 0;
+    return (
+      (await manager.getRepository(WebhookEndpointEntity).count({ where: { businessId, environment } })) > 0
+    );
   }
 
   /** Recent outbox events of the caller's tenant, newest first (dashboard: deliveries and their state). */
@@ -120,7 +122,10 @@ export class WebhookService {
           param: 'event_id',
         });
       }
-      await repo.update({ id: ev.id, status: 'failed' }, { status: 'pending', attempts: 0, nextAttemptAt: now });
+      await repo.update(
+        { id: ev.id, status: 'failed' },
+        { status: 'pending', attempts: 0, nextAttemptAt: now },
+      );
     });
   }
 }
