@@ -19,7 +19,12 @@ describe('quickstart on embedded defaults', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quickstart-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const config = configFrom({ PORT: String(port), DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' } as never);
+    const config = configFrom({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      BASE_URL: baseUrl,
+      LOG_LEVEL: 'error',
+    } as never);
     expect(config.databaseUrl).toBeUndefined();
     svc = await createService(config);
     await svc.listen();
@@ -48,7 +53,11 @@ describe('quickstart on embedded defaults', () => {
     await signer.start();
     const wr = await signer.walletRequest();
     expect(wr.body.sandbox_personas.map((p: { id: string }) => p.id)).toContain('adult');
-    const response = await svc.wallet.respond({ persona: 'adult', request: wr.body.request, origin: baseUrl });
+    const response = await svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: baseUrl,
+    });
     expect((await signer.submit(wr.body.request_id, response)).body.status).toBe('completed');
 
     let deliveries: Json[] = [];
