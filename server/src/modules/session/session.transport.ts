@@ -11,9 +11,9 @@ import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
 import { BusinessEntity } from '../tenancy/business.entity';
-import { PID_VCT } from '../verification/dcql';
-import type { PresentationVerifier, VerifiedPresentation } from '../verification/presentation-verifier';
-import { buildWalletRequest, DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
+import type { PresentationVerifier } from '../verification/presentation-verifier';
+import { requestForStep, resultForStep } from '../verification/primitives';
+import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -106,8 +106,7 @@ export class SessionTransport {
     const step = (await this.steps(s))[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
     const nonce = randomToken(32);
-    const claims = (step.claims ?? []).filter((c) => c !== 'document_status');
-    const { request } = buildWalletRequest({ nonce, claims, vct: PID_VCT });
+    const { request } = requestForStep(step, nonce);
     const now = this.deps.clock.now();
     const row = Object.assign(new WalletRequestEntity(), {
       id: newId('wreq'),
@@ -160,7 +159,7 @@ export class SessionTransport {
       response: body.response,
       now,
     });
-    const result = this.resultOf(step, verified);
+    const result = resultForStep(step, verified);
     const done = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
       const consumed = await m
@@ -237,13 +236,6 @@ export class SessionTransport {
     });
     this.deps.onEventsQueued?.();
     return this.project(done, browserToken);
-  }
-
-  /** The business-visible result of a step (identify: only the requested claims). */
-  private resultOf(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
-    const claims: Record<string, unknown> = {};
-    for (const c of step.claims ?? []) if (c in v.claims) claims[c] = v.claims[c];
-    return { claims };
   }
 
   private async open(id: string): Promise<SessionEntity> {
