@@ -1,9 +1,12 @@
 // Typed fetch wrappers for the hosted transport routes. Same origin as the page, so paths are relative and the
 // HttpOnly binding cookie travels by itself. Every failure becomes an ApiError carrying the server's code.
 import type {
+  CrossDeviceRequest,
   Problem,
   ReferenceWalletAnswer,
+  SandboxCrossDeviceAnswer,
   SessionProjection,
+  SignedWalletRequest,
   WalletRequest,
   WalletResponse,
 } from './types';
@@ -51,6 +54,9 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
 
 const sessionPath = (id: string) => `/t/sessions/${encodeURIComponent(id)}`;
 
+/** Download link of an original document of a sign step (the bound browser's cookie authorizes it). */
+export const documentUrl = (id: string, position: number) => `${sessionPath(id)}/documents/${position}`;
+
 export const getSession = (id: string) => call<SessionProjection>('GET', sessionPath(id));
 
 export const startSession = (id: string) => call<SessionProjection>('POST', `${sessionPath(id)}/start`);
@@ -58,7 +64,23 @@ export const startSession = (id: string) => call<SessionProjection>('POST', `${s
 export const createWalletRequest = (id: string) =>
   call<WalletRequest>('POST', `${sessionPath(id)}/wallet-request`);
 
-export const submitWalletResponse = (id: string, requestId: string, response: WalletResponse) =>
+/** The signed request (verifier certificate, encrypted response) for the Digital Credentials API. */
+export const createSignedWalletRequest = (id: string) =>
+  call<SignedWalletRequest>('POST', `${sessionPath(id)}/wallet-request/dc_api_signed`);
+
+/** A cross-device request: QR code and openid4vp:// link; the wallet answers the server directly. */
+export const createCrossDeviceRequest = (id: string) =>
+  call<CrossDeviceRequest>('POST', `${sessionPath(id)}/wallet-request/cross_device`);
+
+/** Sandbox only: the reference wallet runs the cross-device exchange for an openid4vp:// link. */
+export const sandboxWalletCrossDevice = (persona: string, uri: string) =>
+  call<SandboxCrossDeviceAnswer>('POST', '/sandbox/wallet/cross-device', { persona, uri });
+
+export const submitWalletResponse = (
+  id: string,
+  requestId: string,
+  response: WalletResponse | Record<string, unknown>,
+) =>
   call<SessionProjection>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
 
 /** Sandbox only: the service's reference wallet answers the request as the chosen test persona. */

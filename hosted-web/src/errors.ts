@@ -40,6 +40,11 @@ export const ERROR_COPY: Record<string, string> = {
   key_binding_invalid: `The wallet's proof of holding the credential is not valid. ${TRY_AGAIN_WALLET}`,
   key_binding_stale: 'The wallet answer is too old, or the device clock is off. Please share again.',
   sd_hash_mismatch: `The wallet's proof does not cover the shared data. ${TRY_AGAIN_WALLET}`,
+  transaction_data_missing: `The wallet did not sign the documents or terms shown here. ${TRY_AGAIN_WALLET}`,
+  transaction_data_mismatch:
+    'The wallet signed other documents or terms than the ones shown here. Please share again from this page.',
+  response_not_encrypted: `The wallet answer was not protected as required. ${TRY_AGAIN_WALLET}`,
+  response_decryption_failed: 'The wallet answer was meant for another request. Please share again.',
   // browser wallet (Digital Credentials API) outcomes, decided on the page
   wallet_cancelled: 'Sharing was cancelled. You can try again when you are ready.',
   wallet_unavailable: 'No wallet on this device could answer. Try again, or use another device.',

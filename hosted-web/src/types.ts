@@ -12,11 +12,25 @@ export type SessionStatus =
 
 export type Primitive = 'identify' | 'age_verify' | 'sign' | 'attestation';
 
+/** A sign step's document as the page shows it before signing (the bytes download separately). */
+export interface ProjectionDocument {
+  position: number;
+  label: string;
+  sha256: string;
+  size: number;
+  content_type: string;
+}
+
 export interface ProjectionStep {
   stage: number;
   primitive: Primitive;
   claims?: string[];
   threshold?: number;
+  /** attestation: the terms to approve and their SHA-256 (hex). */
+  terms?: string;
+  terms_sha256?: string;
+  /** sign: the documents to sign. */
+  documents?: ProjectionDocument[];
 }
 
 /** Status projection of a session: no results, no personal data. */
@@ -46,6 +60,30 @@ export interface WalletRequest {
   protocol: 'openid4vp-v1-unsigned';
   expires: string;
   sandbox_personas: SandboxPersona[] | null;
+}
+
+/** The signed request for the Digital Credentials API: data = {request: <JAR>}, answered with {response: <JWE>}. */
+export interface SignedWalletRequest {
+  request_id: string;
+  protocol: 'openid4vp-v1-signed';
+  request: { request: string };
+  expires: string;
+  sandbox_personas: SandboxPersona[] | null;
+}
+
+/** A cross-device request: the openid4vp:// link (client_id + request_uri) and its QR code as SVG. */
+export interface CrossDeviceRequest {
+  request_id: string;
+  protocol: 'openid4vp';
+  uri: string;
+  qr_svg: string;
+  expires: string;
+}
+
+/** What the sandbox wallet's cross-device exchange got back from our response_uri. */
+export interface SandboxCrossDeviceAnswer {
+  response_uri_status: number;
+  response_uri_body?: Problem;
 }
 
 /** What a wallet answers (OpenID4VP response parameters), forwarded unchanged to the server. */

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
+import type { NonEmptyArray } from 'type-graphql';
 import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
 import type { Ctx } from './common/context';
@@ -21,22 +22,46 @@ import {
   sendProblem,
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
+import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
+import { createCatalogResolver } from './modules/catalog/catalog.resolver';
+import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
+import { CatalogService } from './modules/catalog/catalog.service';
+import { FilesystemBlobStore } from './modules/document/blob-store';
+import { DocumentService } from './modules/document/document.service';
+import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
 import { SandboxIssuer } from './modules/sandbox/sandbox-issuer';
+import {
+  registerSandboxCrossDeviceRoute,
+  SignedRequestWallet,
+} from './modules/sandbox/signed-request-wallet';
+import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
 import { SessionTransport } from './modules/session/session.transport';
+import {
+  registerWalletRoutes,
+  WALLET_PATH,
+  WalletTransports,
+  walletBodyParser,
+} from './modules/session/session.wallet-routes';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
+import { allowInsecureWalletUrls } from './modules/verification/jar';
+import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
+import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
+import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
 import { httpStatusListFetcher } from './modules/verification/status-list-fetch';
 import { TrustStore } from './modules/verification/trust';
+import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { registerDevReceiver } from './modules/webhook/dev-receiver';
 import { WebhookRelay } from './modules/webhook/webhook.relay';
 import { createWebhookResolver } from './modules/webhook/webhook.resolver';
@@ -65,8 +90,16 @@ export interface Service {
   sessions: SessionService;
   transport: SessionTransport;
   audit: AuditService;
+  /** Encrypted step evidence (tests and auditors open it; no API does). */
+  evidence: EvidenceService;
+  documents: DocumentService;
   sandboxIssuer: SandboxIssuer;
   wallet: ReferenceWallet;
+  catalog: CatalogService;
+  /** Signed DC API and cross-device wallet requests (session.wallet-routes.ts). */
+  walletTransports: WalletTransports;
+  /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
+  signedWallet: SignedRequestWallet;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -79,10 +112,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
 
+  const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
   const kms = new LocalKmsProvider({
     ds,
     keyRing: config.kmsKeyRing,
-    masterKey: loadOrCreateLocalMasterKey(config.dataDir),
+    masterKey,
     clock,
   });
   await kms.currentKeyVersion('audit-signing');
@@ -99,12 +133,53 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
   const wallet = new ReferenceWallet({ ds, clock });
-  if (config.seedSandbox) await sandboxIssuer.ensureSeeded();
+  if (config.seedSandbox) {
+    await sandboxIssuer.ensureSeeded();
+    await ensureMdocSeeded({ ds, clock }); // IACA + document signer, the personas' mdoc documents
+  }
+  const catalog = new CatalogService({ ds, clock });
+  await catalog.ensureSeeded({
+    sandboxIssuerIdentifier: sandboxIssuer.issuerId,
+    sandboxEnabled: config.seedSandbox,
+  });
   const verifier = new PresentationVerifier({
     trust: new TrustStore(ds),
     fetchStatusList: httpStatusListFetcher(),
+    mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
-  const sessions = new SessionService({ ds, config, clock, workflows, webhooks, onEventsQueued: kick });
+  // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
+  const documents = new DocumentService({
+    blobs: new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
+  });
+  const evidence = new EvidenceService({ kms });
+  const sessions = new SessionService({
+    ds,
+    config,
+    clock,
+    workflows,
+    webhooks,
+    catalog,
+    documents,
+    onEventsQueued: kick,
+  });
+  // Signed DC API and cross-device requests (verifier certificate, per-request response encryption).
+  if (config.appEnv !== 'production' && config.hostedUrl.startsWith('http://'))
+    await allowInsecureWalletUrls();
+  const sealer = new KeySealer(masterKey);
+  const verifierIdentity = new VerifierIdentityService({ ds, hostedUrl: config.hostedUrl, sealer, clock });
+  const walletTransports = new WalletTransports({
+    ds,
+    clock,
+    hostedUrl: config.hostedUrl,
+    identity: verifierIdentity,
+    encryption: new ResponseEncryption(sealer),
+  });
+  const signedWallet = new SignedRequestWallet({
+    wallet,
+    clock,
+    trustedRoots: async () => [(await verifierIdentity.current()).rootCertificate],
+    allowedOrigins: [new URL(config.hostedUrl).origin],
+  });
   const transport = new SessionTransport({
     ds,
     config,
@@ -112,26 +187,42 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     workflows,
     audit,
     verifier,
+    documents,
+    evidence,
     sandboxPersonas: config.seedSandbox ? () => wallet.personas() : undefined,
+    wallets: walletTransports,
     onEventsQueued: kick,
   });
 
-  const routes = new RouteRegistry();
-  registerSessionRoutes(routes, sessions);
-  registerTransportRoutes(routes, transport);
-  registerAuditRoutes(routes, audit);
-  if (config.seedSandbox) {
-    registerSandboxRoutes(routes, { issuer: sandboxIssuer, wallet });
-    registerDevReceiver(routes, { ds, logger, clock });
-  }
+  const { routes, resolvers } = declareApi({
+    config,
+    ds,
+    clock,
+    logger,
+    tenancy,
+    workflows,
+    webhooks,
+    relay,
+    sessions,
+    transport,
+    audit,
+    evidence,
+    documents,
+    sandboxIssuer,
+    wallet,
+    catalog,
+    walletTransports,
+    signedWallet,
+  });
+  const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
 
-  const apiKeyAuth: RequestHandler = (req, _res, next) => {
+  const apiKeyAuth: RequestHandler = (req, res, next) => {
     tenancy
       .authenticate(bearerToken(req.header('authorization')))
       .then((actor) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
-        next();
+        limitByApiKey(req, res, next);
       })
       .catch(next);
   };
@@ -157,6 +248,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     next();
   });
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
+  app.use(WALLET_PATH, walletBodyParser());
   app.use(
     ['/v1', '/t', '/sandbox'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
@@ -172,10 +264,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     if (!key) return base;
     return { ...base, actor: await tenancy.authenticate(key) };
   };
-  const schema = await buildGraphqlSchema([
-    createWorkflowResolver(workflows),
-    createWebhookResolver(webhooks),
-  ]);
+  const schema = await buildGraphqlSchema(resolvers);
   const gql = await graphqlMiddleware(schema, logger, gqlContext);
   app.use('/graphql', express.json({ limit: '256kb' }), gql.handler);
 
@@ -199,8 +288,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sessions,
     transport,
     audit,
+    evidence,
+    documents,
     sandboxIssuer,
     wallet,
+    catalog,
+    walletTransports,
+    signedWallet,
     async listen() {
       server = http.createServer(app);
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));
@@ -225,6 +319,40 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     },
   };
   return service;
+}
+
+/** The services the HTTP surfaces are declared over. */
+export type ApiServices = Omit<Service, 'app' | 'routes' | 'listen' | 'close'>;
+
+/**
+ * Declares every REST route (with its auth decision) and every GraphQL resolver, once. createService mounts
+ * them; the contract generator (tools/generate-schema.ts) calls this with hollow stand-ins, because
+ * registration only keeps references to the services and calls them per request. Add new routes here.
+ */
+export function declareApi(s: ApiServices): {
+  routes: RouteRegistry;
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  resolvers: NonEmptyArray<Function>;
+} {
+  const routes = new RouteRegistry();
+  registerSessionRoutes(routes, s.sessions);
+  registerTransportRoutes(routes, s.transport);
+  registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
+  registerAuditRoutes(routes, s.audit);
+  registerCatalogRoutes(routes, s.catalog);
+  if (s.config.seedSandbox) {
+    registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
+    registerSandboxCrossDeviceRoute(routes, s.signedWallet);
+    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+  }
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  const resolvers: NonEmptyArray<Function> = [
+    createWorkflowResolver(s.workflows),
+    createWebhookResolver(s.webhooks),
+    createSessionResolver(s.sessions),
+    createCatalogResolver(s.catalog),
+  ];
+  return { routes, resolvers };
 }
 
 /** Serves the built Solid SPA: index.html for /s/:id, hashed assets under /assets. */

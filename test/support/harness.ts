@@ -35,7 +35,13 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { clock?: Clock; workers?: boolean; label?: string } = {},
+  opts: {
+    clock?: Clock;
+    workers?: boolean;
+    label?: string;
+    /** RATE_LIMIT per API key; suites default to a budget they never reach (rate-limit.test.ts sets it). */
+    rateLimit?: string;
+  } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
   const port = await freePort();
@@ -48,6 +54,7 @@ export async function startTestService(
     DATABASE_URL: db.url,
     BASE_URL: baseUrl,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    RATE_LIMIT: opts.rateLimit ?? '100000/10',
   } as never);
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();

@@ -189,16 +189,8 @@ export function SessionView(props: {
           <Match when={status() === 'in_progress' && stageKey()} keyed>
             {(_key) => {
               const step = currentStep()!;
-              return step.primitive === 'identify' || step.primitive === 'age_verify' ? (
-                <IdentifyStep session={p()} step={step} runner={runner} />
-              ) : (
-                <div data-testid="unsupported-step">
-                  <h2 ref={focusPanel} tabIndex={-1}>
-                    This step is not available here yet
-                  </h2>
-                  <p>Please contact {business()}.</p>
-                </div>
-              );
+              // Every primitive runs through the same wallet flow; StepContent shows what is asked.
+              return <IdentifyStep session={p()} step={step} runner={runner} />;
             }}
           </Match>
         </Switch>

@@ -1,46 +1,23 @@
-// A wallet step (identify, and age_verify which uses the same transport): fetch the wallet request for the
+// A wallet step (every primitive uses the same transport; StepContent shows what is asked): fetch the wallet request for the
 // current step, let a wallet answer it, submit the answer. Wallets: the browser's Digital Credentials API when
-// present, and in sandbox the service's reference wallet with test personas.
+// present (DcApi.ts: signed request when the browser allows it), a wallet on another device (CrossDevice.tsx:
+// QR code / openid4vp:// link), and in sandbox the service's reference wallet with test personas.
 import { createSignal, For, Show } from 'solid-js';
-import { ApiError, createWalletRequest, referenceWalletRespond, submitWalletResponse } from '../api';
+import {
+  createSignedWalletRequest,
+  createWalletRequest,
+  referenceWalletRespond,
+  submitWalletResponse,
+} from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
 import type { ActionRunner } from '../routes/SessionView';
-import type {
-  ProjectionStep,
-  SandboxPersona,
-  SessionProjection,
-  WalletRequest,
-  WalletResponse,
-} from '../types';
+import type { ProjectionStep, SandboxPersona, SessionProjection, WalletRequest } from '../types';
+import { CrossDevice } from './CrossDevice';
+import { askBrowserWallet, hasDigitalCredentials, preferredProtocol, SIGNED_PROTOCOL } from './DcApi';
+import { StepContent, stepHeading } from './StepContent';
 
 // A request this close to its expiry is replaced rather than handed to a wallet that may take a while.
 const REQUEST_MARGIN_MS = 10_000;
-
-const hasDigitalCredentials = () =>
-  typeof window !== 'undefined' && 'DigitalCredential' in window && !!navigator.credentials;
-
-/** Asks a wallet on this device through the W3C Digital Credentials API. */
-async function askBrowserWallet(request: WalletRequest): Promise<WalletResponse> {
-  // The `digital` member is not in TypeScript's DOM lib yet, hence the casts on the way in and out.
-  const options = {
-    digital: { requests: [{ protocol: request.protocol, data: request.request }] },
-    // The request is worthless after it expires; stop waiting then so the page does not stay busy.
-    signal: AbortSignal.timeout(Math.max(Date.parse(request.expires) - Date.now(), 1000)),
-  };
-  let credential: (Credential & { data?: unknown }) | null;
-  try {
-    credential = (await navigator.credentials.get(options as CredentialRequestOptions)) as
-      | (Credential & { data?: unknown })
-      | null;
-  } catch (err) {
-    const cancelled =
-      err instanceof DOMException && (err.name === 'AbortError' || err.name === 'NotAllowedError');
-    throw new ApiError(cancelled ? 'wallet_cancelled' : 'wallet_unavailable', 0);
-  }
-  const data = credential?.data;
-  if (!data || typeof data !== 'object') throw new ApiError('wallet_unavailable', 0);
-  return data as WalletResponse;
-}
 
 export function IdentifyStep(props: {
   session: SessionProjection;
@@ -75,8 +52,22 @@ export function IdentifyStep(props: {
     });
   const shareWithBrowserWallet = () =>
     props.runner.run(async () => {
+      if (preferredProtocol() === SIGNED_PROTOCOL) {
+        const signed = await createSignedWalletRequest(props.session.id);
+        const data = await askBrowserWallet({
+          protocol: signed.protocol,
+          data: signed.request,
+          expires: signed.expires,
+        });
+        return submitWalletResponse(props.session.id, signed.request_id, data);
+      }
       const req = await takeRequest();
-      return submitWalletResponse(props.session.id, req.request_id, await askBrowserWallet(req));
+      const data = await askBrowserWallet({
+        protocol: req.protocol,
+        data: req.request,
+        expires: req.expires,
+      });
+      return submitWalletResponse(props.session.id, req.request_id, data);
     });
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {
@@ -85,7 +76,6 @@ export function IdentifyStep(props: {
       return submitWalletResponse(props.session.id, req.request_id, answer.response);
     });
 
-  const isAge = () => props.step.primitive === 'age_verify';
   // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
   const offerBrowserWallet = () => props.session.environment === 'production' && hasDigitalCredentials();
   const business = () => props.session.business.name;
@@ -93,8 +83,9 @@ export function IdentifyStep(props: {
   return (
     <div data-testid={`step-${props.step.primitive}`}>
       <h2 ref={focusPanel} tabIndex={-1}>
-        {isAge() ? 'Confirm your age' : 'Share your identity'}
+        {stepHeading(props.step)}
       </h2>
+      <StepContent session={props.session} step={props.step} />
       <p>
         Your wallet shows exactly what {business()} asks for, and nothing is shared until you confirm it
         there.
@@ -160,12 +151,11 @@ export function IdentifyStep(props: {
           )}
         </Show>
 
-        <Show when={!offerBrowserWallet() && !personas()?.length}>
-          <p class="notice" data-testid="no-wallet">
-            This browser cannot reach a wallet. Open this link in a browser on the phone that holds your
-            wallet.
-          </p>
-        </Show>
+        <CrossDevice
+          session={props.session}
+          runner={props.runner}
+          sandboxPersona={() => (personas()?.length ? persona() : undefined)}
+        />
       </Show>
     </div>
   );

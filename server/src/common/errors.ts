@@ -23,6 +23,11 @@ export const ERROR_CODES = {
   session_expired: { status: 410, title: 'The session has expired' },
   session_bound_elsewhere: { status: 403, title: 'The session was started in another browser' },
   step_window_expired: { status: 410, title: 'The step time window has passed' },
+  documents_required: {
+    status: 400,
+    title: 'This workflow has a sign step: upload its documents as multipart/form-data file parts',
+  },
+  route_unavailable: { status: 409, title: 'No credential route supports this workflow in this environment' },
   // verification (wallet responses)
   presentation_malformed: { status: 422, title: 'The wallet response is malformed' },
   request_not_found: { status: 422, title: 'The wallet request is unknown or already used' },
@@ -41,6 +46,19 @@ export const ERROR_CODES = {
   key_binding_stale: { status: 422, title: 'The key-binding proof is outside the accepted time window' },
   sd_hash_mismatch: { status: 422, title: 'The key-binding proof does not cover this presentation' },
   claims_missing: { status: 422, title: 'The presentation does not answer the query' },
+  response_not_encrypted: { status: 422, title: 'This request needs an encrypted response (JWE)' },
+  response_decryption_failed: {
+    status: 422,
+    title: 'The response is not encrypted to this request’s key',
+  },
+  transaction_data_missing: {
+    status: 422,
+    title: 'The key-binding proof does not cover the transaction data (documents or terms)',
+  },
+  transaction_data_mismatch: {
+    status: 422,
+    title: 'The key-binding proof covers other transaction data than was sent',
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,6 +1,7 @@
 // Owns the HTTP plumbing shared by every REST controller: the route registry (every route declares its
 // authorization decision), the request context, JSON/problem responses and the error handler.
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { ZodType } from 'zod';
 import type { Clock } from './clock';
 import type { Actor, Ctx } from './context';
 import { AppError, type ErrorCode, toProblem } from './errors';
@@ -31,6 +32,26 @@ export interface RouteDef {
   handler: Handler;
   /** One-line description for docs and the OpenAPI contract. */
   summary?: string;
+  /** The route's part of schema/openapi.v1.json (tools/api-contract.ts documents the older routes). */
+  contract?: RouteContract;
+}
+
+/**
+ * What the OpenAPI contract says about a route beyond path, method, auth and summary. Schemas are zod
+ * schemas (emitted as JSON Schema 2020-12), so a test can check real answers against the same objects.
+ */
+export interface RouteContract {
+  operationId?: string;
+  /** The JSON request body. */
+  request?: ZodType;
+  /** Other accepted request content types (e.g. multipart/form-data) with their schema. */
+  requestContent?: Record<string, ZodType>;
+  /** Request headers the route reads, beyond Authorization. */
+  headers?: Record<string, { description: string; schema: ZodType }>;
+  /** The success answer. */
+  response?: { status: number; description: string; schema?: ZodType; contentType?: string };
+  /** Error codes the route itself can answer; auth, rate-limit, body and internal errors are added. */
+  errors?: ErrorCode[];
 }
 
 /** Collects routes from every module; the composition root mounts them with their auth middleware. */

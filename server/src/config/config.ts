@@ -25,6 +25,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool,
   SEED_SANDBOX: bool,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  RATE_LIMIT: z
+    .string()
+    .regex(/^[1-9]\d*\/[1-9]\d*$/, 'RATE_LIMIT must be <requests>/<seconds>, e.g. 100/10')
+    .default('100/10'),
 });
 
 export type Environment = 'sandbox' | 'production';
@@ -46,6 +50,8 @@ export interface Config {
   readonly webhookAllowPrivateTargets: boolean;
   readonly seedSandbox: boolean;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Per-API-key budget of /v1 requests: `limit` requests, refilled over `windowSeconds` (token bucket). */
+  readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
 }
 
 const stripSlash = (u: string) => u.replace(/\/+$/, '');
@@ -88,6 +94,10 @@ function buildConfig(v: z.output<typeof schema>): Config {
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? v.APP_ENV === 'development',
     seedSandbox: v.SEED_SANDBOX ?? v.APP_ENV === 'development',
     logLevel: v.LOG_LEVEL,
+    rateLimit: Object.freeze({
+      limit: Number(v.RATE_LIMIT.split('/')[0]),
+      windowSeconds: Number(v.RATE_LIMIT.split('/')[1]),
+    }),
   });
 }
 

@@ -1,6 +1,13 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
 import 'reflect-metadata';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
+import {
+  CredentialIssuerEntity,
+  CredentialRouteEntity,
+  WalletEntity,
+} from '../modules/catalog/catalog.entities';
+import { DocumentEntity } from '../modules/document/document.entity';
+import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
@@ -10,7 +17,10 @@ import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
+import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
+import { VerifierIdentityEntity } from '../modules/verification/verifier-identity.entity';
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
@@ -30,10 +40,18 @@ export const ENTITIES = [
   IdempotencyKeyEntity,
   StepResultEntity,
   WalletRequestEntity,
+  VerifierIdentityEntity,
   TrustedIssuerEntity,
+  MdocTrustAnchorEntity,
+  TrustAnchorEntity,
+  WalletEntity,
+  CredentialIssuerEntity,
+  CredentialRouteEntity,
   SandboxKeyEntity,
   SandboxCredentialEntity,
   StatusListEntity,
   KmsKeyVersionEntity,
   AuditRecordEntity,
+  DocumentEntity,
+  StepEvidenceEntity,
 ];

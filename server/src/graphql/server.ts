@@ -1,5 +1,6 @@
 // Builds the GraphQL schema (TypeGraphQL) and the Apollo middleware. Every operation declares its
-// authorization with @Authorized (or is absent); errors carry the same closed `code` list as REST.
+// authorization with @Authorized() or @Public(reason) (graphql/authorization.ts, enforced by a test); errors
+// carry the same closed `code` list as REST.
 import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -72,7 +73,9 @@ export async function graphqlMiddleware(
     includeStacktraceInErrorResponses: false,
   });
   await apollo.start();
-  const handler = expressMiddleware(apollo, { context: async ({ req }) => ({ ctx: await contextFor(req) }) });
+  const handler = expressMiddleware(apollo, {
+    context: async ({ req }: { req: Parameters<RequestHandler>[0] }) => ({ ctx: await contextFor(req) }),
+  });
   return { handler, stop: () => apollo.stop() };
 }
 

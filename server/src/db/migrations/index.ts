@@ -1,4 +1,14 @@
 // Ordered list of migrations. Add new ones at the end; never edit a released one.
 import { Initial1763800000000 } from './1763800000000-initial';
+import { DocumentsAndEvidence1763900000007 } from './1763900000007-documents-and-evidence';
+import { CredentialCatalog1763900000008 } from './1763900000008-credential-catalog';
+import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
+import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
 
-export const MIGRATIONS = [Initial1763800000000];
+export const MIGRATIONS = [
+  Initial1763800000000,
+  CredentialCatalog1763900000008,
+  MdocTrustAnchor1763900000009,
+  DocumentsAndEvidence1763900000007,
+  WalletTransports1763900000010,
+];

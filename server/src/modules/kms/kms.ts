@@ -1,9 +1,26 @@
-// Owns the KMS abstraction used to sign audit records: key versions addressed by a cloud-style resource
-// name (kid), signing of a precomputed SHA-256 digest, and the public key set. Providers: local (this repo);
-// Google Cloud KMS asymmetricSign({digest: {sha256}}) and AWS KMS Sign(MessageType DIGEST) have the same
-// semantics and also return ASN.1 DER, so a cloud provider is a thin adapter over this interface.
+// Owns the KMS abstraction: (1) audit signing: key versions addressed by a cloud-style resource name (kid),
+// signing of a precomputed SHA-256 digest, and the public key set. Providers: local (this repo); Google Cloud
+// KMS asymmetricSign({digest: {sha256}}) and AWS KMS Sign(MessageType DIGEST) have the same semantics and also
+// return ASN.1 DER, so a cloud provider is a thin adapter over this interface. (2) envelope encryption of
+// evidence: a fresh 256-bit data key per record, returned in clear and wrapped under a key-encryption key that
+// never leaves the KMS (AWS GenerateDataKey/Decrypt; GCP: local random key + Encrypt/Decrypt). The two
+// purposes use separate keys: the audit signing key never encrypts, the evidence key never signs.
 
-export type KmsPurpose = 'audit-signing';
+/** Asymmetric signing keys (audit records). */
+export type KmsSigningPurpose = 'audit-signing';
+/** Symmetric key-encryption keys that wrap data keys (encrypted evidence). */
+export type KmsEncryptionPurpose = 'evidence-encryption';
+export type KmsPurpose = KmsSigningPurpose | KmsEncryptionPurpose;
+
+/** A data key for one envelope: use `plaintext` once, store only `wrapped` and `kid`. */
+export interface DataKey {
+  /** Key version of the key-encryption key that wrapped this data key. */
+  kid: string;
+  /** 32 bytes (AES-256). */
+  plaintext: Uint8Array;
+  /** The data key encrypted under `kid` (opaque to callers). */
+  wrapped: string;
+}
 
 /** One public key of the audit key set (spec 2.5). A type alias (not an interface) so it is a plain JWK. */
 export type AuditJwk = {
@@ -22,5 +39,9 @@ export interface KmsProvider {
   /** ECDSA P-256 signature (ASN.1 DER) whose signed hash is exactly `digest` (32 bytes); no further hashing. */
   signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array>;
   /** Current and retained (not retired) verification keys. */
-  publicJwks(purpose: KmsPurpose): Promise<AuditJwk[]>;
+  publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]>;
+  /** A fresh AES-256 data key, wrapped under the current key-encryption key of `purpose`. */
+  generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey>;
+  /** Unwraps a data key produced by generateDataKey (any non-retired version of that key). */
+  decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array>;
 }

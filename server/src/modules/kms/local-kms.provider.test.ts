@@ -142,4 +142,30 @@ describe('local KMS provider', () => {
     expect((await kms.publicJwks('audit-signing')).map((k) => k.kid)).toEqual([v2]);
     await expect(kms.signDigest(v1, digest)).rejects.toThrow();
   });
+
+  it('envelope keys: fresh data keys wrapped by a separate evidence key that never signs nor shows in the JWKS', async () => {
+    const a = await kms.generateDataKey('evidence-encryption');
+    const b = await kms.generateDataKey('evidence-encryption');
+    expect(a.kid).toBe(
+      'projects/test/locations/global/keyRings/audit/cryptoKeys/evidence-encryption/cryptoKeyVersions/1',
+    );
+    expect(b.kid).toBe(a.kid);
+    expect(a.plaintext).toHaveLength(32);
+    expect(Buffer.from(a.plaintext).equals(Buffer.from(b.plaintext))).toBe(false);
+    expect(a.wrapped).not.toContain(Buffer.from(a.plaintext).toString('base64url'));
+    expect(Buffer.from(await kms.decryptDataKey(a.kid, a.wrapped)).equals(Buffer.from(a.plaintext))).toBe(
+      true,
+    );
+    // a wrapped key does not open under another kid, nor with a changed byte
+    const auditKid = await kms.currentKeyVersion('audit-signing');
+    await expect(kms.decryptDataKey(auditKid, a.wrapped)).rejects.toThrow();
+    const parts = a.wrapped.split('.');
+    parts[3] = `${parts[3]?.startsWith('A') ? 'B' : 'A'}${parts[3]?.slice(1)}`;
+    await expect(kms.decryptDataKey(a.kid, parts.join('.'))).rejects.toThrow();
+    // the evidence key cannot sign and is not an audit key
+    await expect(kms.signDigest(a.kid, randomBytes(32))).rejects.toThrow();
+    expect((await kms.publicJwks('audit-signing')).map((k) => k.kid)).not.toContain(a.kid);
+    const row = await ds.getRepository(KmsKeyVersionEntity).findOneByOrFail({ kid: a.kid });
+    expect(row).toMatchObject({ purpose: 'evidence-encryption', algorithm: 'AES256_GCM', publicJwk: '{}' });
+  });
 });

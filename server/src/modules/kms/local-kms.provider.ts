@@ -1,6 +1,8 @@
-// Owns the local KMS provider: versioned P-256 audit-signing keys in table kms_key_version, private keys
-// encrypted with AES-256-GCM under a local master key (file in DATA_DIR), kids shaped like cloud key-version
-// resource names (`<keyRing>/cryptoKeyVersions/<n>`). No API returns a private key.
+// Owns the local KMS provider: versioned P-256 audit-signing keys and AES-256 evidence key-encryption keys in
+// table kms_key_version, key material encrypted with AES-256-GCM under a local master key (file in DATA_DIR),
+// kids shaped like cloud key-version resource names (`<keyRing>/cryptoKeyVersions/<n>`; the evidence key sits
+// beside the audit key as `.../cryptoKeys/evidence-encryption`). No API returns a private key or a
+// key-encryption key; data keys leave only for the one envelope they were made for.
 import {
   createCipheriv,
   createDecipheriv,
@@ -13,7 +15,14 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { signDigestP256 } from './ecdsa-p256';
-import type { AuditJwk, KmsProvider, KmsPurpose } from './kms';
+import type {
+  AuditJwk,
+  DataKey,
+  KmsEncryptionPurpose,
+  KmsProvider,
+  KmsPurpose,
+  KmsSigningPurpose,
+} from './kms';
 import { KmsKeyVersionEntity } from './kms-key-version.entity';
 
 const MASTER_KEY_FILE = 'local-kms-master.key';
@@ -34,6 +43,22 @@ export function loadOrCreateLocalMasterKey(dataDir: string): Buffer {
 }
 
 const versionOf = (kid: string): number => Number(kid.slice(kid.lastIndexOf('/') + 1));
+
+/** Algorithm column value per purpose (the column is 16 characters). */
+const ALGORITHM: Record<KmsPurpose, string> = {
+  'audit-signing': 'ES256', // cloud name: EC_SIGN_P256_SHA256
+  'evidence-encryption': 'AES256_GCM', // cloud name: GOOGLE_SYMMETRIC_ENCRYPTION / SYMMETRIC_DEFAULT
+};
+
+/**
+ * The crypto key (resource name without version) of a purpose. KMS_KEY_RING names the audit signing key;
+ * the evidence key is its sibling `cryptoKeys/evidence-encryption` in the same key ring.
+ */
+export function cryptoKeyOf(auditKey: string, purpose: KmsPurpose): string {
+  if (purpose === 'audit-signing') return auditKey;
+  const i = auditKey.lastIndexOf('/cryptoKeys/');
+  return i >= 0 ? `${auditKey.slice(0, i)}/cryptoKeys/${purpose}` : `${auditKey}-${purpose}`;
+}
 
 function isDuplicateKey(e: unknown): boolean {
   const err = e as { code?: string; driverError?: { code?: string } };
@@ -62,6 +87,10 @@ export class LocalKmsProvider implements KmsProvider {
   }
 
   async currentKeyVersion(purpose: KmsPurpose): Promise<string> {
+    return this.current(purpose);
+  }
+
+  private async current(purpose: KmsPurpose): Promise<string> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.enabled(purpose);
       if (current) return current.kid;
@@ -72,7 +101,7 @@ export class LocalKmsProvider implements KmsProvider {
         if (!isDuplicateKey(e)) throw e;
       }
     }
-    throw new Error('could not establish an audit signing key version');
+    throw new Error(`could not establish a ${purpose} key version`);
   }
 
   /** Adds a version that signs from now on; the previous one stays in the JWKS as 'retained'. */
@@ -99,7 +128,8 @@ export class LocalKmsProvider implements KmsProvider {
     const row = await this.repo.findOneBy({ kid });
     // A retained version may still sign (a record started just before a rotation): it is in the JWKS.
     // A retired one may not: its signatures could not be verified.
-    if (!row || row.state === 'retired') throw new Error('key version is not available for signing');
+    if (!row || row.state === 'retired' || row.purpose !== 'audit-signing')
+      throw new Error('key version is not available for signing');
     let d = this.scalars.get(kid);
     if (!d) {
       d = this.decrypt(row);
@@ -108,7 +138,31 @@ export class LocalKmsProvider implements KmsProvider {
     return signDigestP256(d, digest);
   }
 
-  async publicJwks(purpose: KmsPurpose): Promise<AuditJwk[]> {
+  async generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey> {
+    const kid = await this.current(purpose);
+    const kek = await this.keyMaterial(kid, purpose);
+    const plaintext = randomBytes(32);
+    return { kid, plaintext, wrapped: sealGcm(kek, Buffer.from(`data-key|${kid}`, 'utf8'), plaintext) };
+  }
+
+  async decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array> {
+    const kek = await this.keyMaterial(kid, 'evidence-encryption');
+    return openGcm(kek, Buffer.from(`data-key|${kid}`, 'utf8'), wrapped);
+  }
+
+  /** Decrypted key material of a non-retired version of `purpose` (cached: a version never changes). */
+  private async keyMaterial(kid: string, purpose: KmsPurpose): Promise<Buffer> {
+    const cached = this.scalars.get(kid);
+    if (cached) return cached;
+    const row = await this.repo.findOneBy({ kid });
+    if (!row || row.state === 'retired' || row.purpose !== purpose)
+      throw new Error(`key version is not available for ${purpose}`);
+    const material = this.decrypt(row);
+    this.scalars.set(kid, material);
+    return material;
+  }
+
+  async publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]> {
     const rows = await this.repo.find({ where: { purpose } });
     return rows
       .filter((r) => r.state !== 'retired')
@@ -126,18 +180,26 @@ export class LocalKmsProvider implements KmsProvider {
 
   /** Inserts version max+1 of this key ring; the primary key on kid makes concurrent creators collide. */
   private async createVersion(purpose: KmsPurpose): Promise<string> {
-    const prefix = `${this.keyRing}/cryptoKeyVersions/`;
+    const prefix = `${cryptoKeyOf(this.keyRing, purpose)}/cryptoKeyVersions/`;
     const existing = await this.repo.find({ where: { purpose }, select: { kid: true } });
     const max = Math.max(0, ...existing.filter((r) => r.kid.startsWith(prefix)).map((r) => versionOf(r.kid)));
     const kid = `${prefix}${max + 1}`;
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const jwk = privateKey.export({ format: 'jwk' }) as JsonWebKey;
+    let publicJwk = '{}'; // a symmetric key has no public part
+    let secret: Buffer;
+    if (purpose === 'audit-signing') {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const jwk = privateKey.export({ format: 'jwk' }) as JsonWebKey;
+      publicJwk = JSON.stringify({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y });
+      secret = Buffer.from(jwk.d as string, 'base64url');
+    } else {
+      secret = randomBytes(32);
+    }
     await this.repo.insert({
       kid,
       purpose,
-      algorithm: 'ES256', // cloud name: EC_SIGN_P256_SHA256 (column is 16 chars)
-      publicJwk: JSON.stringify({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }),
-      privateKeyEnc: this.encrypt(kid, Buffer.from(jwk.d as string, 'base64url')),
+      algorithm: ALGORITHM[purpose],
+      publicJwk,
+      privateKeyEnc: this.encrypt(kid, secret),
       state: 'enabled',
       createdAt: this.clock.now(),
     });
@@ -146,21 +208,30 @@ export class LocalKmsProvider implements KmsProvider {
 
   /** `v1.<iv>.<tag>.<ciphertext>` (base64url); the kid is the AAD, so a ciphertext cannot move to another row. */
   private encrypt(kid: string, d: Buffer): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.masterKey, iv);
-    c.setAAD(Buffer.from(kid, 'utf8'));
-    const ct = Buffer.concat([c.update(d), c.final()]);
-    return ['v1', iv, c.getAuthTag(), ct]
-      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
-      .join('.');
+    return sealGcm(this.masterKey, Buffer.from(kid, 'utf8'), d);
   }
 
   private decrypt(row: KmsKeyVersionEntity): Buffer {
-    const [v, iv, tag, ct] = row.privateKeyEnc.split('.');
-    if (v !== 'v1' || !iv || !tag || !ct) throw new Error('unreadable key version');
-    const dc = createDecipheriv('aes-256-gcm', this.masterKey, Buffer.from(iv, 'base64url'));
-    dc.setAAD(Buffer.from(row.kid, 'utf8'));
-    dc.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([dc.update(Buffer.from(ct, 'base64url')), dc.final()]);
+    return openGcm(this.masterKey, Buffer.from(row.kid, 'utf8'), row.privateKeyEnc);
   }
+}
+
+/** AES-256-GCM as `v1.<iv>.<tag>.<ciphertext>` (base64url) with `aad` bound. */
+function sealGcm(key: Buffer, aad: Buffer, plaintext: Buffer): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(aad);
+  const ct = Buffer.concat([c.update(plaintext), c.final()]);
+  return ['v1', iv, c.getAuthTag(), ct]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+function openGcm(key: Buffer, aad: Buffer, sealed: string): Buffer {
+  const [v, iv, tag, ct] = sealed.split('.');
+  if (v !== 'v1' || !iv || !tag || !ct) throw new Error('unreadable sealed key material');
+  const dc = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  dc.setAAD(aad);
+  dc.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([dc.update(Buffer.from(ct, 'base64url')), dc.final()]);
 }

@@ -20,7 +20,26 @@ export interface Persona {
 }
 
 export const SANDBOX_PID_VCT = PID_VCT;
-export const DISCLOSABLE_PID_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality'] as const;
+/** Age-over thresholds the sandbox PID carries as selectively disclosable booleans (`age_over_NN`). */
+export const AGE_OVER_THRESHOLDS = [16, 18, 21] as const;
+export const DISCLOSABLE_PID_CLAIMS = [
+  'given_name',
+  'family_name',
+  'birth_date',
+  'nationality',
+  ...AGE_OVER_THRESHOLDS.map((n) => `age_over_${n}` as const),
+] as const;
+
+/** `age_over_NN` booleans for a YYYY-MM-DD birth date at `now` (UTC). */
+export function ageOverClaims(
+  birthDate: string,
+  now: Date,
+): Record<`age_over_${(typeof AGE_OVER_THRESHOLDS)[number]}`, boolean> {
+  const [y, m, d] = birthDate.split('-').map(Number) as [number, number, number];
+  const before = now.getUTCMonth() + 1 < m || (now.getUTCMonth() + 1 === m && now.getUTCDate() < d);
+  const age = now.getUTCFullYear() - y - (before ? 1 : 0);
+  return { age_over_16: age >= 16, age_over_18: age >= 18, age_over_21: age >= 21 };
+}
 
 const erika = () => ({
   given_name: 'Erika',

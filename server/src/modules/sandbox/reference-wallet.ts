@@ -13,6 +13,13 @@ import { base64url } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
+import {
+  decodeTransactionData,
+  TX_HASH_ALG,
+  TX_TYPES,
+  transactionDataHash,
+} from '../verification/transaction-data';
+import { type MdocPresentInput, MdocReferenceWallet } from './mdoc/mdoc-wallet';
 import { findPersona, PERSONAS } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
 import { credentialIdOf, loadSandboxKey } from './sandbox-issuer';
@@ -33,6 +40,14 @@ export interface PresentOverrides {
   omitClaims?: string[];
   /** Present this credential (of the persona's holder key) instead of the stored one. */
   credential?: string;
+  /** Leave `transaction_data_hashes` (and its alg) out of the KB-JWT although the request carried transaction data. */
+  omitTransactionDataHashes?: boolean;
+  /** Put these values in `transaction_data_hashes` instead of the computed ones. */
+  transactionDataHashes?: string[];
+  /** Hash these strings instead of the received ones (a wallet that shows and signs other documents or terms). */
+  transactionDataSigned?: string[];
+  /** `transaction_data_hashes_alg` to claim instead of sha-256. */
+  transactionDataHashesAlg?: string;
 }
 
 export interface WalletResponse {
@@ -54,7 +69,14 @@ export class ReferenceWallet {
     request: Record<string, unknown>;
     origin: string;
   }): Promise<WalletResponse> {
+    // A request that asks only for mdoc credentials is answered with the persona's mdoc (mdoc/mdoc-wallet.ts).
+    if (asksOnlyForMdoc(input.request)) return this.presentMdoc(input);
     return this.presentWith({ ...input, overrides: {} });
+  }
+
+  /** Answers the request's mso_mdoc credential query with a DeviceResponse (see MdocPresentOverrides). */
+  presentMdoc(input: MdocPresentInput): Promise<WalletResponse> {
+    return new MdocReferenceWallet(this.deps).presentMdoc(input);
   }
 
   async presentWith(input: {
@@ -71,7 +93,8 @@ export class ReferenceWallet {
     let params: Json;
     try {
       const parsed = parseOpenid4vpAuthorizationRequest({ authorizationRequest: input.request });
-      if (parsed.type !== 'openid4vp_dc_api') throw new Error(`unexpected request type ${parsed.type}`);
+      // a DC API request, or the verified payload of a signed cross-device request (signed-request-wallet.ts)
+      if (parsed.type === 'jar') throw new Error('resolve the request object first');
       params = parsed.params as Json;
     } catch (e) {
       throw new AppError('validation_failed', 'The request is not an OpenID4VP DC API request.', {
@@ -120,9 +143,22 @@ export class ReferenceWallet {
       }).effectiveClientId;
     const iat = o.iat ?? Math.floor(this.deps.clock.now().getTime() / 1000);
 
+    const transactionData = readTransactionData(params, query);
+
     const vpToken: Record<string, string[]> = {};
     for (const [queryId, match] of Object.entries(result.credential_matches)) {
       if (!match.success) continue;
+      // OpenID4VP B.3: hash the exact strings received for this credential, without decoding them.
+      const txForQuery =
+        o.transactionDataSigned ??
+        transactionData.filter((t) => t.ids.includes(queryId)).map((t) => t.encoded);
+      const txClaims: Json =
+        txForQuery.length === 0 || o.omitTransactionDataHashes
+          ? {}
+          : {
+              transaction_data_hashes: o.transactionDataHashes ?? txForQuery.map(transactionDataHash),
+              transaction_data_hashes_alg: o.transactionDataHashesAlg ?? TX_HASH_ALG,
+            };
       // Disclose exactly the claims of the first satisfied claim set (all requested claims without claim_sets).
       const output = match.valid_credentials[0].claims.valid_claim_sets[0].output as Json;
       const frame = frameOf(output, new Set(o.omitClaims ?? []));
@@ -133,11 +169,13 @@ export class ReferenceWallet {
         const tampered = tamperFirstDisclosure(await sdjwt.present(credential, frame));
         const kb = new KBJwt({
           header: { typ: 'kb+jwt', alg: 'ES256' },
-          payload: { iat, aud, nonce, sd_hash: base64url.encode(digest(tampered, sdAlg)) },
+          payload: { iat, aud, nonce, sd_hash: base64url.encode(digest(tampered, sdAlg)), ...txClaims },
         });
         presentation = tampered + (await kb.sign(await ES256.getSigner(o.kbKey ?? holder.privateJwk)));
       } else {
-        presentation = await sdjwt.present(credential, frame, { kb: { payload: { iat, aud, nonce } } });
+        // The library spreads the KB payload, so transaction data claims pass through its narrower type.
+        const payload = { iat, aud, nonce, ...txClaims } as { iat: number; aud: string; nonce: string };
+        presentation = await sdjwt.present(credential, frame, { kb: { payload } });
       }
       vpToken[queryId] = [presentation];
     }
@@ -151,6 +189,53 @@ export class ReferenceWallet {
     if (!row) throw new AppError('not_found', 'The sandbox has not been seeded for this persona.');
     return row.credential;
   }
+}
+
+/**
+ * The request's transaction_data, checked like a wallet must (OpenID4VP 5.1 / B.3): every entry is base64url
+ * JSON of a type this wallet knows, names credential queries of the request, and allows sha-256; otherwise the
+ * wallet refuses the whole request.
+ */
+function readTransactionData(params: Json, query: DcqlQuery): { encoded: string; ids: string[] }[] {
+  const raw = params.transaction_data;
+  if (raw === undefined) return [];
+  const refuse = (detail: string): never => {
+    throw new AppError('validation_failed', `The wallet refuses the request: ${detail}`, {
+      param: 'request',
+    });
+  };
+  if (!Array.isArray(raw) || raw.length === 0) refuse('transaction_data must be a non-empty array.');
+  const queryIds = new Set(query.credentials.map((c) => c.id));
+  return (raw as unknown[]).map((encoded) => {
+    if (typeof encoded !== 'string') return refuse('a transaction_data entry is not a string.');
+    let td: Json;
+    try {
+      td = decodeTransactionData(encoded);
+    } catch {
+      return refuse('a transaction_data entry is not base64url-encoded JSON.');
+    }
+    if (!(TX_TYPES as readonly unknown[]).includes(td.type))
+      refuse(`unsupported transaction data type ${String(td.type)}.`);
+    const ids = td.credential_ids;
+    if (
+      !Array.isArray(ids) ||
+      ids.length === 0 ||
+      !ids.every((id) => typeof id === 'string' && queryIds.has(id))
+    )
+      refuse('transaction data names unknown credential ids.');
+    const algs = td.transaction_data_hashes_alg ?? [TX_HASH_ALG];
+    if (!Array.isArray(algs) || !algs.includes(TX_HASH_ALG)) refuse('transaction data needs sha-256 hashes.');
+    return { encoded, ids: ids as string[] };
+  });
+}
+
+/** Whether the (unsigned or resolved) request's DCQL query has mso_mdoc credential queries and no others. */
+function asksOnlyForMdoc(request: Record<string, unknown>): boolean {
+  const credentials = (request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)
+    ?.credentials;
+  return (
+    Array.isArray(credentials) && credentials.length > 0 && credentials.every((c) => c.format === 'mso_mdoc')
+  );
 }
 
 /** Presentation frame disclosing every leaf of the matched claims output, minus omitted top-level claims. */

@@ -11,7 +11,7 @@ import type { Clock } from '../../common/clock';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { TrustedIssuerEntity } from '../verification/trusted-issuer.entity';
-import { DISCLOSABLE_PID_CLAIMS, PERSONAS, type Persona, SANDBOX_PID_VCT } from './personas';
+import { ageOverClaims, DISCLOSABLE_PID_CLAIMS, PERSONAS, type Persona, SANDBOX_PID_VCT } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
 import { SandboxKeyEntity } from './sandbox-key.entity';
 import { StatusListService } from './status-list.service';
@@ -116,6 +116,7 @@ export class SandboxIssuer {
     const uri = (payload.status as { status_list?: { uri?: string } } | undefined)?.status_list?.uri;
     const iss = persona.untrustedIssuer ? this.untrustedIssuerId : this.issuerId;
     if (payload.iss !== iss || uri !== this.statusListUri(SANDBOX_STATUS_LIST_ID)) return true;
+    if (!hasDisclosure(credential, 'age_over_18')) return true; // issued before the age-over claims existed
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
     return !persona.expired && (payload.exp ?? 0) < now + RENEW_BEFORE_S;
   }
@@ -148,6 +149,7 @@ export class SandboxIssuer {
           status_list: { idx: persona.statusIndex, uri: this.statusListUri(SANDBOX_STATUS_LIST_ID) },
         },
         ...persona.claims(now),
+        ...ageOverClaims(persona.claims(now).birth_date, now),
       },
       { _sd: [...DISCLOSABLE_PID_CLAIMS] },
       opts.typ ? { header: { typ: opts.typ } } : undefined,
@@ -219,4 +221,18 @@ export async function loadSandboxKey(
 ): Promise<SandboxKey> {
   const row = await ds.getRepository(SandboxKeyEntity).findOneByOrFail({ purpose, owner });
   return { privateJwk: JSON.parse(row.privateJwk), publicJwk: JSON.parse(row.publicJwk) };
+}
+
+/** Whether an issued SD-JWT (`jwt~d1~...~`) carries a disclosure for the claim `name`. */
+function hasDisclosure(credential: string, name: string): boolean {
+  return credential
+    .split('~')
+    .slice(1)
+    .some((d) => {
+      try {
+        return (JSON.parse(Buffer.from(d, 'base64url').toString('utf8')) as unknown[])[1] === name;
+      } catch {
+        return false;
+      }
+    });
 }

@@ -45,5 +45,12 @@ export function nextStatus(from: SessionStatus, event: SessionEvent): SessionSta
   return t.from.includes(from) ? t.to : null;
 }
 
+/**
+ * Failure policy: the session fails when this many wallet responses for the same step were refused by the
+ * verifier (each refusal burns its single-use wallet request). The refusal that reaches it answers with its
+ * own verification code, and the session is `failed` in the same transaction.
+ */
+export const MAX_REFUSED_RESPONSES_PER_STEP = 5;
+
 /** Webhook event fired on entering a terminal state. */
 export const terminalEvent = (s: SessionStatus): string | null => (isTerminal(s) ? `session.${s}` : null);

@@ -3,6 +3,8 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
+import type { UploadedFile } from '../document/multipart';
+import { readMultipart } from '../document/multipart';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
 
@@ -17,11 +19,23 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
     auth: 'api_key',
     summary: 'Create a session of a published workflow',
     handler: async (req, res) => {
-      if (!req.is('application/json'))
-        throw new AppError('unsupported_media_type', 'Send the body as application/json.');
-      const body = jsonObjectBody(req);
+      let body: Record<string, unknown>;
+      let uploads: UploadedFile[] | null = null;
+      if (req.is('multipart/form-data')) {
+        // A workflow with a sign step: file parts "file" plus workflow_id, metadata (a JSON string), expires_in.
+        const form = await readMultipart(req, ['workflow_id', 'metadata', 'expires_in']);
+        body = createInputFromForm(form.fields);
+        uploads = form.files;
+      } else if (req.is('application/json')) {
+        body = jsonObjectBody(req);
+      } else {
+        throw new AppError(
+          'unsupported_media_type',
+          'Send the body as application/json, or as multipart/form-data for a workflow with a sign step.',
+        );
+      }
       const key = req.header('Idempotency-Key') ?? undefined;
-      const out = await sessions.create(req.ctx, body, key);
+      const out = await sessions.create(req.ctx, body, key, uploads);
       if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, out.statusCode, out.session);
     },
@@ -47,6 +61,25 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
     summary: 'Stop a session that has not ended',
     handler: async (req, res) => sendJson(res, 200, await sessions.stop(req.ctx, String(req.params.id))),
   });
+}
+
+/**
+ * Form fields as create input. Values that do not convert stay strings, so the service's one validation
+ * (after the idempotency reservation) refuses them with the same errors as a JSON create.
+ */
+function createInputFromForm(fields: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (fields.workflow_id !== undefined) out.workflow_id = fields.workflow_id;
+  if (fields.expires_in !== undefined)
+    out.expires_in = /^\d{1,9}$/.test(fields.expires_in) ? Number(fields.expires_in) : fields.expires_in;
+  if (fields.metadata !== undefined) {
+    try {
+      out.metadata = JSON.parse(fields.metadata) as unknown;
+    } catch {
+      out.metadata = fields.metadata; // not JSON: refused as "metadata must be a JSON object"
+    }
+  }
+  return out;
 }
 
 export function readCookie(req: Request, name: string): string | undefined {
@@ -113,6 +146,25 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
         200,
         await transport.submitWalletResponse(String(req.params.id), token(req), jsonObjectBody(req)),
       );
+    },
+  });
+  reg.add({
+    method: 'get',
+    path: '/t/sessions/:id/documents/:position',
+    auth: 'signer',
+    summary: 'Hosted page: download an original document of a sign step (bound browser only)',
+    handler: async (req, res) => {
+      const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
+      const { doc, bytes } = await transport.documentFile(String(req.params.id), token(req), position);
+      noStore(res);
+      // Served as a download in a sandboxed context: never rendered as part of the hosted page.
+      res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
+      res.setHeader(
+        'Content-Disposition',
+        `attachment; filename="${doc.label.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(doc.label)}`,
+      );
+      res.setHeader('X-Document-SHA256', doc.sha256);
+      res.status(200).type(doc.contentType).send(bytes);
     },
   });
 }

@@ -4,16 +4,20 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
-import { newId } from '../../common/ids';
+import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import type { CatalogService } from '../catalog/catalog.service';
+import type { DocumentService } from '../document/document.service';
+import type { UploadedFile } from '../document/multipart';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { SessionEntity } from './session.entity';
-import { applyTransition, enforceExpiry } from './session.state';
+import { isTerminal } from './session.machine';
+import { applyTransition, enforceExpiry, rereadSession } from './session.state';
 import { StepResultEntity } from './step-result.entity';
 
 export const SESSION_LIMITS = {
@@ -61,6 +65,10 @@ export interface SessionDeps {
   clock: Clock;
   workflows: WorkflowService;
   webhooks: Pick<WebhookService, 'hasEndpoint'>;
+  /** Refuses a workflow whose primitives have no credential route available in the environment. */
+  catalog: Pick<CatalogService, 'assertAvailable'>;
+  /** Sign-step documents: which uploads a workflow takes, and storing them at creation. */
+  documents: Pick<DocumentService, 'plan' | 'store'>;
   /** Called after a commit that queued webhook events (wakes the relay). */
   onEventsQueued?: () => void;
 }
@@ -72,6 +80,19 @@ const isDuplicateKey = (e: unknown): boolean => {
     code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
   );
 };
+
+/** A repeat waited longer than the database's lock wait for the first request with its key. */
+const isLockWaitTimeout = (e: unknown): boolean => {
+  const err = e as { code?: string; driverError?: { code?: string } };
+  return (err?.driverError?.code ?? err?.code) === 'ER_LOCK_WAIT_TIMEOUT';
+};
+
+/**
+ * Attempts of a create. When the holder of a reservation rolls back (a 4xx), InnoDB deadlocks the repeats that
+ * waited on its key; one takes the key over, the others re-run. Each failing holder costs a waiter at most one
+ * attempt, and at most as many requests as the connection pool (20) wait at once.
+ */
+const CREATE_ATTEMPTS = 50;
 
 class IdempotentReplay extends Error {}
 
@@ -162,63 +183,82 @@ export class SessionService {
     ctx: Ctx,
     input: CreateSessionInput,
     idempotencyKey?: string,
+    /** File parts of a multipart create (null or absent: a JSON create, which carries no documents). */
+    uploads?: UploadedFile[] | null,
   ): Promise<{ statusCode: number; session: SessionCreated; replayed: boolean }> {
     const { businessId, environment } = tenantOf(ctx);
-    const key = validateIdempotencyKey(idempotencyKey);
+    // the reservation is keyed by the key's SHA-256: the column collation is case-insensitive, keys are not
+    const rawKey = validateIdempotencyKey(idempotencyKey);
+    const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     const { ds, clock } = this.deps;
     try {
-      const s = await ds.transaction(async (m) => {
-        const now = clock.now();
-        if (key) {
-          try {
-            await m.getRepository(IdempotencyKeyEntity).insert({
-              businessId,
-              environment,
-              key,
-              sessionId: null,
-              statusCode: null,
-              createdAt: now,
-              expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
-            });
-          } catch (e) {
-            if (isDuplicateKey(e)) throw new IdempotentReplay();
-            throw e;
+      // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
+      const s = await transactionWithRetry(
+        ds,
+        async (m) => {
+          const now = clock.now();
+          if (key) {
+            try {
+              await m.getRepository(IdempotencyKeyEntity).insert({
+                businessId,
+                environment,
+                key,
+                sessionId: null,
+                statusCode: null,
+                createdAt: now,
+                expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
+              });
+            } catch (e) {
+              if (isDuplicateKey(e)) throw new IdempotentReplay();
+              throw e;
+            }
           }
-        }
-        // validation after the reservation: a repeat never re-validates (bodies are not compared)
-        const { workflowId, metadata, expiresIn } = validateCreateInput(input);
-        const rev = await this.deps.workflows.latestPublished(m, businessId, workflowId);
-        if (!(await this.deps.webhooks.hasEndpoint(m, businessId, environment)))
-          throw new AppError(
-            'webhook_endpoint_required',
-            `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
-          );
-        const session = Object.assign(new SessionEntity(), {
-          id: newId('sess'),
-          businessId,
-          environment,
-          workflowId,
-          workflowRevision: rev.revision,
-          status: 'created',
-          version: 0,
-          currentStage: 0,
-          metadata: metadata ? JSON.stringify(metadata) : null,
-          expiresAt: new Date(now.getTime() + expiresIn * 1000),
-          stepExpiresAt: null,
-          bindingHash: null,
-          createdAt: now,
-          updatedAt: now,
-          endedAt: null,
-        } satisfies Partial<SessionEntity>);
-        await m.getRepository(SessionEntity).insert(session);
-        if (key)
-          await m
-            .getRepository(IdempotencyKeyEntity)
-            .update({ businessId, environment, key }, { sessionId: session.id, statusCode: 201 });
-        return session;
-      });
+          // validation after the reservation: a repeat never re-validates (bodies are not compared)
+          const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+          const rev = await this.deps.workflows.latestPublished(m, businessId, workflowId);
+          // Every refusal about documents happens here, before anything is written (no row, no blob).
+          const documents = this.deps.documents.plan(toRevisionView(rev).steps, uploads ?? null);
+          await this.deps.catalog.assertAvailable(m, environment, toRevisionView(rev).steps);
+          if (!(await this.deps.webhooks.hasEndpoint(m, businessId, environment)))
+            throw new AppError(
+              'webhook_endpoint_required',
+              `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
+            );
+          const session = Object.assign(new SessionEntity(), {
+            id: newId('sess'),
+            businessId,
+            environment,
+            workflowId,
+            workflowRevision: rev.revision,
+            status: 'created',
+            version: 0,
+            currentStage: 0,
+            metadata: metadata ? JSON.stringify(metadata) : null,
+            expiresAt: new Date(now.getTime() + expiresIn * 1000),
+            stepExpiresAt: null,
+            bindingHash: null,
+            createdAt: now,
+            updatedAt: now,
+            endedAt: null,
+          } satisfies Partial<SessionEntity>);
+          await m.getRepository(SessionEntity).insert(session);
+          // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
+          await this.deps.documents.store(m, session, documents, now);
+          if (key)
+            await m
+              .getRepository(IdempotencyKeyEntity)
+              .update({ businessId, environment, key }, { sessionId: session.id, statusCode: 201 });
+          return session;
+        },
+        CREATE_ATTEMPTS,
+      );
       return { statusCode: 201, session: this.created(s), replayed: false };
     } catch (e) {
+      if (key && isLockWaitTimeout(e))
+        throw new AppError(
+          'idempotency_in_progress',
+          'A request with this Idempotency-Key is still in progress; retry.',
+        );
       if (!(e instanceof IdempotentReplay) && !(key && isDuplicateKey(e))) throw e;
       return this.replay(businessId, environment, key as string);
     }
@@ -268,7 +308,11 @@ export class SessionService {
     }));
   }
 
-  /** Business continues a session waiting at a gate: the next step starts, or the session completes. */
+  /**
+   * Business continues a session waiting at a gate: the next step starts with a fresh step window, or the
+   * session completes if the gate followed the last step. Continuing after the overall expiry has passed
+   * starts a step that can never run, so the session expires in the same transaction.
+   */
   async continue(ctx: Ctx, id: string): Promise<SessionView> {
     const s = await this.load(ctx, id);
     if (s.status !== 'awaiting_decision')
@@ -283,11 +327,13 @@ export class SessionService {
     const nextStep = rev.steps[s.currentStage];
     const done = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
-      return nextStep
-        ? applyTransition(m, s, 'continue', now, { stepExpiresAt: stepWindowEnd(nextStep, now, s.expiresAt) })
-        : applyTransition(m, s, 'continue_last', now);
+      if (!nextStep) return applyTransition(m, s, 'continue_last', now);
+      const moved = await applyTransition(m, s, 'continue', now, {
+        stepExpiresAt: stepWindowEnd(nextStep, now, s.expiresAt),
+      });
+      return moved && now >= moved.expiresAt ? applyTransition(m, moved, 'expire', now) : moved;
     });
-    if (!done) throw new AppError('session_state_conflict', 'The session changed meanwhile; read it again.');
+    if (!done) throw await this.lostRace(s, 'continued');
     this.deps.onEventsQueued?.();
     return this.get(ctx, id);
   }
@@ -295,13 +341,24 @@ export class SessionService {
   /** Business stops a session that has not ended (created, in_progress or awaiting_decision). */
   async stop(ctx: Ctx, id: string): Promise<SessionView> {
     const s = await this.load(ctx, id);
+    if (isTerminal(s.status))
+      throw new AppError('session_state_conflict', `The session has ended (it is ${s.status}).`);
     const done = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
       return applyTransition(m, s, 'stop', this.deps.clock.now());
     });
-    if (!done) throw new AppError('session_state_conflict', `A session in ${s.status} cannot be stopped.`);
+    if (!done) throw await this.lostRace(s, 'stopped');
     this.deps.onEventsQueued?.();
     return this.get(ctx, id);
+  }
+
+  /** The 409 for a guarded write that lost: names the state the winner left (expiry enforced). */
+  private async lostRace(s: SessionEntity, verb: string): Promise<AppError> {
+    const fresh = await rereadSession(this.deps.ds, this.deps.clock, s.id, this.deps.onEventsQueued);
+    return new AppError(
+      'session_state_conflict',
+      `The session changed meanwhile and was not ${verb} (it is ${fresh?.status ?? s.status}).`,
+    );
   }
 
   /** Expires overdue sessions nobody reads, so the business still hears session.expired. */

@@ -11,7 +11,8 @@ type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bin
 
 /**
  * Applies `event` to the session as read (`s`). Returns the new row, or null when the session changed
- * meanwhile (another writer won) or the transition is not allowed from its status.
+ * meanwhile (another writer won), the transition is not allowed from its status, or the session is already
+ * overdue at `now` (it has expired, only not yet persisted: only `expire` may be applied then).
  */
 export async function applyTransition(
   m: EntityManager,
@@ -22,6 +23,7 @@ export async function applyTransition(
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
+  if (event !== 'expire' && isOverdue(s, now)) return null;
   const set = {
     ...patch,
     status: to,
@@ -60,6 +62,7 @@ export async function applyTransition(
   return next;
 }
 
+/** True when a session that can expire (created, in_progress) is past its overall or step window. */
 export const isOverdue = (s: SessionEntity, now: Date): boolean =>
   (s.status === 'created' || s.status === 'in_progress') &&
   (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
@@ -90,4 +93,18 @@ export async function enforceExpiry(
     cur = fresh;
   }
   return cur;
+}
+
+/**
+ * The persisted state after a lost guarded write, with expiry enforced (so a loser to expiry sees `expired`).
+ * Null only if the row is gone.
+ */
+export async function rereadSession(
+  ds: DataSource,
+  clock: Clock,
+  id: string,
+  onQueued?: () => void,
+): Promise<SessionEntity | null> {
+  const fresh = await ds.getRepository(SessionEntity).findOneBy({ id });
+  return fresh ? enforceExpiry(ds, clock, fresh, onQueued) : null;
 }

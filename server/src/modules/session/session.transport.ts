@@ -5,23 +5,34 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
-import { AppError } from '../../common/errors';
+import { AppError, isAppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
+import type { DocumentEntity } from '../document/document.entity';
+import type { DocumentService } from '../document/document.service';
+import { type DocumentView, toDocumentView } from '../document/document.service';
+import type { EvidenceService } from '../evidence/evidence.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
-import { requestForStep, resultForStep } from '../verification/primitives';
+import {
+  auditFactsForStep,
+  evidenceForStep,
+  requestForStep,
+  resultForStep,
+} from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
+import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { SessionEntity } from './session.entity';
-import { isTerminal } from './session.machine';
+import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
 import { stepWindowEnd } from './session.service';
-import { applyTransition, enforceExpiry } from './session.state';
+import { applyTransition, enforceExpiry, rereadSession } from './session.state';
+import { protocolOf, type WalletRequestKind, type WalletTransports } from './session.wallet-routes';
 import { StepResultEntity } from './step-result.entity';
 
 export interface Projection {
@@ -30,7 +41,17 @@ export interface Projection {
   environment: 'sandbox' | 'production';
   business: { name: string };
   workflow: { name: string };
-  steps: { stage: number; primitive: string; claims?: string[]; threshold?: number }[];
+  steps: {
+    stage: number;
+    primitive: string;
+    claims?: string[];
+    threshold?: number;
+    /** attestation: the terms shown before the signer approves, and their SHA-256 (hex, UTF-8). */
+    terms?: string;
+    terms_sha256?: string;
+    /** sign: the documents shown before the signer signs (labels and hashes; the bytes download separately). */
+    documents?: DocumentView[];
+  }[];
   current_stage: number;
   completed_stages: number[];
   expires: string;
@@ -50,10 +71,19 @@ export interface TransportDeps {
   workflows: WorkflowService;
   audit: Pick<AuditService, 'recordStep'>;
   verifier: Pick<PresentationVerifier, 'verify'>;
+  /** Sign-step documents of a session (wallet request, hosted page, download). */
+  documents: Pick<DocumentService, 'forSession' | 'bytes'>;
+  /** Encrypted evidence of age_verify, sign and attestation steps, written with the completion. */
+  evidence: Pick<EvidenceService, 'seal' | 'insert'>;
   /** Reference-wallet personas offered on sandbox sessions (none in production). */
   sandboxPersonas?: () => Promise<Persona[]>;
+  /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
+  wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
   onEventsQueued?: () => void;
 }
+
+/** Thrown inside a transaction to roll it back when its guarded session write lost. */
+class LostTransition extends Error {}
 
 export class SessionTransport {
   /** The KB-JWT audience a wallet must use for requests made from the hosted page (DC API style). */
@@ -99,32 +129,50 @@ export class SessionTransport {
     return { projection: await this.project(started, token), token };
   }
 
-  /** A fresh OpenID4VP request (new nonce) for the current step of a started session. */
-  async walletRequest(id: string, browserToken: string | undefined) {
+  /**
+   * A fresh OpenID4VP request (new nonce) for the current step of a started session: unsigned for the DC API
+   * (`dc_api`, the default), or signed with a per-request encryption key (`dc_api_signed`, `cross_device`).
+   */
+  async walletRequest(id: string, browserToken: string | undefined, kind: WalletRequestKind = 'dc_api') {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
     const nonce = randomToken(32);
-    const { request } = requestForStep(step, nonce);
+    const documents =
+      step.primitive === 'sign'
+        ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(
+            toDocumentView,
+          )
+        : undefined;
+    const { request } = requestForStep(step, nonce, { documents });
     const now = this.deps.clock.now();
+    const requestId = newId('wreq');
+    const expiresAt = s.stepExpiresAt ?? s.expiresAt;
+    if (kind !== 'dc_api' && !this.deps.wallets) throw new AppError('not_found', 'No such wallet transport.');
+    const signed =
+      kind === 'dc_api'
+        ? null
+        : await this.deps.wallets?.build(kind, { requestId, base: request, now, expiresAt });
     const row = Object.assign(new WalletRequestEntity(), {
-      id: newId('wreq'),
+      id: requestId,
       sessionId: s.id,
       businessId: s.businessId,
       stage: s.currentStage,
       nonce,
-      audience: this.audience,
-      request: JSON.stringify(request),
+      audience: signed?.audience ?? this.audience,
+      request: JSON.stringify(signed?.stored ?? request),
       state: 'open',
       createdAt: now,
-      expiresAt: s.stepExpiresAt ?? s.expiresAt,
+      expiresAt,
+      responseMode: signed?.responseMode ?? null,
+      requestObject: signed?.requestObject ?? null,
+      responseKey: signed?.responseKey ?? null,
     } satisfies Partial<WalletRequestEntity>);
     await this.deps.ds.getRepository(WalletRequestEntity).insert(row);
     return {
       request_id: row.id,
-      request,
-      protocol: WALLET_PROTOCOL,
+      ...(signed ? signed.forPage : { request, protocol: WALLET_PROTOCOL }),
       expires: row.expiresAt.toISOString(),
       sandbox_personas:
         s.environment === 'sandbox' && this.deps.sandboxPersonas ? await this.deps.sandboxPersonas() : null,
@@ -134,7 +182,8 @@ export class SessionTransport {
   /**
    * Verifies the wallet response against the open request of the current step. Verification runs before any
    * write; then one transaction consumes the request, stores the result, the signed audit record and the
-   * outbox events, and moves the session. A refused response changes nothing.
+   * outbox events, and moves the session. A refused response writes nothing of the step; it burns its request
+   * and counts toward the failure policy (refuse()).
    */
   async submitWalletResponse(id: string, browserToken: string | undefined, body: Record<string, unknown>) {
     const s = await this.open(id);
@@ -147,19 +196,68 @@ export class SessionTransport {
       .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
     if (!req)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
+    return this.project(await this.completeWalletRequest(s, req, body.response), browserToken);
+  }
+
+  /**
+   * A wallet answering one of our requests directly (cross-device direct_post.jwt to response_uri): the
+   * unguessable request id is the capability, there is no browser. Completes the step exactly like a
+   * hosted submission.
+   */
+  async submitDirectWalletResponse(requestId: string, answer: unknown): Promise<void> {
+    const req = await this.deps.ds
+      .getRepository(WalletRequestEntity)
+      .findOneBy({ id: requestId, state: 'open' });
+    if (req?.responseMode !== 'direct_post.jwt')
+      throw new AppError('request_not_found', 'This wallet request is unknown or already used.');
+    const s = await this.open(req.sessionId);
+    if (s.status === 'expired') throw new AppError('session_expired');
+    if (s.status !== 'in_progress' || s.currentStage !== req.stage)
+      throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
+    await this.completeWalletRequest(s, req, answer);
+  }
+
+  /** The one completion path: verify the answer to `req`, then complete the step (or refuse). */
+  private async completeWalletRequest(
+    s: SessionEntity,
+    req: WalletRequestEntity,
+    answer: unknown,
+  ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
     const steps = await this.steps(s);
     const step = steps[s.currentStage] as WorkflowStep;
-    const verified = await this.deps.verifier.verify({
-      request: JSON.parse(req.request) as Record<string, unknown>,
-      expectedNonce: req.nonce,
-      expectedAudience: req.audience,
-      environment: s.environment,
-      response: body.response,
-      now,
-    });
-    const result = resultForStep(step, verified);
+    let verified: Awaited<ReturnType<PresentationVerifier['verify']>>;
+    let result: ReturnType<typeof resultForStep>;
+    try {
+      verified = await this.deps.verifier.verify({
+        request: JSON.parse(req.request) as Record<string, unknown>,
+        expectedNonce: req.nonce,
+        expectedAudience: req.audience,
+        environment: s.environment,
+        // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
+        // refusal policy like any other bad answer
+        response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,
+        now,
+      });
+      result = resultForStep(step, verified);
+    } catch (e) {
+      if (isAppError(e) && e.status === 422) throw await this.refuse(s, req, e);
+      throw e;
+    }
+    // The full presentation of age_verify, sign and attestation, encrypted before the transaction (KMS call)
+    // and inserted inside it: the evidence exists if and only if the step completed.
+    const evidence = evidenceForStep(step, verified);
+    const sealed = evidence
+      ? await this.deps.evidence.seal({
+          sessionId: s.id,
+          businessId: s.businessId,
+          stage: s.currentStage,
+          kind: 'presentation',
+          plaintext: evidence,
+          now,
+        })
+      : null;
     const done = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
       const consumed = await m
@@ -184,16 +282,27 @@ export class SessionTransport {
           request_id: req.id,
           nonce: req.nonce,
           audience: req.audience,
-          protocol: WALLET_PROTOCOL,
+          protocol: protocolOf(req.responseMode),
           format: verified.format,
           issuer: verified.issuer,
           vct: verified.vct,
           holder_key_thumbprint: verified.holderKeyThumbprint,
           status: verified.statusChecked,
           checks: verified.checks,
+          ...auditFactsForStep(step, verified),
+          ...(sealed
+            ? {
+                evidence: {
+                  alg: sealed.row.alg,
+                  kid: sealed.row.kid,
+                  plaintext_sha256: sealed.row.plaintextSha256,
+                },
+              }
+            : {}),
         },
         completedAt,
       });
+      if (sealed) await this.deps.evidence.insert(m, sealed);
       await m.getRepository(StepResultEntity).insert({
         sessionId: s.id,
         stage: s.currentStage,
@@ -230,12 +339,70 @@ export class SessionTransport {
               stepExpiresAt: stepWindowEnd(next, completedAt, s.expiresAt),
             })
           : await applyTransition(m, s, 'step_completed_last', completedAt, { currentStage: nextStage });
-      if (!moved)
-        throw new AppError('session_state_conflict', 'The session changed while the response was verified.');
+      // stopped, expired (or its window passed while verifying) meanwhile: roll back, nothing is written
+      if (!moved) throw new LostTransition();
       return moved;
+    }).catch((e: unknown) => {
+      if (e instanceof LostTransition) return null;
+      throw e;
     });
+    if (!done) {
+      const fresh = await rereadSession(this.deps.ds, this.deps.clock, s.id, this.deps.onEventsQueued);
+      if (fresh?.status === 'expired') throw new AppError('session_expired');
+      throw new AppError('session_state_conflict', 'The session changed while the response was verified.');
+    }
     this.deps.onEventsQueued?.();
-    return this.project(done, browserToken);
+    return done;
+  }
+
+  /**
+   * Failure policy (README "Sessions and states"): a refused response burns its single-use request; the
+   * MAX_REFUSED_RESPONSES_PER_STEP-th refusal for the same step fails the session, with session.failed queued in
+   * the same transaction. Answers the verification error itself, so the wallet still learns why.
+   */
+  private async refuse(s: SessionEntity, req: WalletRequestEntity, refusal: AppError): Promise<AppError> {
+    const failed = await transactionWithRetry(this.deps.ds, async (m) => {
+      await lockSessionRow(m, s.id);
+      const burned = await m
+        .createQueryBuilder()
+        .update(WalletRequestEntity)
+        .set({ state: 'refused' })
+        .where('id = :id AND state = :open', { id: req.id, open: 'open' })
+        .execute();
+      if (burned.affected !== 1) return null;
+      const refusals = await m
+        .getRepository(WalletRequestEntity)
+        .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
+      if (refusals < MAX_REFUSED_RESPONSES_PER_STEP) return null;
+      return applyTransition(m, s, 'fail', this.deps.clock.now());
+    });
+    if (!failed) return refusal;
+    this.deps.onEventsQueued?.();
+    return new AppError(
+      refusal.code,
+      `${refusal.message} The session has failed after ${MAX_REFUSED_RESPONSES_PER_STEP} refused responses.`,
+      { param: refusal.param, extra: { ...refusal.extra, session_status: 'failed' } },
+    );
+  }
+
+  /**
+   * The exact original bytes of a document of this session, for the bound browser only (also after the
+   * session ended, until it expires from access). Re-hashed on read: a changed blob is never served.
+   */
+  async documentFile(
+    id: string,
+    browserToken: string | undefined,
+    position: number,
+  ): Promise<{ doc: DocumentEntity; bytes: Buffer }> {
+    const s = await this.open(id);
+    this.requireBound(s, browserToken);
+    const doc = Number.isInteger(position)
+      ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id)).find(
+          (d) => d.position === position,
+        )
+      : undefined;
+    if (!doc) throw new AppError('not_found', 'No such document in this session.');
+    return { doc, bytes: await this.deps.documents.bytes(doc) };
   }
 
   private async open(id: string): Promise<SessionEntity> {
@@ -281,6 +448,9 @@ export class SessionTransport {
     );
     const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
     const done = Math.min(s.currentStage, rev.steps.length);
+    const documents = rev.steps.some((st) => st.primitive === 'sign')
+      ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
+      : [];
     return {
       id: s.id,
       status: s.status,
@@ -292,6 +462,10 @@ export class SessionTransport {
         primitive: st.primitive,
         ...(st.claims ? { claims: st.claims } : {}),
         ...(st.threshold ? { threshold: st.threshold } : {}),
+        ...(st.terms !== undefined ? { terms: st.terms, terms_sha256: sha256HexOfText(st.terms) } : {}),
+        ...(st.primitive === 'sign'
+          ? { documents: documents.filter((d) => d.stage === stage).map(toDocumentView) }
+          : {}),
       })),
       current_stage: isTerminal(s.status) ? done : s.currentStage,
       completed_stages: Array.from({ length: done }, (_, i) => i),

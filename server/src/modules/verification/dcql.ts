@@ -49,6 +49,37 @@ export function buildIdentifyDcqlQuery(credentialQueryId: string, vct: string, c
   return parseDcqlQuery(input);
 }
 
+/** Claim-query ids of the age query: an age-over claim for the threshold, else the birth date. */
+export const AGE_OVER_CLAIM_ID = 'age_over';
+export const BIRTH_DATE_CLAIM_ID = 'birth_date';
+export const ageOverClaimOf = (threshold: number): string => `age_over_${threshold}`;
+
+/**
+ * One dc+sd-jwt credential query for an age check: `claim_sets` prefer `age_over_<threshold>` (a boolean the
+ * wallet can disclose without the birth date) and fall back to `birth_date` when the credential has no such
+ * claim. DCQL lets the wallet pick the first claim set it can satisfy.
+ */
+export function buildAgeDcqlQuery(credentialQueryId: string, vct: string, threshold: number): DcqlQuery {
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > 120)
+    throw new AppError('validation_failed', 'The age threshold must be an integer from 1 to 120.', {
+      param: 'threshold',
+    });
+  return parseDcqlQuery({
+    credentials: [
+      {
+        id: credentialQueryId,
+        format: 'dc+sd-jwt',
+        meta: { vct_values: [vct] },
+        claims: [
+          { id: AGE_OVER_CLAIM_ID, path: [ageOverClaimOf(threshold)] },
+          { id: BIRTH_DATE_CLAIM_ID, path: [...DISCLOSED_IDENTIFY_CLAIMS.birth_date] },
+        ],
+        claim_sets: [[AGE_OVER_CLAIM_ID], [BIRTH_DATE_CLAIM_ID]],
+      },
+    ],
+  });
+}
+
 /** Structural parse plus content validation (unique ids, credential sets, claim sets). Throws on a bad query. */
 export function parseDcqlQuery(input: unknown): DcqlQuery {
   const query = DcqlQuery.parse(input as DcqlQuery.Input);

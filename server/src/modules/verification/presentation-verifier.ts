@@ -1,7 +1,8 @@
 // Owns verification of a wallet's answer to one of our OpenID4VP requests (SD-JWT VC, `dc+sd-jwt`): response
 // shape, issuer trust and signature, disclosures, key binding (nonce, aud, iat, sd_hash), status list and the
 // DCQL query. The libraries do the parsing and cryptography; the checks they leave to the caller (typ, aud, iat
-// window, sd_hash over the exact string, unreferenced disclosures, status-list binding) are explicit here.
+// window, sd_hash over the exact string, unreferenced disclosures, status-list binding, transaction_data_hashes
+// over the exact stored strings) are explicit here.
 // Every refusal is an AppError with a code from the closed list.
 import {
   parseOpenid4VpAuthorizationResponsePayload,
@@ -31,18 +32,36 @@ import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
+import {
+  answersMdocQuery,
+  type MdocPresentationVerifier,
+  type MdocVerifiedPresentation,
+  mdocHandoverOf,
+} from './mdoc/mdoc-verifier';
 import { SD_JWT_ALGS } from './request';
-import type { TrustStore } from './trust';
+import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from './transaction-data';
+import type { IssuerTrust, TrustStore } from './trust';
 
 export interface VerifiedPresentation {
-  format: 'dc+sd-jwt';
+  /** mso_mdoc results come from mdoc/mdoc-verifier.ts (dispatched below by the format of the answered query). */
+  format: 'dc+sd-jwt' | 'mso_mdoc';
   issuer: string;
   vct: string;
   /** Exactly the requested claims (keyed by claim path), plus document_status. */
   claims: Record<string, unknown>;
   /** RFC 7638 SHA-256 thumbprint of the holder key (cnf.jwk), base64url. */
   holderKeyThumbprint: string;
-  statusChecked: { uri: string; idx: number; status: 'valid' };
+  statusChecked: { uri: string; idx: number; status: 'valid' } | MdocVerifiedPresentation['statusChecked'];
+  /** The holder's public key (cnf.jwk, public members only). */
+  holderJwk: JWK;
+  /** The verification time (`now` of the input): the reference time of age computations. */
+  verifiedAt: Date;
+  /** The exact presentation string (`<issuer JWT>~<disclosures>~<KB-JWT>`): evidence. */
+  presentation: string;
+  /** The key-binding JWT: the holder's signature over nonce, aud, iat, sd_hash and transaction data. */
+  keyBindingJwt: string;
+  /** The request's transaction_data strings for our credential that the KB-JWT covers (may be empty). */
+  transactionData: string[];
   /** Names of the checks that passed, in order (evidence for the audit record). */
   checks: string[];
 }
@@ -55,6 +74,8 @@ export interface PresentationVerifierDeps {
   kbMaxAgeSeconds?: number;
   /** Clock skew tolerated for exp and a future `iat`, in seconds. */
   skewSeconds?: number;
+  /** Verifies answers to mso_mdoc credential queries (absent: such answers are not accepted). */
+  mdoc?: Pick<MdocPresentationVerifier, 'verify'>;
 }
 
 export interface VerifyInput {
@@ -92,6 +113,9 @@ export class PresentationVerifier {
     if (input.request.nonce !== input.expectedNonce) {
       throw new Error('request nonce differs from expected nonce');
     }
+    if (this.deps.mdoc && answersMdocQuery(input.request, input.response)) {
+      return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });
+    }
     const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
     const credentialQuery = dcqlQuery.credentials[0];
     if (dcqlQuery.credentials.length !== 1 || credentialQuery?.format !== 'dc+sd-jwt') {
@@ -121,10 +145,9 @@ export class PresentationVerifier {
     if (typeof issuer !== 'string' || issuer.length === 0) {
       fail('presentation_malformed', 'The credential has no iss.');
     }
-    const issuerKey = await this.deps.trust.issuerKey(issuer as string, input.environment);
-    if (!issuerKey) {
-      return fail('issuer_untrusted', 'The credential issuer is not trusted for this environment.');
-    }
+    // A configured key, or an x5c chain to a stored anchor bound to iss (trust.ts); else issuer_untrusted.
+    const trusted = await this.deps.trust.trustIssuer(issuer as string, input.environment, header, input.now);
+    const issuerKey = trusted.key;
     checks.push('issuer_trusted');
     await verifyJws(issuerJwt, issuerKey, 'credential_signature_invalid', 'The issuer signature is invalid.');
     checks.push('issuer_signature');
@@ -193,9 +216,11 @@ export class PresentationVerifier {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
     checks.push('sd_hash');
+    const transactionData = checkTransactionData(input.request, credentialQuery.id, kb);
+    if (transactionData.length > 0) checks.push('transaction_data');
 
     // 7. Status list, verified with the same trusted issuer key.
-    const statusChecked = await this.checkStatus(payload, issuerKey, now);
+    const statusChecked = await this.checkStatus(payload, trusted, now);
     checks.push('status_list');
 
     return {
@@ -205,6 +230,11 @@ export class PresentationVerifier {
       claims: { ...answer, [DOCUMENT_STATUS]: statusChecked.status },
       holderKeyThumbprint: await calculateJwkThumbprint(holderJwk as JWK, 'sha256'),
       statusChecked,
+      holderJwk: publicJwkOf(holderJwk as JWK),
+      verifiedAt: input.now,
+      presentation: presented,
+      keyBindingJwt: kbJwt,
+      transactionData,
       checks,
     };
   }
@@ -243,7 +273,7 @@ export class PresentationVerifier {
 
   private async checkStatus(
     payload: JWTPayload,
-    issuerKey: JWK,
+    trusted: IssuerTrust,
     now: number,
   ): Promise<VerifiedPresentation['statusChecked']> {
     const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)
@@ -268,9 +298,15 @@ export class PresentationVerifier {
       return fail('status_check_failed', 'The status list token cannot be decoded.', e);
     }
     if (header.typ !== 'statuslist+jwt') fail('status_check_failed', 'The status list token typ is wrong.');
+    let listKey: JWK;
+    try {
+      listKey = await trusted.statusListKey(header, new Date(now * 1000));
+    } catch (e) {
+      return fail('status_check_failed', "The status list is not signed with the issuer's trust.", e);
+    }
     await verifyJws(
       token,
-      issuerKey,
+      listKey,
       'status_check_failed',
       'The status list is not signed by the credential issuer.',
     );
@@ -357,12 +393,23 @@ function answerQuery(
   claims: Json,
 ): Json {
   const answer: Json = {};
-  for (const claimQuery of credentialQuery.claims ?? []) {
-    const value = claimAt(claims, claimQuery.path);
-    if (value === undefined) {
-      fail('claims_missing', `The requested claim ${claimQuery.path.join('.')} was not disclosed.`);
-    }
-    answer[claimQuery.path.join('.')] = value;
+  const claimQueries = credentialQuery.claims ?? [];
+  // With claim_sets, the first set (in the verifier's order of preference) whose claims are all disclosed is
+  // the answer; without, every requested claim must be disclosed.
+  const sets = credentialQuery.claim_sets ?? [claimQueries.map((c, i) => c.id ?? String(i))];
+  const byId = new Map(claimQueries.map((c, i) => [c.id ?? String(i), c]));
+  const disclosed = (id: string) => {
+    const q = byId.get(id);
+    return q !== undefined && claimAt(claims, q.path) !== undefined;
+  };
+  const chosen = sets.find((set) => set.every(disclosed));
+  if (!chosen) {
+    const missing = (sets[0] ?? []).filter((id) => !disclosed(id)).map((id) => byId.get(id)?.path.join('.'));
+    return fail('claims_missing', `The requested claim ${missing.join(', ')} was not disclosed.`);
+  }
+  for (const id of chosen) {
+    const claimQuery = byId.get(id) as (typeof claimQueries)[number];
+    answer[claimQuery.path.join('.')] = claimAt(claims, claimQuery.path);
   }
   let satisfied = false;
   try {
@@ -386,4 +433,47 @@ function answerQuery(
   }
   if (!satisfied) fail('claims_missing', 'The presentation does not satisfy the query.');
   return answer;
+}
+
+/** The public members of an EC/OKP/RSA JWK (what a result may show). */
+function publicJwkOf(jwk: JWK): JWK {
+  const { kty, crv, x, y, n, e } = jwk;
+  const out: Record<string, string | undefined> = { kty, crv, x, y, n, e };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out as JWK;
+}
+
+/**
+ * OpenID4VP B.3: when the request carried transaction_data for our credential, the KB-JWT must carry
+ * `transaction_data_hashes` = base64url(SHA-256(each exact string we sent)) and `transaction_data_hashes_alg`
+ * `sha-256` (required, since every entry we send names it). Hashes are compared with the STORED request's
+ * strings, exactly and completely (no missing and no extra entry). Returns the strings covered.
+ */
+function checkTransactionData(request: Json, credentialQueryId: string, kb: JWTPayload): string[] {
+  const sent = Array.isArray(request.transaction_data) ? (request.transaction_data as unknown[]) : [];
+  // Our own stored request: its entries decode (a failure here is our bug, hence a plain Error).
+  const ours = sent.filter(
+    (s): s is string =>
+      typeof s === 'string' &&
+      ((decodeTransactionData(s).credential_ids as unknown[] | undefined) ?? []).includes(credentialQueryId),
+  );
+  if (ours.length === 0) return [];
+  const hashes = kb.transaction_data_hashes;
+  if (hashes === undefined)
+    fail(
+      'transaction_data_missing',
+      'The key-binding JWT has no transaction_data_hashes for the documents or terms.',
+    );
+  if (!Array.isArray(hashes) || !hashes.every((h) => typeof h === 'string'))
+    fail('transaction_data_mismatch', 'transaction_data_hashes must be an array of strings.');
+  if (kb.transaction_data_hashes_alg !== TX_HASH_ALG)
+    fail('transaction_data_mismatch', `transaction_data_hashes_alg must be ${TX_HASH_ALG}.`);
+  const got = hashes as string[];
+  const expected = ours.map(transactionDataHash);
+  if (got.length !== expected.length || !expected.every((h) => got.some((g) => safeEqual(g, h))))
+    fail(
+      'transaction_data_mismatch',
+      'The key-binding JWT covers other transaction data than this request sent (documents or terms differ).',
+    );
+  return ours;
 }

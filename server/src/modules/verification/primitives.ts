@@ -1,19 +1,205 @@
 // Owns what each primitive asks of a wallet and what the business receives from a verified presentation.
-// The session transport calls these two functions and stays primitive-agnostic.
+// The session transport calls these functions and stays primitive-agnostic:
+// - requestForStep: the OpenID4VP request (DCQL query, and for sign/attestation the transaction_data that binds
+//   the documents' or terms' SHA-256 to the holder's key-binding JWT);
+// - resultForStep: the business-visible result (identify: claims; age_verify: only {over, threshold}; sign and
+//   attestation: hashes plus the holder signature and key);
+// - evidenceForStep: what is kept encrypted as evidence (the full presentation for age_verify, sign, attestation);
+// - auditFactsForStep: primitive-specific facts for the signed audit record (no personal data).
+import { AppError } from '../../common/errors';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { PID_VCT } from './dcql';
+import {
+  ageOverClaimOf,
+  buildAgeDcqlQuery,
+  buildIdentifyDcqlQuery,
+  DISCLOSED_IDENTIFY_CLAIMS,
+  PID_VCT,
+} from './dcql';
 import type { VerifiedPresentation } from './presentation-verifier';
-import { buildWalletRequest } from './request';
+import { buildWalletRequest, CREDENTIAL_QUERY_ID } from './request';
+import {
+  decodeTransactionData,
+  encodeTransactionData,
+  sha256HexOfText,
+  TX_HASH_ALG,
+  TX_TYPE_ATTEST,
+  TX_TYPE_SIGN,
+  transactionDataHash,
+} from './transaction-data';
 
-/** The OpenID4VP request (DC API profile) for a step, with a fresh nonce chosen by the caller. */
-export function requestForStep(step: WorkflowStep, nonce: string): { request: Record<string, unknown> } {
-  const claims = (step.claims ?? []).filter((c) => c !== 'document_status');
-  return buildWalletRequest({ nonce, claims, vct: PID_VCT });
+/** A sign step's document as bound into the request (from the document rows of the session). */
+export interface StepDocument {
+  label: string;
+  sha256: string;
+  size: number;
+  content_type: string;
 }
 
-/** The business-visible result of a verified step (identify: only the requested claims). */
+export interface StepRequestContext {
+  /** sign: the documents of this step, in upload order. */
+  documents?: StepDocument[];
+}
+
+/**
+ * Claims a sign or attestation step asks the wallet to disclose: who signed. They are kept only in the
+ * encrypted evidence; the business result carries hashes, the holder signature and the holder key.
+ */
+export const SIGNER_CLAIMS = ['given_name', 'family_name'] as const;
+
+/** The OpenID4VP request (DC API profile) for a step, with a fresh nonce chosen by the caller. */
+export function requestForStep(
+  step: WorkflowStep,
+  nonce: string,
+  ctx: StepRequestContext = {},
+): { request: Record<string, unknown> } {
+  switch (step.primitive) {
+    case 'identify': {
+      const claims = (step.claims ?? []).filter((c) => c !== 'document_status');
+      return buildWalletRequest({ nonce, claims, vct: PID_VCT });
+    }
+    case 'age_verify':
+      return buildWalletRequest({
+        nonce,
+        dcqlQuery: buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, step.threshold as number),
+      });
+    case 'sign': {
+      const documents = ctx.documents ?? [];
+      // The session service refuses a sign session without its documents, so this is our bug.
+      if (documents.length === 0) throw new Error('a sign step has no documents');
+      const td = encodeTransactionData({
+        type: TX_TYPE_SIGN,
+        credential_ids: [CREDENTIAL_QUERY_ID],
+        transaction_data_hashes_alg: [TX_HASH_ALG],
+        documents: documents.map(({ label, sha256, size, content_type }) => ({
+          label,
+          sha256,
+          size,
+          content_type,
+        })),
+      });
+      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(), transactionData: [td] });
+    }
+    case 'attestation': {
+      const terms = step.terms as string;
+      const td = encodeTransactionData({
+        type: TX_TYPE_ATTEST,
+        credential_ids: [CREDENTIAL_QUERY_ID],
+        transaction_data_hashes_alg: [TX_HASH_ALG],
+        terms_sha256: sha256HexOfText(terms),
+        terms,
+      });
+      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(), transactionData: [td] });
+    }
+  }
+}
+
+const signerQuery = () => buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, [...SIGNER_CLAIMS]);
+
+/** The business-visible result of a verified step. */
 export function resultForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  for (const c of step.claims ?? []) if (c in v.claims) claims[c] = v.claims[c];
-  return { claims };
+  switch (step.primitive) {
+    case 'identify': {
+      const claims: Record<string, unknown> = {};
+      for (const c of step.claims ?? []) if (c in v.claims) claims[c] = v.claims[c];
+      return { claims };
+    }
+    case 'age_verify': {
+      const threshold = step.threshold as number;
+      return { over: ageAnswer(threshold, v).over, threshold };
+    }
+    case 'sign': {
+      const td = boundTransactionData(v, TX_TYPE_SIGN);
+      const documents = (td.decoded.documents as StepDocument[]).map(
+        ({ label, sha256, size, content_type }) => ({
+          label,
+          sha256,
+          size,
+          content_type,
+        }),
+      );
+      return { documents, ...holderProof(v, td.encoded) };
+    }
+    case 'attestation': {
+      const td = boundTransactionData(v, TX_TYPE_ATTEST);
+      return { terms_sha256: td.decoded.terms_sha256, ...holderProof(v, td.encoded) };
+    }
+  }
+}
+
+/** The plaintext kept as encrypted evidence (null: nothing beyond the result and the audit record). */
+export function evidenceForStep(step: WorkflowStep, v: VerifiedPresentation): Buffer | null {
+  if (step.primitive === 'identify') return null;
+  return Buffer.from(
+    JSON.stringify({
+      format: v.format,
+      issuer: v.issuer,
+      vct: v.vct,
+      presentation: v.presentation,
+      transaction_data: v.transactionData,
+    }),
+    'utf8',
+  );
+}
+
+/** Facts for the signed audit record beyond the common ones (never the birth date or other claims). */
+export function auditFactsForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
+  switch (step.primitive) {
+    case 'identify':
+      return {};
+    case 'age_verify':
+      return { age_basis: ageAnswer(step.threshold as number, v).basis };
+    case 'sign':
+    case 'attestation':
+      return {
+        transaction_data_hashes_alg: TX_HASH_ALG,
+        transaction_data_hashes: v.transactionData.map(transactionDataHash),
+      };
+  }
+}
+
+/**
+ * over from the age-over claim when the wallet disclosed it, else from the birth date at verification time.
+ * A person under the threshold completes the step with over: false (the business decides what follows).
+ */
+function ageAnswer(threshold: number, v: VerifiedPresentation): { over: boolean; basis: string } {
+  const ageOver = ageOverClaimOf(threshold);
+  if (ageOver in v.claims) {
+    const value = v.claims[ageOver];
+    if (typeof value !== 'boolean') throw new AppError('claims_missing', `${ageOver} is not a boolean.`);
+    return { over: value, basis: ageOver };
+  }
+  const birthPath = DISCLOSED_IDENTIFY_CLAIMS.birth_date.join('.');
+  const age = ageOn(v.claims[birthPath], v.verifiedAt);
+  if (age === null)
+    throw new AppError('claims_missing', `Neither ${ageOver} nor a valid birth_date was disclosed.`);
+  return { over: age >= threshold, basis: 'birth_date' };
+}
+
+/** Completed years at `now` (UTC) for a YYYY-MM-DD birth date; null when not a real date. */
+export function ageOn(birthDate: unknown, now: Date): number | null {
+  if (typeof birthDate !== 'string') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(birthDate);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  if (date > now) return null;
+  const beforeBirthday = now.getUTCMonth() + 1 < mo || (now.getUTCMonth() + 1 === mo && now.getUTCDate() < d);
+  return now.getUTCFullYear() - y - (beforeBirthday ? 1 : 0);
+}
+
+function boundTransactionData(v: VerifiedPresentation, type: string) {
+  const encoded = v.transactionData.find((s) => decodeTransactionData(s).type === type);
+  // The verifier refuses a presentation that does not cover our request's transaction data: our bug if absent.
+  if (!encoded) throw new Error(`no verified ${type} transaction data`);
+  return { encoded, decoded: decodeTransactionData(encoded) };
+}
+
+/** The holder's signature (KB-JWT over the transaction data hash) and key, verifiable offline. */
+function holderProof(v: VerifiedPresentation, encoded: string) {
+  return {
+    transaction_data: encoded,
+    holder_signature: v.keyBindingJwt,
+    holder_key: { thumbprint: v.holderKeyThumbprint, jwk: v.holderJwk },
+  };
 }

@@ -1,17 +1,252 @@
-// Owns issuer trust: which public key an `iss` is trusted with, per environment (sandbox issuers are trusted in
-// the sandbox only). The same key must also sign the issuer's status lists.
+// Owns issuer trust, per environment (sandbox issuers are trusted in the sandbox only). An issuer (`iss`) is
+// trusted in one of two ways, both held in the database:
+// - a configured public key (trusted_issuer): the key verifies its credentials and its status lists;
+// - an X.509 trust anchor (trust_anchor): a credential whose JOSE header carries an `x5c` chain is trusted
+//   when the chain validates to an anchor stored for that `iss` and environment (every certificate valid at
+//   the verification time, CA constraints on issuing certificates), and the leaf certificate names the issuer
+//   (a SAN URI equal to `iss`, or a SAN dNSName equal to the host of an https `iss`). The leaf's key then
+//   verifies the credential; the issuer's status lists verify with the same trust (the same leaf key, or
+//   their own x5c chain to the same anchors, bound to the same issuer).
+// Everything else is `issuer_untrusted`.
+import { createHash, createPublicKey } from 'node:crypto';
+import {
+  BasicConstraintsExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
+  X509Certificate,
+  X509ChainBuilder,
+} from '@peculiar/x509';
 import type { JWK } from 'jose';
 import { type DataSource, IsNull } from 'typeorm';
+import { AppError } from '../../common/errors';
+import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
+import { TrustAnchorEntity } from './trust-anchor.entity';
 import { TrustedIssuerEntity } from './trusted-issuer.entity';
+
+/** Longest x5c chain accepted (leaf plus intermediates). */
+const MAX_X5C = 5;
+
+/** The trust decision for one credential's issuer. */
+export interface IssuerTrust {
+  /** The key that verifies the issuer's signature. */
+  key: JWK;
+  via: 'key' | 'x509';
+  /** x509: SHA-256 fingerprint (hex) of the anchor the chain validated to. */
+  anchorFingerprint?: string;
+  /** The key that must have signed a status-list token of this issuer, given the token's JOSE header. */
+  statusListKey(header: { x5c?: unknown }, now: Date): Promise<JWK>;
+}
+
+const untrusted = (detail: string, cause?: unknown): never => {
+  throw new AppError('issuer_untrusted', detail, { cause });
+};
+
+const fingerprintOf = (cert: X509Certificate): string =>
+  createHash('sha256').update(Buffer.from(cert.rawData)).digest('hex');
+
+/** Parses a PEM string or DER bytes. */
+export function parseCertificate(input: string | Uint8Array): X509Certificate {
+  return new X509Certificate(typeof input === 'string' ? input : Buffer.from(input));
+}
+
+/** True when the leaf certificate names the issuer: SAN URI == iss, or SAN dNSName == host of an https iss. */
+export function leafNamesIssuer(leaf: X509Certificate, issuer: string): boolean {
+  const san = leaf.getExtension(SubjectAlternativeNameExtension);
+  if (!san) return false;
+  let host: string | undefined;
+  try {
+    const u = new URL(issuer);
+    if (u.protocol === 'https:') host = u.hostname.toLowerCase();
+  } catch {
+    host = undefined;
+  }
+  return san.names.items.some(
+    (n) =>
+      (n.type === 'url' && n.value === issuer) ||
+      (n.type === 'dns' && !!host && n.value.toLowerCase() === host),
+  );
+}
+
+/**
+ * Validates an x5c chain (leaf first, base64 DER per RFC 7515) to one of the anchors at `now` and returns the
+ * leaf and the anchor reached. Throws issuer_untrusted (presentation_malformed for an undecodable x5c).
+ */
+export async function validateX5c(
+  x5c: unknown,
+  anchors: readonly X509Certificate[],
+  now: Date,
+): Promise<{ leaf: X509Certificate; anchor: X509Certificate }> {
+  if (
+    !Array.isArray(x5c) ||
+    x5c.length === 0 ||
+    x5c.length > MAX_X5C ||
+    x5c.some((c) => typeof c !== 'string')
+  )
+    throw new AppError('presentation_malformed', `x5c must be 1-${MAX_X5C} base64 certificates.`);
+  let presented: X509Certificate[];
+  try {
+    presented = (x5c as string[]).map((c) => new X509Certificate(Buffer.from(c, 'base64')));
+  } catch (e) {
+    throw new AppError('presentation_malformed', 'An x5c certificate cannot be decoded.', { cause: e });
+  }
+  if (anchors.length === 0) untrusted('No trust anchor is configured for this issuer.');
+  const leaf = presented[0] as X509Certificate;
+  const anchorPrints = new Set(anchors.map(fingerprintOf));
+  if (anchorPrints.has(fingerprintOf(leaf)) || (await leaf.isSelfSigned()))
+    untrusted('The signing certificate must not be a trust anchor or self-signed.');
+
+  // Path building (issuer name, key identifiers and signature) over the presented certificates and anchors.
+  let built: X509Certificate[];
+  try {
+    built = [
+      ...(await new X509ChainBuilder({ certificates: [...presented.slice(1), ...anchors] }).build(leaf)),
+    ];
+  } catch (e) {
+    return untrusted('The certificate chain cannot be built.', e);
+  }
+  const anchorAt = built.findIndex((c, i) => i > 0 && anchorPrints.has(fingerprintOf(c)));
+  if (anchorAt < 0) untrusted('The certificate chain does not lead to a trusted anchor.');
+  const path = built.slice(0, anchorAt + 1);
+
+  for (const [i, cert] of path.entries()) {
+    if (now < cert.notBefore || now > cert.notAfter)
+      untrusted(`A certificate of the chain (${cert.subject}) is not valid at the verification time.`);
+    const issuer = path[i + 1];
+    if (issuer && !(await cert.verify({ publicKey: issuer.publicKey, signatureOnly: true })))
+      untrusted('A certificate signature of the chain is invalid.');
+    const bc = cert.getExtension(BasicConstraintsExtension);
+    const ku = cert.getExtension(KeyUsagesExtension);
+    if (i === 0) {
+      if (bc?.ca) untrusted('The signing certificate is a CA certificate.');
+      if (ku && !(ku.usages & KeyUsageFlags.digitalSignature))
+        untrusted('The signing certificate is not for digital signatures.');
+      continue;
+    }
+    if (!bc?.ca) untrusted(`A certificate that issues others (${cert.subject}) is not a CA.`);
+    // intermediates below this CA in the path (the leaf does not count)
+    if (bc?.pathLength !== undefined && i - 1 > bc.pathLength)
+      untrusted(`The chain is longer than ${cert.subject} allows.`);
+    if (ku && !(ku.usages & KeyUsageFlags.keyCertSign))
+      untrusted(`A CA certificate of the chain (${cert.subject}) may not sign certificates.`);
+  }
+  return { leaf, anchor: path[anchorAt] as X509Certificate };
+}
+
+/** The P-256 public key of a certificate as a JWK (the only issuer key type the verifier accepts). */
+export function certificateJwk(cert: X509Certificate): JWK {
+  const jwk = createPublicKey({
+    key: Buffer.from(cert.publicKey.rawData),
+    format: 'der',
+    type: 'spki',
+  }).export({
+    format: 'jwk',
+  }) as JWK;
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') untrusted('The signing certificate key is not P-256.');
+  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+}
 
 export class TrustStore {
   constructor(private readonly ds: DataSource) {}
 
+  /** The configured public key of an issuer in an environment, if any. */
   async issuerKey(issuer: string, environment: Environment): Promise<JWK | null> {
     const row = await this.ds
       .getRepository(TrustedIssuerEntity)
       .findOne({ where: { issuer, environment, retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
     return row ? (JSON.parse(row.publicJwk) as JWK) : null;
+  }
+
+  /** The current anchor certificates of an issuer in an environment. */
+  async anchors(issuer: string, environment: Environment): Promise<X509Certificate[]> {
+    const rows = await this.ds
+      .getRepository(TrustAnchorEntity)
+      .find({ where: { issuer, environment, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
+    return rows.map((r) => parseCertificate(r.certificate));
+  }
+
+  /**
+   * Decides whether a credential's issuer is trusted and with which key. A configured key wins (the credential
+   * must verify with it, whatever x5c says); otherwise an x5c chain to the issuer's anchors. Throws
+   * issuer_untrusted.
+   */
+  async trustIssuer(
+    issuer: string,
+    environment: Environment,
+    header: { x5c?: unknown },
+    now: Date,
+  ): Promise<IssuerTrust> {
+    const configured = await this.issuerKey(issuer, environment);
+    if (configured) return { key: configured, via: 'key', statusListKey: async () => configured };
+    if (header.x5c === undefined)
+      return untrusted('The credential issuer is not trusted for this environment.');
+    const anchors = await this.anchors(issuer, environment);
+    const { leaf, anchor } = await this.validateBound(header.x5c, anchors, issuer, now);
+    const key = certificateJwk(leaf);
+    return {
+      key,
+      via: 'x509',
+      anchorFingerprint: fingerprintOf(anchor),
+      statusListKey: async (listHeader, at) => {
+        if (listHeader.x5c === undefined) return key;
+        return certificateJwk((await this.validateBound(listHeader.x5c, anchors, issuer, at)).leaf);
+      },
+    };
+  }
+
+  private async validateBound(x5c: unknown, anchors: X509Certificate[], issuer: string, now: Date) {
+    const result = await validateX5c(x5c, anchors, now);
+    if (!leafNamesIssuer(result.leaf, issuer))
+      untrusted('The signing certificate does not name the credential issuer (iss).');
+    return result;
+  }
+
+  /**
+   * Stores an anchor certificate (PEM or DER) for an issuer and environment; idempotent per certificate.
+   * An operator action (and the tests' way in); the certificate must be a CA.
+   */
+  async addAnchor(input: {
+    issuer: string;
+    environment: Environment;
+    name: string;
+    certificate: string | Uint8Array;
+    now: Date;
+  }): Promise<{ id: string; fingerprint: string }> {
+    let cert: X509Certificate;
+    try {
+      cert = parseCertificate(input.certificate);
+    } catch (e) {
+      throw new AppError('validation_failed', 'The anchor is not a PEM or DER certificate.', {
+        param: 'certificate',
+        cause: e,
+      });
+    }
+    if (!cert.getExtension(BasicConstraintsExtension)?.ca)
+      throw new AppError('validation_failed', 'A trust anchor must be a CA certificate.', {
+        param: 'certificate',
+      });
+    const fingerprint = fingerprintOf(cert);
+    const repo = this.ds.getRepository(TrustAnchorEntity);
+    const existing = await repo.findOneBy({
+      issuer: input.issuer,
+      environment: input.environment,
+      fingerprint,
+      retiredAt: IsNull(),
+    });
+    if (existing) return { id: existing.id, fingerprint };
+    const id = newId('tan');
+    await repo.insert({
+      id,
+      issuer: input.issuer,
+      environment: input.environment,
+      name: input.name,
+      certificate: cert.toString('pem'),
+      fingerprint,
+      notAfter: cert.notAfter,
+      createdAt: input.now,
+      retiredAt: null,
+    });
+    return { id, fingerprint };
   }
 }

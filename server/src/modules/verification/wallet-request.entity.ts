@@ -14,7 +14,16 @@ export class WalletRequestEntity {
   @Column({ ...str(500), name: 'audience' }) audience!: string;
   /** JSON of the exact request object sent to the wallet. */
   @Column({ ...text(), name: 'request' }) request!: string;
-  @Column({ ...str(16), name: 'state' }) state!: 'open' | 'consumed';
+  @Column({ ...str(16), name: 'state' }) state!: 'open' | 'consumed' | 'refused';
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'expires_at' }) expiresAt!: Date;
+  /**
+   * NULL for the unsigned DC API request (`dc_api`); `dc_api.jwt` (signed DC API) and `direct_post.jwt`
+   * (cross-device) need the response encrypted to `responseKey`.
+   */
+  @Column({ ...str(32, true), name: 'response_mode' }) responseMode!: string | null;
+  /** The signed request object (JAR, compact JWS) of a signed request; served at request_uri cross-device. */
+  @Column({ ...text(true), name: 'request_object' }) requestObject!: string | null;
+  /** The ephemeral response-decryption key (private JWK), sealed under the master key; never leaves the server. */
+  @Column({ ...text(true), name: 'response_key' }) responseKey!: string | null;
 }

@@ -15,8 +15,13 @@ export const IDENTIFY_CLAIMS = [
 ] as const;
 export type IdentifyClaim = (typeof IDENTIFY_CLAIMS)[number];
 
-/** Primitives whose verification runs end to end today; publishing others is refused until they do. */
-export const RUNNABLE_PRIMITIVES: ReadonlySet<Primitive> = new Set(['identify']);
+/** Primitives whose verification runs end to end; publishing others would be refused. All four run now. */
+export const RUNNABLE_PRIMITIVES: ReadonlySet<Primitive> = new Set([
+  'identify',
+  'age_verify',
+  'sign',
+  'attestation',
+]);
 
 export const MAX_STEPS = 10;
 export const MAX_ATTESTATION_WORDS = 1000;

@@ -1,0 +1,101 @@
+// Cross-device sharing for a wallet step: a QR code (rendered by the server as SVG) and an `openid4vp://` link
+// that carry only the verifier's client_id and a request_uri; the wallet fetches the signed request there and
+// answers the server directly. This page never sees the answer: it learns of completion from the status
+// projection it already polls. In sandbox, "Open in sandbox wallet" lets the reference wallet do the same
+// exchange over HTTP as the chosen test person.
+import { createSignal, onMount, Show } from 'solid-js';
+import { ApiError, createCrossDeviceRequest, getSession, sandboxWalletCrossDevice } from '../api';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { toUserError, type UserError } from '../errors';
+import type { ActionRunner } from '../routes/SessionView';
+import type { CrossDeviceRequest, SessionProjection } from '../types';
+
+export function CrossDevice(props: {
+  session: SessionProjection;
+  runner: ActionRunner;
+  /** The chosen sandbox test person; the sandbox button shows only when set. */
+  sandboxPersona?: () => string | undefined;
+}) {
+  const [request, setRequest] = createSignal<CrossDeviceRequest>();
+  const [loading, setLoading] = createSignal(false);
+  const [error, setError] = createSignal<UserError>();
+
+  const load = async () => {
+    if (loading()) return;
+    setLoading(true);
+    setError(undefined);
+    try {
+      setRequest(await createCrossDeviceRequest(props.session.id));
+    } catch (err) {
+      setError(toUserError(err));
+    } finally {
+      setLoading(false);
+    }
+  };
+  onMount(() => void load());
+
+  const qrSrc = (svg: string) => `data:image/svg+xml;base64,${btoa(svg)}`;
+  const openInSandboxWallet = () =>
+    props.runner.run(async () => {
+      const req = request();
+      const persona = props.sandboxPersona?.();
+      if (!req || !persona) return undefined;
+      const answer = await sandboxWalletCrossDevice(persona, req.uri);
+      if (answer.response_uri_status !== 200) {
+        // the code is used up by a refused answer: show a fresh one next to the reason
+        void load();
+        throw new ApiError(answer.response_uri_body?.code ?? 'internal_error', answer.response_uri_status);
+      }
+      return getSession(props.session.id);
+    });
+
+  return (
+    <section class="cross-device" data-testid="cross-device" aria-labelledby="cross-device-heading">
+      <h3 id="cross-device-heading">Use a wallet on another device</h3>
+      <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
+      <Show when={request()} fallback={<p class="muted">{loading() ? 'Preparing a code…' : ''}</p>}>
+        {(req) => (
+          <>
+            <p>
+              Scan this code with your wallet app. This page moves on by itself once you have shared in the
+              wallet.
+            </p>
+            <img
+              class="qr"
+              data-testid="cross-device-qr"
+              src={qrSrc(req().qr_svg)}
+              alt="QR code that opens your wallet app"
+              width="220"
+              height="220"
+            />
+            <p>
+              <a data-testid="cross-device-link" href={req().uri}>
+                Open the wallet app on this device
+              </a>
+            </p>
+            <Show when={props.sandboxPersona?.()}>
+              <button
+                type="button"
+                class="button"
+                data-testid="open-sandbox-wallet"
+                disabled={props.runner.busy()}
+                onClick={openInSandboxWallet}
+              >
+                Open in sandbox wallet
+              </button>
+            </Show>
+          </>
+        )}
+      </Show>
+      <button
+        type="button"
+        class="button secondary"
+        data-testid="cross-device-refresh"
+        disabled={loading()}
+        onClick={() => void load()}
+      >
+        Show a new code
+      </button>
+    </section>
+  );
+}

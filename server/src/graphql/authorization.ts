@@ -1,0 +1,44 @@
+// Owns the authorization decision of every GraphQL operation: @Authorized() (a business actor) or an explicit
+// @Public(reason). test/api/authorization.test.ts fails on any Query or Mutation that has neither.
+import { Extensions, getMetadataStorage } from 'type-graphql';
+
+const PUBLIC_KEY = 'publicOperation';
+
+/** Marks an operation as deliberately callable without an API key; the reason is kept for reviewers. */
+export const Public = (reason: string) => Extensions({ [PUBLIC_KEY]: reason });
+
+export interface OperationDecision {
+  operation: 'Query' | 'Mutation';
+  field: string;
+  /** 'authorized' (needs a business actor), `public: <reason>`, or null when nothing was declared. */
+  decision: string | null;
+}
+
+/** The declared decision of every Query and Mutation field of these resolver classes. */
+// biome-ignore lint/complexity/noBannedTypes: TypeGraphQL resolver classes are plain Function values
+export function operationDecisions(resolvers: readonly Function[]): OperationDecision[] {
+  const storage = getMetadataStorage();
+  const ofResolvers = new Set(resolvers);
+  const out: OperationDecision[] = [];
+  const kinds = [
+    ['Query', storage.queries],
+    ['Mutation', storage.mutations],
+  ] as const;
+  for (const [operation, handlers] of kinds) {
+    for (const h of handlers) {
+      if (!ofResolvers.has(h.target)) continue;
+      const authorized =
+        storage.authorizedFields.some((a) => a.target === h.target && a.fieldName === h.methodName) ||
+        storage.authorizedResolver.some((a) => a.target === h.target);
+      const publicReason = storage.fieldExtensions.find(
+        (e) => e.target === h.target && e.fieldName === h.methodName && PUBLIC_KEY in e.extensions,
+      )?.extensions[PUBLIC_KEY];
+      out.push({
+        operation,
+        field: h.schemaName,
+        decision: authorized ? 'authorized' : publicReason ? `public: ${String(publicReason)}` : null,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+// GraphQL types of the credential route catalog (dashboard API). Entities are never exposed directly.
+import { Field, ID, ObjectType } from 'type-graphql';
+
+@ObjectType('PrimitiveAvailability', {
+  description: 'Per primitive: whether it can be used (capability and availability combined).',
+})
+export class PrimitiveFlagsGql {
+  @Field(() => Boolean) identify!: boolean;
+  @Field(() => Boolean) ageVerify!: boolean;
+  @Field(() => Boolean) sign!: boolean;
+  @Field(() => Boolean) attestation!: boolean;
+}
+
+@ObjectType('RouteAcceptance', { description: 'Production needs all three acceptances.' })
+export class RouteAcceptanceGql {
+  @Field(() => Boolean) provider!: boolean;
+  @Field(() => Boolean) issuer!: boolean;
+  @Field(() => Boolean) service!: boolean;
+}
+
+@ObjectType('RouteEnvironment')
+export class RouteEnvironmentGql {
+  @Field(() => Boolean) available!: boolean;
+  @Field(() => PrimitiveFlagsGql) primitives!: PrimitiveFlagsGql;
+  @Field(() => RouteAcceptanceGql, { nullable: true, description: 'Production only.' })
+  acceptance?: RouteAcceptanceGql;
+}
+
+@ObjectType('RouteWallet')
+export class RouteWalletGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) provider!: string;
+}
+
+@ObjectType('CredentialIssuer')
+export class CredentialIssuerGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'The iss of its credentials (or the name its trust is filed under).' })
+  identifier!: string;
+  @Field(() => String, { nullable: true }) country!: string | null;
+  @Field(() => Boolean, { description: 'A test issuer: its routes never reach production.' })
+  sandboxOnly!: boolean;
+}
+
+@ObjectType('CredentialRoute', { description: 'A wallet presenting credentials of an issuer.' })
+export class CredentialRouteGql {
+  @Field(() => ID) id!: string;
+  @Field(() => RouteWalletGql) wallet!: RouteWalletGql;
+  @Field(() => CredentialIssuerGql) issuer!: CredentialIssuerGql;
+  @Field(() => [String]) formats!: string[];
+  @Field(() => PrimitiveFlagsGql, { description: 'What the route can do, whatever the environment.' })
+  capabilities!: PrimitiveFlagsGql;
+  @Field(() => RouteEnvironmentGql) sandbox!: RouteEnvironmentGql;
+  @Field(() => RouteEnvironmentGql) production!: RouteEnvironmentGql;
+  @Field(() => String) notes!: string;
+}
+
+@ObjectType('Wallet')
+export class WalletGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) provider!: string;
+  @Field(() => String) description!: string;
+  @Field(() => [String]) platforms!: string[];
+  @Field(() => [String]) formats!: string[];
+  @Field(() => RouteEnvironmentGql) sandbox!: RouteEnvironmentGql;
+  @Field(() => RouteEnvironmentGql) production!: RouteEnvironmentGql;
+  @Field(() => [ID]) routes!: string[];
+}

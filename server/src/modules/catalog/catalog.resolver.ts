@@ -1,0 +1,58 @@
+// Thin GraphQL resolver over CatalogService: the same data as GET /v1/catalog and GET /v1/wallets.
+import { Authorized, Query, Resolver } from 'type-graphql';
+import { CredentialRouteGql, type PrimitiveFlagsGql, WalletGql } from './catalog.graphql';
+import type { CatalogService, PrimitiveFlags, RouteView, WalletView } from './catalog.service';
+
+const flags = (f: PrimitiveFlags): PrimitiveFlagsGql => ({
+  identify: f.identify,
+  ageVerify: f.age_verify,
+  sign: f.sign,
+  attestation: f.attestation,
+});
+
+const routeOut = (r: RouteView): CredentialRouteGql => ({
+  id: r.id,
+  wallet: r.wallet,
+  issuer: {
+    id: r.issuer.id,
+    name: r.issuer.name,
+    identifier: r.issuer.identifier,
+    country: r.issuer.country,
+    sandboxOnly: r.issuer.sandbox_only,
+  },
+  formats: r.formats,
+  capabilities: flags(r.capabilities),
+  sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },
+  production: {
+    available: r.production.available,
+    primitives: flags(r.production.primitives),
+    acceptance: r.production.acceptance,
+  },
+  notes: r.notes,
+});
+
+const walletOut = (w: WalletView): WalletGql => ({
+  ...w,
+  sandbox: { available: w.sandbox.available, primitives: flags(w.sandbox.primitives) },
+  production: { available: w.production.available, primitives: flags(w.production.primitives) },
+});
+
+export function createCatalogResolver(service: CatalogService) {
+  @Resolver()
+  class CatalogResolver {
+    @Authorized()
+    @Query(() => [CredentialRouteGql], {
+      description: 'Credential routes with per-primitive capability for sandbox and production.',
+    })
+    async catalog(): Promise<CredentialRouteGql[]> {
+      return (await service.routes()).map(routeOut);
+    }
+
+    @Authorized()
+    @Query(() => [WalletGql], { description: 'Wallets with what their routes offer per environment.' })
+    async wallets(): Promise<WalletGql[]> {
+      return (await service.wallets()).map(walletOut);
+    }
+  }
+  return CatalogResolver;
+}

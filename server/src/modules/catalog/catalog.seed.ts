@@ -1,0 +1,156 @@
+// The catalog rows seeded at startup (insert-or-ignore on these fixed ids). Availability is honest: only the
+// sandbox reference route is usable out of the box, and nothing is available in production until the wallet
+// provider, the issuer and this service have accepted the route (CatalogService.setAcceptance).
+import type { Primitive } from '../workflow/workflow.steps';
+
+export const SANDBOX_WALLET_ID = 'wal_sandbox_reference';
+export const SANDBOX_ISSUER_ID = 'iss_sandbox_pid';
+export const SANDBOX_ROUTE_ID = 'rte_sandbox_reference';
+
+export interface SeedWallet {
+  id: string;
+  name: string;
+  provider: string;
+  description: string;
+  platforms: string[];
+}
+
+export interface SeedIssuer {
+  id: string;
+  identifier: string;
+  name: string;
+  country: string | null;
+  description: string;
+  sandboxOnly: boolean;
+}
+
+export interface SeedRoute {
+  id: string;
+  walletId: string;
+  issuerId: string;
+  formats: string[];
+  identify: boolean;
+  ageVerify: boolean;
+  sign: boolean;
+  attestation: boolean;
+  sandboxAvailable: boolean;
+  notes: string;
+}
+
+export const SEED_WALLETS: SeedWallet[] = [
+  {
+    id: SANDBOX_WALLET_ID,
+    name: 'Sandbox reference wallet',
+    provider: 'This service',
+    description:
+      'A software wallet built into the sandbox, with test personas (adult, minor, revoked, expired, unknown issuer). Usable from the hosted page and from code; never accepted in production.',
+    platforms: ['web'],
+  },
+  {
+    id: 'wal_eudi_reference',
+    name: 'EU Digital Identity Wallet (reference implementation)',
+    provider: 'European Commission, EUDI Wallet project',
+    description:
+      'The open-source reference wallet of the EU Digital Identity Wallet programme, on which national wallets build.',
+    platforms: ['android', 'ios'],
+  },
+  {
+    id: 'wal_google_wallet',
+    name: 'Google Wallet',
+    provider: 'Google',
+    description:
+      "Holds mobile driving licences and state IDs where the issuing state supports it; presents them through the browser's Digital Credentials API.",
+    platforms: ['android'],
+  },
+  {
+    id: 'wal_apple_wallet',
+    name: 'Apple Wallet',
+    provider: 'Apple',
+    description:
+      "Holds driver's licences and state IDs of participating US states; presents them through the Digital Credentials API in Safari.",
+    platforms: ['ios'],
+  },
+];
+
+export const SEED_ISSUERS: SeedIssuer[] = [
+  {
+    id: SANDBOX_ISSUER_ID,
+    identifier: '', // {base_url}/sandbox/issuer, set from configuration at every start
+    name: 'Sandbox PID issuer',
+    country: null,
+    description:
+      "This service's test issuer of PID-shaped credentials for the reference wallet's personas. Trusted in the sandbox only.",
+    sandboxOnly: true,
+  },
+  {
+    id: 'iss_eudi_pid_test',
+    identifier: 'https://issuer.eudiw.dev',
+    name: 'EUDI PID issuer (test)',
+    country: 'EU',
+    description:
+      'The test PID issuer of the EUDI Wallet project. It issues test data only, so it can never be used in production.',
+    sandboxOnly: true,
+  },
+  {
+    id: 'iss_us_mdl',
+    identifier: 'aamva-dts:us-mdl',
+    name: 'US state mobile driving licence issuers (AAMVA Digital Trust Service)',
+    country: 'US',
+    description:
+      'State motor-vehicle agencies issuing ISO 18013-5 mobile driving licences, trusted through the IACA certificates that AAMVA publishes.',
+    sandboxOnly: false,
+  },
+];
+
+const caps = (...p: Primitive[]) => ({
+  identify: p.includes('identify'),
+  ageVerify: p.includes('age_verify'),
+  sign: p.includes('sign'),
+  attestation: p.includes('attestation'),
+});
+
+/** The sandbox route is owned by code: its formats and capabilities are rewritten at every start. */
+export const SANDBOX_ROUTE: SeedRoute = {
+  id: SANDBOX_ROUTE_ID,
+  walletId: SANDBOX_WALLET_ID,
+  issuerId: SANDBOX_ISSUER_ID,
+  formats: ['dc+sd-jwt', 'mso_mdoc'],
+  ...caps('identify', 'age_verify', 'sign', 'attestation'),
+  sandboxAvailable: true,
+  notes:
+    'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production.',
+};
+
+export const SEED_ROUTES: SeedRoute[] = [
+  SANDBOX_ROUTE,
+  {
+    id: 'rte_eudi_pid_test',
+    walletId: 'wal_eudi_reference',
+    issuerId: 'iss_eudi_pid_test',
+    formats: ['dc+sd-jwt', 'mso_mdoc'],
+    ...caps('identify', 'age_verify'),
+    sandboxAvailable: false,
+    notes:
+      "Listed for planning. Sandbox use needs the test issuer's trust anchor configured. The wallet refuses transaction_data types it does not know, so sign and attestation do not work with it.",
+  },
+  {
+    id: 'rte_google_us_mdl',
+    walletId: 'wal_google_wallet',
+    issuerId: 'iss_us_mdl',
+    formats: ['mso_mdoc'],
+    ...caps('identify', 'age_verify'),
+    sandboxAvailable: false,
+    notes:
+      'Needs the Digital Credentials API (Chrome on Android) and acceptance by the wallet provider, the issuing states and this service before production.',
+  },
+  {
+    id: 'rte_apple_us_mdl',
+    walletId: 'wal_apple_wallet',
+    issuerId: 'iss_us_mdl',
+    formats: ['mso_mdoc'],
+    ...caps('identify', 'age_verify'),
+    sandboxAvailable: false,
+    notes:
+      'Needs the Digital Credentials API in Safari (org-iso-mdoc) and acceptance by the wallet provider, the issuing states and this service before production.',
+  },
+];

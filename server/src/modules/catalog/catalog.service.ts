@@ -1,0 +1,284 @@
+// Owns the credential route catalog: which wallet x issuer routes exist, what each can do per primitive, and
+// where it may be used. The catalog is data read from the database at runtime (GET /v1/catalog, GET /v1/wallets,
+// GraphQL), seeded idempotently at startup. Business rules that live here:
+// - production availability of a route always equals provider AND issuer AND service acceptance, and a route
+//   of a sandbox-only issuer (the reference wallet's sandbox issuer) can never be accepted for production;
+// - a session can only be created when every primitive of its workflow has an available route in the
+//   session's environment (assertAvailable, called inside the create transaction).
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors';
+import type { Environment } from '../../config/config';
+import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
+import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
+import {
+  SANDBOX_ISSUER_ID,
+  SANDBOX_ROUTE,
+  SANDBOX_ROUTE_ID,
+  SEED_ISSUERS,
+  SEED_ROUTES,
+  SEED_WALLETS,
+} from './catalog.seed';
+
+export type PrimitiveFlags = Record<Primitive, boolean>;
+
+export interface RouteAcceptance {
+  provider: boolean;
+  issuer: boolean;
+  service: boolean;
+}
+
+/** One route as the API shows it (snake_case, like the rest of /v1). */
+export interface RouteView {
+  id: string;
+  wallet: { id: string; name: string; provider: string };
+  issuer: { id: string; name: string; identifier: string; country: string | null; sandbox_only: boolean };
+  formats: string[];
+  /** What the route can do, whatever the environment. */
+  capabilities: PrimitiveFlags;
+  sandbox: { available: boolean; primitives: PrimitiveFlags };
+  production: { available: boolean; primitives: PrimitiveFlags; acceptance: RouteAcceptance };
+  notes: string;
+}
+
+export interface WalletView {
+  id: string;
+  name: string;
+  provider: string;
+  description: string;
+  platforms: string[];
+  formats: string[];
+  /** Union over the wallet's routes: a primitive is true when at least one route of the wallet offers it. */
+  sandbox: { available: boolean; primitives: PrimitiveFlags };
+  production: { available: boolean; primitives: PrimitiveFlags };
+  routes: string[];
+}
+
+export interface CatalogView {
+  /** Per environment, whether any available route supports each primitive (what a workflow can use). */
+  environments: Record<Environment, PrimitiveFlags>;
+  routes: RouteView[];
+}
+
+const noPrimitives = (): PrimitiveFlags => ({
+  identify: false,
+  age_verify: false,
+  sign: false,
+  attestation: false,
+});
+
+const capabilitiesOf = (r: CredentialRouteEntity): PrimitiveFlags => ({
+  identify: r.identify,
+  age_verify: r.ageVerify,
+  sign: r.sign,
+  attestation: r.attestation,
+});
+
+const masked = (flags: PrimitiveFlags, available: boolean): PrimitiveFlags =>
+  Object.fromEntries(PRIMITIVES.map((p) => [p, available && flags[p]])) as PrimitiveFlags;
+
+const union = (a: PrimitiveFlags, b: PrimitiveFlags): PrimitiveFlags =>
+  Object.fromEntries(PRIMITIVES.map((p) => [p, a[p] || b[p]])) as PrimitiveFlags;
+
+/**
+ * Production availability as the service enforces it: all three acceptances, never for a sandbox-only issuer.
+ * The stored column is kept equal to this by every write; reads still AND it in, so a hand-edited row can
+ * never open production on its own.
+ */
+const productionAvailable = (r: CredentialRouteEntity, issuer: CredentialIssuerEntity): boolean =>
+  r.productionAvailable && r.providerAccepted && r.issuerAccepted && r.serviceAccepted && !issuer.sandboxOnly;
+
+export class CatalogService {
+  constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
+
+  async catalog(m: EntityManager = this.deps.ds.manager): Promise<CatalogView> {
+    const routes = await this.routes(m);
+    const environments: Record<Environment, PrimitiveFlags> = {
+      sandbox: noPrimitives(),
+      production: noPrimitives(),
+    };
+    for (const r of routes) {
+      environments.sandbox = union(environments.sandbox, r.sandbox.primitives);
+      environments.production = union(environments.production, r.production.primitives);
+    }
+    return { environments, routes };
+  }
+
+  async routes(m: EntityManager = this.deps.ds.manager): Promise<RouteView[]> {
+    const [routes, wallets, issuers] = await Promise.all([
+      m.getRepository(CredentialRouteEntity).find({ order: { id: 'ASC' } }),
+      m.getRepository(WalletEntity).find(),
+      m.getRepository(CredentialIssuerEntity).find(),
+    ]);
+    const walletById = new Map(wallets.map((w) => [w.id, w]));
+    const issuerById = new Map(issuers.map((i) => [i.id, i]));
+    const views: RouteView[] = [];
+    for (const r of routes) {
+      const wallet = walletById.get(r.walletId);
+      const issuer = issuerById.get(r.issuerId);
+      if (!wallet || !issuer) continue; // a dangling route is not offered
+      const capabilities = capabilitiesOf(r);
+      const prod = productionAvailable(r, issuer);
+      views.push({
+        id: r.id,
+        wallet: { id: wallet.id, name: wallet.name, provider: wallet.provider },
+        issuer: {
+          id: issuer.id,
+          name: issuer.name,
+          identifier: issuer.identifier,
+          country: issuer.country,
+          sandbox_only: issuer.sandboxOnly,
+        },
+        formats: JSON.parse(r.formats) as string[],
+        capabilities,
+        sandbox: { available: r.sandboxAvailable, primitives: masked(capabilities, r.sandboxAvailable) },
+        production: {
+          available: prod,
+          primitives: masked(capabilities, prod),
+          acceptance: { provider: r.providerAccepted, issuer: r.issuerAccepted, service: r.serviceAccepted },
+        },
+        notes: r.notes,
+      });
+    }
+    return views;
+  }
+
+  async wallets(m: EntityManager = this.deps.ds.manager): Promise<WalletView[]> {
+    const [wallets, routes] = await Promise.all([
+      m.getRepository(WalletEntity).find({ order: { name: 'ASC' } }),
+      this.routes(m),
+    ]);
+    return wallets.map((w) => {
+      const own = routes.filter((r) => r.wallet.id === w.id);
+      let sandbox = noPrimitives();
+      let production = noPrimitives();
+      for (const r of own) {
+        sandbox = union(sandbox, r.sandbox.primitives);
+        production = union(production, r.production.primitives);
+      }
+      return {
+        id: w.id,
+        name: w.name,
+        provider: w.provider,
+        description: w.description,
+        platforms: JSON.parse(w.platforms) as string[],
+        formats: [...new Set(own.flatMap((r) => r.formats))].sort(),
+        sandbox: { available: own.some((r) => r.sandbox.available), primitives: sandbox },
+        production: { available: own.some((r) => r.production.available), primitives: production },
+        routes: own.map((r) => r.id),
+      };
+    });
+  }
+
+  /**
+   * Refuses (409 route_unavailable) a session whose workflow needs a primitive that no route available in
+   * the environment supports. Runs in the caller's transaction, before anything is stored.
+   */
+  async assertAvailable(
+    m: EntityManager,
+    environment: Environment,
+    steps: readonly { primitive: Primitive }[],
+  ): Promise<void> {
+    const offered = (await this.catalog(m)).environments[environment];
+    const missing = [...new Set(steps.map((s) => s.primitive))].filter((p) => !offered[p]);
+    if (missing.length > 0)
+      throw new AppError(
+        'route_unavailable',
+        `No credential route available in ${environment} supports ${missing.join(', ')}; see GET /v1/catalog.`,
+        { param: 'workflow_id' },
+      );
+  }
+
+  /**
+   * Records the production acceptances of a route (an operator action, not a business API) and derives
+   * production availability from them. A route of a sandbox-only issuer cannot be accepted.
+   */
+  async setAcceptance(routeId: string, acceptance: Partial<RouteAcceptance>): Promise<RouteView> {
+    const { ds, clock } = this.deps;
+    await ds.transaction(async (m) => {
+      const repo = m.getRepository(CredentialRouteEntity);
+      const route = await repo.findOneBy({ id: routeId });
+      if (!route) throw new AppError('not_found', 'No route with this id.');
+      const issuer = await m.getRepository(CredentialIssuerEntity).findOneByOrFail({ id: route.issuerId });
+      const next = {
+        providerAccepted: acceptance.provider ?? route.providerAccepted,
+        issuerAccepted: acceptance.issuer ?? route.issuerAccepted,
+        serviceAccepted: acceptance.service ?? route.serviceAccepted,
+      };
+      if (issuer.sandboxOnly && (next.providerAccepted || next.issuerAccepted || next.serviceAccepted))
+        throw new AppError(
+          'validation_failed',
+          'A route of a sandbox-only issuer can never be accepted for production.',
+          { param: 'route_id' },
+        );
+      await repo.update(
+        { id: routeId },
+        {
+          ...next,
+          productionAvailable: next.providerAccepted && next.issuerAccepted && next.serviceAccepted,
+          updatedAt: clock.now(),
+        },
+      );
+    });
+    const view = (await this.routes()).find((r) => r.id === routeId);
+    if (!view) throw new AppError('not_found', 'No route with this id.');
+    return view;
+  }
+
+  /**
+   * Idempotent, safe on several nodes at once: inserts the seed rows on fixed ids (insert-or-ignore), so an
+   * operator's later changes (acceptances, notes) are never overwritten. Only the sandbox route is owned by
+   * configuration: its issuer identifier follows BASE_URL and its sandbox availability follows SEED_SANDBOX.
+   */
+  async ensureSeeded(opts: { sandboxIssuerIdentifier: string; sandboxEnabled: boolean }): Promise<void> {
+    const { ds, clock } = this.deps;
+    const now = clock.now();
+    const stamp = { createdAt: now, updatedAt: now };
+    const insert = async (
+      entity: typeof WalletEntity | typeof CredentialIssuerEntity | typeof CredentialRouteEntity,
+      values: object[],
+    ) => ds.createQueryBuilder().insert().into(entity).values(values).orIgnore().execute();
+    await insert(
+      WalletEntity,
+      SEED_WALLETS.map((w) => ({ ...w, platforms: JSON.stringify(w.platforms), ...stamp })),
+    );
+    await insert(
+      CredentialIssuerEntity,
+      SEED_ISSUERS.map((i) => ({
+        ...i,
+        identifier: i.id === SANDBOX_ISSUER_ID ? opts.sandboxIssuerIdentifier : i.identifier,
+        ...stamp,
+      })),
+    );
+    await insert(
+      CredentialRouteEntity,
+      SEED_ROUTES.map((r) => ({
+        ...r,
+        formats: JSON.stringify(r.formats),
+        sandboxAvailable: r.id === SANDBOX_ROUTE_ID ? opts.sandboxEnabled : r.sandboxAvailable,
+        // honest seed: nothing is accepted for production until the three parties have accepted it
+        productionAvailable: false,
+        providerAccepted: false,
+        issuerAccepted: false,
+        serviceAccepted: false,
+        ...stamp,
+      })),
+    );
+    await ds
+      .getRepository(CredentialIssuerEntity)
+      .update({ id: SANDBOX_ISSUER_ID }, { identifier: opts.sandboxIssuerIdentifier, sandboxOnly: true });
+    const { id: _id, walletId: _w, issuerId: _i, sandboxAvailable: _s, ...owned } = SANDBOX_ROUTE;
+    await ds.getRepository(CredentialRouteEntity).update(
+      { id: SANDBOX_ROUTE_ID },
+      {
+        ...owned,
+        formats: JSON.stringify(owned.formats),
+        sandboxAvailable: opts.sandboxEnabled,
+        productionAvailable: false,
+        providerAccepted: false,
+        issuerAccepted: false,
+        serviceAccepted: false,
+      },
+    );
+  }
+}

@@ -1,0 +1,60 @@
+// Owns the blob store: exact bytes addressed by their SHA-256, written once and never overwritten. The
+// filesystem implementation keeps them under DATA_DIR/blobs/<aa>/<bb>/<sha256>; an S3 implementation (Object
+// Lock) implements the same interface. A read re-hashes the bytes, so a changed file is never served.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface BlobStore {
+  /** Stores `bytes` under their SHA-256 (hex) unless already present; never overwrites. */
+  put(bytes: Uint8Array): Promise<{ sha256: string; size: number }>;
+  /** The exact bytes of a blob; throws when absent or when the bytes no longer match their address. */
+  get(sha256: string): Promise<Buffer>;
+  has(sha256: string): Promise<boolean>;
+}
+
+export const sha256HexOf = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export class FilesystemBlobStore implements BlobStore {
+  constructor(readonly root: string) {}
+
+  pathOf(sha256: string): string {
+    if (!HEX64.test(sha256)) throw new Error('not a sha-256 address');
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  async put(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
+    const sha256 = sha256HexOf(bytes);
+    const file = this.pathOf(sha256);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    // Write to a private temporary name, then link: link() fails when the address exists, so a blob is
+    // never overwritten and a reader never sees a half-written file.
+    const tmp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+    await fs.writeFile(tmp, bytes, { flag: 'wx', mode: 0o440 });
+    try {
+      await fs.link(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+    return { sha256, size: bytes.byteLength };
+  }
+
+  async get(sha256: string): Promise<Buffer> {
+    const bytes = await fs.readFile(this.pathOf(sha256));
+    if (sha256HexOf(bytes) !== sha256) throw new Error('blob content does not match its address');
+    return bytes;
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    try {
+      await fs.access(this.pathOf(sha256));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// GraphQL types of sessions: the mirror of GET/POST /v1/sessions. Field for field the REST answer in
+// camelCase; a step's primitive-specific result (identify: `claims`) sits in `result`, where REST spreads it
+// into the step entry. Entities are never exposed directly.
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { JSONScalar } from '../../graphql/scalars';
+import { PrimitiveGql } from '../workflow/workflow.graphql';
+import type { Primitive } from '../workflow/workflow.steps';
+import type { SessionStatus } from './session.machine';
+
+export enum SessionStatusGql {
+  created = 'created',
+  in_progress = 'in_progress',
+  awaiting_decision = 'awaiting_decision',
+  completed = 'completed',
+  stopped = 'stopped',
+  failed = 'failed',
+  expired = 'expired',
+}
+registerEnumType(SessionStatusGql, {
+  name: 'SessionStatus',
+  description: 'completed, stopped, failed and expired are terminal.',
+});
+
+@ObjectType('StepResult', { description: 'One completed step of a session.' })
+export class StepResultGql {
+  @Field(() => Int) stage!: number;
+  @Field(() => PrimitiveGql) primitive!: Primitive;
+  @Field(() => String, { description: 'GET /v1/audits/{auditId} returns the signed audit record.' })
+  auditId!: string;
+  @Field(() => Date) completedAt!: Date;
+  @Field(() => JSONScalar, {
+    description: 'The primitive-specific result, e.g. {"claims": {...}} for identify.',
+  })
+  result!: Record<string, unknown>;
+}
+
+@ObjectType('SessionCreated', { description: 'The answer to createSession (POST /v1/sessions).' })
+export class SessionCreatedGql {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) workflowId!: string;
+  @Field(() => Int) workflowRevision!: number;
+  @Field(() => String, { description: 'The hosted page to send the person to.' }) url!: string;
+  @Field(() => SessionStatusGql) status!: SessionStatus;
+  @Field(() => Date) expires!: Date;
+  @Field(() => Boolean, {
+    description: 'True when an earlier request with the same idempotencyKey created this session.',
+  })
+  idempotentReplayed!: boolean;
+}
+
+@ObjectType('Session', { description: 'A session with the results produced so far (GET /v1/sessions/{id}).' })
+export class SessionGql {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) workflowId!: string;
+  @Field(() => Int) workflowRevision!: number;
+  @Field(() => String) url!: string;
+  @Field(() => SessionStatusGql) status!: SessionStatus;
+  @Field(() => Date) expires!: Date;
+  @Field(() => Date) created!: Date;
+  @Field(() => JSONScalar, { nullable: true }) metadata!: Record<string, unknown> | null;
+  @Field(() => [StepResultGql]) results!: StepResultGql[];
+}
+
+@InputType('CreateSessionInput')
+export class CreateSessionInputGql {
+  @Field(() => ID) workflowId!: string;
+  @Field(() => JSONScalar, { nullable: true, description: 'A JSON object of at most 16 KiB.' })
+  metadata?: unknown;
+  @Field(() => Int, { nullable: true, description: 'Seconds from 60 to 86,400 (default 3,600).' })
+  expiresIn?: number;
+}

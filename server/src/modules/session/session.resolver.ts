@@ -1,0 +1,106 @@
+// Thin GraphQL mirror of the /v1 session operations over the same SessionService methods: map arguments,
+// call, map results. Errors keep their code; `param` is renamed to the GraphQL argument at fault.
+import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { AppError, isAppError } from '../../common/errors';
+import type { GqlContext } from '../../graphql/context';
+import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';
+import type { SessionStatus } from './session.machine';
+import type { SessionCreated, SessionService, SessionView, StepResultView } from './session.service';
+
+const GQL_PARAM: Record<string, string> = {
+  workflow_id: 'input.workflowId',
+  metadata: 'input.metadata',
+  expires_in: 'input.expiresIn',
+  'Idempotency-Key': 'idempotencyKey',
+};
+
+/** Runs a service call, renaming a REST `param` to its GraphQL argument path. */
+async function mapped<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (isAppError(e) && e.param && GQL_PARAM[e.param])
+      throw new AppError(e.code, e.message, { param: GQL_PARAM[e.param], cause: e, extra: e.extra });
+    throw e;
+  }
+}
+
+const resultOut = (r: StepResultView): StepResultGql => {
+  const { stage, primitive, audit_id, completed_at, ...result } = r;
+  return {
+    stage,
+    primitive: primitive as StepResultGql['primitive'],
+    auditId: audit_id,
+    completedAt: new Date(completed_at),
+    result,
+  };
+};
+
+const createdOut = (s: SessionCreated) => ({
+  id: s.id,
+  workflowId: s.workflow_id,
+  workflowRevision: s.workflow_revision,
+  url: s.url,
+  status: s.status as SessionStatus,
+  expires: new Date(s.expires),
+});
+
+const sessionOut = (s: SessionView): SessionGql => ({
+  ...createdOut(s),
+  created: new Date(s.created),
+  metadata: s.metadata,
+  results: s.results.map(resultOut),
+});
+
+export function createSessionResolver(service: SessionService) {
+  @Resolver()
+  class SessionResolver {
+    @Authorized()
+    @Query(() => SessionGql, {
+      description: 'A session with its status and results (mirror of GET /v1/sessions/{id}).',
+    })
+    async session(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<SessionGql> {
+      return sessionOut(await mapped(() => service.get(ctx, id)));
+    }
+
+    @Authorized()
+    @Mutation(() => SessionCreatedGql, {
+      description: 'Creates a session of a published workflow (mirror of POST /v1/sessions).',
+    })
+    async createSession(
+      @Arg('input', () => CreateSessionInputGql) input: CreateSessionInputGql,
+      @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | undefined,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<SessionCreatedGql> {
+      const out = await mapped(() =>
+        service.create(
+          ctx,
+          { workflow_id: input.workflowId, metadata: input.metadata, expires_in: input.expiresIn },
+          idempotencyKey ?? undefined,
+        ),
+      );
+      return { ...createdOut(out.session), idempotentReplayed: out.replayed };
+    }
+
+    @Authorized()
+    @Mutation(() => SessionGql, {
+      description:
+        'Continues a session waiting in awaiting_decision (mirror of POST /v1/sessions/{id}/continue).',
+    })
+    async continueSession(
+      @Arg('id', () => ID) id: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<SessionGql> {
+      return sessionOut(await mapped(() => service.continue(ctx, id)));
+    }
+
+    @Authorized()
+    @Mutation(() => SessionGql, {
+      description: 'Stops a session that has not ended (mirror of POST /v1/sessions/{id}/stop).',
+    })
+    async stopSession(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<SessionGql> {
+      return sessionOut(await mapped(() => service.stop(ctx, id)));
+    }
+  }
+  return SessionResolver;
+}

@@ -1,0 +1,158 @@
+// Owns the crypto callbacks @owf/mdoc needs (its `MdocContext`): digests and randomness (node:crypto), COSE_Sign1
+// sign/verify over the library's to-be-signed bytes (node:crypto ECDSA, raw r||s signatures), and the X.509 side
+// (@peculiar/x509): subject/issuer fields, the public key of a certificate and the path validation from a
+// document signer certificate to one of the trusted IACA roots. Device MAC (mdoc reader ephemeral keys) is not
+// used by OpenID4VP and is refused. The library builds and parses the COSE/CBOR structures itself.
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  type JsonWebKey as NodeJwk,
+  X509Certificate as NodeX509Certificate,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
+import { CoseKey, Curve, type MdocContext, type Sign1 } from '@owf/mdoc';
+import { BasicConstraintsExtension, X509Certificate } from '@peculiar/x509';
+import { base64url } from 'jose';
+
+/** COSE signature algorithms we accept (issuer and device), with their curve and hash. */
+const ALGS = {
+  ES256: { curve: 'P-256', hash: 'sha256' },
+  ES384: { curve: 'P-384', hash: 'sha384' },
+  ES512: { curve: 'P-521', hash: 'sha512' },
+} as const;
+type AlgName = keyof typeof ALGS;
+const CURVE_NAMES: Partial<Record<number, string>> = {
+  [Curve['P-256']]: 'P-256',
+  [Curve['P-384']]: 'P-384',
+  [Curve['P-521']]: 'P-521',
+};
+/** Longest issuer path we follow from the document signer to an anchor (DS, intermediates, IACA). */
+const MAX_PATH = 4;
+
+const isAlg = (a: unknown): a is AlgName => typeof a === 'string' && Object.hasOwn(ALGS, a);
+const b64u = (b: Uint8Array | undefined): string | undefined => (b ? base64url.encode(b) : undefined);
+
+/** An EC CoseKey as a JWK node:crypto can import (public, or private when the key has `d`). */
+export function coseKeyToEcJwk(key: CoseKey): JsonWebKey {
+  const crv = key.curve !== undefined ? CURVE_NAMES[key.curve as number] : undefined;
+  if (!crv || !key.x || !key.y) throw new Error('only EC P-256/P-384/P-521 COSE keys are supported');
+  const jwk: JsonWebKey = { kty: 'EC', crv, x: b64u(key.x), y: b64u(key.y) };
+  if (key.d) jwk.d = b64u(key.d);
+  return jwk;
+}
+
+function verifySign1(sign1: Sign1, key: CoseKey): boolean {
+  const alg = sign1.signatureAlgorithmName;
+  if (!isAlg(alg)) return false; // never `none`, never an algorithm we did not choose
+  const jwk = coseKeyToEcJwk(key);
+  if (jwk.crv !== ALGS[alg].curve) return false;
+  const publicKey = createPublicKey({
+    key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
+    format: 'jwk',
+  });
+  return verify(
+    ALGS[alg].hash,
+    sign1.toBeSigned,
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    sign1.signature,
+  );
+}
+
+function signSign1(toBeSigned: Uint8Array, key: CoseKey, algorithm: unknown): Uint8Array {
+  const alg =
+    algorithm === -7 ? 'ES256' : algorithm === -35 ? 'ES384' : algorithm === -36 ? 'ES512' : algorithm;
+  if (!isAlg(alg)) throw new Error(`unsupported COSE signature algorithm ${String(algorithm)}`);
+  const privateKey = createPrivateKey({ key: coseKeyToEcJwk(key) as NodeJwk, format: 'jwk' });
+  return new Uint8Array(sign(ALGS[alg].hash, toBeSigned, { key: privateKey, dsaEncoding: 'ieee-p1363' }));
+}
+
+/** A certificate from DER (copied: @peculiar/x509 wants an ArrayBuffer-backed view). */
+export const x509Of = (der: Uint8Array): X509Certificate => new X509Certificate(new Uint8Array(der));
+const cert = x509Of;
+const isCa = (c: X509Certificate): boolean => c.getExtension(BasicConstraintsExtension)?.ca === true;
+const validAt = (c: X509Certificate, now: Date): boolean => c.notBefore <= now && now <= c.notAfter;
+
+/**
+ * Path validation for mdoc issuer certificates: x5chain[0] (the document signer, not a CA) must chain, through
+ * the other x5chain certificates if any, to one of the trusted IACA certificates; every certificate on the path
+ * is valid at `now`, every issuer on the path is a CA, every signature verifies. Throws on any failure.
+ */
+export async function verifyIacaChain(input: {
+  trustedCertificates: Uint8Array[];
+  x5chain: Uint8Array[];
+  now?: Date;
+}): Promise<void> {
+  const now = input.now ?? new Date();
+  const anchors = input.trustedCertificates.map(cert);
+  const chain = input.x5chain.map(cert);
+  if (chain.length === 0) throw new Error('the issuer signature carries no certificate (x5chain)');
+  if (anchors.length === 0) throw new Error('no trusted IACA certificate for this environment');
+  let current = chain[0] as X509Certificate;
+  // ISO 18013-5: MSOs are signed by a document signer, never by the IACA (a CA) itself.
+  if (isCa(current)) throw new Error('the signing certificate is a CA, not a document signer');
+  for (let depth = 0; depth < MAX_PATH; depth++) {
+    if (!validAt(current, now))
+      throw new Error(`certificate ${current.subject} is not valid at ${now.toISOString()}`);
+    const candidates = anchors.filter((a) => a.subject === current.issuer);
+    for (const anchor of candidates) {
+      if (!isCa(anchor) || !validAt(anchor, now)) continue;
+      if (await current.verify({ publicKey: anchor, signatureOnly: true })) return;
+    }
+    if (candidates.length > 0) throw new Error('the certificate is not signed by a valid trusted IACA');
+    const next = chain.slice(1).find((c) => c.subject === current.issuer);
+    if (!next) throw new Error(`no trusted IACA issued ${current.subject}`);
+    if (!isCa(next)) throw new Error('an intermediate certificate is not a CA');
+    if (!(await current.verify({ publicKey: next, signatureOnly: true }))) {
+      throw new Error('a certificate on the path has an invalid signature');
+    }
+    current = next;
+  }
+  throw new Error('the certificate path is too long');
+}
+
+/** The MdocContext of this service: node:crypto + @peculiar/x509. */
+export const mdocContext: MdocContext = {
+  crypto: {
+    random: (length) => new Uint8Array(randomBytes(length)),
+    digest: ({ digestAlgorithm, bytes }) =>
+      new Uint8Array(createHash(digestAlgorithm.replace('-', '').toLowerCase()).update(bytes).digest()),
+    calculateEphemeralMacKey: () => {
+      throw new Error('device MAC authentication is not supported (OpenID4VP uses device signatures)');
+    },
+  },
+  cose: {
+    sign1: {
+      sign: ({ toBeSigned, key, algorithm }) => signSign1(toBeSigned, key, algorithm ?? key.algorithm),
+      verify: ({ sign1, key }) => verifySign1(sign1, key),
+    },
+    mac0: {
+      sign: () => {
+        throw new Error('COSE_Mac0 is not supported');
+      },
+      verify: () => false,
+    },
+  },
+  x509: {
+    getIssuerNameField: ({ certificate, field }) => cert(certificate).issuerName.getField(field),
+    getPublicKey: ({ certificate }) => {
+      const jwk = new NodeX509Certificate(certificate).publicKey.export({ format: 'jwk' });
+      return CoseKey.fromJwk({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
+    },
+    verifyCertificateChain: (input) => verifyIacaChain(input),
+    getCertificateData: async ({ certificate }) => {
+      const c = cert(certificate);
+      return {
+        issuerName: c.issuer,
+        subjectName: c.subject,
+        serialNumber: c.serialNumber,
+        thumbprint: Buffer.from(await c.getThumbprint('SHA-256')).toString('hex'),
+        notBefore: c.notBefore,
+        notAfter: c.notAfter,
+        pem: c.toString('pem'),
+      };
+    },
+  },
+};

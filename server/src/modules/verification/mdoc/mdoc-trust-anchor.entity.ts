@@ -1,0 +1,25 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { idCol, str, text, time } from '../../../db/columns';
+
+/**
+ * An IACA root certificate trusted for one mdoc document type in an environment: the issuer signature
+ * (COSE_Sign1 over the MSO) of a document of that type must come from a document signer certificate that
+ * chains to one of these. Scoped per docType so that, say, a driving-licence authority cannot issue PIDs.
+ * Kept apart from the SD-JWT VC trust (`trusted_issuer`, `trust_anchor`), which is keyed by `iss`; an mdoc has
+ * no `iss`.
+ */
+@Entity('mdoc_trust_anchor')
+@Index('IDX_mdoc_trust_anchor_env_doctype', ['environment', 'doctype'])
+export class MdocTrustAnchorEntity {
+  @PrimaryColumn(idCol()) id!: string;
+  @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
+  /** The docType this anchor may issue (e.g. `eu.europa.ec.eudi.pid.1`). */
+  @Column({ ...str(200), name: 'doctype' }) doctype!: string;
+  @Column({ ...str(200), name: 'name' }) name!: string;
+  /** Subject DN of the IACA certificate (for people and audit records; matching uses the certificate). */
+  @Column({ ...str(500), name: 'subject' }) subject!: string;
+  /** The IACA certificate, PEM. */
+  @Column({ ...text(), name: 'certificate_pem' }) certificatePem!: string;
+  @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
+  @Column({ ...time(true), name: 'retired_at' }) retiredAt!: Date | null;
+}

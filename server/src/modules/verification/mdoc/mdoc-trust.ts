@@ -1,0 +1,51 @@
+// Owns mdoc issuer trust: which IACA root certificates are trusted for a docType in an environment (table
+// mdoc_trust_anchor), and their registration (idempotent: one row per environment, docType and certificate).
+import { createHash } from 'node:crypto';
+import { X509Certificate } from '@peculiar/x509';
+import { type DataSource, IsNull } from 'typeorm';
+import type { Environment } from '../../../config/config';
+import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
+
+export class MdocTrustStore {
+  constructor(private readonly ds: DataSource) {}
+
+  /** DER certificates of the IACAs trusted for `doctype` in `environment` (empty: nobody is trusted). */
+  async anchors(environment: Environment, doctype: string): Promise<Uint8Array[]> {
+    const rows = await this.ds
+      .getRepository(MdocTrustAnchorEntity)
+      .find({ where: { environment, doctype, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
+    return rows.map((r) => new Uint8Array(new X509Certificate(r.certificatePem).rawData));
+  }
+
+  /** Trusts an IACA (PEM) for the doctypes in the environment; re-registering is a no-op (un-retires it). */
+  async register(input: {
+    environment: Environment;
+    doctypes: readonly string[];
+    name: string;
+    certificatePem: string;
+    now: Date;
+  }): Promise<void> {
+    const cert = new X509Certificate(input.certificatePem);
+    const fingerprint = createHash('sha256').update(new Uint8Array(cert.rawData)).digest('hex');
+    for (const doctype of input.doctypes) {
+      const id = `mta_${createHash('sha256').update(`${input.environment}|${doctype}|${fingerprint}`).digest('hex').slice(0, 32)}`;
+      await this.ds
+        .createQueryBuilder()
+        .insert()
+        .into(MdocTrustAnchorEntity)
+        .values({
+          id,
+          environment: input.environment,
+          doctype,
+          name: input.name,
+          subject: cert.subject.slice(0, 500),
+          certificatePem: cert.toString('pem'),
+          createdAt: input.now,
+          retiredAt: null,
+        })
+        .orIgnore()
+        .execute();
+      await this.ds.getRepository(MdocTrustAnchorEntity).update({ id }, { retiredAt: null });
+    }
+  }
+}

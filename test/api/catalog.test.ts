@@ -1,0 +1,253 @@
+// The credential route catalog as a business reads it (GET /v1/catalog, GET /v1/wallets, GraphQL) and the
+// production rule it drives: a production session whose workflow needs a primitive that no route accepted for
+// production supports is refused with route_unavailable and nothing is stored; sandbox sessions use the
+// sandbox reference route. Acceptance is an operator action (CatalogService.setAcceptance), not a business API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
+import { IdempotencyKeyEntity } from '../../server/src/modules/session/idempotency-key.entity';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import {
+  Api,
+  createBusiness,
+  type Json,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+
+const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'] as const;
+const none = { identify: false, age_verify: false, sign: false, attestation: false };
+
+describe('credential route catalog', () => {
+  let t: TestService;
+  let sandbox: Api;
+  let production: Api;
+  let businessId: string;
+  let prodWorkflowId: string;
+
+  beforeAll(async () => {
+    t = await startTestService({ label: 'catalog', workers: false });
+    const biz = await createBusiness(t);
+    businessId = biz.businessId;
+    sandbox = new Api(t.baseUrl, biz.apiKey);
+    production = new Api(t.baseUrl, (await t.svc.tenancy.issueApiKey(businessId, 'production')).key);
+    // a public https IP literal passes the production webhook rules without DNS; workers are off, so nothing is sent
+    ({ workflowId: prodWorkflowId } = await setUpIdentifyWorkflow(production, 'https://8.8.8.8/hooks'));
+  });
+  afterAll(async () => t?.stop());
+
+  const route = (catalog: Json, id: string) => catalog.routes.find((r: Json) => r.id === id);
+
+  it('needs an API key', async () => {
+    for (const p of ['/v1/catalog', '/v1/wallets']) {
+      const res = await new Api(t.baseUrl).rest('GET', p);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('unauthenticated');
+    }
+    const gql = await new Api(t.baseUrl).gql('{ catalog { id } }');
+    expect(gql.errors?.[0].extensions.code).toBe('unauthenticated');
+  });
+
+  it('lists routes with wallet, issuer, formats and per-primitive capability, separately for sandbox and production', async () => {
+    const res = await sandbox.rest('GET', '/v1/catalog');
+    expect(res.status).toBe(200);
+    const ref = route(res.body, 'rte_sandbox_reference');
+    expect(ref).toMatchObject({
+      wallet: { id: 'wal_sandbox_reference', name: 'Sandbox reference wallet' },
+      issuer: { id: 'iss_sandbox_pid', identifier: `${t.baseUrl}/sandbox/issuer`, sandbox_only: true },
+      formats: expect.arrayContaining(['dc+sd-jwt']),
+      sandbox: {
+        available: true,
+        primitives: { identify: true, age_verify: true, sign: true, attestation: true },
+      },
+      production: {
+        available: false,
+        primitives: none,
+        acceptance: { provider: false, issuer: false, service: false },
+      },
+    });
+    // honest seed: realistic routes are listed, none is available in production until accepted
+    expect(res.body.routes.length).toBeGreaterThanOrEqual(3);
+    for (const r of res.body.routes as Json[]) {
+      const { provider, issuer, service } = r.production.acceptance;
+      expect(r.production.available).toBe(provider && issuer && service);
+      expect(r.production.available).toBe(false);
+      for (const p of PRIMITIVES) {
+        expect(typeof r.capabilities[p]).toBe('boolean');
+        expect(r.sandbox.primitives[p]).toBe(r.sandbox.available && r.capabilities[p]);
+      }
+    }
+    expect(route(res.body, 'rte_eudi_pid_test')).toMatchObject({
+      issuer: { sandbox_only: true },
+      capabilities: { identify: true, sign: false },
+    });
+    expect(res.body.environments).toEqual({
+      sandbox: { identify: true, age_verify: true, sign: true, attestation: true },
+      production: none,
+    });
+    // the same answer for a production key: the catalog is not per environment of the caller
+    expect((await production.rest('GET', '/v1/catalog')).body).toEqual(res.body);
+  });
+
+  it('lists wallets with what their routes offer', async () => {
+    const res = await sandbox.rest('GET', '/v1/wallets');
+    expect(res.status).toBe(200);
+    const ref = res.body.wallets.find((w: Json) => w.id === 'wal_sandbox_reference');
+    expect(ref).toMatchObject({
+      provider: 'This service',
+      platforms: ['web'],
+      sandbox: { available: true },
+      production: { available: false, primitives: none },
+      routes: ['rte_sandbox_reference'],
+    });
+    const eudi = res.body.wallets.find((w: Json) => w.id === 'wal_eudi_reference');
+    expect(eudi).toMatchObject({ platforms: ['android', 'ios'], sandbox: { available: false } });
+    expect(eudi.formats).toEqual(['dc+sd-jwt', 'mso_mdoc']);
+  });
+
+  it('answers the same over GraphQL', async () => {
+    const rest = (await sandbox.rest('GET', '/v1/catalog')).body;
+    const gql = await sandbox.gql(`{
+      catalog { id formats wallet { id } issuer { identifier sandboxOnly }
+        capabilities { identify ageVerify sign attestation }
+        sandbox { available primitives { identify ageVerify sign attestation } }
+        production { available primitives { identify ageVerify sign attestation } acceptance { provider issuer service } } }
+      wallets { id platforms formats routes sandbox { available } production { available } }
+    }`);
+    expect(gql.errors).toBeUndefined();
+    const flags = (f: Json) => ({
+      identify: f.identify,
+      age_verify: f.ageVerify,
+      sign: f.sign,
+      attestation: f.attestation,
+    });
+    expect(
+      gql.data.catalog.map((r: Json) => ({
+        id: r.id,
+        wallet: r.wallet.id,
+        issuer: r.issuer.identifier,
+        sandbox_only: r.issuer.sandboxOnly,
+        formats: r.formats,
+        capabilities: flags(r.capabilities),
+        sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },
+        production: {
+          available: r.production.available,
+          primitives: flags(r.production.primitives),
+          acceptance: r.production.acceptance,
+        },
+      })),
+    ).toEqual(
+      rest.routes.map((r: Json) => ({
+        id: r.id,
+        wallet: r.wallet.id,
+        issuer: r.issuer.identifier,
+        sandbox_only: r.issuer.sandbox_only,
+        formats: r.formats,
+        capabilities: r.capabilities,
+        sandbox: r.sandbox,
+        production: r.production,
+      })),
+    );
+    const wallets = (await sandbox.rest('GET', '/v1/wallets')).body.wallets;
+    expect(gql.data.wallets).toEqual(
+      wallets.map((w: Json) => ({
+        id: w.id,
+        platforms: w.platforms,
+        formats: w.formats,
+        routes: w.routes,
+        sandbox: { available: w.sandbox.available },
+        production: { available: w.production.available },
+      })),
+    );
+  });
+
+  it('creates sandbox sessions over the sandbox reference route', async () => {
+    const { workflowId } = await setUpIdentifyWorkflow(sandbox, 'http://127.0.0.1:9/hooks');
+    const res = await sandbox.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(res.status).toBe(201);
+  });
+
+  const sessionsOf = async () =>
+    t.svc.ds.getRepository(SessionEntity).countBy({ businessId, environment: 'production' });
+
+  it('refuses a production session when no route accepted for production supports the workflow, storing nothing', async () => {
+    const res = await production.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: prodWorkflowId },
+      { 'Idempotency-Key': 'prod-1' },
+    );
+    expect(res.status).toBe(409);
+    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: 'route_unavailable', param: 'workflow_id' });
+    expect(res.body.detail).toContain('identify');
+    expect(await sessionsOf()).toBe(0);
+    expect(
+      await t.svc.ds.getRepository(IdempotencyKeyEntity).countBy({ businessId, environment: 'production' }),
+    ).toBe(0);
+  });
+
+  it('never lets the sandbox route or a test issuer be accepted for production', async () => {
+    for (const id of ['rte_sandbox_reference', 'rte_eudi_pid_test']) {
+      await expect(
+        t.svc.catalog.setAcceptance(id, { provider: true, issuer: true, service: true }),
+      ).rejects.toMatchObject({ code: 'validation_failed' });
+    }
+    const ref = route((await sandbox.rest('GET', '/v1/catalog')).body, 'rte_sandbox_reference');
+    expect(ref.production.available).toBe(false);
+  });
+
+  it('opens production only when provider, issuer and service have all accepted a route', async () => {
+    // two of three acceptances: still unavailable
+    const partial = await t.svc.catalog.setAcceptance('rte_google_us_mdl', { provider: true, issuer: true });
+    expect(partial.production).toMatchObject({
+      available: false,
+      acceptance: { provider: true, issuer: true, service: false },
+    });
+    expect((await production.rest('POST', '/v1/sessions', { workflow_id: prodWorkflowId })).body.code).toBe(
+      'route_unavailable',
+    );
+
+    // a hand-edited row claiming production without the acceptances opens nothing
+    await t.svc.ds
+      .getRepository(CredentialRouteEntity)
+      .update({ id: 'rte_apple_us_mdl' }, { productionAvailable: true });
+    const catalog = (await sandbox.rest('GET', '/v1/catalog')).body;
+    expect(route(catalog, 'rte_apple_us_mdl').production.available).toBe(false);
+    expect(catalog.environments.production.identify).toBe(false);
+    expect((await production.rest('POST', '/v1/sessions', { workflow_id: prodWorkflowId })).status).toBe(409);
+    expect(await sessionsOf()).toBe(0);
+
+    // the third acceptance opens the route, and only for the primitives it supports
+    await t.svc.catalog.setAcceptance('rte_google_us_mdl', { service: true });
+    const after = (await sandbox.rest('GET', '/v1/catalog')).body;
+    expect(route(after, 'rte_google_us_mdl').production).toMatchObject({
+      available: true,
+      primitives: { identify: true, age_verify: true, sign: false, attestation: false },
+    });
+    expect(after.environments.production).toEqual({
+      identify: true,
+      age_verify: true,
+      sign: false,
+      attestation: false,
+    });
+    const wallets = (await production.rest('GET', '/v1/wallets')).body.wallets;
+    expect(wallets.find((w: Json) => w.id === 'wal_google_wallet').production.available).toBe(true);
+
+    const created = await production.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: prodWorkflowId },
+      { 'Idempotency-Key': 'prod-1' },
+    );
+    expect(created.status).toBe(201);
+    expect(await sessionsOf()).toBe(1);
+
+    // withdrawing an acceptance closes production again
+    await t.svc.catalog.setAcceptance('rte_google_us_mdl', { issuer: false });
+    expect((await production.rest('POST', '/v1/sessions', { workflow_id: prodWorkflowId })).body.code).toBe(
+      'route_unavailable',
+    );
+    expect(await sessionsOf()).toBe(1);
+  });
+});
