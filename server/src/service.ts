@@ -194,7 +194,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     onEventsQueued: kick,
   });
 
-  const { routes, resolvers } = declareApi({
+  const services: ApiServices = {
     config,
     ds,
     clock,
@@ -213,7 +213,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
-  });
+  };
+  const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
 
   const apiKeyAuth: RequestHandler = (req, res, next) => {
@@ -262,7 +263,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     const base = (req as AppRequest).ctx;
     const key = bearerToken(req.header('authorization'));
     if (!key) return base;
-    return { ...base, actor: await tenancy.authenticate(key) };
+    try {
+      return { ...base, actor: await tenancy.authenticate(key) };
+    } catch (e) {
+      // A wrong key is not an internal error: the request stays anonymous and every @Authorized
+      // operation answers `unauthenticated`, exactly as without a key.
+      if (e instanceof AppError && e.code === 'unauthenticated') return base;
+      throw e;
+    }
   };
   const schema = await buildGraphqlSchema(resolvers);
   const gql = await graphqlMiddleware(schema, logger, gqlContext);
@@ -275,26 +283,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   const service: Service = {
-    config,
-    ds,
-    clock,
-    logger,
+    ...services,
     app,
     routes,
-    tenancy,
-    workflows,
-    webhooks,
-    relay,
-    sessions,
-    transport,
-    audit,
-    evidence,
-    documents,
-    sandboxIssuer,
-    wallet,
-    catalog,
-    walletTransports,
-    signedWallet,
     async listen() {
       server = http.createServer(app);
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));

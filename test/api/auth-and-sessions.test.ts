@@ -55,6 +55,11 @@ describe('business API', () => {
     );
     const gql = await anon.gql('{ workflows { id } }');
     expect(gql.errors?.[0]?.extensions?.code).toBe('unauthenticated');
+    for (const api of [garbage, forged]) {
+      const res = await api.gql('{ workflows { id } }');
+      expect(res.errors?.[0]?.extensions?.code).toBe('unauthenticated');
+      expect(res.data?.workflows ?? null).toBeNull();
+    }
   });
 
   it("answers 404 for another business's session, workflow and audit record", async () => {
