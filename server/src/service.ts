@@ -59,7 +59,7 @@ import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
 import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
-import { httpStatusListFetcher } from './modules/verification/status-list-fetch';
+import { cachingStatusListFetcher, httpStatusListFetcher } from './modules/verification/status-list-fetch';
 import { TrustStore } from './modules/verification/trust';
 import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { registerDevReceiver } from './modules/webhook/dev-receiver';
@@ -144,7 +144,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   });
   const verifier = new PresentationVerifier({
     trust: new TrustStore(ds),
-    fetchStatusList: httpStatusListFetcher(),
+    fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
     mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
@@ -189,7 +189,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     verifier,
     documents,
     evidence,
-    sandboxPersonas: config.seedSandbox ? () => wallet.personas() : undefined,
+    sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
   });

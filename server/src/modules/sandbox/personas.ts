@@ -1,6 +1,7 @@
 // Owns the reference-wallet personas: who they are, what their PID says and which status/expiry/issuer
 // situation each one demonstrates. Data only; the sandbox issuer issues from it, the wallet lists it.
 import { PID_VCT } from '../verification/dcql';
+import { MDOC_AV, MDOC_MDL, MDOC_PID } from '../verification/mdoc/mdoc-query';
 
 export type PersonaId = 'adult' | 'minor' | 'revoked' | 'suspended' | 'expired' | 'unknown_issuer';
 
@@ -114,3 +115,61 @@ export const PERSONAS: readonly Persona[] = [
 ];
 
 export const findPersona = (id: string): Persona | undefined => PERSONAS.find((p) => p.id === id);
+
+/**
+ * What the reference wallet offers a test person to present: a persona's SD-JWT VC PID (the persona ids
+ * above), or its ISO mdoc documents. When a request offers alternatives (DCQL credential_sets), this choice
+ * decides the format, like a person picking a credential in a real wallet. `doctypes` are the mdoc documents
+ * the choice may present, in no particular order: the request's order of alternatives decides among them.
+ */
+export interface WalletChoice {
+  id: string;
+  label: string;
+  description: string;
+  /** The holder: whose keys and credentials are presented. */
+  persona: PersonaId;
+  format: 'dc+sd-jwt' | 'mso_mdoc';
+  doctypes?: readonly string[];
+}
+
+const MDOC_CHOICES: Readonly<Partial<Record<PersonaId, readonly WalletChoice[]>>> = {
+  adult: [
+    {
+      id: 'adult_mdoc',
+      label: 'Erika Mustermann (mdoc PID)',
+      description:
+        'Presents ISO mdoc: the EU PID (eu.europa.ec.eudi.pid.1), or for an age check the EU age-verification attestation.',
+      persona: 'adult',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
+    },
+    {
+      id: 'adult_mdl',
+      label: 'Erika Mustermann (mobile driving licence)',
+      description: 'Presents the ISO 18013-5 mobile driving licence (org.iso.18013.5.1.mDL).',
+      persona: 'adult',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_MDL.doctype],
+    },
+  ],
+  minor: [
+    {
+      id: 'minor_mdoc',
+      label: 'Max Mustermann (mdoc PID)',
+      description:
+        'Minor (12) presenting ISO mdoc: the EU PID, or for an age check the EU age-verification attestation.',
+      persona: 'minor',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
+    },
+  ],
+};
+
+/** Every choice, each persona's SD-JWT VC first and its mdoc choices right after it. */
+export const WALLET_CHOICES: readonly WalletChoice[] = PERSONAS.flatMap((p) => [
+  { id: p.id, label: p.label, description: p.description, persona: p.id, format: 'dc+sd-jwt' as const },
+  ...(MDOC_CHOICES[p.id] ?? []),
+]);
+
+export const findWalletChoice = (id: string): WalletChoice | undefined =>
+  WALLET_CHOICES.find((c) => c.id === id);

@@ -1,8 +1,9 @@
-// Owns the sandbox reference wallet: a software wallet holding the personas' PIDs that answers an OpenID4VP
-// (DC API, unsigned) request like a real wallet would: parse the request (@openid4vc/openid4vp), match the DCQL
-// query (dcql), disclose only what was asked, and bind the presentation to the holder key with a KB-JWT
-// (@sd-jwt/sd-jwt-vc present()). Sandbox only: its credentials come from the sandbox issuer, which only the
-// sandbox environment trusts.
+// Owns the sandbox reference wallet: a software wallet holding the personas' PIDs (SD-JWT VC, and ISO mdoc via
+// mdoc/mdoc-wallet.ts) that answers an OpenID4VP request like a real wallet would. The test person picked (a
+// wallet choice, personas.ts) decides the format when the request offers alternatives. SD-JWT VC: parse the
+// request (@openid4vc/openid4vp), match the DCQL query (dcql), disclose only what was asked, and bind the
+// presentation to the holder key with a KB-JWT (@sd-jwt/sd-jwt-vc present()). Sandbox only: its credentials
+// come from the sandbox issuer, which only the sandbox environment trusts.
 import { getOpenid4vpClientId, parseOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { KBJwt } from '@sd-jwt/core';
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
@@ -20,7 +21,7 @@ import {
   transactionDataHash,
 } from '../verification/transaction-data';
 import { type MdocPresentInput, MdocReferenceWallet } from './mdoc/mdoc-wallet';
-import { findPersona, PERSONAS } from './personas';
+import { findPersona, findWalletChoice, WALLET_CHOICES } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
 import { credentialIdOf, loadSandboxKey } from './sandbox-issuer';
 
@@ -60,8 +61,17 @@ const sdAlg = 'sha-256';
 export class ReferenceWallet {
   constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
 
-  async personas(): Promise<{ id: string; label: string; description: string }[]> {
-    return PERSONAS.map(({ id, label, description }) => ({ id, label, description }));
+  /**
+   * The test persons to pick from (wallet choices: each persona's SD-JWT VC, and its mdoc documents). Given the
+   * request, mdoc choices are listed only when it offers an mso_mdoc alternative (not for sign or attestation).
+   */
+  async personas(
+    request?: Record<string, unknown>,
+  ): Promise<{ id: string; label: string; description: string }[]> {
+    const mdocOffered = request === undefined || offersFormat(request, 'mso_mdoc');
+    return WALLET_CHOICES.filter((c) => c.format !== 'mso_mdoc' || mdocOffered).map(
+      ({ id, label, description }) => ({ id, label, description }),
+    );
   }
 
   respond(input: {
@@ -69,9 +79,42 @@ export class ReferenceWallet {
     request: Record<string, unknown>;
     origin: string;
   }): Promise<WalletResponse> {
-    // A request that asks only for mdoc credentials is answered with the persona's mdoc (mdoc/mdoc-wallet.ts).
-    if (asksOnlyForMdoc(input.request)) return this.presentMdoc(input);
-    return this.presentWith({ ...input, overrides: {} });
+    return this.present({ ...input, overrides: {} });
+  }
+
+  /**
+   * Answers as a wallet choice (personas.ts WALLET_CHOICES): an mdoc choice presents one of its documents
+   * (mdoc/mdoc-wallet.ts), an SD-JWT choice its PID (presentWith). A persona whose SD-JWT VC is not asked for,
+   * in a request asking only for mdoc, presents its mdoc. `handover` is for the signed transports: the redirect
+   * handover (cross-device) and the response-encryption key, both bound into an mdoc's SessionTranscript.
+   * `overrides` are SD-JWT deviations (negative tests); an mdoc answer ignores them (see presentMdoc).
+   */
+  present(input: {
+    persona: string;
+    request: Record<string, unknown>;
+    origin: string;
+    overrides?: PresentOverrides;
+    handover?: Pick<MdocPresentInput, 'redirect' | 'responseEncryptionJwk'>;
+  }): Promise<WalletResponse> {
+    const choice = findWalletChoice(input.persona);
+    if (!choice) throw new AppError('validation_failed', 'Unknown persona.', { param: 'persona' });
+    const { request, origin } = input;
+    if (choice.format === 'mso_mdoc') {
+      if (!offersFormat(request, 'mso_mdoc')) {
+        throw new AppError('claims_missing', 'This test person presents mdoc; the request asks for no mdoc.');
+      }
+      return this.presentMdoc({
+        persona: choice.persona,
+        doctypes: choice.doctypes,
+        request,
+        origin,
+        ...input.handover,
+      });
+    }
+    if (asksOnlyForMdoc(request)) {
+      return this.presentMdoc({ persona: choice.persona, request, origin, ...input.handover });
+    }
+    return this.presentWith({ persona: choice.persona, request, origin, overrides: input.overrides ?? {} });
   }
 
   /** Answers the request's mso_mdoc credential query with a DeviceResponse (see MdocPresentOverrides). */
@@ -227,6 +270,13 @@ function readTransactionData(params: Json, query: DcqlQuery): { encoded: string;
     if (!Array.isArray(algs) || !algs.includes(TX_HASH_ALG)) refuse('transaction data needs sha-256 hashes.');
     return { encoded, ids: ids as string[] };
   });
+}
+
+/** Whether the (unsigned or resolved) request's DCQL query has a credential query of this format. */
+function offersFormat(request: Record<string, unknown>, format: string): boolean {
+  const credentials = (request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)
+    ?.credentials;
+  return Array.isArray(credentials) && credentials.some((c) => c.format === format);
 }
 
 /** Whether the (unsigned or resolved) request's DCQL query has mso_mdoc credential queries and no others. */

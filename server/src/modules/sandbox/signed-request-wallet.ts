@@ -3,7 +3,8 @@
 // by the x5c leaf with jose, leaf chained to a trusted verifier root and not self-signed, root not in x5c,
 // client_id bound to the leaf by x509_hash or x509_san_dns, iat/exp, expected_origins over the DC API), answer
 // with the reference wallet's presentation, and encrypt the response to the verifier's ephemeral key
-// (ECDH-ES, enc from encrypted_response_enc_values_supported) for direct_post.jwt or dc_api.jwt.
+// (ECDH-ES, enc from encrypted_response_enc_values_supported) for direct_post.jwt or dc_api.jwt. The persona
+// (wallet choice) decides the format: SD-JWT VC, or an mdoc bound to the request's handover.
 import { createHash } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import {
@@ -185,12 +186,17 @@ export class SignedRequestWallet {
     overrides?: PresentOverrides;
   }): Promise<{ status: number; body: unknown }> {
     const { payload } = await this.fetchRequest(input.uri);
-    const presented = await this.deps.wallet.presentWith({
+    const presented = await this.deps.wallet.present({
       persona: input.persona,
       request: payload,
       // not used for redirect-based requests: the audience is the client_id
       origin: new URL(payload.response_uri as string).origin,
       overrides: input.overrides ?? {},
+      // an mdoc binds the redirect handover (client_id, response_uri) and the encryption key (OpenID4VP B.2.6)
+      handover: {
+        redirect: { clientId: String(payload.client_id), responseUri: String(payload.response_uri) },
+        responseEncryptionJwk: responseKeyOf(payload),
+      },
     });
     const jwe = await encryptResponse({ ...presented, state: payload.state }, payload);
     return postResponse(payload.response_uri as string, { response: jwe });
@@ -210,12 +216,14 @@ export class SignedRequestWallet {
       origin: input.origin,
     });
     if (payload.response_mode !== 'dc_api.jwt') refuse('expected response_mode dc_api.jwt');
-    const presented = await this.deps.wallet.presentWith({
+    const presented = await this.deps.wallet.present({
       persona: input.persona,
       request: payload,
       origin: input.origin,
       // over the DC API the audience is origin:<origin>, even for a signed request (OpenID4VP A.4)
       overrides: { aud: `origin:${input.origin}`, ...input.overrides },
+      // an mdoc binds the origin (DC API handover) and the encryption key
+      handover: { responseEncryptionJwk: responseKeyOf(payload) },
     });
     return { response: await encryptResponse({ ...presented }, payload) };
   }

@@ -75,8 +75,8 @@ export interface TransportDeps {
   documents: Pick<DocumentService, 'forSession' | 'bytes'>;
   /** Encrypted evidence of age_verify, sign and attestation steps, written with the completion. */
   evidence: Pick<EvidenceService, 'seal' | 'insert'>;
-  /** Reference-wallet personas offered on sandbox sessions (none in production). */
-  sandboxPersonas?: () => Promise<Persona[]>;
+  /** Reference-wallet personas offered on sandbox sessions (none in production), those that can answer `request`. */
+  sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
   /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
   wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
   onEventsQueued?: () => void;
@@ -175,7 +175,9 @@ export class SessionTransport {
       ...(signed ? signed.forPage : { request, protocol: WALLET_PROTOCOL }),
       expires: row.expiresAt.toISOString(),
       sandbox_personas:
-        s.environment === 'sandbox' && this.deps.sandboxPersonas ? await this.deps.sandboxPersonas() : null,
+        s.environment === 'sandbox' && this.deps.sandboxPersonas
+          ? await this.deps.sandboxPersonas(request)
+          : null,
     };
   }
 

@@ -96,3 +96,55 @@ export function claimAt(claims: Record<string, unknown>, path: readonly (string 
   }
   return cur;
 }
+
+/**
+ * Which credential query of our request a vp_token answers, given its keys (credential query ids). We verify
+ * exactly one presented credential, so the keys must name exactly one query, and credential_sets decide which
+ * ones may be answered: exactly one option of every required set (our requests: one set of single-query
+ * alternatives, e.g. the SD-JWT VC PID or the mdoc PID), nothing outside an answered option. Without
+ * credential_sets every query is required. An unknown or extra id is presentation_malformed; no answer to a
+ * required set is claims_missing.
+ */
+export function answeredCredentialQuery(
+  dcqlQuery: DcqlQuery,
+  presentedIds: readonly string[],
+): DcqlQuery['credentials'][number] {
+  const ids = new Set(presentedIds);
+  const known = new Map(dcqlQuery.credentials.map((c) => [c.id, c]));
+  for (const id of ids) {
+    if (!known.has(id))
+      throw new AppError('presentation_malformed', 'The vp_token answers an unknown query.');
+  }
+  const sets = dcqlQuery.credential_sets ?? [
+    { options: [dcqlQuery.credentials.map((c) => c.id)], required: true },
+  ];
+  const covered = new Set<string>();
+  for (const set of sets) {
+    const answered = set.options.filter((option) => option.every((id) => ids.has(id)));
+    if (answered.length > 1) {
+      throw new AppError('presentation_malformed', 'The vp_token answers more than one alternative.');
+    }
+    const option = answered[0];
+    if (!option) {
+      if (set.required !== false) {
+        throw new AppError(
+          'claims_missing',
+          'The vp_token has no presentation for the requested credential.',
+        );
+      }
+      continue;
+    }
+    for (const id of option) covered.add(id);
+  }
+  if ([...ids].some((id) => !covered.has(id))) {
+    throw new AppError(
+      'presentation_malformed',
+      'The vp_token answers a query outside the chosen alternative.',
+    );
+  }
+  const [only, ...more] = [...ids];
+  if (only === undefined || more.length > 0) {
+    throw new AppError('presentation_malformed', 'Exactly one credential is expected in the vp_token.');
+  }
+  return known.get(only) as DcqlQuery['credentials'][number];
+}

@@ -31,7 +31,7 @@ import {
 import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
+import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
 import {
   answersMdocQuery,
   type MdocPresentationVerifier,
@@ -117,14 +117,14 @@ export class PresentationVerifier {
       return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });
     }
     const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
-    const credentialQuery = dcqlQuery.credentials[0];
-    if (dcqlQuery.credentials.length !== 1 || credentialQuery?.format !== 'dc+sd-jwt') {
-      throw new Error('the verifier handles requests with exactly one dc+sd-jwt credential query');
+    if (!dcqlQuery.credentials.some((c) => c.format === 'dc+sd-jwt')) {
+      // mdoc answers were dispatched above; a request without an SD-JWT query that gets here is our bug
+      throw new Error('the request has no dc+sd-jwt credential query to verify against');
     }
-    const sdJwtQuery = credentialQuery as DcqlCredentialQuery.SdJwtVc;
 
-    // 1. Response shape (OpenID4VP library), then exactly one presentation string for our query.
-    const presented = this.presentationFrom(input, credentialQuery.id);
+    // 1. Response shape (OpenID4VP library), then exactly one presentation string, for the dc+sd-jwt query the
+    // wallet chose among the request's alternatives (credential_sets).
+    const { credentialQuery: sdJwtQuery, presented } = this.presentationFrom(input, dcqlQuery);
     checks.push('response_shape');
     const lastTilde = presented.lastIndexOf('~');
     if (lastTilde < 0) fail('presentation_malformed', 'The presentation is not an SD-JWT.');
@@ -216,7 +216,7 @@ export class PresentationVerifier {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
     checks.push('sd_hash');
-    const transactionData = checkTransactionData(input.request, credentialQuery.id, kb);
+    const transactionData = checkTransactionData(input.request, sdJwtQuery.id, kb);
     if (transactionData.length > 0) checks.push('transaction_data');
 
     // 7. Status list, verified with the same trusted issuer key.
@@ -239,7 +239,10 @@ export class PresentationVerifier {
     };
   }
 
-  private presentationFrom(input: VerifyInput, credentialQueryId: string): string {
+  private presentationFrom(
+    input: VerifyInput,
+    dcqlQuery: DcqlQuery,
+  ): { credentialQuery: DcqlCredentialQuery.SdJwtVc; presented: string } {
     if (isObject(input.response) && 'error' in input.response) {
       fail('presentation_malformed', 'The wallet answered with an error.');
     }
@@ -258,17 +261,20 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('presentation_malformed', 'The wallet response is not an OpenID4VP DCQL response.', e);
     }
-    for (const id of Object.keys(presentations)) {
-      if (id !== credentialQueryId) fail('presentation_malformed', 'The vp_token answers an unknown query.');
+    // Unknown ids, several alternatives or none: refused here (presentation_malformed / claims_missing).
+    const credentialQuery = answeredCredentialQuery(dcqlQuery, Object.keys(presentations));
+    if (credentialQuery.format !== 'dc+sd-jwt') {
+      // an mso_mdoc answer reaches this path only when no mdoc verifier is configured
+      fail('presentation_malformed', `Answers in ${credentialQuery.format} are not accepted here.`);
     }
-    const entries = presentations[credentialQueryId];
-    if (!entries) {
-      return fail('claims_missing', 'The vp_token has no presentation for the requested credential.');
-    }
+    const entries = presentations[credentialQuery.id] as unknown[];
     if (entries.length !== 1 || typeof entries[0] !== 'string') {
       fail('presentation_malformed', 'Exactly one SD-JWT presentation string is expected.');
     }
-    return entries[0] as string;
+    return {
+      credentialQuery: credentialQuery as DcqlCredentialQuery.SdJwtVc,
+      presented: entries[0] as string,
+    };
   }
 
   private async checkStatus(
@@ -427,7 +433,8 @@ function answerQuery(
       },
       { dcqlQuery },
     );
-    satisfied = result.can_be_satisfied;
+    // This credential query's match (credential_sets were checked when the answered query was chosen).
+    satisfied = result.credential_matches[credentialQuery.id]?.success === true;
   } catch (e) {
     fail('claims_missing', 'The presentation does not satisfy the query.', e);
   }

@@ -15,6 +15,15 @@ import {
   DISCLOSED_IDENTIFY_CLAIMS,
   PID_VCT,
 } from './dcql';
+import {
+  ageOverElement,
+  dcqlQueryWithAlternatives,
+  MDOC_AV,
+  MDOC_MDL,
+  MDOC_PID,
+  mdocAgeQuery,
+  mdocIdentifyQuery,
+} from './mdoc/mdoc-query';
 import type { VerifiedPresentation } from './presentation-verifier';
 import { buildWalletRequest, CREDENTIAL_QUERY_ID } from './request';
 import {
@@ -46,7 +55,18 @@ export interface StepRequestContext {
  */
 export const SIGNER_CLAIMS = ['given_name', 'family_name'] as const;
 
-/** The OpenID4VP request (DC API profile) for a step, with a fresh nonce chosen by the caller. */
+/** Credential query ids of the mdoc alternatives (the SD-JWT VC PID query is CREDENTIAL_QUERY_ID, `pid`). */
+export const MDOC_QUERY_IDS = { pid: 'pid_mdoc', mdl: 'mdl', av: 'av_mdoc' } as const;
+
+/** The highest age_verify threshold an mdoc can answer (ISO 18013-5 `age_over_NN` has two digits). */
+export const MDOC_MAX_AGE_THRESHOLD = 99;
+
+type CredentialQueryInput = Parameters<typeof dcqlQueryWithAlternatives>[0][number];
+
+/**
+ * The OpenID4VP request (DC API profile) for a step, with a fresh nonce chosen by the caller. identify and
+ * age_verify offer alternatives (DCQL credential_sets): the SD-JWT VC PID or an ISO mdoc; the wallet answers one.
+ */
 export function requestForStep(
   step: WorkflowStep,
   nonce: string,
@@ -55,13 +75,39 @@ export function requestForStep(
   switch (step.primitive) {
     case 'identify': {
       const claims = (step.claims ?? []).filter((c) => c !== 'document_status');
-      return buildWalletRequest({ nonce, claims, vct: PID_VCT });
-    }
-    case 'age_verify':
+      const sdJwt = buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, claims).credentials[0];
+      // One of: the SD-JWT VC PID, the mdoc PID, or the mobile driving licence (it carries every identify claim).
       return buildWalletRequest({
         nonce,
-        dcqlQuery: buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, step.threshold as number),
+        dcqlQuery: dcqlQueryWithAlternatives([
+          sdJwt as CredentialQueryInput,
+          mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, claims),
+          mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, claims),
+        ]),
       });
+    }
+    case 'age_verify': {
+      const threshold = step.threshold as number;
+      const sdJwt = buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, threshold).credentials[0];
+      // ISO 18013-5 names age statements with two digits (age_over_NN): above 99 only the SD-JWT VC can answer.
+      // Among the mdocs the age-verification attestation comes first: it discloses nothing but the age statement.
+      const mdoc =
+        threshold <= MDOC_MAX_AGE_THRESHOLD
+          ? [
+              mdocAgeQuery(MDOC_QUERY_IDS.av, MDOC_AV.doctype, threshold),
+              mdocAgeQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, threshold),
+              mdocAgeQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, threshold),
+            ]
+          : [];
+      return buildWalletRequest({
+        nonce,
+        dcqlQuery: dcqlQueryWithAlternatives([sdJwt as CredentialQueryInput, ...mdoc]),
+      });
+    }
+    // sign and attestation ask for the SD-JWT VC PID only: the documents' or terms' hashes are bound through
+    // transaction_data, which a wallet signs in the SD-JWT key-binding JWT (transaction_data_hashes). mdoc has no
+    // such binding in OpenID4VP 1.0 (its DeviceAuthentication covers the SessionTranscript, not transaction
+    // data), so an mdoc answer could not prove what was signed or attested.
     case 'sign': {
       const documents = ctx.documents ?? [];
       // The session service refuses a sign session without its documents, so this is our bug.
@@ -162,8 +208,9 @@ export function auditFactsForStep(step: WorkflowStep, v: VerifiedPresentation): 
  * A person under the threshold completes the step with over: false (the business decides what follows).
  */
 function ageAnswer(threshold: number, v: VerifiedPresentation): { over: boolean; basis: string } {
-  const ageOver = ageOverClaimOf(threshold);
-  if (ageOver in v.claims) {
+  // SD-JWT VC: age_over_<n>; mdoc: the ISO element age_over_NN (two digits, so age_over_05 for 5).
+  const ageOver = [ageOverClaimOf(threshold), ageOverElement(threshold)].find((c) => c in v.claims);
+  if (ageOver) {
     const value = v.claims[ageOver];
     if (typeof value !== 'boolean') throw new AppError('claims_missing', `${ageOver} is not a boolean.`);
     return { over: value, basis: ageOver };
@@ -171,7 +218,10 @@ function ageAnswer(threshold: number, v: VerifiedPresentation): { over: boolean;
   const birthPath = DISCLOSED_IDENTIFY_CLAIMS.birth_date.join('.');
   const age = ageOn(v.claims[birthPath], v.verifiedAt);
   if (age === null)
-    throw new AppError('claims_missing', `Neither ${ageOver} nor a valid birth_date was disclosed.`);
+    throw new AppError(
+      'claims_missing',
+      `Neither ${ageOverClaimOf(threshold)} nor a valid birth_date was disclosed.`,
+    );
   return { over: age >= threshold, basis: 'birth_date' };
 }
 

@@ -1,9 +1,11 @@
 // Owns the shape of the OpenID4VP 1.0 request the hosted page hands to the browser's Digital Credentials API
-// (unsigned DC API profile): no client_id, response_mode dc_api, a fresh nonce and one DCQL credential query.
+// (unsigned DC API profile): no client_id, response_mode dc_api, a fresh nonce and a DCQL query (one credential
+// query, or alternatives in several formats), with vp_formats_supported for exactly the formats it asks for.
 
 import type { DcqlQuery } from 'dcql';
 import { randomToken } from '../../common/ids';
 import { buildIdentifyDcqlQuery, PID_VCT } from './dcql';
+import { MDOC_FORMAT, MDOC_VP_FORMAT } from './mdoc/mdoc-query';
 
 /** Protocol identifier for `navigator.credentials.get({ digital: { requests: [{ protocol, data }] } })`. */
 export const DC_API_PROTOCOL = 'openid4vp-v1-unsigned';
@@ -47,7 +49,16 @@ export function buildWalletRequest(spec: {
       ...(spec.transactionData?.length ? { transaction_data: [...spec.transactionData] } : {}),
       client_metadata: {
         vp_formats_supported: {
-          'dc+sd-jwt': { 'sd-jwt_alg_values': [...SD_JWT_ALGS], 'kb-jwt_alg_values': [...SD_JWT_ALGS] },
+          ...(dcqlQuery.credentials.some((c) => c.format === 'dc+sd-jwt')
+            ? {
+                'dc+sd-jwt': {
+                  'sd-jwt_alg_values': [...SD_JWT_ALGS],
+                  'kb-jwt_alg_values': [...SD_JWT_ALGS],
+                },
+              }
+            : {}),
+          // offered only when the query asks for an mdoc (the signed requests of jar.ts keep this metadata)
+          ...(dcqlQuery.credentials.some((c) => c.format === MDOC_FORMAT) ? MDOC_VP_FORMAT : {}),
         },
       },
     },

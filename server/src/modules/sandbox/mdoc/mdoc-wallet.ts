@@ -63,6 +63,8 @@ export interface MdocPresentInput {
   redirect?: { clientId: string; responseUri: string };
   /** The verifier's response-encryption JWK when the response will be encrypted (bound in the handover). */
   responseEncryptionJwk?: JWK;
+  /** Only these of the persona's documents may be presented (a wallet choice, see personas.ts); default all. */
+  doctypes?: readonly string[];
 }
 
 export interface MdocWalletResponse {
@@ -96,10 +98,13 @@ export class MdocReferenceWallet {
 
     // The persona's documents (or the one the test hands over), as DCQL candidates.
     const stored = o.credential ? [] : await this.storedDocuments(persona.id);
-    const documents = (o.credential ? [o.credential] : stored).map((credential) => {
-      const issuerSigned = IssuerSigned.fromEncodedForOid4Vci(credential);
-      return { credential, issuerSigned, doctype: issuerSigned.issuerAuth.mobileSecurityObject.docType };
-    });
+    const documents = (o.credential ? [o.credential] : stored)
+      .map((credential) => {
+        const issuerSigned = IssuerSigned.fromEncodedForOid4Vci(credential);
+        return { credential, issuerSigned, doctype: issuerSigned.issuerAuth.mobileSecurityObject.docType };
+      })
+      .filter((d) => o.credential || !input.doctypes || input.doctypes.includes(d.doctype));
+    if (documents.length === 0) throw new AppError('claims_missing', 'This persona holds no such mdoc.');
 
     let chosen:
       | { queryId: string; doc: (typeof documents)[number]; elements: [string, string][] }

@@ -30,7 +30,7 @@ import {
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
-import { DOCUMENT_STATUS, parseDcqlQuery } from '../dcql';
+import { answeredCredentialQuery, DOCUMENT_STATUS, parseDcqlQuery } from '../dcql';
 import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 import type { MdocTrustStore } from './mdoc-trust';
@@ -367,18 +367,10 @@ export class MdocPresentationVerifier {
     } catch (e) {
       return fail('presentation_malformed', 'The wallet response is not an OpenID4VP DCQL response.', e);
     }
-    const ids = Object.keys(presentations);
-    for (const id of ids) {
-      if (!dcqlQuery.credentials.some((c) => c.id === id)) {
-        fail('presentation_malformed', 'The vp_token answers an unknown query.');
-      }
-    }
-    const answered = dcqlQuery.credentials.filter((c) => c.format === MDOC_FORMAT && ids.includes(c.id));
-    if (answered.length === 0)
-      fail('claims_missing', 'The vp_token has no mdoc presentation for the request.');
-    if (ids.length !== 1)
-      fail('presentation_malformed', 'Exactly one credential is expected in the vp_token.');
-    const query = answered[0] as DcqlCredentialQuery;
+    // Unknown ids, several alternatives or none (credential_sets): presentation_malformed / claims_missing.
+    const query = answeredCredentialQuery(dcqlQuery, Object.keys(presentations));
+    if (query.format !== MDOC_FORMAT)
+      fail('presentation_malformed', 'Exactly one mdoc credential is expected in the vp_token.');
     const entries = presentations[query.id] as unknown[];
     if (entries.length !== 1 || typeof entries[0] !== 'string') {
       fail('presentation_malformed', 'Exactly one DeviceResponse string is expected.');
