@@ -198,7 +198,11 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       run: overriding({ omitClaims: ['given_name'] }),
     },
     // --- the key binding ---
-    { name: 'missing key-binding JWT', code: 'key_binding_missing', run: overriding({ omitKeyBinding: true }) },
+    {
+      name: 'missing key-binding JWT',
+      code: 'key_binding_missing',
+      run: overriding({ omitKeyBinding: true }),
+    },
     {
       name: 'key-binding JWT typ JWT instead of kb+jwt',
       code: 'key_binding_invalid',
@@ -400,7 +404,10 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       run: async (ctx) => {
         const payload = await crossDevice(ctx);
         const jwe = await encryptResponse({ ...(await present(payload)), state: payload.state }, payload);
-        const unknown = (payload.response_uri as string).replace(/wreq_[0-9a-z]{26}$/, `wreq_${'0'.repeat(26)}`);
+        const unknown = (payload.response_uri as string).replace(
+          /wreq_[0-9a-z]{26}$/,
+          `wreq_${'0'.repeat(26)}`,
+        );
         return postResponse(unknown, { response: jwe }) as Promise<Result>;
       },
     },
@@ -457,6 +464,27 @@ describe('negative matrix: every refusal has a stable code and completes nothing
     // sign/attestation evidence exists iff a step completed (the others keep none at all)
     expect(await count(StepEvidenceEntity)).toBe(0);
   }
+
+  // Controls: the same helpers without the deviation complete the step, so each refusal above is caused by its
+  // one deviation (e.g. the KB typ case re-signs exactly like the control does, only with another typ).
+  it.each([
+    { name: 'hosted, presentation string passed through', run: editing((p) => p) },
+    { name: 'hosted, key-binding JWT re-signed unchanged', run: editing((p) => resignKb(p, () => {})) },
+    {
+      name: 'cross-device, encrypted to the request key',
+      run: async (ctx: Ctx) => {
+        const payload = await crossDevice(ctx);
+        const jwe = await encryptResponse({ ...(await present(payload)), state: payload.state }, payload);
+        return postResponse(payload.response_uri as string, { response: jwe }) as Promise<Result>;
+      },
+    },
+  ])('control: $name completes the step', async ({ run }) => {
+    const ctx = await newSession('identify');
+    expect((await run(ctx)).status).toBe(200);
+    const read = await api.rest('GET', `/v1/sessions/${ctx.id}`);
+    expect(read.body.status).toBe('completed');
+    expect(read.body.results).toHaveLength(1);
+  });
 
   it('has at least 25 distinct cases', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);

@@ -20,6 +20,8 @@ import { ERROR_CODES, type ErrorCode } from '../common/errors';
 import type { RouteContract, RouteDef } from '../common/http';
 import { configFrom } from '../config/config';
 import { buildGraphqlSchema } from '../graphql/server';
+import { ALLOWED_CONTENT_TYPES } from '../modules/document/document.service';
+import { UPLOAD_LIMITS } from '../modules/document/multipart';
 import { SESSION_STATUSES } from '../modules/session/session.machine';
 import { SESSION_LIMITS } from '../modules/session/session.service';
 import { PRIMITIVES } from '../modules/workflow/workflow.steps';
@@ -65,6 +67,23 @@ export const CreateSessionRequestSchema = z
       .describe('Seconds until the session expires.'),
   })
   .meta({ title: 'CreateSessionRequest' });
+
+/** The same create request as multipart/form-data, required when the workflow has a sign step. */
+export const CreateSessionMultipartSchema = z
+  .object({
+    workflow_id: z.string().min(1).describe('A workflow with a published revision.'),
+    metadata: z.string().optional().describe('The metadata JSON object, as a JSON string.'),
+    expires_in: z.string().regex(/^\d+$/).optional().describe('Seconds until the session expires.'),
+    file: z
+      .array(z.string().meta({ format: 'binary' }))
+      .min(1)
+      .max(UPLOAD_LIMITS.maxFiles)
+      .describe(
+        `The documents of the sign step, in order, each with its content type (${Object.keys(ALLOWED_CONTENT_TYPES).join(', ')}); ` +
+          `at most ${UPLOAD_LIMITS.maxFileBytes / 1024 / 1024} MiB each and ${UPLOAD_LIMITS.maxTotalBytes / 1024 / 1024} MiB in total.`,
+      ),
+  })
+  .meta({ title: 'CreateSessionMultipartRequest' });
 
 export const SessionCreatedSchema = z
   .object({
@@ -210,10 +229,12 @@ const KNOWN_CONTRACTS: Record<string, RouteContract> = {
   'post /v1/sessions': {
     operationId: 'createSession',
     request: CreateSessionRequestSchema,
+    requestContent: { 'multipart/form-data': CreateSessionMultipartSchema },
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     response: { status: 201, description: 'session', schema: SessionCreatedSchema },
     errors: [
       'validation_failed',
+      'documents_required',
       'unsupported_media_type',
       'workflow_not_found',
       'workflow_not_published',
