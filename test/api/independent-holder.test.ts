@@ -303,6 +303,12 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     const { id, signer, link } = await crossDeviceLink(
       await api.rest('POST', '/v1/sessions', { workflow_id: identifyWf }),
     );
+    // The JAR check is real: a holder that does not trust our verifier root refuses the request (the library
+    // calls verifyJwt with the x5c signer, which finds no chain), and nothing is sent.
+    const distrusting = new IndependentHolder('unused', {}, []);
+    await expect(distrusting.answer(link)).rejects.toThrow(/verification of jwt/);
+    expect((await signer.projection()).body.status).toBe('in_progress');
+
     const answer = await holder.answer(link);
     expect(answer).toEqual({ status: 200, body: {} });
     const request = holder.lastRequest as Openid4vpAuthorizationRequest;

@@ -92,10 +92,14 @@ export class LocalKmsProvider implements KmsProvider {
 
   private async current(purpose: KmsPurpose): Promise<string> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await this.enabled(purpose);
+      // One snapshot decides both "no enabled version" and the number of the version to create: a
+      // concurrent creator then collides on the primary key (and we read its version back) instead of
+      // each process adding its own enabled version.
+      const versions = await this.repo.find({ where: { purpose }, select: { kid: true, state: true } });
+      const current = latest(versions.filter((v) => v.state === 'enabled'));
       if (current) return current.kid;
       try {
-        return await this.createVersion(purpose);
+        return await this.createVersion(purpose, versions);
       } catch (e) {
         // Another process created the same version first: read it back.
         if (!isDuplicateKey(e)) throw e;
@@ -173,15 +177,13 @@ export class LocalKmsProvider implements KmsProvider {
       });
   }
 
-  private async enabled(purpose: KmsPurpose): Promise<KmsKeyVersionEntity | null> {
-    const rows = await this.repo.find({ where: { purpose, state: 'enabled' } });
-    return rows.sort((a, b) => versionOf(b.kid) - versionOf(a.kid))[0] ?? null;
-  }
-
   /** Inserts version max+1 of this key ring; the primary key on kid makes concurrent creators collide. */
-  private async createVersion(purpose: KmsPurpose): Promise<string> {
+  private async createVersion(
+    purpose: KmsPurpose,
+    snapshot?: Pick<KmsKeyVersionEntity, 'kid'>[],
+  ): Promise<string> {
     const prefix = `${cryptoKeyOf(this.keyRing, purpose)}/cryptoKeyVersions/`;
-    const existing = await this.repo.find({ where: { purpose }, select: { kid: true } });
+    const existing = snapshot ?? (await this.repo.find({ where: { purpose }, select: { kid: true } }));
     const max = Math.max(0, ...existing.filter((r) => r.kid.startsWith(prefix)).map((r) => versionOf(r.kid)));
     const kid = `${prefix}${max + 1}`;
     let publicJwk = '{}'; // a symmetric key has no public part
@@ -215,6 +217,9 @@ export class LocalKmsProvider implements KmsProvider {
     return openGcm(this.masterKey, Buffer.from(row.kid, 'utf8'), row.privateKeyEnc);
   }
 }
+
+const latest = <T extends { kid: string }>(rows: T[]): T | null =>
+  rows.sort((a, b) => versionOf(b.kid) - versionOf(a.kid))[0] ?? null;
 
 /** AES-256-GCM as `v1.<iv>.<tag>.<ciphertext>` (base64url) with `aad` bound. */
 function sealGcm(key: Buffer, aad: Buffer, plaintext: Buffer): string {
