@@ -43,6 +43,7 @@ export const ERROR_COPY: Record<string, string> = {
   transaction_data_missing: `The wallet did not sign the documents or terms shown here. ${TRY_AGAIN_WALLET}`,
   transaction_data_mismatch:
     'The wallet signed other documents or terms than the ones shown here. Please share again from this page.',
+  device_signed_unauthorized: `This credential cannot be used to sign documents or terms. ${TRY_AGAIN_WALLET}`,
   response_not_encrypted: `The wallet answer was not protected as required. ${TRY_AGAIN_WALLET}`,
   response_decryption_failed: 'The wallet answer was meant for another request. Please share again.',
   // browser wallet (Digital Credentials API) outcomes, decided on the page

@@ -26,6 +26,7 @@ import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
+import { graphqlUploads } from './graphql/uploads';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
@@ -261,6 +262,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
+    if (base.actor.kind === 'api_key') return base; // a multipart request, authenticated by the upload guard
     const key = bearerToken(req.header('authorization'));
     if (!key) return base;
     try {
@@ -274,7 +276,17 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   };
   const schema = await buildGraphqlSchema(resolvers);
   const gql = await graphqlMiddleware(schema, logger, gqlContext);
-  app.use('/graphql', express.json({ limit: '256kb' }), gql.handler);
+  // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
+  // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
+  const uploads = graphqlUploads({
+    param: 'documents',
+    authenticate: async (req) => {
+      const ctx = await gqlContext(req);
+      (req as AppRequest).ctx = ctx;
+      return ctx.actor.kind === 'api_key';
+    },
+  });
+  app.use('/graphql', express.json({ limit: '256kb' }), ...uploads.before, gql.handler, uploads.onError);
 
   mountHostedPage(app, config);
   app.use(notFoundHandler);

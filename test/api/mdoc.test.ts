@@ -49,7 +49,9 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     ({ workflowId: identifyWf } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
     ({ workflowId: ageWf } = await publishWorkflow(api, [{ primitive: 'age_verify', threshold: 18 }]));
     ({ workflowId: age21Wf } = await publishWorkflow(api, [{ primitive: 'age_verify', threshold: 21 }]));
-    ({ workflowId: attestWf } = await publishWorkflow(api, [{ primitive: 'attestation', terms: 'I agree.' }]));
+    ({ workflowId: attestWf } = await publishWorkflow(api, [
+      { primitive: 'attestation', terms: 'I agree.' },
+    ]));
   });
   afterAll(async () => t?.stop());
 
@@ -119,6 +121,29 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     expect(wr.sandbox_personas.find((p: Json) => p.id === 'adult_mdl').label).toBe(
       'Erika Mustermann (mobile driving licence)',
     );
+  });
+
+  it('the catalog says which formats each primitive accepts on each route', async () => {
+    const res = await api.rest('GET', '/v1/catalog');
+    const byId = (id: string) => res.body.routes.find((r: Json) => r.id === id);
+    expect(byId('rte_sandbox_reference').primitive_formats).toEqual({
+      identify: ['dc+sd-jwt', 'mso_mdoc'],
+      age_verify: ['dc+sd-jwt', 'mso_mdoc'],
+      sign: ['dc+sd-jwt'],
+      attestation: ['dc+sd-jwt'],
+    });
+    expect(byId('rte_google_us_mdl')).toMatchObject({
+      primitive_formats: { identify: ['mso_mdoc'], age_verify: ['mso_mdoc'], sign: [], attestation: [] },
+      capabilities: { identify: true, age_verify: true, sign: false, attestation: false },
+    });
+    const gql = await api.gql('{ catalog { id primitiveFormats { identify ageVerify sign attestation } } }');
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.catalog.find((r: Json) => r.id === 'rte_sandbox_reference').primitiveFormats).toEqual({
+      identify: ['dc+sd-jwt', 'mso_mdoc'],
+      ageVerify: ['dc+sd-jwt', 'mso_mdoc'],
+      sign: ['dc+sd-jwt'],
+      attestation: ['dc+sd-jwt'],
+    });
   });
 
   it('completes identify with the mdoc PID when the person picks it (hosted page route)', async () => {

@@ -2,6 +2,7 @@
 // Success shapes map 1:1 (snake_case <-> camelCase; a step's primitive-specific fields <-> `result`), and
 // every error case gives the same stable code (REST problem+json `code` == GraphQL `extensions.code`) and
 // status. The clock is manual, so timestamps of sessions created over both transports are equal.
+// Sign sessions with documents (GraphQL multipart uploads against REST multipart): graphql-uploads.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import {

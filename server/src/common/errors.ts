@@ -59,6 +59,10 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The key-binding proof covers other transaction data than was sent',
   },
+  device_signed_unauthorized: {
+    status: 422,
+    title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -44,7 +44,10 @@ export function formatGraphqlError(logger: Logger) {
     if (
       code === 'GRAPHQL_VALIDATION_FAILED' ||
       code === 'BAD_USER_INPUT' ||
-      code === 'GRAPHQL_PARSE_FAILED'
+      code === 'GRAPHQL_PARSE_FAILED' ||
+      code === 'BAD_REQUEST' || // a malformed HTTP request, e.g. refused by csrfPrevention
+      code === 'INVALID_UPLOAD_VALUE' || // an Upload variable that is not a multipart file part
+      code === 'UPLOAD_LITERAL_UNSUPPORTED'
     ) {
       return {
         message: formatted.message,
@@ -70,6 +73,9 @@ export async function graphqlMiddleware(
     schema,
     formatError: formatGraphqlError(logger),
     introspection: true,
+    // Simple requests (GET, multipart/form-data uploads) need `apollo-require-preflight` or
+    // `x-apollo-operation-name`; graphql/uploads.ts applies the same rule before reading an upload.
+    csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
   });
   await apollo.start();

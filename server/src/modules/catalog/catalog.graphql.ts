@@ -11,6 +11,16 @@ export class PrimitiveFlagsGql {
   @Field(() => Boolean) attestation!: boolean;
 }
 
+@ObjectType('PrimitiveFormats', {
+  description: "Per primitive, the route's credential formats this service accepts for it.",
+})
+export class PrimitiveFormatsGql {
+  @Field(() => [String]) identify!: string[];
+  @Field(() => [String]) ageVerify!: string[];
+  @Field(() => [String]) sign!: string[];
+  @Field(() => [String]) attestation!: string[];
+}
+
 @ObjectType('RouteAcceptance', { description: 'Production needs all three acceptances.' })
 export class RouteAcceptanceGql {
   @Field(() => Boolean) provider!: boolean;
@@ -50,6 +60,7 @@ export class CredentialRouteGql {
   @Field(() => RouteWalletGql) wallet!: RouteWalletGql;
   @Field(() => CredentialIssuerGql) issuer!: CredentialIssuerGql;
   @Field(() => [String]) formats!: string[];
+  @Field(() => PrimitiveFormatsGql) primitiveFormats!: PrimitiveFormatsGql;
   @Field(() => PrimitiveFlagsGql, { description: 'What the route can do, whatever the environment.' })
   capabilities!: PrimitiveFlagsGql;
   @Field(() => RouteEnvironmentGql) sandbox!: RouteEnvironmentGql;

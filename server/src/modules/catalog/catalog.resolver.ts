@@ -21,6 +21,12 @@ const routeOut = (r: RouteView): CredentialRouteGql => ({
     sandboxOnly: r.issuer.sandbox_only,
   },
   formats: r.formats,
+  primitiveFormats: {
+    identify: r.primitive_formats.identify,
+    ageVerify: r.primitive_formats.age_verify,
+    sign: r.primitive_formats.sign,
+    attestation: r.primitive_formats.attestation,
+  },
   capabilities: flags(r.capabilities),
   sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },
   production: {

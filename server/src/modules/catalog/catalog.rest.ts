@@ -24,6 +24,16 @@ export const RouteSchema = z.object({
     sandbox_only: z.boolean().describe('A test issuer: its routes never reach production.'),
   }),
   formats: z.array(z.string()).describe('Credential formats: dc+sd-jwt, mso_mdoc.'),
+  primitive_formats: z
+    .object({
+      identify: z.array(z.string()),
+      age_verify: z.array(z.string()),
+      sign: z.array(z.string()),
+      attestation: z.array(z.string()),
+    })
+    .describe(
+      "Per primitive, the route's formats this service accepts for it (sign and attestation: dc+sd-jwt only).",
+    ),
   capabilities: primitives.describe('What the route can do, whatever the environment.'),
   sandbox: z.object({ available: z.boolean(), primitives }),
   production: z.object({ available: z.boolean(), primitives, acceptance }),

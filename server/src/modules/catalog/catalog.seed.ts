@@ -43,7 +43,7 @@ export const SEED_WALLETS: SeedWallet[] = [
     name: 'Sandbox reference wallet',
     provider: 'This service',
     description:
-      'A software wallet built into the sandbox, with test personas (adult, minor, revoked, expired, unknown issuer). Usable from the hosted page and from code; never accepted in production.',
+      'A software wallet built into the sandbox, with test personas (adult, minor, revoked, expired, unknown issuer) presenting SD-JWT VC or ISO mdoc. Usable from the hosted page and from code; never accepted in production.',
     platforms: ['web'],
   },
   {
@@ -79,7 +79,7 @@ export const SEED_ISSUERS: SeedIssuer[] = [
     name: 'Sandbox PID issuer',
     country: null,
     description:
-      "This service's test issuer of PID-shaped credentials for the reference wallet's personas. Trusted in the sandbox only.",
+      "This service's test issuer for the reference wallet's personas: PID-shaped SD-JWT VCs, and ISO mdocs (EU PID, mobile driving licence, age-verification attestation) under a sandbox IACA. Trusted in the sandbox only.",
     sandboxOnly: true,
   },
   {
@@ -118,7 +118,7 @@ export const SANDBOX_ROUTE: SeedRoute = {
   ...caps('identify', 'age_verify', 'sign', 'attestation'),
   sandboxAvailable: true,
   notes:
-    'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production.',
+    'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production. identify and age_verify accept SD-JWT VC or ISO mdoc (EU PID, mobile driving licence, EU age-verification attestation); sign and attestation need SD-JWT VC, because only its key binding carries the transaction data.',
 };
 
 export const SEED_ROUTES: SeedRoute[] = [
@@ -151,6 +151,6 @@ export const SEED_ROUTES: SeedRoute[] = [
     ...caps('identify', 'age_verify'),
     sandboxAvailable: false,
     notes:
-      'Needs the Digital Credentials API in Safari (org-iso-mdoc) and acceptance by the wallet provider, the issuing states and this service before production.',
+      'Listed for planning. Safari presents mdocs over the org-iso-mdoc protocol of the Digital Credentials API (ISO 18013-7 Annex C); this service requests over OpenID4VP only, so the route needs that protocol first, and then acceptance by the wallet provider, the issuing states and this service before production.',
   },
 ];

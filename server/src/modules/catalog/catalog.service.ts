@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
+import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
 import {
@@ -34,7 +35,9 @@ export interface RouteView {
   wallet: { id: string; name: string; provider: string };
   issuer: { id: string; name: string; identifier: string; country: string | null; sandbox_only: boolean };
   formats: string[];
-  /** What the route can do, whatever the environment. */
+  /** Per primitive, the route's formats this service verifies for it (e.g. sign: dc+sd-jwt only). */
+  primitive_formats: Record<Primitive, string[]>;
+  /** What the route can do, whatever the environment (a primitive needs one of its formats, above). */
   capabilities: PrimitiveFlags;
   sandbox: { available: boolean; primitives: PrimitiveFlags };
   production: { available: boolean; primitives: PrimitiveFlags; acceptance: RouteAcceptance };
@@ -73,6 +76,18 @@ const capabilitiesOf = (r: CredentialRouteEntity): PrimitiveFlags => ({
   sign: r.sign,
   attestation: r.attestation,
 });
+
+/**
+ * A primitive's formats on a route: the route's formats that this service verifies for the primitive
+ * (PRIMITIVE_FORMATS), if the route claims the primitive at all. A claimed primitive without such a format
+ * (say sign on an mdoc-only route) is not a capability: the service could not verify it.
+ */
+const formatsByPrimitive = (r: CredentialRouteEntity, formats: string[]): Record<Primitive, string[]> => {
+  const claimed = capabilitiesOf(r);
+  return Object.fromEntries(
+    PRIMITIVES.map((p) => [p, claimed[p] ? formats.filter((f) => PRIMITIVE_FORMATS[p].includes(f)) : []]),
+  ) as Record<Primitive, string[]>;
+};
 
 const masked = (flags: PrimitiveFlags, available: boolean): PrimitiveFlags =>
   Object.fromEntries(PRIMITIVES.map((p) => [p, available && flags[p]])) as PrimitiveFlags;
@@ -117,7 +132,11 @@ export class CatalogService {
       const wallet = walletById.get(r.walletId);
       const issuer = issuerById.get(r.issuerId);
       if (!wallet || !issuer) continue; // a dangling route is not offered
-      const capabilities = capabilitiesOf(r);
+      const formats = JSON.parse(r.formats) as string[];
+      const primitiveFormats = formatsByPrimitive(r, formats);
+      const capabilities = Object.fromEntries(
+        PRIMITIVES.map((p) => [p, primitiveFormats[p].length > 0]),
+      ) as PrimitiveFlags;
       const prod = productionAvailable(r, issuer);
       views.push({
         id: r.id,
@@ -129,7 +148,8 @@ export class CatalogService {
           country: issuer.country,
           sandbox_only: issuer.sandboxOnly,
         },
-        formats: JSON.parse(r.formats) as string[],
+        formats,
+        primitive_formats: primitiveFormats,
         capabilities,
         sandbox: { available: r.sandboxAvailable, primitives: masked(capabilities, r.sandboxAvailable) },
         production: {

@@ -13,6 +13,8 @@ export const UPLOAD_LIMITS = {
   maxFileBytes: 10 * 1024 * 1024,
   /** Bytes of all files together: 25 MiB. */
   maxTotalBytes: 25 * 1024 * 1024,
+  /** Declared Content-Length of a whole multipart body: all files plus room for fields and part headers. */
+  maxBodyBytes: 26 * 1024 * 1024,
   /** Bytes of one non-file field (metadata has its own, smaller limit of 16 KiB of JSON). */
   maxFieldBytes: 64 * 1024,
   maxFields: 10,
@@ -22,6 +24,21 @@ export const UPLOAD_LIMITS = {
 
 /** Form field name of file parts. */
 export const FILE_FIELD = 'file';
+
+/**
+ * The upload refusals shared by the REST multipart reader and the GraphQL upload path (document/uploads.ts),
+ * so both transports answer the same code, text and `param` (renamed per transport).
+ */
+export const uploadRefusal = {
+  tooManyFiles: () =>
+    new AppError('validation_failed', `At most ${UPLOAD_LIMITS.maxFiles} files per session.`, {
+      param: FILE_FIELD,
+    }),
+  fileTooLarge: () =>
+    new AppError('payload_too_large', 'Each file is limited to 10 MiB.', { param: FILE_FIELD }),
+  totalTooLarge: () =>
+    new AppError('payload_too_large', 'Files are limited to 25 MiB in total.', { param: FILE_FIELD }),
+};
 
 export interface UploadedFile {
   /** The part's file name (basename), used as the document label. */
@@ -39,11 +56,8 @@ export interface MultipartBody {
 /** Parses the whole body; rejects with a stable AppError on the first violation (the rest is discarded). */
 export function readMultipart(req: Request, allowedFields: readonly string[]): Promise<MultipartBody> {
   const declared = Number(req.headers['content-length']);
-  // Whole-body bound: all files plus generous room for fields and part headers.
-  if (Number.isFinite(declared) && declared > UPLOAD_LIMITS.maxTotalBytes + 1024 * 1024) {
-    return Promise.reject(
-      new AppError('payload_too_large', 'Files are limited to 25 MiB in total.', { param: FILE_FIELD }),
-    );
+  if (Number.isFinite(declared) && declared > UPLOAD_LIMITS.maxBodyBytes) {
+    return Promise.reject(uploadRefusal.totalTooLarge());
   }
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -96,17 +110,13 @@ export function readMultipart(req: Request, allowedFields: readonly string[]): P
       stream.on('data', (c: Buffer) => {
         total += c.length;
         if (total > UPLOAD_LIMITS.maxTotalBytes) {
-          fail(
-            new AppError('payload_too_large', 'Files are limited to 25 MiB in total.', { param: FILE_FIELD }),
-          );
+          fail(uploadRefusal.totalTooLarge());
           stream.resume();
           return;
         }
         if (!failed) chunks.push(c);
       });
-      stream.on('limit', () =>
-        fail(new AppError('payload_too_large', 'Each file is limited to 10 MiB.', { param: FILE_FIELD })),
-      );
+      stream.on('limit', () => fail(uploadRefusal.fileTooLarge()));
       stream.on('end', () => {
         pending--;
         if (!failed)
@@ -143,13 +153,7 @@ export function readMultipart(req: Request, allowedFields: readonly string[]): P
       }
       fields[name] = value;
     });
-    bb.on('filesLimit', () =>
-      fail(
-        new AppError('validation_failed', `At most ${UPLOAD_LIMITS.maxFiles} files per session.`, {
-          param: FILE_FIELD,
-        }),
-      ),
-    );
+    bb.on('filesLimit', () => fail(uploadRefusal.tooManyFiles()));
     bb.on('fieldsLimit', () => fail(new AppError('validation_failed', 'Too many form fields.')));
     bb.on('partsLimit', () => fail(new AppError('validation_failed', 'Too many form parts.')));
     bb.on('error', (e) =>

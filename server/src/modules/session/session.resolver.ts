@@ -1,8 +1,13 @@
 // Thin GraphQL mirror of the /v1 session operations over the same SessionService methods: map arguments,
 // call, map results. Errors keep their code; `param` is renamed to the GraphQL argument at fault.
+// createSession takes a sign workflow's documents as `Upload` values (GraphQL multipart request, parsed by
+// graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
+import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
+import { FILE_FIELD } from '../document/multipart';
+import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';
 import type { SessionStatus } from './session.machine';
 import type { SessionCreated, SessionService, SessionView, StepResultView } from './session.service';
@@ -12,7 +17,17 @@ const GQL_PARAM: Record<string, string> = {
   metadata: 'input.metadata',
   expires_in: 'input.expiresIn',
   'Idempotency-Key': 'idempotencyKey',
+  [FILE_FIELD]: 'documents',
 };
+
+/** The REST how-to in a documents_required detail, told the GraphQL way. */
+const gqlDetail = (e: AppError): string =>
+  e.code === 'documents_required'
+    ? e.message.replace(
+        /send POST \/v1\/sessions as multipart\/form-data with (\d+) "file" part\(s\)/,
+        'pass its $1 document(s) in `documents` (a GraphQL multipart request)',
+      )
+    : e.message;
 
 /** Runs a service call, renaming a REST `param` to its GraphQL argument path. */
 async function mapped<T>(call: () => Promise<T>): Promise<T> {
@@ -20,7 +35,7 @@ async function mapped<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (e) {
     if (isAppError(e) && e.param && GQL_PARAM[e.param])
-      throw new AppError(e.code, e.message, { param: GQL_PARAM[e.param], cause: e, extra: e.extra });
+      throw new AppError(e.code, gqlDetail(e), { param: GQL_PARAM[e.param], cause: e, extra: e.extra });
     throw e;
   }
 }
@@ -70,13 +85,22 @@ export function createSessionResolver(service: SessionService) {
     async createSession(
       @Arg('input', () => CreateSessionInputGql) input: CreateSessionInputGql,
       @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | undefined,
+      @Arg('documents', () => [GraphQLUpload], {
+        nullable: true,
+        description:
+          'The documents of the sign steps, in order (the multipart `file` parts of POST /v1/sessions): ' +
+          'file parts of a GraphQL multipart request, which needs the header `apollo-require-preflight: true`.',
+      })
+      documents: UploadValue[] | null | undefined,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<SessionCreatedGql> {
-      const out = await mapped(() =>
+      const out = await mapped(async () =>
         service.create(
           ctx,
           { workflow_id: input.workflowId, metadata: input.metadata, expires_in: input.expiresIn },
           idempotencyKey ?? undefined,
+          // read completely first, as REST reads the whole form before the service runs
+          await documentsFromUploads(documents),
         ),
       );
       return { ...createdOut(out.session), idempotentReplayed: out.replayed };

@@ -7,7 +7,7 @@
 // - evidenceForStep: what is kept encrypted as evidence (the full presentation for age_verify, sign, attestation);
 // - auditFactsForStep: primitive-specific facts for the signed audit record (no personal data).
 import { AppError } from '../../common/errors';
-import type { WorkflowStep } from '../workflow/workflow.steps';
+import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import {
   ageOverClaimOf,
   buildAgeDcqlQuery,
@@ -19,6 +19,7 @@ import {
   ageOverElement,
   dcqlQueryWithAlternatives,
   MDOC_AV,
+  MDOC_FORMAT,
   MDOC_MDL,
   MDOC_PID,
   mdocAgeQuery,
@@ -54,6 +55,19 @@ export interface StepRequestContext {
  * encrypted evidence; the business result carries hashes, the holder signature and the holder key.
  */
 export const SIGNER_CLAIMS = ['given_name', 'family_name'] as const;
+
+/**
+ * The credential formats this verifier asks for, per primitive (what requestForStep offers): identify and
+ * age_verify take the SD-JWT VC PID or an ISO mdoc (EU PID, mDL; for age also the EU age-verification
+ * attestation); sign and attestation need dc+sd-jwt (transaction data, see requestForStep). The catalog uses it
+ * so that a route's per-primitive formats and capabilities are only what this service can verify.
+ */
+export const PRIMITIVE_FORMATS: Readonly<Record<Primitive, readonly string[]>> = {
+  identify: ['dc+sd-jwt', MDOC_FORMAT],
+  age_verify: ['dc+sd-jwt', MDOC_FORMAT],
+  sign: ['dc+sd-jwt'],
+  attestation: ['dc+sd-jwt'],
+};
 
 /** Credential query ids of the mdoc alternatives (the SD-JWT VC PID query is CREDENTIAL_QUERY_ID, `pid`). */
 export const MDOC_QUERY_IDS = { pid: 'pid_mdoc', mdl: 'mdl', av: 'av_mdoc' } as const;
