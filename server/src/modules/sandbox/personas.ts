@@ -1,9 +1,16 @@
-// Owns the reference-wallet personas: who they are, what their PID says and which status/expiry/issuer
+// Owns the reference-wallet personas: who they are, what their PID says and which status/expiry/issuer/holder-key
 // situation each one demonstrates. Data only; the sandbox issuer issues from it, the wallet lists it.
 import { PID_VCT } from '../verification/dcql';
 import { MDOC_AV, MDOC_MDL, MDOC_PID } from '../verification/mdoc/mdoc-query';
 
-export type PersonaId = 'adult' | 'minor' | 'revoked' | 'suspended' | 'expired' | 'unknown_issuer';
+export type PersonaId =
+  | 'adult'
+  | 'minor'
+  | 'revoked'
+  | 'suspended'
+  | 'expired'
+  | 'unknown_issuer'
+  | 'unknown_holder_key';
 
 export interface Persona {
   id: PersonaId;
@@ -17,6 +24,11 @@ export interface Persona {
   expired?: boolean;
   /** Signed by a key no environment trusts. */
   untrustedIssuer?: boolean;
+  /**
+   * The wallet proves possession with a key other than the one the credential is bound to (a fresh key for each
+   * presentation, never cnf.jwk / the MSO deviceKey): its KB-JWT or device signature does not verify.
+   */
+  unknownHolderKey?: boolean;
   claims: (now: Date) => { given_name: string; family_name: string; birth_date: string; nationality: string };
 }
 
@@ -112,6 +124,16 @@ export const PERSONAS: readonly Persona[] = [
     untrustedIssuer: true,
     claims: erika,
   },
+  {
+    id: 'unknown_holder_key',
+    label: 'Erika Mustermann (unknown holder key)',
+    description:
+      'A valid PID, but the wallet signs with a key the credential is not bound to (key binding invalid).',
+    statusIndex: 6,
+    status: 0,
+    unknownHolderKey: true,
+    claims: erika,
+  },
 ];
 
 export const findPersona = (id: string): Persona | undefined => PERSONAS.find((p) => p.id === id);
@@ -159,6 +181,17 @@ const MDOC_CHOICES: Readonly<Partial<Record<PersonaId, readonly WalletChoice[]>>
       description:
         'Minor (12) presenting ISO mdoc: the EU PID, or for an age check the EU age-verification attestation.',
       persona: 'minor',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
+    },
+  ],
+  unknown_holder_key: [
+    {
+      id: 'unknown_holder_key_mdoc',
+      label: 'Erika Mustermann (unknown holder key, mdoc PID)',
+      description:
+        'Presents the ISO mdoc EU PID (or the age-verification attestation), but the device signature is made with a key other than the MSO device key.',
+      persona: 'unknown_holder_key',
       format: 'mso_mdoc',
       doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
     },

@@ -4,6 +4,7 @@
 // request (@openid4vc/openid4vp), match the DCQL query (dcql), disclose only what was asked, and bind the
 // presentation to the holder key with a KB-JWT (@sd-jwt/sd-jwt-vc present()). Sandbox only: its credentials
 // come from the sandbox issuer, which only the sandbox environment trusts.
+import { generateKeyPairSync } from 'node:crypto';
 import { getOpenid4vpClientId, parseOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { KBJwt } from '@sd-jwt/core';
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
@@ -14,16 +15,12 @@ import { base64url } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import {
-  decodeTransactionData,
-  TX_HASH_ALG,
-  TX_TYPES,
-  transactionDataHash,
-} from '../verification/transaction-data';
+import { TX_HASH_ALG, transactionDataHash } from '../verification/transaction-data';
 import { type MdocPresentInput, MdocReferenceWallet } from './mdoc/mdoc-wallet';
 import { findPersona, findWalletChoice, WALLET_CHOICES } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
 import { credentialIdOf, loadSandboxKey } from './sandbox-issuer';
+import { readTransactionData } from './wallet-transaction-data';
 
 /** Deviations from honest behaviour, so negative tests reuse the real wallet code path. */
 export interface PresentOverrides {
@@ -63,7 +60,7 @@ export class ReferenceWallet {
 
   /**
    * The test persons to pick from (wallet choices: each persona's SD-JWT VC, and its mdoc documents). Given the
-   * request, mdoc choices are listed only when it offers an mso_mdoc alternative (not for sign or attestation).
+   * request, mdoc choices are listed only when it offers an mso_mdoc alternative.
    */
   async personas(
     request?: Record<string, unknown>,
@@ -158,10 +155,16 @@ export class ReferenceWallet {
 
     const credential = o.credential ?? (await this.storedCredential(persona.id));
     const holder = await loadSandboxKey(this.deps.ds, 'holder', persona.id);
+    // the unknown_holder_key persona signs with a fresh key, never the one its credential is bound to (cnf.jwk)
+    const kbKey =
+      o.kbKey ??
+      (persona.unknownHolderKey
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })
+        : holder.privateJwk);
     const sdjwt = new SDJwtVcInstance({
       hasher: digest,
       hashAlg: sdAlg,
-      kbSigner: await ES256.getSigner(o.kbKey ?? holder.privateJwk),
+      kbSigner: await ES256.getSigner(kbKey),
       kbSignAlg: 'ES256',
     });
     const claims = (await sdjwt.getClaims(credential)) as Json;
@@ -214,7 +217,7 @@ export class ReferenceWallet {
           header: { typ: 'kb+jwt', alg: 'ES256' },
           payload: { iat, aud, nonce, sd_hash: base64url.encode(digest(tampered, sdAlg)), ...txClaims },
         });
-        presentation = tampered + (await kb.sign(await ES256.getSigner(o.kbKey ?? holder.privateJwk)));
+        presentation = tampered + (await kb.sign(await ES256.getSigner(kbKey)));
       } else {
         // The library spreads the KB payload, so transaction data claims pass through its narrower type.
         const payload = { iat, aud, nonce, ...txClaims } as { iat: number; aud: string; nonce: string };
@@ -232,44 +235,6 @@ export class ReferenceWallet {
     if (!row) throw new AppError('not_found', 'The sandbox has not been seeded for this persona.');
     return row.credential;
   }
-}
-
-/**
- * The request's transaction_data, checked like a wallet must (OpenID4VP 5.1 / B.3): every entry is base64url
- * JSON of a type this wallet knows, names credential queries of the request, and allows sha-256; otherwise the
- * wallet refuses the whole request.
- */
-function readTransactionData(params: Json, query: DcqlQuery): { encoded: string; ids: string[] }[] {
-  const raw = params.transaction_data;
-  if (raw === undefined) return [];
-  const refuse = (detail: string): never => {
-    throw new AppError('validation_failed', `The wallet refuses the request: ${detail}`, {
-      param: 'request',
-    });
-  };
-  if (!Array.isArray(raw) || raw.length === 0) refuse('transaction_data must be a non-empty array.');
-  const queryIds = new Set(query.credentials.map((c) => c.id));
-  return (raw as unknown[]).map((encoded) => {
-    if (typeof encoded !== 'string') return refuse('a transaction_data entry is not a string.');
-    let td: Json;
-    try {
-      td = decodeTransactionData(encoded);
-    } catch {
-      return refuse('a transaction_data entry is not base64url-encoded JSON.');
-    }
-    if (!(TX_TYPES as readonly unknown[]).includes(td.type))
-      refuse(`unsupported transaction data type ${String(td.type)}.`);
-    const ids = td.credential_ids;
-    if (
-      !Array.isArray(ids) ||
-      ids.length === 0 ||
-      !ids.every((id) => typeof id === 'string' && queryIds.has(id))
-    )
-      refuse('transaction data names unknown credential ids.');
-    const algs = td.transaction_data_hashes_alg ?? [TX_HASH_ALG];
-    if (!Array.isArray(algs) || !algs.includes(TX_HASH_ALG)) refuse('transaction data needs sha-256 hashes.');
-    return { encoded, ids: ids as string[] };
-  });
 }
 
 /** Whether the (unsigned or resolved) request's DCQL query has a credential query of this format. */

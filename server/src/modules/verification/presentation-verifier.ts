@@ -60,6 +60,8 @@ export interface VerifiedPresentation {
   presentation: string;
   /** The key-binding JWT: the holder's signature over nonce, aud, iat, sd_hash and transaction data. */
   keyBindingJwt: string;
+  /** mso_mdoc only: the holder's device signature with its payload attached (mdoc-verifier.ts mdocHolderSignature). */
+  deviceSignature?: string;
   /** The request's transaction_data strings for our credential that the KB-JWT covers (may be empty). */
   transactionData: string[];
   /** Names of the checks that passed, in order (evidence for the audit record). */

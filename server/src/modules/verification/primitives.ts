@@ -1,7 +1,7 @@
 // Owns what each primitive asks of a wallet and what the business receives from a verified presentation.
 // The session transport calls these functions and stays primitive-agnostic:
 // - requestForStep: the OpenID4VP request (DCQL query, and for sign/attestation the transaction_data that binds
-//   the documents' or terms' SHA-256 to the holder's key-binding JWT);
+//   the documents' or terms' SHA-256 to the holder's key: SD-JWT KB-JWT or mdoc device signature);
 // - resultForStep: the business-visible result (identify: claims; age_verify: only {over, threshold}; sign and
 //   attestation: hashes plus the holder signature and key);
 // - evidenceForStep: what is kept encrypted as evidence (the full presentation for age_verify, sign, attestation);
@@ -57,16 +57,17 @@ export interface StepRequestContext {
 export const SIGNER_CLAIMS = ['given_name', 'family_name'] as const;
 
 /**
- * The credential formats this verifier asks for, per primitive (what requestForStep offers): identify and
- * age_verify take the SD-JWT VC PID or an ISO mdoc (EU PID, mDL; for age also the EU age-verification
- * attestation); sign and attestation need dc+sd-jwt (transaction data, see requestForStep). The catalog uses it
- * so that a route's per-primitive formats and capabilities are only what this service can verify.
+ * The credential formats this verifier asks for, per primitive (what requestForStep offers): every primitive
+ * takes the SD-JWT VC PID or an ISO mdoc (EU PID, mDL; for age also the EU age-verification attestation). sign
+ * and attestation bind their transaction data in the KB-JWT (SD-JWT VC) or in device-signed namespaces (mdoc).
+ * The catalog uses it so that a route's per-primitive formats and capabilities are only what this service can
+ * verify.
  */
 export const PRIMITIVE_FORMATS: Readonly<Record<Primitive, readonly string[]>> = {
   identify: ['dc+sd-jwt', MDOC_FORMAT],
   age_verify: ['dc+sd-jwt', MDOC_FORMAT],
-  sign: ['dc+sd-jwt'],
-  attestation: ['dc+sd-jwt'],
+  sign: ['dc+sd-jwt', MDOC_FORMAT],
+  attestation: ['dc+sd-jwt', MDOC_FORMAT],
 };
 
 /** Credential query ids of the mdoc alternatives (the SD-JWT VC PID query is CREDENTIAL_QUERY_ID, `pid`). */
@@ -118,17 +119,17 @@ export function requestForStep(
         dcqlQuery: dcqlQueryWithAlternatives([sdJwt as CredentialQueryInput, ...mdoc]),
       });
     }
-    // sign and attestation ask for the SD-JWT VC PID only: the documents' or terms' hashes are bound through
-    // transaction_data, which a wallet signs in the SD-JWT key-binding JWT (transaction_data_hashes). mdoc has no
-    // such binding in OpenID4VP 1.0 (its DeviceAuthentication covers the SessionTranscript, not transaction
-    // data), so an mdoc answer could not prove what was signed or attested.
+    // sign and attestation ask for one of the SD-JWT VC PID, the mdoc PID or the mDL (who signs), and bind the
+    // documents' or terms' hashes through one transaction_data entry naming all of them: an SD-JWT wallet signs
+    // its hash in the key-binding JWT (transaction_data_hashes), an mdoc wallet in a device-signed namespace
+    // named like the type (transaction_data_hash), which its device signature covers (transaction-data.ts).
     case 'sign': {
       const documents = ctx.documents ?? [];
       // The session service refuses a sign session without its documents, so this is our bug.
       if (documents.length === 0) throw new Error('a sign step has no documents');
       const td = encodeTransactionData({
         type: TX_TYPE_SIGN,
-        credential_ids: [CREDENTIAL_QUERY_ID],
+        credential_ids: SIGNER_QUERY_IDS,
         transaction_data_hashes_alg: [TX_HASH_ALG],
         documents: documents.map(({ label, sha256, size, content_type }) => ({
           label,
@@ -143,7 +144,7 @@ export function requestForStep(
       const terms = step.terms as string;
       const td = encodeTransactionData({
         type: TX_TYPE_ATTEST,
-        credential_ids: [CREDENTIAL_QUERY_ID],
+        credential_ids: SIGNER_QUERY_IDS,
         transaction_data_hashes_alg: [TX_HASH_ALG],
         terms_sha256: sha256HexOfText(terms),
         terms,
@@ -153,7 +154,17 @@ export function requestForStep(
   }
 }
 
-const signerQuery = () => buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, [...SIGNER_CLAIMS]);
+/** The credential queries of a sign or attestation request, in order: the transaction data names them all. */
+const SIGNER_QUERY_IDS = [CREDENTIAL_QUERY_ID, MDOC_QUERY_IDS.pid, MDOC_QUERY_IDS.mdl];
+
+/** Who signs or attests: the SD-JWT VC PID, the mdoc PID or the mDL (one of them; SIGNER_CLAIMS). */
+const signerQuery = () =>
+  dcqlQueryWithAlternatives([
+    buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, [...SIGNER_CLAIMS])
+      .credentials[0] as CredentialQueryInput,
+    mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, SIGNER_CLAIMS),
+    mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, SIGNER_CLAIMS),
+  ]);
 
 /** The business-visible result of a verified step. */
 export function resultForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
@@ -259,11 +270,18 @@ function boundTransactionData(v: VerifiedPresentation, type: string) {
   return { encoded, decoded: decodeTransactionData(encoded) };
 }
 
-/** The holder's signature (KB-JWT over the transaction data hash) and key, verifiable offline. */
+/**
+ * The holder's signature over the transaction data hash and the holder key, verifiable offline: SD-JWT VC, the
+ * KB-JWT (compact JWS); mdoc, the device signature as a COSE_Sign1 with its DeviceAuthentication payload
+ * attached (base64url CBOR, mdoc-verifier.ts mdocHolderSignature).
+ */
 function holderProof(v: VerifiedPresentation, encoded: string) {
+  const signature = v.format === MDOC_FORMAT ? v.deviceSignature : v.keyBindingJwt;
+  // Both verifiers return the proof whenever they verified transaction data: our bug if absent.
+  if (!signature) throw new Error(`no holder signature in a verified ${v.format} presentation`);
   return {
     transaction_data: encoded,
-    holder_signature: v.keyBindingJwt,
+    holder_signature: signature,
     holder_key: { thumbprint: v.holderKeyThumbprint, jwk: v.holderJwk },
   };
 }

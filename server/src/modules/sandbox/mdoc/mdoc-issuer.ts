@@ -3,7 +3,8 @@
 // IACA's registration as an mdoc trust anchor for the SANDBOX environment only, and the personas' mdoc
 // credentials (@owf/mdoc Issuer: EU PID, mobile driving licence, EU age verification), device-bound to each
 // persona's holder key and stored in sandbox_credential (format mso_mdoc, vct = docType, credential = base64url
-// IssuerSigned). A second, untrusted IACA signs the unknown_issuer persona's documents.
+// IssuerSigned). The MSO authorizes the device key to sign our transaction data namespaces (KeyAuthorizations:
+// sign and attestation with mdoc). A second, untrusted IACA signs the unknown_issuer persona's documents.
 // ensureMdocSeeded() is idempotent and safe on concurrent starts (insert-or-ignore on fixed ids, then re-read).
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import {
@@ -11,6 +12,8 @@ import {
   DateOnly,
   DeviceKey,
   IssuerSigned,
+  KeyAuthorizations,
+  type KeyAuthorizationsOptions,
   Issuer as MdocIssuer,
   SignatureAlgorithm,
 } from '@owf/mdoc';
@@ -30,6 +33,7 @@ import { newId } from '../../../common/ids';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
 import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
+import { TX_TYPES } from '../../verification/transaction-data';
 import { PERSONAS, type Persona } from '../personas';
 import { SandboxCredentialEntity } from '../sandbox-credential.entity';
 import { loadSandboxKey } from '../sandbox-issuer';
@@ -62,7 +66,14 @@ const DOCUMENTS_OF: Record<string, readonly MdocDocType[]> = {
   minor: [MDOC_PID, MDOC_AV],
   expired: [MDOC_PID, MDOC_MDL, MDOC_AV],
   unknown_issuer: [MDOC_PID, MDOC_MDL, MDOC_AV],
+  unknown_holder_key: [MDOC_PID, MDOC_MDL, MDOC_AV],
 };
+
+/**
+ * What the MSO authorizes the device key to sign (ISO 18013-5 KeyAuthorizations): the namespaces of our
+ * transaction data types, where a wallet puts the hash of the documents or terms it signs.
+ */
+export const SANDBOX_KEY_AUTHORIZATIONS: KeyAuthorizationsOptions = { namespaces: [...TX_TYPES] };
 
 const SHORT: Record<string, string> = {
   [MDOC_PID.doctype]: 'pid',
@@ -76,10 +87,14 @@ export const mdocCredentialIdOf = (persona: string, doctype: string): string =>
 /** The documents a persona holds in the sandbox (docTypes). */
 export const mdocDocTypesOf = (persona: string): readonly MdocDocType[] => DOCUMENTS_OF[persona] ?? [];
 
-/** Test levers of issueFor: other validity dates; another signer (untrusted DS, or the IACA key itself). */
+/**
+ * Test levers of issueFor: other validity dates; another signer (untrusted DS, or the IACA key itself); other
+ * KeyAuthorizations in the MSO (null: none, so the device key may sign nothing).
+ */
 export interface IssueOptions {
   validity?: { signed: Date; validFrom: Date; validUntil: Date };
   signer?: 'trusted' | 'untrusted' | 'iaca';
+  keyAuthorizations?: KeyAuthorizationsOptions | null;
 }
 
 interface StoredCertKey {
@@ -168,12 +183,16 @@ export class SandboxMdocIssuer {
     }
   }
 
-  /** A non-expired persona's document close to its validUntil (the expired persona's stays expired). */
+  /**
+   * Issued before the MSO authorized our transaction data namespaces, or (not for the expired persona, whose
+   * document stays expired) close to its validUntil.
+   */
   private needsReissue(persona: Persona, credential: string): boolean {
+    const mso = IssuerSigned.fromEncodedForOid4Vci(credential).issuerAuth.mobileSecurityObject;
+    const authorized = mso.deviceKeyInfo.keyAuthorizations?.namespaces ?? [];
+    if (!TX_TYPES.every((t) => authorized.includes(t))) return true;
     if (persona.expired) return false;
-    const { validUntil } =
-      IssuerSigned.fromEncodedForOid4Vci(credential).issuerAuth.mobileSecurityObject.validityInfo;
-    return validUntil.getTime() < this.deps.clock.now().getTime() + RENEW_BEFORE_MS;
+    return mso.validityInfo.validUntil.getTime() < this.deps.clock.now().getTime() + RENEW_BEFORE_MS;
   }
 
   private async issue(persona: Persona, type: MdocDocType, opts: IssueOptions = {}): Promise<string> {
@@ -202,7 +221,16 @@ export class SandboxMdocIssuer {
       algorithm: SignatureAlgorithm.ES256,
       digestAlgorithm: 'SHA-256',
       validityInfo: validity,
-      deviceKeyInfo: { deviceKey: DeviceKey.fromJwk({ kty, crv, x, y }) },
+      deviceKeyInfo: {
+        deviceKey: DeviceKey.fromJwk({ kty, crv, x, y }),
+        ...(opts.keyAuthorizations === null
+          ? {}
+          : {
+              keyAuthorizations: KeyAuthorizations.create(
+                opts.keyAuthorizations ?? SANDBOX_KEY_AUTHORIZATIONS,
+              ),
+            }),
+      },
       certificates: [ds.certificate],
     });
     return issuerSigned.encodedForOid4Vci;

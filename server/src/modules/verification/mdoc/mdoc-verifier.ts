@@ -3,19 +3,27 @@
 // environment), the issuer signature over the MSO, the value digests of every disclosed element, the MSO
 // validity, the docType against the query, the requested elements, and the device signature over the
 // SessionTranscript of this request (OpenID4VP DC API handover: origin + nonce [+ encryption key thumbprint], or
-// the redirect handover). @owf/mdoc does the CBOR/COSE work and reports each check; this class decides the
-// order and maps every failure to a stable code of the closed list. mdoc carries no status list here: the
-// result records status 'not_applicable' (see docs/adr/0004-mdoc-verification.md).
+// the redirect handover), and for sign/attestation the transaction data hashes in the device-signed namespaces
+// (which that device signature covers and the MSO's KeyAuthorizations must authorize). @owf/mdoc does the
+// CBOR/COSE work and reports each check; this class decides the order and maps every failure to a stable code
+// of the closed list. mdoc carries no status list here: the result records status 'not_applicable' (see
+// docs/adr/0004-mdoc-verification.md).
 import {
   parseOpenid4VpAuthorizationResponsePayload,
   validateOpenid4vpAuthorizationResponsePayload,
 } from '@openid4vc/openid4vp';
+import { timingSafeEqual } from 'node:crypto';
 import {
   cborDecode,
+  cborEncode,
+  DataItem,
   DateOnly,
+  DeviceAuthentication,
+  type DeviceNamespaces,
   DeviceResponse,
   type Document,
   type IssuerSignedItem,
+  type KeyAuthorizations,
   type MobileSecurityObject,
   SessionTranscript,
   type VerificationAssessment,
@@ -31,6 +39,14 @@ import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
 import { answeredCredentialQuery, DOCUMENT_STATUS, parseDcqlQuery } from '../dcql';
+import {
+  decodeTransactionData,
+  MDOC_TX_HASH_ALG_ELEMENT,
+  MDOC_TX_HASH_ELEMENT,
+  TX_HASH_ALG,
+  TX_TYPES,
+  transactionDataDigest,
+} from '../transaction-data';
 import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 import type { MdocTrustStore } from './mdoc-trust';
@@ -60,7 +76,12 @@ export interface MdocVerifiedPresentation {
    * Present so the result has the SD-JWT result's shape.
    */
   keyBindingJwt: '';
-  /** Always empty: transaction data is not supported for mdoc (a request binding it to an mdoc query is our bug). */
+  /**
+   * The holder's signature, verifiable offline (see mdocHolderSignature): base64url of the untagged COSE_Sign1
+   * DeviceSignature with its detached payload attached (DeviceAuthenticationBytes).
+   */
+  deviceSignature: string;
+  /** The request's transaction_data strings for the answered query whose hashes the device signature covers. */
   transactionData: string[];
   /** Names of the checks that passed, in order (evidence for the audit record). */
   checks: string[];
@@ -193,9 +214,6 @@ export class MdocPresentationVerifier {
     const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
     const mdocIds = dcqlQuery.credentials.filter((c) => c.format === MDOC_FORMAT).map((c) => c.id);
     if (mdocIds.length === 0) throw new Error('the request has no mso_mdoc credential query');
-    if (bindsTransactionData(input.request, mdocIds)) {
-      throw new Error('transaction_data cannot be bound to an mso_mdoc credential query (not supported)');
-    }
 
     // 1. Response shape (OpenID4VP library): exactly one presentation, answering one of our mdoc queries.
     const { query, presented } = this.presentationFrom(input, dcqlQuery);
@@ -322,6 +340,17 @@ export class MdocPresentationVerifier {
     const remaining = failed[0];
     if (remaining) fail('presentation_malformed', `The mdoc presentation failed a check: ${remaining.check}`);
 
+    // 9. Device-signed data (covered by the device signature just verified: DeviceAuthentication includes the
+    // DeviceNameSpaces): the issuer must authorize the device key to sign it (MSO KeyAuthorizations,
+    // ISO 18013-5 9.1.2.4), and the transaction data of the request must be there, exactly.
+    const deviceNamespaces = doc.deviceSigned.deviceNamespaces;
+    if (deviceNamespaces.deviceNamespaces.size > 0) {
+      requireAuthorized(deviceNamespaces, mso.deviceKeyInfo.keyAuthorizations);
+      checks.push('device_key_authorizations');
+    }
+    const transactionData = checkTransactionData(input.request, query.id, deviceNamespaces);
+    if (transactionData.length > 0) checks.push('transaction_data');
+
     checks.push('status_not_applicable');
     const documentSigner = x509Of(doc.issuerSigned.issuerAuth.certificate);
     const holderJwk = coseKeyToEcJwk(mso.deviceKeyInfo.deviceKey) as JWK;
@@ -339,7 +368,8 @@ export class MdocPresentationVerifier {
       verifiedAt: input.now,
       presentation: presented,
       keyBindingJwt: '',
-      transactionData: [],
+      deviceSignature: mdocHolderSignature(doc, transcript),
+      transactionData,
       checks,
       issuerChain: { documentSigner: documentSigner.subject, iaca: documentSigner.issuer },
     };
@@ -379,19 +409,130 @@ export class MdocPresentationVerifier {
   }
 }
 
-/** Whether the request's transaction_data names one of these credential query ids. */
-function bindsTransactionData(request: Json, ids: string[]): boolean {
-  const sent = Array.isArray(request.transaction_data) ? request.transaction_data : [];
-  return sent.some((entry) => {
-    try {
-      const decoded = JSON.parse(Buffer.from(String(entry), 'base64url').toString('utf8')) as Json;
-      return (
-        Array.isArray(decoded.credential_ids) && decoded.credential_ids.some((id) => ids.includes(String(id)))
-      );
-    } catch {
-      return true; // our own request cannot be read: refuse rather than ignore it
+/**
+ * Every device-signed element must be authorized by the MSO's KeyAuthorizations: its whole namespace
+ * (`nameSpaces`) or the element itself (`dataElements`). No KeyAuthorizations authorizes nothing.
+ */
+function requireAuthorized(deviceNamespaces: DeviceNamespaces, auth: KeyAuthorizations | undefined): void {
+  const namespaces = new Set(auth?.namespaces ?? []);
+  const elements = auth?.dataElements ?? new Map<string, string[]>();
+  for (const [ns, items] of deviceNamespaces.deviceNamespaces) {
+    if (namespaces.has(ns)) continue;
+    for (const element of items.deviceSignedItems.keys()) {
+      if (!(elements.get(ns) ?? []).includes(element)) {
+        fail(
+          'device_signed_unauthorized',
+          `The issuer does not authorize the device key to sign ${ns}/${element} (MSO KeyAuthorizations).`,
+        );
+      }
     }
-  });
+  }
+}
+
+/**
+ * The transaction data of the request for the answered mdoc query, bound in DeviceSigned (our convention, see
+ * transaction-data.ts): per entry, the namespace named like its type holds exactly `transaction_data_hash` =
+ * SHA-256 over the exact STORED string and `transaction_data_hash_alg` = "sha-256". A namespace of one of our
+ * types that the request did not send for this query is refused too (no missing, no extra). Returns the strings
+ * covered (empty when the request sent none for this query).
+ */
+function checkTransactionData(request: Json, queryId: string, deviceNamespaces: DeviceNamespaces): string[] {
+  const sent = Array.isArray(request.transaction_data) ? (request.transaction_data as unknown[]) : [];
+  // Our own stored request: its entries decode (a failure here is our bug, hence a plain Error).
+  const ours = sent
+    .filter((s): s is string => typeof s === 'string')
+    .map((encoded) => ({ encoded, decoded: decodeTransactionData(encoded) }))
+    .filter(({ decoded }) => ((decoded.credential_ids as unknown[] | undefined) ?? []).includes(queryId));
+  const types = ours.map(({ decoded }) => String(decoded.type));
+  if (new Set(types).size !== types.length) {
+    throw new Error('one device-signed namespace holds one hash: a request sends one entry per type and query');
+  }
+  const signed = deviceNamespaces.deviceNamespaces;
+  for (const ns of signed.keys()) {
+    if ((TX_TYPES as readonly string[]).includes(ns) && !types.includes(ns)) {
+      fail('transaction_data_mismatch', `The device signed ${ns} transaction data this request did not send.`);
+    }
+  }
+  for (const { encoded, decoded } of ours) {
+    const items = signed.get(String(decoded.type))?.deviceSignedItems;
+    if (!items?.has(MDOC_TX_HASH_ELEMENT)) {
+      fail(
+        'transaction_data_missing',
+        `The device-signed data has no ${MDOC_TX_HASH_ELEMENT} for the documents or terms (${String(decoded.type)}).`,
+      );
+    }
+    const elements = [...(items as Map<string, unknown>).keys()];
+    if (elements.some((e) => e !== MDOC_TX_HASH_ELEMENT && e !== MDOC_TX_HASH_ALG_ELEMENT)) {
+      fail('transaction_data_mismatch', `The ${String(decoded.type)} namespace holds unexpected elements.`);
+    }
+    if (items?.get(MDOC_TX_HASH_ALG_ELEMENT) !== TX_HASH_ALG) {
+      fail('transaction_data_mismatch', `${MDOC_TX_HASH_ALG_ELEMENT} must be ${TX_HASH_ALG}.`);
+    }
+    const got = items?.get(MDOC_TX_HASH_ELEMENT);
+    const expected = transactionDataDigest(encoded);
+    if (
+      !(got instanceof Uint8Array) ||
+      got.length !== expected.length ||
+      !timingSafeEqual(got, expected)
+    ) {
+      fail(
+        'transaction_data_mismatch',
+        'The device signed other transaction data than this request sent (documents or terms differ).',
+      );
+    }
+  }
+  return ours.map(({ encoded }) => encoded);
+}
+
+/**
+ * The holder signature a business can verify offline, like the SD-JWT KB-JWT: the document's DeviceSignature
+ * (an untagged COSE_Sign1 `[protected, unprotected, payload, signature]`, ES256 by the MSO device key) with its
+ * detached payload attached, so that it verifies with any COSE library and the holder key alone. The payload is
+ * DeviceAuthenticationBytes = #6.24(bstr .cbor ["DeviceAuthentication", SessionTranscript, docType,
+ * #6.24(bstr .cbor DeviceNameSpaces)]), which holds the transaction data hash (ISO 18013-5 9.1.3.4; attaching a
+ * detached payload does not change the COSE Sig_structure, so the signature is the wallet's, unchanged).
+ */
+export function mdocHolderSignature(doc: Document, transcript: SessionTranscript): string {
+  const signature = doc.deviceSigned.deviceAuth.deviceSignature;
+  if (!signature) throw new Error('a verified mdoc has a device signature');
+  const payload = DeviceAuthentication.create({
+    sessionTranscript: transcript,
+    docType: doc.docType,
+    deviceNamespaces: doc.deviceSigned.deviceNamespaces,
+  }).encode({ asDataItem: true });
+  const [protectedHeader, unprotectedHeader, , sig] = signature.encodedStructure;
+  return base64url.encode(cborEncode([protectedHeader, unprotectedHeader, payload, sig]));
+}
+
+/**
+ * Reads a holder signature made by mdocHolderSignature: the COSE_Sign1 parts, and its payload decoded
+ * (DeviceAuthentication: SessionTranscript, docType, device-signed namespaces as JSON values).
+ */
+export function readMdocHolderSignature(holderSignature: string): {
+  protectedHeader: Uint8Array;
+  payload: Uint8Array;
+  signature: Uint8Array;
+  deviceAuthentication: { docType: string; deviceNamespaces: Record<string, Record<string, unknown>> };
+} {
+  const [protectedHeader, , payload, signature] = cborDecode<[Uint8Array, unknown, Uint8Array, Uint8Array]>(
+    base64url.decode(holderSignature),
+  );
+  const inner = cborDecode<DataItem<unknown[]> | unknown[]>(payload, { unwrapTopLevelDataItem: false });
+  const [, , docType, namespacesItem] = (inner instanceof DataItem ? inner.data : inner) as [
+    string,
+    unknown,
+    string,
+    DataItem<Map<string, Map<string, unknown>>>,
+  ];
+  return {
+    protectedHeader,
+    payload,
+    signature,
+    deviceAuthentication: {
+      docType,
+      deviceNamespaces: toJson(namespacesItem.data) as Record<string, Record<string, unknown>>,
+    },
+  };
 }
 
 function decodeB64u(s: string): Uint8Array {
