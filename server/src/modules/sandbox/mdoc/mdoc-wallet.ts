@@ -1,15 +1,20 @@
 // Owns the mdoc side of the sandbox reference wallet: it answers an OpenID4VP request's mso_mdoc credential
 // query like a real wallet: parse the request (@openid4vc/openid4vp), match the DCQL query (dcql) against the
-// persona's mdoc documents, disclose only the requested elements, and sign DeviceAuth with the persona's holder
-// key over the SessionTranscript of the request (@owf/mdoc DeviceResponse; DC API handover by default). The
+// persona's mdoc documents, disclose only the requested elements, put the hash of each transaction_data entry
+// for the answered query into DeviceSigned (a namespace named like the type: transaction_data_hash,
+// transaction_data_hash_alg), and sign DeviceAuth with the persona's holder key over the SessionTranscript of
+// the request and those device-signed namespaces (@owf/mdoc DeviceResponse; DC API handover by default). The
 // vp_token entry is the base64url DeviceResponse. Overrides make it lie in one precise way for negative tests.
+import { generateKeyPairSync } from 'node:crypto';
 import { parseOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import {
   CoseKey,
   cborDecode,
   cborEncode,
+  DeviceNamespaces,
   DeviceRequest,
   DeviceResponse,
+  DeviceSignedItems,
   DocRequest,
   IssuerSigned,
   IssuerSignedItem,
@@ -29,9 +34,17 @@ import {
   nearestAgeOver,
   toJson,
 } from '../../verification/mdoc/mdoc-verifier';
+import {
+  decodeTransactionData,
+  MDOC_TX_HASH_ALG_ELEMENT,
+  MDOC_TX_HASH_ELEMENT,
+  TX_HASH_ALG,
+  transactionDataDigest,
+} from '../../verification/transaction-data';
 import { findPersona } from '../personas';
 import { SandboxCredentialEntity } from '../sandbox-credential.entity';
 import { loadSandboxKey } from '../sandbox-issuer';
+import { readTransactionData } from '../wallet-transaction-data';
 
 /** Deviations from honest behaviour, so negative tests reuse the real wallet code path. */
 export interface MdocPresentOverrides {
@@ -49,6 +62,16 @@ export interface MdocPresentOverrides {
   omitDeviceSigned?: boolean;
   /** Present this IssuerSigned (base64url; of the persona's holder key) instead of the stored one. */
   credential?: string;
+  /** Leave the device-signed transaction data out although the request carried transaction data. */
+  omitTransactionData?: boolean;
+  /** Put this value in every `transaction_data_hash` instead of the computed one. */
+  transactionDataHash?: Uint8Array;
+  /** Hash (and bind under their own types) these strings instead of the received ones (other documents or terms). */
+  transactionDataSigned?: string[];
+  /** `transaction_data_hash_alg` to claim instead of sha-256. */
+  transactionDataHashAlg?: string;
+  /** Change every device-signed transaction_data_hash AFTER signing (the device signature no longer covers it). */
+  alterDeviceSignedAfterSigning?: boolean;
   /** Present the persona's document of this docType, whatever the query asks for. */
   doctype?: string;
 }
@@ -184,7 +207,29 @@ export class MdocReferenceWallet {
       ? tamper(chosen.doc.issuerSigned, o.tamperElement)
       : chosen.doc.issuerSigned;
     const holder = await loadSandboxKey(this.deps.ds, 'holder', persona.id);
-    const signingJwk = (o.deviceKey ?? holder.privateJwk) as Record<string, unknown>;
+    // the unknown_holder_key persona signs with a fresh key, never the MSO's device key
+    const signingJwk = (o.deviceKey ??
+      (persona.unknownHolderKey
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })
+        : holder.privateJwk)) as Record<string, unknown>;
+    // OpenID4VP B.2 / our convention: the hash of each entry for the answered query, device-signed.
+    const received = readTransactionData(params, query)
+      .filter((t) => t.ids.includes((chosen as { queryId: string }).queryId))
+      .map((t) => t.encoded);
+    const toBind = o.omitTransactionData ? [] : (o.transactionDataSigned ?? received);
+    const deviceNamespaces = DeviceNamespaces.create({
+      deviceNamespaces: new Map(
+        toBind.map((encoded) => [
+          String(decodeTransactionData(encoded).type),
+          DeviceSignedItems.create({
+            deviceSignedItems: new Map<string, unknown>([
+              [MDOC_TX_HASH_ELEMENT, o.transactionDataHash ?? transactionDataDigest(encoded)],
+              [MDOC_TX_HASH_ALG_ELEMENT, o.transactionDataHashAlg ?? TX_HASH_ALG],
+            ]),
+          }),
+        ]),
+      ),
+    });
     const sessionTranscript = await mdocSessionTranscript({
       nonce: o.nonce ?? String(params.nonce),
       origin: o.origin ?? input.origin,
@@ -196,6 +241,7 @@ export class MdocReferenceWallet {
         deviceRequest,
         sessionTranscript,
         issuerSigned: [issuerSigned],
+        deviceNamespaces,
         signature: {
           signingKey: CoseKey.fromJwk({
             kty: signingJwk.kty,
@@ -211,6 +257,7 @@ export class MdocReferenceWallet {
     );
     let encoded = response.encodedForOid4Vp;
     if (o.omitDeviceSigned) encoded = withoutDeviceSigned(encoded);
+    if (o.alterDeviceSignedAfterSigning) encoded = withAlteredTransactionDataHash(encoded);
     return { vp_token: { [chosen.queryId]: [encoded] } };
   }
 
@@ -255,6 +302,18 @@ function tamper(issuerSigned: IssuerSigned, element: string): IssuerSigned {
     return copy;
   }
   throw new Error(`the document has no element ${element} to tamper with`);
+}
+
+/** The same DeviceResponse with every device-signed transaction_data_hash changed, signature kept (CBOR edit). */
+function withAlteredTransactionDataHash(encoded: string): string {
+  const response = DeviceResponse.fromEncodedForOid4Vp(encoded);
+  for (const doc of response.documents ?? []) {
+    for (const items of doc.deviceSigned.deviceNamespaces.deviceNamespaces.values()) {
+      const hash = items.deviceSignedItems.get(MDOC_TX_HASH_ELEMENT);
+      if (hash instanceof Uint8Array) items.deviceSignedItems.set(MDOC_TX_HASH_ELEMENT, hash.map((b) => b ^ 0xff));
+    }
+  }
+  return response.encodedForOid4Vp;
 }
 
 /** The same DeviceResponse with every document's DeviceSigned removed (CBOR-level edit). */
