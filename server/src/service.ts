@@ -346,8 +346,11 @@ export function declareApi(s: ApiServices): {
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
-    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
   }
+  // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
+  // production deployment, even one that serves sandbox keys.
+  if (s.config.seedSandbox && s.config.appEnv === 'development')
+    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   const resolvers: NonEmptyArray<Function> = [
     createWorkflowResolver(s.workflows),
