@@ -6,7 +6,7 @@
 // same result fields as SD-JWT VC, with a holder signature that verifies offline under the holder key. Missing,
 // altered or unauthorized device-signed data, other documents or terms, and a wallet signing with a key other
 // than the credential's (the unknown_holder_key persona, both formats) are refused and complete nothing.
-import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
@@ -58,10 +58,17 @@ function holderSignatureVerifies(holderSignature: string, jwk: JWK): boolean {
   return verify(
     'sha256',
     toBeSigned,
-    { key: createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    {
+      key: createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }),
+      dsaEncoding: 'ieee-p1363',
+    },
     signature,
   );
 }
+
+const otherPublicJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({
+  format: 'jwk',
+}) as JWK;
 
 describe('sign and attestation with ISO mdoc (device-signed transaction data)', () => {
   let t: TestService;
@@ -129,10 +136,14 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
   /** The business's holder proof of an mdoc answer: verifies offline and covers exactly the transaction data. */
   async function expectMdocHolderProof(result: Json, type: string, doctype: string) {
     expect(holderSignatureVerifies(result.holder_signature, result.holder_key.jwk)).toBe(true);
+    expect(holderSignatureVerifies(result.holder_signature, otherPublicJwk)).toBe(false);
     const { deviceAuthentication } = readMdocHolderSignature(result.holder_signature);
     expect(deviceAuthentication.docType).toBe(doctype);
     expect(deviceAuthentication.deviceNamespaces).toEqual({
-      [type]: { transaction_data_hash: txHash(result.transaction_data), transaction_data_hash_alg: 'sha-256' },
+      [type]: {
+        transaction_data_hash: txHash(result.transaction_data),
+        transaction_data_hash_alg: 'sha-256',
+      },
     });
     expect(result.holder_key.thumbprint).toBe(await calculateJwkThumbprint(result.holder_key.jwk, 'sha256'));
     expect(Object.keys(result.holder_key.jwk).sort()).toEqual(['crv', 'kty', 'x', 'y']);
@@ -170,7 +181,13 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
       documents: [{ label: 'loan.pdf', sha256: sha256Hex(contract) }],
     });
     expect(wr.sandbox_personas.map((p: Json) => p.id)).toEqual(
-      expect.arrayContaining(['adult', 'adult_mdoc', 'adult_mdl', 'unknown_holder_key', 'unknown_holder_key_mdoc']),
+      expect.arrayContaining([
+        'adult',
+        'adult_mdoc',
+        'adult_mdl',
+        'unknown_holder_key',
+        'unknown_holder_key_mdoc',
+      ]),
     );
     expect(wr.sandbox_personas.find((p: Json) => p.id === 'unknown_holder_key').label).toBe(
       'Erika Mustermann (unknown holder key)',
@@ -189,7 +206,12 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
 
     const result = await resultOf(id);
     expect(result.documents).toEqual([
-      { label: 'loan.pdf', sha256: sha256Hex(contract), size: contract.length, content_type: 'application/pdf' },
+      {
+        label: 'loan.pdf',
+        sha256: sha256Hex(contract),
+        size: contract.length,
+        content_type: 'application/pdf',
+      },
     ]);
     expect(result.transaction_data).toBe(wr.request.transaction_data[0]);
     await expectMdocHolderProof(result, SIGN, MDOC_PID.doctype);
@@ -199,7 +221,9 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     const sdWr = (await sdJwt.signer.walletRequest()).body;
     const sdAnswer = await walletRespond('adult', sdWr.request);
     expect(Object.keys(sdAnswer.body.response.vp_token)).toEqual(['pid']);
-    expect((await sdJwt.signer.submit(sdWr.request_id, sdAnswer.body.response)).body.status).toBe('completed');
+    expect((await sdJwt.signer.submit(sdWr.request_id, sdAnswer.body.response)).body.status).toBe(
+      'completed',
+    );
     const sdResult = await resultOf(sdJwt.id);
     expect(Object.keys(result).sort()).toEqual(Object.keys(sdResult).sort());
     // the same person, one holder key per credential: the SD-JWT VC and the mdoc are bound to the same key
@@ -214,8 +238,13 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
       receiver.deliveries.find((d) => d.body.event === 'step.completed' && d.body.data.session_id === sid);
     const hook = hookOf(id);
     expect(hook && signatureValid(hook, secret)).toBe(true);
-    expect(Object.keys(hook?.body.data ?? {}).sort()).toEqual(Object.keys(hookOf(sdJwt.id)?.body.data ?? {}).sort());
-    expect(hook?.body.data).toMatchObject({ documents: result.documents, holder_signature: result.holder_signature });
+    expect(Object.keys(hook?.body.data ?? {}).sort()).toEqual(
+      Object.keys(hookOf(sdJwt.id)?.body.data ?? {}).sort(),
+    );
+    expect(hook?.body.data).toMatchObject({
+      documents: result.documents,
+      holder_signature: result.holder_signature,
+    });
 
     const audit = await api.rest('GET', `/v1/audits/${id}_0`);
     expect(audit.body.verification).toMatchObject({
@@ -236,7 +265,12 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     expect((await signer.projection()).body.status).toBe('completed');
     const result = await resultOf(id);
     expect(result.documents).toEqual([
-      { label: 'loan.pdf', sha256: sha256Hex(contract), size: contract.length, content_type: 'application/pdf' },
+      {
+        label: 'loan.pdf',
+        sha256: sha256Hex(contract),
+        size: contract.length,
+        content_type: 'application/pdf',
+      },
     ]);
     expect(decodeTx(result.transaction_data)).toMatchObject({ type: SIGN });
     await expectMdocHolderProof(result, SIGN, MDOC_MDL.doctype);
@@ -353,6 +387,28 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     expect(res.status).toBe(422);
     expect(res.body.code).toBe(code);
     await nothingCompleted(id);
+  });
+
+  it('accepts element-level KeyAuthorizations (dataElements) for the transaction data elements', async () => {
+    const { id, signer } = await newSignSession();
+    const wr = (await signer.walletRequest()).body;
+    const credential = await new SandboxMdocIssuer({ ds: t.svc.ds, clock: t.svc.clock }).issueFor(
+      'adult',
+      MDOC_PID.doctype,
+      {
+        keyAuthorizations: {
+          dataElements: new Map([[SIGN, ['transaction_data_hash', 'transaction_data_hash_alg']]]),
+        },
+      },
+    );
+    const response = await t.svc.wallet.presentMdoc({
+      persona: 'adult',
+      request: wr.request,
+      origin: t.baseUrl,
+      overrides: { credential },
+    });
+    expect((await signer.submit(wr.request_id, response)).body.status).toBe('completed');
+    await expectMdocHolderProof(await resultOf(id), SIGN, MDOC_PID.doctype);
   });
 
   it('refuses the unknown holder key persona in both formats (key_binding_invalid)', async () => {

@@ -3,8 +3,8 @@
 // reference wallet decides the format. The hosted transport verifies the DeviceResponse (dispatch by the
 // answered query's format) and completes the step with its audit record; cross-device (signed request_uri,
 // encrypted direct_post.jwt, redirect handover) and the signed DC API work with mdoc too. Dishonest answers and
-// answers outside the offered alternatives are refused with their stable code and complete nothing; sign and
-// attestation do not offer mdoc.
+// answers outside the offered alternatives are refused with their stable code and complete nothing. sign and
+// attestation offer mdoc too (device-signed transaction data: test/api/mdoc-transaction-data.test.ts).
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
@@ -129,8 +129,8 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     expect(byId('rte_sandbox_reference').primitive_formats).toEqual({
       identify: ['dc+sd-jwt', 'mso_mdoc'],
       age_verify: ['dc+sd-jwt', 'mso_mdoc'],
-      sign: ['dc+sd-jwt'],
-      attestation: ['dc+sd-jwt'],
+      sign: ['dc+sd-jwt', 'mso_mdoc'],
+      attestation: ['dc+sd-jwt', 'mso_mdoc'],
     });
     expect(byId('rte_google_us_mdl')).toMatchObject({
       primitive_formats: { identify: ['mso_mdoc'], age_verify: ['mso_mdoc'], sign: [], attestation: [] },
@@ -141,8 +141,8 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     expect(gql.data.catalog.find((r: Json) => r.id === 'rte_sandbox_reference').primitiveFormats).toEqual({
       identify: ['dc+sd-jwt', 'mso_mdoc'],
       ageVerify: ['dc+sd-jwt', 'mso_mdoc'],
-      sign: ['dc+sd-jwt'],
-      attestation: ['dc+sd-jwt'],
+      sign: ['dc+sd-jwt', 'mso_mdoc'],
+      attestation: ['dc+sd-jwt', 'mso_mdoc'],
     });
   });
 
@@ -232,20 +232,20 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     expect((await other.signer.submit(other.wr.request_id, mdl.body.response)).body.status).toBe('completed');
   });
 
-  it('attestation offers no mdoc (transaction data binds to the SD-JWT key binding only)', async () => {
+  it('attestation offers the mdoc alternatives too, and an mdoc pushed at another request is refused', async () => {
     const { id, signer, wr } = await atWalletStep(attestWf);
-    expect(wr.request.dcql_query.credentials.map((c: Json) => c.format)).toEqual(['dc+sd-jwt']);
-    expect(Object.keys(wr.request.client_metadata.vp_formats_supported)).toEqual(['dc+sd-jwt']);
-    expect(wr.sandbox_personas.map((p: Json) => p.id)).not.toContain('adult_mdoc');
-    const refused = await walletRespond('adult_mdoc', wr.request);
-    expect(refused.status).toBe(422);
-    expect(refused.body.code).toBe('claims_missing');
-    // an mdoc pushed at the SD-JWT-only request anyway is an answer to an unknown query
-    const mdocElsewhere = await atWalletStep();
-    const mdoc = await walletRespond('adult_mdoc', mdocElsewhere.wr.request);
+    expect(wr.request.dcql_query.credentials.map((c: Json) => [c.id, c.format])).toEqual([
+      ['pid', 'dc+sd-jwt'],
+      ['pid_mdoc', 'mso_mdoc'],
+      ['mdl', 'mso_mdoc'],
+    ]);
+    expect(wr.sandbox_personas.map((p: Json) => p.id)).toContain('adult_mdoc');
+    // an mdoc made for another session's request: its device signature covers another nonce
+    const elsewhere = await atWalletStep(attestWf);
+    const mdoc = await walletRespond('adult_mdoc', elsewhere.wr.request);
     const res = await signer.submit(wr.request_id, mdoc.body.response);
     expect(res.status).toBe(422);
-    expect(res.body.code).toBe('presentation_malformed');
+    expect(res.body.code).toBe('key_binding_invalid');
     await nothingCompleted(id);
   });
 

@@ -228,7 +228,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     expect(sent).toHaveLength(1);
     expect(decodeTx(sent[0])).toEqual({
       type: 'urn:service:sign:1',
-      credential_ids: ['pid'],
+      credential_ids: ['pid', 'pid_mdoc', 'mdl'],
       transaction_data_hashes_alg: ['sha-256'],
       documents: [
         {
@@ -305,7 +305,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     expect(res.status).toBe(200);
     expect(decodeTx(wr.body.request.transaction_data[0])).toEqual({
       type: 'urn:service:attest:1',
-      credential_ids: ['pid'],
+      credential_ids: ['pid', 'pid_mdoc', 'mdl'],
       transaction_data_hashes_alg: ['sha-256'],
       terms_sha256: sha256Hex(TERMS),
       terms: TERMS,

@@ -1,7 +1,9 @@
 // ISO mdoc through the hosted page in real Chromium: a person picks "Erika Mustermann (mdoc PID)" in the sandbox
 // wallet, the page hands the wallet the real identify request (SD-JWT VC or mdoc alternatives), and the
 // business receives the mdoc's claims in a signed webhook. Then "Open in sandbox wallet" with the mobile
-// driving licence runs the cross-device exchange (signed request_uri, encrypted direct_post.jwt).
+// driving licence runs the cross-device exchange (signed request_uri, encrypted direct_post.jwt). A sign step
+// with the mdoc PID: the page shows the document, the wallet device-signs its transaction data hash.
+import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
@@ -13,6 +15,7 @@ import {
   type TestService,
 } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
+import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
 describe('ISO mdoc from the hosted page (Chromium)', () => {
   let t: TestService;
@@ -92,6 +95,53 @@ describe('ISO mdoc from the hosted page (Chromium)', () => {
     const audit = JSON.stringify((await api.rest('GET', `/v1/audits/${id}_0`)).body);
     expect(audit).toContain('org.iso.18013.5.1.mDL');
     expect(audit).toContain('openid4vp-cross-device');
+    await context.close();
+  });
+
+  it('sign: the person picks the mdoc PID; the business gets the documents and the device-signed proof', async () => {
+    const { workflowId: signWf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
+    const contract = minimalPdf('Lease agreement');
+    const created = await createMultipart(api, { workflow_id: signWf }, [
+      { filename: 'Lease.pdf', type: 'application/pdf', bytes: contract },
+    ]);
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(created.body.url);
+    await page.getByTestId('start').click();
+    await page.getByTestId('step-sign').waitFor();
+    const sha256 = createHash('sha256').update(contract).digest('hex');
+    expect(await page.getByTestId('document-0').getByTestId('document-sha256').textContent()).toBe(sha256);
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('persona').selectOption('adult_mdoc');
+    await page.getByTestId('share-reference-wallet').click();
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+
+    await expect
+      .poll(
+        () =>
+          receiver.deliveries.some(
+            (d) => d.body.data?.session_id === id && d.body.event === 'step.completed',
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(true);
+    const step = receiver.deliveries.find(
+      (d) => d.body.event === 'step.completed' && d.body.data.session_id === id,
+    );
+    expect(step && signatureValid(step, webhookSecret)).toBe(true);
+    expect(step?.body.data).toMatchObject({
+      primitive: 'sign',
+      documents: [{ label: 'Lease.pdf', sha256, size: contract.length, content_type: 'application/pdf' }],
+      holder_signature: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+      holder_key: { jwk: { kty: 'EC', crv: 'P-256' } },
+    });
+    const audit = JSON.stringify((await api.rest('GET', `/v1/audits/${id}_0`)).body);
+    expect(audit).toContain('"format":"mso_mdoc"');
+    expect(audit).toContain('"transaction_data"');
     await context.close();
   });
 });

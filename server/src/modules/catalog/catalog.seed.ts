@@ -43,7 +43,7 @@ export const SEED_WALLETS: SeedWallet[] = [
     name: 'Sandbox reference wallet',
     provider: 'This service',
     description:
-      'A software wallet built into the sandbox, with test personas (adult, minor, revoked, expired, unknown issuer) presenting SD-JWT VC or ISO mdoc. Usable from the hosted page and from code; never accepted in production.',
+      'A software wallet built into the sandbox, with test personas (adult, minor, revoked, expired, unknown issuer, unknown holder key) presenting SD-JWT VC or ISO mdoc. Usable from the hosted page and from code; never accepted in production.',
     platforms: ['web'],
   },
   {
@@ -118,7 +118,7 @@ export const SANDBOX_ROUTE: SeedRoute = {
   ...caps('identify', 'age_verify', 'sign', 'attestation'),
   sandboxAvailable: true,
   notes:
-    'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production. identify and age_verify accept SD-JWT VC or ISO mdoc (EU PID, mobile driving licence, EU age-verification attestation); sign and attestation need SD-JWT VC, because only its key binding carries the transaction data.',
+    'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production. Every primitive accepts SD-JWT VC or ISO mdoc (EU PID, mobile driving licence; for age checks also the EU age-verification attestation); sign and attestation bind the documents or terms in the SD-JWT key binding or in the mdoc device-signed data.',
 };
 
 export const SEED_ROUTES: SeedRoute[] = [

@@ -162,7 +162,15 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
       personas: { id: string }[];
     };
     expect(personas.personas.map((p) => p.id)).toEqual(
-      expect.arrayContaining(['adult', 'minor', 'revoked', 'suspended', 'expired', 'unknown_issuer']),
+      expect.arrayContaining([
+        'adult',
+        'minor',
+        'revoked',
+        'suspended',
+        'expired',
+        'unknown_issuer',
+        'unknown_holder_key',
+      ]),
     );
   });
 
@@ -182,6 +190,7 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
       ['wrong nonce', presentAndVerify('adult', { nonce: newWalletNonce() }), 'nonce_mismatch'],
       ['wrong aud', presentAndVerify('adult', { aud: 'origin:https://evil.example' }), 'audience_mismatch'],
       ['KB-JWT by another key', presentAndVerify('adult', { kbKey: otherKey }), 'key_binding_invalid'],
+      ['unknown holder key persona', presentAndVerify('unknown_holder_key'), 'key_binding_invalid'],
       ['untrusted issuer', presentAndVerify('unknown_issuer'), 'issuer_untrusted'],
       ['revoked', presentAndVerify('revoked'), 'credential_revoked'],
       ['suspended', presentAndVerify('suspended'), 'credential_suspended'],
@@ -236,7 +245,7 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     const adultBefore = await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' });
     await issuer.ensureSeeded();
     expect(await count()).toEqual(before);
-    expect(before).toEqual({ keys: 8, credentials: 6, trusted: 1 });
+    expect(before).toEqual({ keys: 9, credentials: 7, trusted: 1 });
     expect(
       (await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' })).credential,
     ).toBe(adultBefore.credential);

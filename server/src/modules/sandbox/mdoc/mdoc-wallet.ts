@@ -310,7 +310,11 @@ function withAlteredTransactionDataHash(encoded: string): string {
   for (const doc of response.documents ?? []) {
     for (const items of doc.deviceSigned.deviceNamespaces.deviceNamespaces.values()) {
       const hash = items.deviceSignedItems.get(MDOC_TX_HASH_ELEMENT);
-      if (hash instanceof Uint8Array) items.deviceSignedItems.set(MDOC_TX_HASH_ELEMENT, hash.map((b) => b ^ 0xff));
+      if (hash instanceof Uint8Array)
+        items.deviceSignedItems.set(
+          MDOC_TX_HASH_ELEMENT,
+          hash.map((b) => b ^ 0xff),
+        );
     }
   }
   return response.encodedForOid4Vp;

@@ -8,11 +8,12 @@
 // CBOR/COSE work and reports each check; this class decides the order and maps every failure to a stable code
 // of the closed list. mdoc carries no status list here: the result records status 'not_applicable' (see
 // docs/adr/0004-mdoc-verification.md).
+
+import { timingSafeEqual } from 'node:crypto';
 import {
   parseOpenid4VpAuthorizationResponsePayload,
   validateOpenid4vpAuthorizationResponsePayload,
 } from '@openid4vc/openid4vp';
-import { timingSafeEqual } from 'node:crypto';
 import {
   cborDecode,
   cborEncode,
@@ -445,12 +446,17 @@ function checkTransactionData(request: Json, queryId: string, deviceNamespaces: 
     .filter(({ decoded }) => ((decoded.credential_ids as unknown[] | undefined) ?? []).includes(queryId));
   const types = ours.map(({ decoded }) => String(decoded.type));
   if (new Set(types).size !== types.length) {
-    throw new Error('one device-signed namespace holds one hash: a request sends one entry per type and query');
+    throw new Error(
+      'one device-signed namespace holds one hash: a request sends one entry per type and query',
+    );
   }
   const signed = deviceNamespaces.deviceNamespaces;
   for (const ns of signed.keys()) {
     if ((TX_TYPES as readonly string[]).includes(ns) && !types.includes(ns)) {
-      fail('transaction_data_mismatch', `The device signed ${ns} transaction data this request did not send.`);
+      fail(
+        'transaction_data_mismatch',
+        `The device signed ${ns} transaction data this request did not send.`,
+      );
     }
   }
   for (const { encoded, decoded } of ours) {
@@ -470,11 +476,7 @@ function checkTransactionData(request: Json, queryId: string, deviceNamespaces: 
     }
     const got = items?.get(MDOC_TX_HASH_ELEMENT);
     const expected = transactionDataDigest(encoded);
-    if (
-      !(got instanceof Uint8Array) ||
-      got.length !== expected.length ||
-      !timingSafeEqual(got, expected)
-    ) {
+    if (!(got instanceof Uint8Array) || got.length !== expected.length || !timingSafeEqual(got, expected)) {
       fail(
         'transaction_data_mismatch',
         'The device signed other transaction data than this request sent (documents or terms differ).',
