@@ -18,7 +18,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 /** Everything mounted outside the RouteRegistry, with the reason it needs no registry decision. */
 const ALLOWLIST: Record<string, string> = {
@@ -221,13 +221,7 @@ describe('authorization', () => {
       sessionId = (await a.rest('POST', '/v1/sessions', { workflow_id: workflowId })).body.id;
       const signer = new SignerClient(t.baseUrl, sessionId);
       expect((await signer.start()).status).toBe(200);
-      const wr = await signer.walletRequest();
-      const response = await t.svc.wallet.respond({
-        persona: 'adult',
-        request: wr.body.request,
-        origin: t.baseUrl,
-      });
-      expect((await signer.submit(wr.body.request_id, response)).status).toBe(200);
+      expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
       const deliveries = await a.gql('query($s: ID) { webhookDeliveries(sessionId: $s) { id event } }', {
         s: sessionId,
       });

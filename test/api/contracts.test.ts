@@ -31,7 +31,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const committed = (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8');
@@ -115,13 +115,7 @@ describe('contracts against the running service', () => {
     const id = created.body.id as string;
     const signer = new SignerClient(t.baseUrl, id);
     expect((await signer.start()).status).toBe(200);
-    const wr = await signer.walletRequest();
-    const response = await t.svc.wallet.respond({
-      persona: 'adult',
-      request: wr.body.request,
-      origin: t.baseUrl,
-    });
-    expect((await signer.submit(wr.body.request_id, response)).status).toBe(200);
+    expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
 
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.status).toBe('completed');

@@ -13,7 +13,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 const SESSION = `id workflowId workflowRevision url status expires created metadata
   results { stage primitive auditId completedAt result }`;
@@ -97,13 +97,7 @@ describe('REST and GraphQL parity for sessions', () => {
     const id = created.body.id as string;
     const signer = new SignerClient(t.baseUrl, id);
     expect((await signer.start()).status).toBe(200);
-    const wr = await signer.walletRequest();
-    const response = await t.svc.wallet.respond({
-      persona: 'adult',
-      request: wr.body.request,
-      origin: t.baseUrl,
-    });
-    expect((await signer.submit(wr.body.request_id, response)).status).toBe(200);
+    expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
     return id;
   }
 

@@ -39,3 +39,21 @@ export class SignerClient {
     return this.call('POST', '/wallet-response', { request_id: requestId, response });
   }
 }
+
+/**
+ * The person's whole share of the current step with the sandbox reference wallet (honest answer):
+ * a fresh wallet request, the wallet's response, and the submission. Returns the submission's answer.
+ */
+export async function shareWithReferenceWallet(
+  svc: {
+    wallet: {
+      respond(input: { persona: string; request: Record<string, unknown>; origin: string }): Promise<unknown>;
+    };
+  },
+  signer: SignerClient,
+  persona = 'adult',
+) {
+  const wr = await signer.walletRequest();
+  const response = await svc.wallet.respond({ persona, request: wr.body.request, origin: signer.baseUrl });
+  return signer.submit(wr.body.request_id, response);
+}

@@ -4,10 +4,6 @@
 // window, sd_hash over the exact string, unreferenced disclosures, status-list binding, transaction_data_hashes
 // over the exact stored strings) are explicit here.
 // Every refusal is an AppError with a code from the closed list.
-import {
-  parseOpenid4VpAuthorizationResponsePayload,
-  validateOpenid4vpAuthorizationResponsePayload,
-} from '@openid4vc/openid4vp';
 import { SDJwt } from '@sd-jwt/core';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
@@ -41,6 +37,7 @@ import {
 import { SD_JWT_ALGS } from './request';
 import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from './transaction-data';
 import type { IssuerTrust, TrustStore } from './trust';
+import { dcqlPresentations } from './vp-token';
 
 export interface VerifiedPresentation {
   /** mso_mdoc results come from mdoc/mdoc-verifier.ts (dispatched below by the format of the answered query). */
@@ -245,24 +242,7 @@ export class PresentationVerifier {
     input: VerifyInput,
     dcqlQuery: DcqlQuery,
   ): { credentialQuery: DcqlCredentialQuery.SdJwtVc; presented: string } {
-    if (isObject(input.response) && 'error' in input.response) {
-      fail('presentation_malformed', 'The wallet answered with an error.');
-    }
-    let presentations: Record<string, unknown[]>;
-    try {
-      const payload = parseOpenid4VpAuthorizationResponsePayload(input.response as Json);
-      const validated = validateOpenid4vpAuthorizationResponsePayload({
-        // The library's request type is a zod output type; our request is the same JSON object.
-        authorizationRequestPayload: input.request as Parameters<
-          typeof validateOpenid4vpAuthorizationResponsePayload
-        >[0]['authorizationRequestPayload'],
-        authorizationResponsePayload: payload,
-      });
-      if (validated.type !== 'dcql') throw new Error('not a DCQL response');
-      presentations = validated.dcql.presentations;
-    } catch (e) {
-      return fail('presentation_malformed', 'The wallet response is not an OpenID4VP DCQL response.', e);
-    }
+    const presentations = dcqlPresentations(input.request, input.response);
     // Unknown ids, several alternatives or none: refused here (presentation_malformed / claims_missing).
     const credentialQuery = answeredCredentialQuery(dcqlQuery, Object.keys(presentations));
     if (credentialQuery.format !== 'dc+sd-jwt') {

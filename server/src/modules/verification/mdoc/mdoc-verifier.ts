@@ -11,10 +11,6 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import {
-  parseOpenid4VpAuthorizationResponsePayload,
-  validateOpenid4vpAuthorizationResponsePayload,
-} from '@openid4vc/openid4vp';
-import {
   cborDecode,
   cborEncode,
   DataItem,
@@ -48,6 +44,7 @@ import {
   TX_TYPES,
   transactionDataDigest,
 } from '../transaction-data';
+import { dcqlPresentations } from '../vp-token';
 import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 import type { MdocTrustStore } from './mdoc-trust';
@@ -380,24 +377,7 @@ export class MdocPresentationVerifier {
     input: MdocVerifyInput,
     dcqlQuery: DcqlQuery,
   ): { query: DcqlCredentialQuery; presented: string } {
-    if (isObject(input.response) && 'error' in input.response) {
-      fail('presentation_malformed', 'The wallet answered with an error.');
-    }
-    let presentations: Record<string, unknown[]>;
-    try {
-      const payload = parseOpenid4VpAuthorizationResponsePayload(input.response as Json);
-      const validated = validateOpenid4vpAuthorizationResponsePayload({
-        // The library's request type is a zod output type; our request is the same JSON object.
-        authorizationRequestPayload: input.request as Parameters<
-          typeof validateOpenid4vpAuthorizationResponsePayload
-        >[0]['authorizationRequestPayload'],
-        authorizationResponsePayload: payload,
-      });
-      if (validated.type !== 'dcql') throw new Error('not a DCQL response');
-      presentations = validated.dcql.presentations;
-    } catch (e) {
-      return fail('presentation_malformed', 'The wallet response is not an OpenID4VP DCQL response.', e);
-    }
+    const presentations = dcqlPresentations(input.request, input.response);
     // Unknown ids, several alternatives or none (credential_sets): presentation_malformed / claims_missing.
     const query = answeredCredentialQuery(dcqlQuery, Object.keys(presentations));
     if (query.format !== MDOC_FORMAT)
