@@ -262,7 +262,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
-    if (base.actor.kind === 'api_key') return base; // a multipart request, authenticated by the upload guard
+    if (base.actor.kind === 'api_key') return base; // already resolved for this request (graphqlActor)
     const key = bearerToken(req.header('authorization'));
     if (!key) return base;
     try {
@@ -286,7 +286,24 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       return ctx.actor.kind === 'api_key';
     },
   });
-  app.use('/graphql', express.json({ limit: '256kb' }), ...uploads.before, gql.handler, uploads.onError);
+  // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.
+  const graphqlActor: RequestHandler = (req, res, next) => {
+    gqlContext(req)
+      .then((ctx) => {
+        (req as AppRequest).ctx = ctx;
+        if (ctx.actor.kind === 'api_key') limitByApiKey(req, res, next);
+        else next();
+      })
+      .catch(next);
+  };
+  app.use(
+    '/graphql',
+    graphqlActor,
+    express.json({ limit: '256kb' }),
+    ...uploads.before,
+    gql.handler,
+    uploads.onError,
+  );
 
   mountHostedPage(app, config);
   app.use(notFoundHandler);

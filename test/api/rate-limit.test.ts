@@ -1,5 +1,5 @@
 // Limits of the business API as an integrator observes them: the per-API-key token bucket (100 requests per
-// 10 s) with its RateLimit headers on every authenticated /v1 answer, 429 rate_limited with Retry-After, the
+// 10 s, shared by /v1 and GraphQL) with its RateLimit headers on every authenticated answer, 429 rate_limited with Retry-After, the
 // refill driven by a ManualClock (nothing sleeps), and the 256 KiB request body limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
@@ -31,8 +31,9 @@ describe('rate limits and body limits', () => {
     t = await startTestService({ clock, workers: false, label: 'ratelimit', rateLimit: '100/10' });
     a = new Api(t.baseUrl, (await createBusiness(t, 'Alpha')).apiKey);
     b = new Api(t.baseUrl, (await createBusiness(t, 'Beta')).apiKey);
-    // GraphQL (dashboard API) is not counted against the /v1 budget
+    // the GraphQL setup draws on the same per-key budget; a full window refills it
     workflowId = (await setUpIdentifyWorkflow(a, 'http://127.0.0.1:9/hooks')).workflowId;
+    clock.advance(10_000);
   });
   afterAll(async () => t?.stop());
 
@@ -63,6 +64,16 @@ describe('rate limits and body limits', () => {
     expect(limited.body.request_id).toMatch(/^req_/);
     expect(limited.headers.get('retry-after')).toBe('1');
     expect(rateLimit(limited.headers)).toEqual({ limit: 100, remaining: 0, reset: 10 });
+
+    // the GraphQL API shares the key's budget
+    const gqlRes = await fetch(`${t.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.apiKey}` },
+      body: JSON.stringify({ query: '{ workflows { id } }' }),
+    });
+    expect(gqlRes.status).toBe(429);
+    expect(gqlRes.headers.get('retry-after')).toBe('1');
+    expect((await gqlRes.json()).code).toBe('rate_limited');
 
     // another key has its own bucket
     const other = await b.rest('GET', '/v1/sessions/sess_unknown');
