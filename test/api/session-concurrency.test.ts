@@ -17,6 +17,7 @@ import {
 } from '../support/harness';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { publishWorkflow } from '../support/workflows';
 
 const MIN = 60_000;
 type Res = { status: number; body: { code?: string; status?: string; id?: string; session_status?: string } };
@@ -37,20 +38,17 @@ describe('session concurrency (MariaDB)', () => {
     businessId = biz.businessId;
     api = new Api(t.baseUrl, biz.apiKey);
     singleStep = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
-    const wf = await api.gql(
-      'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }',
-      {
-        input: {
-          name: 'gated',
-          steps: [
-            { primitive: 'identify', claims: ['given_name'], gateAfter: true },
-            { primitive: 'identify', claims: ['family_name'] },
-          ],
-        },
-      },
-    );
-    gated = wf.data.createWorkflow.id;
-    await api.gql('mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }', { id: gated });
+    gated = (
+      await publishWorkflow(
+        api,
+        [
+          { primitive: 'identify', claims: ['given_name'], gateAfter: true },
+          { primitive: 'identify', claims: ['family_name'] },
+        ],
+        undefined,
+        'gated',
+      )
+    ).workflowId;
   });
   afterAll(async () => {
     await receiver.stop();

@@ -17,6 +17,7 @@ import {
 } from '../support/harness';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
+import { publishWorkflow } from '../support/workflows';
 
 const MIN = 60_000;
 
@@ -44,17 +45,8 @@ describe('session lifecycle', () => {
   type Step = { primitive: 'identify'; claims: string[]; gateAfter?: boolean };
   const step = (claims: string[], gateAfter = false): Step => ({ primitive: 'identify', claims, gateAfter });
 
-  async function publishWorkflow(steps: Step[]): Promise<string> {
-    const created = await api.gql(
-      'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }',
-      { input: { name: 'multi-step', steps } },
-    );
-    expect(created.errors).toBeUndefined();
-    const id = created.data.createWorkflow.id as string;
-    const pub = await api.gql('mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }', { id });
-    expect(pub.errors).toBeUndefined();
-    return id;
-  }
+  const publishSteps = async (steps: Step[]): Promise<string> =>
+    (await publishWorkflow(api, steps, undefined, 'multi-step')).workflowId;
 
   async function createSession(workflowId: string, extra: Record<string, unknown> = {}): Promise<string> {
     const res = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId, ...extra });
@@ -117,7 +109,7 @@ describe('session lifecycle', () => {
 
   describe('gates', () => {
     it('waits in awaiting_decision after a gate step; continue runs the next step to completion', async () => {
-      const wf = await publishWorkflow([step(['given_name'], true), step(['family_name'])]);
+      const wf = await publishSteps([step(['given_name'], true), step(['family_name'])]);
       const { id, signer } = await started(wf);
 
       const first = await completeStep(signer);
@@ -157,7 +149,7 @@ describe('session lifecycle', () => {
     });
 
     it('continue past a gate on the last step completes the session', async () => {
-      const wf = await publishWorkflow([step(['given_name'], true)]);
+      const wf = await publishSteps([step(['given_name'], true)]);
       const { id, signer } = await started(wf);
       expect((await completeStep(signer)).body.status).toBe('awaiting_decision');
       const cont = await api.rest('POST', `/v1/sessions/${id}/continue`);
@@ -167,7 +159,7 @@ describe('session lifecycle', () => {
     });
 
     it('continue starts the next step with a fresh step window', async () => {
-      const wf = await publishWorkflow([step(['given_name'], true), step(['family_name'])]);
+      const wf = await publishSteps([step(['given_name'], true), step(['family_name'])]);
       const { id, signer } = await started(wf);
       await completeStep(signer);
       clock.advance(20 * MIN); // longer than the first step's window: the gate does not expire
@@ -182,7 +174,7 @@ describe('session lifecycle', () => {
     });
 
     it('continuing after the overall expiry has passed expires the session instead of starting a step', async () => {
-      const wf = await publishWorkflow([step(['given_name'], true), step(['family_name'])]);
+      const wf = await publishSteps([step(['given_name'], true), step(['family_name'])]);
       const { id, signer } = await started(wf, { expires_in: 300 });
       await completeStep(signer);
       clock.advance(6 * MIN);
@@ -206,7 +198,7 @@ describe('session lifecycle', () => {
 
   describe('stop', () => {
     it('stops a session in created, in_progress and awaiting_decision, and answers 409 once ended', async () => {
-      const wf = await publishWorkflow([step(['given_name'], true), step(['family_name'])]);
+      const wf = await publishSteps([step(['given_name'], true), step(['family_name'])]);
       const created = await createSession(wf);
       const running = await started(wf);
       const gated = await started(wf);
@@ -335,7 +327,7 @@ describe('session lifecycle', () => {
 
   describe('failed', () => {
     it('fails the session on the fifth refused response for one step, counting per step', async () => {
-      const wf = await publishWorkflow([step(['given_name']), step(['family_name'])]);
+      const wf = await publishSteps([step(['given_name']), step(['family_name'])]);
       const { id, signer } = await started(wf);
       let last = await refusedResponse(signer);
       for (let i = 1; i <= 4; i++) {
@@ -376,7 +368,7 @@ describe('session lifecycle', () => {
   });
 
   it('pins a session to its revision after a newer revision is published', async () => {
-    const wf = await publishWorkflow([step(['given_name'])]);
+    const wf = await publishSteps([step(['given_name'])]);
     const pinned = await started(wf);
     const changed = await api.gql(
       'mutation($id: ID!, $steps: [WorkflowStepInput!]!) { setWorkflowSteps(workflowId: $id, steps: $steps) { id } }',

@@ -8,6 +8,7 @@ import type { Clock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { createService, type Service } from '../../server/src/service';
+import { publishWorkflow } from './workflows';
 
 /**
  * Response bodies in black-box tests are arbitrary JSON that each test asserts field by field.
@@ -123,22 +124,11 @@ export const IDENTIFY_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nati
 
 /** Creates and publishes an identify workflow and configures the webhook endpoint, over GraphQL. */
 export async function setUpIdentifyWorkflow(api: Api, webhookUrl: string, claims = IDENTIFY_CLAIMS) {
-  const created = await api.gql(
-    `mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id latestRevision } }`,
-    { input: { name: 'KYC identify', steps: [{ primitive: 'identify', claims }] } },
+  const { workflowId, webhookSecret } = await publishWorkflow(
+    api,
+    [{ primitive: 'identify', claims }],
+    webhookUrl,
+    'KYC identify',
   );
-  if (created.errors) throw new Error(JSON.stringify(created.errors));
-  const workflowId = created.data.createWorkflow.id as string;
-  const published = await api.gql(`mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }`, {
-    id: workflowId,
-  });
-  if (published.errors) throw new Error(JSON.stringify(published.errors));
-  const hook = await api.gql(
-    `mutation($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }`,
-    {
-      url: webhookUrl,
-    },
-  );
-  if (hook.errors) throw new Error(JSON.stringify(hook.errors));
-  return { workflowId, webhookSecret: hook.data.configureWebhookEndpoint.secret as string };
+  return { workflowId, webhookSecret: webhookSecret as string };
 }
