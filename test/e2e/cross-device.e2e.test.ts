@@ -4,14 +4,8 @@
 // from the page's own "Open in sandbox wallet" button.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 describe('cross-device sharing from the hosted page (Chromium)', () => {
@@ -23,17 +17,13 @@ describe('cross-device sharing from the hosted page (Chromium)', () => {
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'e2e_cross_device' });
-    await receiver.start();
-    browser = await launchChromium();
+    ({ t, browser } = await startE2E('e2e_cross_device', receiver));
     const { apiKey } = await createBusiness(t);
     api = new Api(t.baseUrl, apiKey);
     ({ workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, receiver.url));
   });
   afterAll(async () => {
-    await browser?.close();
-    await receiver.stop();
-    await t?.stop();
+    await stopE2E({ t, browser, receiver });
   });
 
   async function openAtWalletStep(): Promise<{ page: Page; id: string }> {

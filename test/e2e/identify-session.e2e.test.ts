@@ -3,14 +3,8 @@
 // GET /v1/sessions/{id} shows the claims, and the audit record verifies with openssl against the JWKS.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
 import { opensslVerifyAudit } from '../support/openssl';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -20,14 +14,10 @@ describe('identify session end to end (Chromium, MariaDB, real webhooks)', () =>
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'e2e_identify' });
-    await receiver.start();
-    browser = await launchChromium();
+    ({ t, browser } = await startE2E('e2e_identify', receiver));
   });
   afterAll(async () => {
-    await browser?.close();
-    await receiver.stop();
-    await t?.stop();
+    await stopE2E({ t, browser, receiver });
   });
 
   it('completes an identify step and proves it to the business', async () => {

@@ -6,14 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -26,17 +20,13 @@ describe('ISO mdoc from the hosted page (Chromium)', () => {
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'e2e_mdoc' });
-    await receiver.start();
-    browser = await launchChromium();
+    ({ t, browser } = await startE2E('e2e_mdoc', receiver));
     const { apiKey } = await createBusiness(t);
     api = new Api(t.baseUrl, apiKey);
     ({ workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, receiver.url));
   });
   afterAll(async () => {
-    await browser?.close();
-    await receiver.stop();
-    await t?.stop();
+    await stopE2E({ t, browser, receiver });
   });
 
   async function openAtWalletStep() {

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
-import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, type TestService } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -18,14 +18,10 @@ describe('age_verify, sign and attestation end to end (Chromium, MariaDB, real w
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'e2e_primitives' });
-    await receiver.start();
-    browser = await launchChromium();
+    ({ t, browser } = await startE2E('e2e_primitives', receiver));
   });
   afterAll(async () => {
-    await browser?.close();
-    await receiver.stop();
-    await t?.stop();
+    await stopE2E({ t, browser, receiver });
   });
 
   async function shareAs(page: import('playwright-core').Page, persona: string) {
