@@ -17,7 +17,7 @@ import { StepResultEntity } from '../../server/src/modules/session/step-result.e
 import { MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
 import { readMdocHolderSignature } from '../../server/src/modules/verification/mdoc/mdoc-verifier';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -98,12 +98,7 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     await t?.stop();
   });
 
-  async function started(created: { status: number; body: Json }) {
-    expect(created.status).toBe(201);
-    const signer = new SignerClient(t.baseUrl, created.body.id);
-    expect((await signer.start()).status).toBe(200);
-    return { id: created.body.id as string, signer };
-  }
+  const started = (created: { status: number; body: Json }) => startedSession(t.baseUrl, created);
   const newSignSession = () =>
     createMultipart(api, { workflow_id: signWf }, [
       { filename: 'loan.pdf', type: 'application/pdf', bytes: contract },

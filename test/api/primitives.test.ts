@@ -10,7 +10,7 @@ import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evide
 import type { PresentOverrides } from '../../server/src/modules/sandbox/reference-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -53,12 +53,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     await t?.stop();
   });
 
-  async function started(created: { status: number; body: Json }) {
-    expect(created.status).toBe(201);
-    const signer = new SignerClient(t.baseUrl, created.body.id);
-    expect((await signer.start()).status).toBe(200);
-    return { id: created.body.id as string, signer };
-  }
+  const started = (created: { status: number; body: Json }) => startedSession(t.baseUrl, created);
   const newSignSession = () =>
     createMultipart(api, { workflow_id: signWf }, [
       { filename: 'contract.pdf', type: 'application/pdf', bytes: contract },

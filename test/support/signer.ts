@@ -57,3 +57,14 @@ export async function shareWithReferenceWallet(
   const response = await svc.wallet.respond({ persona, request: wr.body.request, origin: signer.baseUrl });
   return signer.submit(wr.body.request_id, response);
 }
+
+/** A session the business just created (201), started by the person's browser: its id and that browser. */
+export async function startedSession(baseUrl: string, created: { status: number; body: Json }) {
+  if (created.status !== 201)
+    throw new Error(`session not created: ${created.status} ${JSON.stringify(created.body)}`);
+  const signer = new SignerClient(baseUrl, created.body.id);
+  const start = await signer.start();
+  if (start.status !== 200)
+    throw new Error(`session not started: ${start.status} ${JSON.stringify(start.body)}`);
+  return { id: created.body.id as string, signer };
+}
