@@ -1,6 +1,8 @@
 // Test helper: a fresh, uniquely named MySQL/MariaDB database per suite (TEST_MYSQL_URL, default local root).
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from './data-source';
 
 export interface TestDatabase {
   url: string;
@@ -29,6 +31,28 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
       } finally {
         await c.end();
       }
+    },
+  };
+}
+
+export interface MigratedTestDatabase extends TestDatabase {
+  ds: DataSource;
+  /** Disconnects and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A fresh database with every migration applied and a connected DataSource: the start of most unit suites. */
+export async function migratedTestDatabase(label: string): Promise<MigratedTestDatabase> {
+  const db = await createTestDatabase(label);
+  const ds = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' });
+  await ds.initialize();
+  await ds.runMigrations();
+  return {
+    ...db,
+    ds,
+    async close() {
+      await ds.destroy();
+      await db.drop();
     },
   };
 }

@@ -12,8 +12,7 @@ import { ManualClock } from '../../common/clock';
 import { type AppRequest, errorHandler, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import type { AuditJwk } from '../kms/kms';
 import { LocalKmsProvider } from '../kms/local-kms.provider';
 import { registerAuditRoutes } from './audit.rest';
@@ -55,7 +54,7 @@ function opensslVerifies(view: AuditRecordView, jwks: { keys: AuditJwk[] }): boo
 }
 
 describe('audit records', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   let kms: LocalKmsProvider;
   let audit: AuditService;
@@ -107,10 +106,8 @@ describe('audit records', () => {
     (await (await fetch(`${base}/.well-known/service-audit-jwks.json`)).json()) as { keys: AuditJwk[] };
 
   beforeAll(async () => {
-    db = await createTestDatabase('audit');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: tmp });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('audit');
+    ds = db.ds;
     kms = new LocalKmsProvider({
       ds,
       keyRing: 'projects/t/locations/global/keyRings/r/cryptoKeys/audit',
@@ -132,8 +129,7 @@ describe('audit records', () => {
   });
   afterAll(async () => {
     await new Promise((r) => server?.close(r));
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -6,8 +6,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import type { AuditJwk } from './kms';
 import { KmsKeyVersionEntity } from './kms-key-version.entity';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './local-kms.provider';
@@ -38,22 +37,19 @@ function opensslVerifiesDigest(jwk: AuditJwk, digest: Uint8Array, sig: Uint8Arra
 }
 
 describe('local KMS provider', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   let kms: LocalKmsProvider;
   const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
   const masterKey = randomBytes(32);
 
   beforeAll(async () => {
-    db = await createTestDatabase('kms');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: tmp });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('kms');
+    ds = db.ds;
     kms = new LocalKmsProvider({ ds, keyRing: RING, masterKey, clock });
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

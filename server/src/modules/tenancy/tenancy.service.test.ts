@@ -2,25 +2,21 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { ApiKeyEntity } from './api-key.entity';
 import { TenancyService } from './tenancy.service';
 
 describe('API keys', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   let tenancy: TenancyService;
   beforeAll(async () => {
-    db = await createTestDatabase('tenancy');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp' });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('tenancy');
+    ds = db.ds;
     tenancy = new TenancyService({ ds, clock: new ManualClock() });
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   it('are shown once with an environment prefix, stored hashed, and authenticate to their tenant', async () => {

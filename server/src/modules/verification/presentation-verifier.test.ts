@@ -11,8 +11,7 @@ import { AppError, type ErrorCode } from '../../common/errors';
 import { errorHandler, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';
 import { configFrom } from '../../config/config';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { type PresentOverrides, ReferenceWallet } from '../sandbox/reference-wallet';
 import { registerSandboxRoutes } from '../sandbox/sandbox.rest';
 import { SandboxCredentialEntity } from '../sandbox/sandbox-credential.entity';
@@ -29,7 +28,7 @@ const ORIGIN = 'https://hosted.example';
 const ALL_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
 
 describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and reference wallet', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   let server: ReturnType<ReturnType<typeof express>['listen']>;
   let baseUrl: string;
@@ -39,10 +38,8 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
   let verifier: PresentationVerifier;
 
   beforeAll(async () => {
-    db = await createTestDatabase('verification');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp' });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('verification');
+    ds = db.ds;
 
     const app = express();
     const router = express.Router();
@@ -67,8 +64,7 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
 
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   const newRequest = (claims = ALL_CLAIMS, vct = PID_VCT) => {

@@ -9,8 +9,7 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
 import { AppError, type ErrorCode } from '../../common/errors';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
 import { buildWalletRequest, newWalletNonce } from './request';
@@ -47,7 +46,7 @@ const issued = (
   });
 
 describe('issuer trust through X.509 anchors', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   let trust: TrustStore;
   let verifier: PresentationVerifier;
@@ -60,10 +59,8 @@ describe('issuer trust through X.509 anchors', () => {
   let holder: CryptoKeyPair;
 
   beforeAll(async () => {
-    db = await createTestDatabase('trust');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp' });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('trust');
+    ds = db.ds;
     trust = new TrustStore(ds);
     verifier = new PresentationVerifier({
       trust,
@@ -102,8 +99,7 @@ describe('issuer trust through X.509 anchors', () => {
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   /** The issuer's status list (everything valid), signed by `signer`, optionally with its x5c. */

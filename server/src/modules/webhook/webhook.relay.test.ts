@@ -12,8 +12,7 @@ import { type AuthDecision, RouteRegistry, requestContext } from '../../common/h
 import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
-import { createDataSource } from '../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { type DevDelivery, registerDevReceiver } from './dev-receiver';
 import { enqueueEvent } from './outbox';
 import { verifyWebhookSignature } from './signature';
@@ -65,7 +64,7 @@ async function startReceiver() {
 const silent = createLogger('silent');
 const T0 = new Date('2025-11-01T10:00:00.000Z');
 
-let db: TestDatabase;
+let db: MigratedTestDatabase;
 let ds: DataSource;
 let clock: ManualClock;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -95,15 +94,12 @@ const eventsOf = (sessionId: string) =>
   ds.getRepository(WebhookEventEntity).find({ where: { sessionId }, order: { sequence: 'ASC' } });
 
 beforeAll(async () => {
-  db = await createTestDatabase('webhook');
-  ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp/webhook-test-unused' });
-  await ds.initialize();
-  await ds.runMigrations();
+  db = await migratedTestDatabase('webhook');
+  ds = db.ds;
 });
 
 afterAll(async () => {
-  await ds?.destroy();
-  await db?.drop();
+  await db?.close();
 });
 
 beforeEach(async () => {

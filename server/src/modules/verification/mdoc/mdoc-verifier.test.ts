@@ -7,8 +7,7 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../common/clock';
 import { AppError, type ErrorCode } from '../../../common/errors';
-import { createDataSource } from '../../../db/data-source';
-import { createTestDatabase, type TestDatabase } from '../../../db/test-database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../../db/test-database';
 import { mdocCredentialIdOf, SandboxMdocIssuer } from '../../sandbox/mdoc/mdoc-issuer';
 import { type MdocPresentOverrides, MdocReferenceWallet } from '../../sandbox/mdoc/mdoc-wallet';
 import { SandboxCredentialEntity } from '../../sandbox/sandbox-credential.entity';
@@ -35,7 +34,7 @@ const IDENTIFY = ['given_name', 'family_name', 'birth_date', 'nationality', 'doc
 type Query = Parameters<typeof dcqlQueryWithAlternatives>[0][number];
 
 describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', () => {
-  let db: TestDatabase;
+  let db: MigratedTestDatabase;
   let ds: DataSource;
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   let issuer: SandboxMdocIssuer;
@@ -43,10 +42,8 @@ describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', (
   let verifier: MdocPresentationVerifier;
 
   beforeAll(async () => {
-    db = await createTestDatabase('mdoc');
-    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/tmp' });
-    await ds.initialize();
-    await ds.runMigrations();
+    db = await migratedTestDatabase('mdoc');
+    ds = db.ds;
     issuer = new SandboxMdocIssuer({ ds, clock });
     await issuer.ensureSeeded();
     wallet = new MdocReferenceWallet({ ds, clock });
@@ -54,8 +51,7 @@ describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', (
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   /** The DC API request shape of request.ts, with the given credential queries (alternatives when several). */
