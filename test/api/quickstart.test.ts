@@ -75,3 +75,32 @@ describe('quickstart on embedded defaults', () => {
     expect(deliveries.every((d) => d.signatureValid)).toBe(true);
   });
 });
+
+describe('a production deployment', () => {
+  it('never mounts the development webhook receiver, even when it serves sandbox keys', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-prod-'));
+    const port = await freePort();
+    const svc = await createService(
+      configFrom({
+        APP_ENV: 'production',
+        SEED_SANDBOX: 'true',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        BASE_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'error',
+      } as never),
+      { workers: false },
+    );
+    try {
+      await svc.listen();
+      const anon = new Api(`http://127.0.0.1:${port}`);
+      expect((await anon.rest('GET', '/dev/webhook-receiver?format=json')).status).toBe(404);
+      expect((await anon.rest('POST', '/dev/webhook-receiver', { event: 'x' })).status).toBe(404);
+      // sandbox tooling itself is there (SEED_SANDBOX=true)
+      expect((await anon.rest('GET', '/sandbox/wallet/personas')).status).toBe(200);
+    } finally {
+      await svc.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
