@@ -73,6 +73,25 @@ describe('quickstart on embedded defaults', () => {
       .toBe(2);
     expect(deliveries.map((d) => d.event).sort()).toEqual(['session.completed', 'step.completed']);
     expect(deliveries.every((d) => d.signatureValid)).toBe(true);
+
+    // The embedded file survives a restart (sql.js persists it): same key, same session, no second seed.
+    await svc.close();
+    const port = await freePort(); // a new port: the client's pooled sockets to the old one are closed
+    const restartedUrl = `http://127.0.0.1:${port}`;
+    svc = await createService(
+      configFrom({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        BASE_URL: restartedUrl,
+        LOG_LEVEL: 'error',
+      } as never),
+      { workers: false },
+    );
+    await svc.listen();
+    expect(await seedQuickstart(svc)).toEqual(qs);
+    const again = await new Api(restartedUrl, qs.api_key).rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('completed');
   });
 });
 

@@ -6,7 +6,7 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
@@ -73,13 +73,7 @@ export interface SessionDeps {
   onEventsQueued?: () => void;
 }
 
-const isDuplicateKey = (e: unknown): boolean => {
-  const err = e as { code?: string; driverError?: { code?: string } };
-  const code = err?.driverError?.code ?? err?.code;
-  return (
-    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
-};
+const isDuplicateKey = isUniqueViolation;
 
 /** A repeat waited longer than the database's lock wait for the first request with its key. */
 const isLockWaitTimeout = (e: unknown): boolean => {
