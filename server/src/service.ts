@@ -44,6 +44,7 @@ import {
   registerSandboxCrossDeviceRoute,
   SignedRequestWallet,
 } from './modules/sandbox/signed-request-wallet';
+import { loadBrowserBinding } from './modules/session/browser-binding';
 import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
@@ -184,6 +185,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const transport = new SessionTransport({
     ds,
     config,
+    binding: await loadBrowserBinding(ds, clock),
     clock,
     workflows,
     audit,
@@ -322,6 +324,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         relay.start();
         sweeper = setInterval(() => {
           sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
+          sessions
+            .sweepDecisionsDue()
+            .catch((e) => logger.error('decision sweep failed', { error: String(e) }));
+          sessions
+            .purgeIdempotencyKeys()
+            .catch((e) => logger.error('idempotency purge failed', { error: String(e) }));
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;

@@ -13,6 +13,7 @@ import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.e
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
+import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
@@ -54,4 +55,5 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  ServiceSecretEntity,
 ];

@@ -7,7 +7,12 @@ import { enqueueEvent } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
 
-type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>>;
+type Patch = Partial<
+  Pick<
+    SessionEntity,
+    'currentStage' | 'stepExpiresAt' | 'bindingHash' | 'decisionDueAt' | 'decisionRemindedAt'
+  >
+>;
 
 /**
  * Applies `event` to the session as read (`s`). Returns the new row, or null when the session changed
