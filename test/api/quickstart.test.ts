@@ -47,8 +47,22 @@ describe('quickstart on embedded defaults', () => {
     expect(await seedQuickstart(svc)).toEqual(qs); // a restart does not seed again
 
     const api = new Api(baseUrl, qs.api_key);
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: qs.workflow_id });
+    const created = await api.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: qs.workflow_id },
+      { 'Idempotency-Key': 'first-run' },
+    );
     expect(created.status).toBe(201);
+    // sql.js reports a duplicate key by message only: the repeat still replays, it is no 500
+    const repeat = await api.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: qs.workflow_id },
+      { 'Idempotency-Key': 'first-run' },
+    );
+    expect([repeat.status, repeat.body.id]).toEqual([201, created.body.id]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     const signer = new SignerClient(baseUrl, created.body.id);
     await signer.start();
     const wr = await signer.walletRequest();
