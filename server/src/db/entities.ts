@@ -12,6 +12,7 @@ import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
+import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
@@ -54,4 +55,5 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  SessionEventEntity,
 ];

@@ -1,0 +1,67 @@
+// Owns writing the support timeline of a session (session_event). Always called with the manager of the
+// transaction that makes the change, so an entry exists if and only if the change committed.
+import type { EntityManager } from 'typeorm';
+import { base32, newId } from '../../common/ids';
+import { createHash } from 'node:crypto';
+import { SessionEventEntity } from './session-event.entity';
+
+/** Timeline kinds, in the order they sort when written at the same instant. */
+export const SESSION_EVENT_KINDS = [
+  'created',
+  'opened',
+  'started',
+  'wallet_request',
+  'wallet_response_refused',
+  'wallet_response_accepted',
+  'step_completed',
+  'awaiting_decision',
+  'continued',
+  'completed',
+  'stopped',
+  'failed',
+  'expired',
+] as const;
+export type SessionEventKind = (typeof SESSION_EVENT_KINDS)[number];
+
+export interface SessionRef {
+  id: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+}
+
+export interface SessionEventInput {
+  kind: SessionEventKind;
+  at: Date;
+  stage?: number | null;
+  code?: string | null;
+  detail?: Record<string, unknown> | null;
+}
+
+const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
+  id,
+  sessionId: s.id,
+  businessId: s.businessId,
+  environment: s.environment,
+  at: e.at,
+  kind: e.kind,
+  stage: e.stage ?? null,
+  code: e.code ?? null,
+  detail: e.detail ? JSON.stringify(e.detail) : null,
+});
+
+export async function recordSessionEvent(m: EntityManager, s: SessionRef, e: SessionEventInput): Promise<void> {
+  await m.getRepository(SessionEventEntity).insert(row(s, e, newId('sev')));
+}
+
+/**
+ * Records `kind` at most once per session (e.g. `opened`: the first time the hosted page was opened, not every
+ * reload). The id is derived from session and kind, so concurrent first writers collide and one is ignored.
+ */
+export async function recordSessionEventOnce(
+  m: EntityManager,
+  s: SessionRef,
+  e: SessionEventInput,
+): Promise<void> {
+  const id = `sev_${base32(createHash('sha256').update(`${s.id}:${e.kind}`).digest()).slice(0, 26)}`;
+  await m.createQueryBuilder().insert().into(SessionEventEntity).values(row(s, e, id)).orIgnore().execute();
+}
