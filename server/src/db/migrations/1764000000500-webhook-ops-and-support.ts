@@ -13,8 +13,16 @@ const v = (name: string, length: number, nullable = false): TableColumnOptions =
   length: String(length),
   isNullable: nullable,
 });
-const txt = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'text', isNullable: nullable });
-const int = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'int', isNullable: nullable });
+const txt = (name: string, nullable = false): TableColumnOptions => ({
+  name,
+  type: 'text',
+  isNullable: nullable,
+});
+const int = (name: string, nullable = false): TableColumnOptions => ({
+  name,
+  type: 'int',
+  isNullable: nullable,
+});
 const ts = (name: string, nullable = false): TableColumnOptions => ({
   name,
   type: 'datetime',
@@ -30,8 +38,14 @@ export class WebhookOpsAndSupport1764000000500 implements MigrationInterface {
   name = 'WebhookOpsAndSupport1764000000500';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.addColumns('webhook_endpoint', ENDPOINT_COLUMNS.map((c) => new Column(c)));
-    await q.addColumns('webhook_attempt', ATTEMPT_COLUMNS.map((c) => new Column(c)));
+    await q.addColumns(
+      'webhook_endpoint',
+      ENDPOINT_COLUMNS.map((c) => new Column(c)),
+    );
+    await q.addColumns(
+      'webhook_attempt',
+      ATTEMPT_COLUMNS.map((c) => new Column(c)),
+    );
     await q.createIndex(
       'webhook_attempt',
       new TableIndex({
@@ -39,7 +53,10 @@ export class WebhookOpsAndSupport1764000000500 implements MigrationInterface {
         columnNames: ['business_id', 'environment', 'attempted_at'],
       }),
     );
-    await q.addColumns('session', SESSION_COLUMNS.map((c) => new Column(c)));
+    await q.addColumns(
+      'session',
+      SESSION_COLUMNS.map((c) => new Column(c)),
+    );
     await q.createTable(
       new Table({
         name: 'session_event',

@@ -1,6 +1,6 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
 // stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
-import { recordSessionEvent } from '../support/session-events';
+
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
@@ -11,6 +11,7 @@ import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
+import { recordSessionEvent } from '../support/session-events';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';

@@ -14,6 +14,7 @@ import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { type DocumentView, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
@@ -25,7 +26,6 @@ import {
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
-import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';

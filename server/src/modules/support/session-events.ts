@@ -1,8 +1,9 @@
 // Owns writing the support timeline of a session (session_event). Always called with the manager of the
 // transaction that makes the change, so an entry exists if and only if the change committed.
+
+import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { base32, newId } from '../../common/ids';
-import { createHash } from 'node:crypto';
 import { SessionEventEntity } from './session-event.entity';
 
 /** Timeline kinds, in the order they sort when written at the same instant. */
@@ -49,7 +50,11 @@ const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
   detail: e.detail ? JSON.stringify(e.detail) : null,
 });
 
-export async function recordSessionEvent(m: EntityManager, s: SessionRef, e: SessionEventInput): Promise<void> {
+export async function recordSessionEvent(
+  m: EntityManager,
+  s: SessionRef,
+  e: SessionEventInput,
+): Promise<void> {
   await m.getRepository(SessionEventEntity).insert(row(s, e, newId('sev')));
 }
 
@@ -63,5 +68,11 @@ export async function recordSessionEventOnce(
   e: SessionEventInput,
 ): Promise<void> {
   const id = `sev_${base32(createHash('sha256').update(`${s.id}:${e.kind}`).digest()).slice(0, 26)}`;
-  await m.createQueryBuilder().insert().into(SessionEventEntity).values(row(s, e, id)).orIgnore().execute();
+  await m
+    .createQueryBuilder()
+    .insert()
+    .into(SessionEventEntity)
+    .values(row(s, e, id))
+    .orIgnore()
+    .execute();
 }

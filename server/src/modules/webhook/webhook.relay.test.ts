@@ -122,7 +122,7 @@ describe('webhook endpoint configuration', () => {
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(false);
 
     const first = await svc.configureEndpoint(ctx, receiver.url);
-    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const second = await svc.configureEndpoint(ctx, `${receiver.url}/v2`);
     expect(second.id).toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
