@@ -42,7 +42,8 @@ describe('webhook operations', () => {
   let workflowId: string;
   let secret: string;
 
-  const gql = async (query: string, variables: Record<string, unknown> = {}, who = api) => who.gql(query, variables);
+  const gql = async (query: string, variables: Record<string, unknown> = {}, who = api) =>
+    who.gql(query, variables);
   const deliverAll = async () => {
     while ((await t.svc.relay.runOnce()) > 0) {}
   };
@@ -95,7 +96,9 @@ describe('webhook operations', () => {
         expect(standardVerifies(d, secret)).toBe(true);
         expect(signatureValid(d, secret)).toBe(true);
         // a tampered body fails the library's check
-        expect(standardVerifies({ ...d, rawBody: d.rawBody.replace('"data"', '"data" ') }, secret)).toBe(false);
+        expect(standardVerifies({ ...d, rawBody: d.rawBody.replace('"data"', '"data" ') }, secret)).toBe(
+          false,
+        );
       }
       expect(ids.size).toBe(2);
     });
@@ -156,7 +159,9 @@ describe('webhook operations', () => {
       clock.set(ends.getTime() - 1);
       const lastOverlap = await sendTest();
       await deliverAll();
-      expect(String(lastFor(lastOverlap.deliveryId).headers['x-service-signature']).split(',')).toHaveLength(2);
+      expect(String(lastFor(lastOverlap.deliveryId).headers['x-service-signature']).split(',')).toHaveLength(
+        2,
+      );
       clock.set(ends);
       const after = await sendTest();
       await deliverAll();
@@ -175,9 +180,12 @@ describe('webhook operations', () => {
     });
 
     it('keeps the old secret 24 hours by default', async () => {
+      clock.set(Date.now()); // the library's verify checks webhook-timestamp against the wall clock
       const now = clock.now().getTime();
       const rotated = await gql('mutation { rotateWebhookSecret { secret previousSecretExpiresAt } }');
-      expect(rotated.data.rotateWebhookSecret.previousSecretExpiresAt).toBe(new Date(now + 24 * HOUR).toISOString());
+      expect(rotated.data.rotateWebhookSecret.previousSecretExpiresAt).toBe(
+        new Date(now + 24 * HOUR).toISOString(),
+      );
       const ev = await sendTest();
       await deliverAll();
       const d = lastFor(ev.deliveryId);
@@ -187,7 +195,10 @@ describe('webhook operations', () => {
     });
 
     it('refuses an overlap end in the past or beyond 7 days with validation_failed', async () => {
-      for (const at of [new Date(clock.now().getTime() - 1000), new Date(clock.now().getTime() + 8 * 24 * HOUR)]) {
+      for (const at of [
+        new Date(clock.now().getTime() - 1000),
+        new Date(clock.now().getTime() + 8 * 24 * HOUR),
+      ]) {
         const r = await gql(
           'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { secret } }',
           { at: at.toISOString() },
@@ -199,9 +210,12 @@ describe('webhook operations', () => {
           param: 'oldSecretExpiresAt',
         });
       }
-      const bad = await gql('mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { secret } }', {
-        at: 'tomorrow',
-      });
+      const bad = await gql(
+        'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { secret } }',
+        {
+          at: 'tomorrow',
+        },
+      );
       expect(bad.errors?.length).toBeGreaterThan(0);
       expect(bad.errors?.[0]?.extensions?.code).not.toBe('internal_error');
     });
@@ -270,12 +284,19 @@ describe('webhook operations', () => {
       }
       expect(seen).toEqual(total);
 
-      const d1 = await gql('{ webhookDeliveryPage(first: 2) { nodes { id } pageInfo { endCursor hasNextPage } } }');
-      const d2 = await gql('query($a: String) { webhookDeliveryPage(first: 2, after: $a) { nodes { id } } }', {
-        a: d1.data.webhookDeliveryPage.pageInfo.endCursor,
-      });
+      const d1 = await gql(
+        '{ webhookDeliveryPage(first: 2) { nodes { id } pageInfo { endCursor hasNextPage } } }',
+      );
+      const d2 = await gql(
+        'query($a: String) { webhookDeliveryPage(first: 2, after: $a) { nodes { id } } }',
+        {
+          a: d1.data.webhookDeliveryPage.pageInfo.endCursor,
+        },
+      );
       expect(d1.data.webhookDeliveryPage.pageInfo.hasNextPage).toBe(true);
-      const ids = [...d1.data.webhookDeliveryPage.nodes, ...d2.data.webhookDeliveryPage.nodes].map((n: Json) => n.id);
+      const ids = [...d1.data.webhookDeliveryPage.nodes, ...d2.data.webhookDeliveryPage.nodes].map(
+        (n: Json) => n.id,
+      );
       expect(new Set(ids).size).toBe(4);
     });
 
@@ -286,7 +307,10 @@ describe('webhook operations', () => {
         ['first: 0', 'validation_failed', 'first'],
         ['first: 101', 'validation_failed', 'first'],
       ] as const) {
-        for (const q of [`{ webhookAttempts(${args}) { nodes { id } } }`, `{ webhookDeliveryPage(${args}) { nodes { id } } }`]) {
+        for (const q of [
+          `{ webhookAttempts(${args}) { nodes { id } } }`,
+          `{ webhookDeliveryPage(${args}) { nodes { id } } }`,
+        ]) {
           const r = await gql(q);
           expect(r.errors?.[0]?.extensions, q).toMatchObject({ code, param });
           expect(r.errors?.[0]?.extensions?.status).toBeLessThan(500);
@@ -332,9 +356,9 @@ describe('webhook operations', () => {
       expect(byEvent['step.completed']).toMatchObject({ status: 'failed', attempts: 8 });
       // the later event waits behind the failed one (never sent)
       expect(byEvent['session.completed']).toMatchObject({ status: 'pending', attempts: 0 });
-      expect(receiver.requests.filter((d) => d.body.delivery_id === byEvent['session.completed'].deliveryId)).toEqual(
-        [],
-      );
+      expect(
+        receiver.requests.filter((d) => d.body.delivery_id === byEvent['session.completed'].deliveryId),
+      ).toEqual([]);
       return { id, step: byEvent['step.completed'], end: byEvent['session.completed'] };
     }
 
@@ -346,18 +370,25 @@ describe('webhook operations', () => {
       expect(unknown.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
 
       const before = receiver.deliveries.length;
-      expect((await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: step.id })).data.redeliverWebhook).toBe(
-        true,
-      );
+      expect(
+        (await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: step.id })).data
+          .redeliverWebhook,
+      ).toBe(true);
       await deliverAll();
       const now = receiver.deliveries.slice(before).filter((d) => d.body.data.session_id === id);
       expect(now.map((d) => d.body.delivery_id)).toEqual([step.deliveryId, end.deliveryId]);
       expect(now.map((d) => d.body.event)).toEqual(['step.completed', 'session.completed']);
-      const attempts = await gql('query($id: ID) { webhookAttempts(deliveryEventId: $id, first: 100) { nodes { statusCode } } }', {
-        id: step.id,
-      });
+      const attempts = await gql(
+        'query($id: ID) { webhookAttempts(deliveryEventId: $id, first: 100) { nodes { statusCode } } }',
+        {
+          id: step.id,
+        },
+      );
       // the eight failed attempts stay in the log; the redelivery is a ninth
-      expect(attempts.data.webhookAttempts.nodes.map((n: Json) => n.statusCode)).toEqual([200, ...Array(8).fill(500)]);
+      expect(attempts.data.webhookAttempts.nodes.map((n: Json) => n.statusCode)).toEqual([
+        200,
+        ...Array(8).fill(500),
+      ]);
     });
 
     it('redelivers every failed event at once', async () => {
@@ -367,7 +398,9 @@ describe('webhook operations', () => {
       expect(r.data.redeliverFailedWebhooks).toBe(2);
       await deliverAll();
       for (const s of [a, b]) {
-        const got = receiver.deliveries.filter((d) => d.body.data.session_id === s.id).map((d) => d.body.delivery_id);
+        const got = receiver.deliveries
+          .filter((d) => d.body.data.session_id === s.id)
+          .map((d) => d.body.delivery_id);
         expect(got).toEqual([s.step.deliveryId, s.end.deliveryId]);
       }
       expect((await gql('mutation { redeliverFailedWebhooks }')).data.redeliverFailedWebhooks).toBe(0);
@@ -376,6 +409,7 @@ describe('webhook operations', () => {
 
   describe('test event', () => {
     it('sends a signed webhook.test event in the sandbox, matching its JSON schema', async () => {
+      clock.set(Date.now()); // the library's verify checks webhook-timestamp against the wall clock
       const ev = await sendTest();
       expect(ev).toMatchObject({ event: 'webhook.test', status: 'pending' });
       expect(ev.deliveryId).toMatch(/^whtest_[0-9a-z]+:webhook\.test:0$/);
