@@ -66,6 +66,7 @@ export class WebhookOpsAndSupport1764000000500 implements MigrationInterface {
           v('business_id', 40),
           v('environment', 16),
           ts('at'),
+          v('order_key', 20),
           v('kind', 40),
           int('stage', true),
           v('code', 64, true),

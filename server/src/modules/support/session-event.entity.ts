@@ -13,6 +13,8 @@ export class SessionEventEntity {
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
   @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
   @Column({ ...time(), name: 'at' }) at!: Date;
+  /** Orders entries written at the same `at` (e.g. in one transaction) in the order they were written. */
+  @Column({ ...str(20), name: 'order_key' }) orderKey!: string;
   @Column({ ...str(40), name: 'kind' }) kind!: string;
   @Column({ ...int(true), name: 'stage' }) stage!: number | null;
   @Column({ ...str(64, true), name: 'code' }) code!: string | null;

@@ -6,7 +6,7 @@ import type { EntityManager } from 'typeorm';
 import { base32, newId } from '../../common/ids';
 import { SessionEventEntity } from './session-event.entity';
 
-/** Timeline kinds, in the order they sort when written at the same instant. */
+/** Timeline kinds. */
 export const SESSION_EVENT_KINDS = [
   'created',
   'opened',
@@ -38,8 +38,20 @@ export interface SessionEventInput {
   detail?: Record<string, unknown> | null;
 }
 
+let lastOrder = 0n;
+/**
+ * A strictly increasing key within this process (wall-clock microseconds, bumped on ties): entries of one
+ * session written at the same injected-clock instant keep their write order. Fixed width, so it sorts as text.
+ */
+function nextOrderKey(): string {
+  const now = BigInt(Date.now()) * 1000n;
+  lastOrder = now > lastOrder ? now : lastOrder + 1n;
+  return lastOrder.toString().padStart(20, '0');
+}
+
 const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
   id,
+  orderKey: nextOrderKey(),
   sessionId: s.id,
   businessId: s.businessId,
   environment: s.environment,

@@ -16,7 +16,6 @@ import { keyset } from '../webhook/webhook.service';
 import { WebhookAttemptEntity } from '../webhook/webhook-attempt.entity';
 import { WebhookEventEntity } from '../webhook/webhook-event.entity';
 import { SessionEventEntity } from './session-event.entity';
-import { SESSION_EVENT_KINDS } from './session-events';
 
 export interface SessionListFilter {
   status?: SessionStatus | null;
@@ -51,11 +50,11 @@ export interface TimelineEntry {
   detail: Record<string, unknown> | null;
 }
 
-const WEBHOOK_RANK = SESSION_EVENT_KINDS.length;
-const rank = (kind: string): number => {
-  const i = (SESSION_EVENT_KINDS as readonly string[]).indexOf(kind);
-  return i >= 0 ? i : kind === 'webhook_queued' ? WEBHOOK_RANK : WEBHOOK_RANK + 1;
-};
+/** Within one instant: the session's own entries in write order, then queued webhooks, then attempts. */
+interface Sortable extends TimelineEntry {
+  rank: number;
+  order: string;
+}
 
 export class SupportService {
   constructor(private readonly deps: { ds: DataSource }) {}
@@ -129,8 +128,10 @@ export class SupportService {
           .find({ where: { eventId: In(deliveries.map((d) => d.id)) } })
       : [];
     const byId = new Map(deliveries.map((d) => [d.id, d]));
-    const entries: TimelineEntry[] = [
+    const entries: Sortable[] = [
       ...events.map((e) => ({
+        rank: 0,
+        order: e.orderKey,
         at: e.at,
         kind: e.kind,
         stage: e.stage,
@@ -138,6 +139,8 @@ export class SupportService {
         detail: e.detail ? (JSON.parse(e.detail) as Record<string, unknown>) : null,
       })),
       ...deliveries.map((d) => ({
+        rank: 1,
+        order: String(d.sequence).padStart(10, '0'),
         at: d.createdAt,
         kind: 'webhook_queued',
         stage: null,
@@ -147,6 +150,8 @@ export class SupportService {
       ...attempts.map((a) => {
         const d = byId.get(a.eventId);
         return {
+          rank: 2,
+          order: '',
           at: a.attemptedAt,
           kind: 'webhook_attempt',
           stage: null,
@@ -161,8 +166,13 @@ export class SupportService {
         };
       }),
     ];
-    entries.sort((x, y) => x.at.getTime() - y.at.getTime() || rank(x.kind) - rank(y.kind));
-    return { session: summary(s), entries };
+    entries.sort(
+      (x, y) =>
+        x.at.getTime() - y.at.getTime() ||
+        x.rank - y.rank ||
+        (x.order < y.order ? -1 : x.order > y.order ? 1 : 0),
+    );
+    return { session: summary(s), entries: entries.map(({ rank: _r, order: _o, ...e }) => e) };
   }
 }
 
