@@ -128,7 +128,12 @@ describe('webhook endpoint configuration', () => {
     expect(second.secret).not.toBe(first.secret);
 
     const read = await svc.getEndpoint(ctx);
-    expect(read).toEqual({ id: first.id, url: `${receiver.url}/v2`, createdAt: first.createdAt });
+    expect(read).toEqual({
+      id: first.id,
+      url: `${receiver.url}/v2`,
+      createdAt: first.createdAt,
+      previousSecretExpiresAt: null, // a new URL ends the old secret at once
+    });
     expect(JSON.stringify(read)).not.toContain('whsec_');
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(true);
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'production')).toBe(false);
