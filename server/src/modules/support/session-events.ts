@@ -80,6 +80,8 @@ export async function recordSessionEventOnce(
   e: SessionEventInput,
 ): Promise<void> {
   const id = `sev_${base32(createHash('sha256').update(`${s.id}:${e.kind}`).digest()).slice(0, 26)}`;
+  // the hosted page re-reads the projection while it waits: a primary-key read spares those writes
+  if (await m.getRepository(SessionEventEntity).exists({ where: { id } })) return;
   await m
     .createQueryBuilder()
     .insert()
