@@ -1,6 +1,7 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
 // stop at a gate, the expiry sweep, the gate reminder (session.decision_due) and the purge of idempotency
 // reservations after their 24 h. The hosted-page side lives in session.transport.ts.
+
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
@@ -11,6 +12,7 @@ import { isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../d
 import type { CatalogService } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
+import { recordSessionEvent } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -19,7 +21,7 @@ import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
-import { applyTransition, enforceExpiry, rereadSession } from './session.state';
+import { applyTransition, enforceExpiry, type FailureReason, rereadSession } from './session.state';
 import { StepResultEntity } from './step-result.entity';
 
 export const SESSION_LIMITS = {
@@ -61,6 +63,8 @@ export interface SessionView extends SessionCreated {
   results: StepResultView[];
   /** In awaiting_decision: when the business's decision is due (then session.decision_due); else null. */
   decision_due: string | null;
+  /** Only on failed and expired sessions: why (session.state.ts FailureReason). */
+  failure_reason?: FailureReason;
 }
 
 export interface SessionDeps {
@@ -238,8 +242,10 @@ export class SessionService {
             createdAt: now,
             updatedAt: now,
             endedAt: null,
+            failureReason: null,
           } satisfies Partial<SessionEntity>);
           await m.getRepository(SessionEntity).insert(session);
+          await recordSessionEvent(m, session, { kind: 'created', at: now });
           // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
           await this.deps.documents.store(m, session, documents, now);
           if (key)
@@ -309,6 +315,7 @@ export class SessionService {
       results: await this.results(this.deps.ds.manager, s.id),
       decision_due:
         s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null,
+      ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
     };
   }
 
