@@ -16,8 +16,10 @@ import type { Logger } from './logger';
  *   the path and the binding cookie, inside the service.
  * - sandbox: sandbox tooling (reference wallet, sandbox issuer, dev webhook receiver); mounted only when
  *   sandbox seeding is enabled, never decides anything about production sessions.
+ * - dashboard: a signed-in dashboard user (session cookie; X-CSRF-Token on unsafe methods); ctx.actor is the
+ *   user in the environment of X-Environment (modules/accounts).
  */
-export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox';
+export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox' | 'dashboard';
 
 export interface AppRequest extends Request {
   ctx: Ctx;

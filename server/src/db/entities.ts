@@ -1,5 +1,6 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
 import 'reflect-metadata';
+import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
 import {
   CredentialIssuerEntity,
@@ -54,4 +55,5 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  ...ACCOUNT_ENTITIES, // accounts (issue 9)
 ];

@@ -3,7 +3,8 @@
 // createSession takes a sign workflow's documents as `Upload` values (GraphQL multipart request, parsed by
 // graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
 import { GraphQLUpload } from 'graphql-upload-ts';
-import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../accounts/roles';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
 import { FILE_FIELD } from '../document/multipart';
@@ -70,7 +71,7 @@ const sessionOut = (s: SessionView): SessionGql => ({
 export function createSessionResolver(service: SessionService) {
   @Resolver()
   class SessionResolver {
-    @Authorized()
+    @Roles({ ...RULES.read, apiKey: 'sessions:read' })
     @Query(() => SessionGql, {
       description: 'A session with its status and results (mirror of GET /v1/sessions/{id}).',
     })
@@ -78,7 +79,7 @@ export function createSessionResolver(service: SessionService) {
       return sessionOut(await mapped(() => service.get(ctx, id)));
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:create' })
     @Mutation(() => SessionCreatedGql, {
       description: 'Creates a session of a published workflow (mirror of POST /v1/sessions).',
     })
@@ -106,7 +107,7 @@ export function createSessionResolver(service: SessionService) {
       return { ...createdOut(out.session), idempotentReplayed: out.replayed };
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:write' })
     @Mutation(() => SessionGql, {
       description:
         'Continues a session waiting in awaiting_decision (mirror of POST /v1/sessions/{id}/continue).',
@@ -118,7 +119,7 @@ export function createSessionResolver(service: SessionService) {
       return sessionOut(await mapped(() => service.continue(ctx, id)));
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:write' })
     @Mutation(() => SessionGql, {
       description: 'Stops a session that has not ended (mirror of POST /v1/sessions/{id}/stop).',
     })

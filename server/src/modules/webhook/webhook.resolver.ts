@@ -1,5 +1,6 @@
 // Thin GraphQL resolver over WebhookService: map arguments, call, map results.
-import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../accounts/roles';
 import type { GqlContext } from '../../graphql/context';
 import {
   ConfiguredWebhookEndpointGql,
@@ -12,7 +13,7 @@ import type { WebhookService } from './webhook.service';
 export function createWebhookResolver(service: WebhookService) {
   @Resolver()
   class WebhookResolver {
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => WebhookEndpointGql, {
       nullable: true,
       description: 'The webhook endpoint of this environment.',
@@ -21,7 +22,7 @@ export function createWebhookResolver(service: WebhookService) {
       return service.getEndpoint(ctx);
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => ConfiguredWebhookEndpointGql, {
       description: 'Sets the webhook URL of this environment and issues a new signing secret (shown once).',
     })
@@ -32,7 +33,7 @@ export function createWebhookResolver(service: WebhookService) {
       return service.configureEndpoint(ctx, url);
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => [WebhookDeliveryGql], { description: 'Recent webhook deliveries, newest first.' })
     async webhookDeliveries(
       @Arg('sessionId', () => ID, { nullable: true }) sessionId: string | undefined,
@@ -49,7 +50,7 @@ export function createWebhookResolver(service: WebhookService) {
       });
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => Boolean, {
       description: 'Queues a permanently failed delivery again with a fresh schedule.',
     })
