@@ -27,6 +27,10 @@ import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
+import { createAccountsResolver } from './modules/accounts/accounts.resolver';
+import { dashboardAuth, dashboardCtx, registerAccountRoutes } from './modules/accounts/accounts.rest';
+import { AccountsService } from './modules/accounts/accounts.service';
+import { requireScope, scopeForRoute } from './modules/accounts/roles';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
@@ -105,6 +109,8 @@ export interface Service {
   signedWallet: SignedRequestWallet;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
+  /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
+  accounts: AccountsService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -200,6 +206,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   });
 
   const mail = createMailSender(config);
+  const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
 
   const services: ApiServices = {
     config,
@@ -221,6 +228,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     walletTransports,
     signedWallet,
     mail,
+    accounts,
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -231,6 +239,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       .then((actor) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
+        // Scoped keys (accounts): 403 api_key_scope_missing when the route needs a scope the key lacks.
+        const scope = scopeForRoute(
+          req.method,
+          (req.route as { path?: string } | undefined)?.path ?? req.path,
+        );
+        if (scope) requireScope(actor, scope);
         limitByApiKey(req, res, next);
       })
       .catch(next);
@@ -245,6 +259,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     public: pass,
     signer: pass,
     sandbox: sandboxOnly,
+    dashboard: dashboardAuth(accounts),
   };
 
   const app = express();
@@ -259,7 +274,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
   app.use(WALLET_PATH, walletBodyParser());
   app.use(
-    ['/v1', '/t', '/sandbox'],
+    ['/v1', '/t', '/sandbox', '/auth'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
   );
 
@@ -269,9 +284,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
-    if (base.actor.kind === 'api_key') return base; // already resolved for this request (graphqlActor)
+    if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
     const key = bearerToken(req.header('authorization'));
-    if (!key) return base;
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
+    if (!key) return (await dashboardCtx(accounts, req, base, true)) ?? base;
     try {
       return { ...base, actor: await tenancy.authenticate(key) };
     } catch (e) {
@@ -367,6 +383,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerAccountRoutes(routes, s.accounts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -383,6 +400,7 @@ export function declareApi(s: ApiServices): {
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createAccountsResolver(s.accounts),
   ];
   return { routes, resolvers };
 }

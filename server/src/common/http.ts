@@ -62,12 +62,20 @@ export class RouteRegistry {
   add(def: RouteDef): void {
     this.routes.push(def);
   }
-  mount(router: Router, auth: Record<AuthDecision, RequestHandler>): void {
+  /**
+   * `dashboard` may be left out (e.g. a unit test's app without accounts): its routes then answer 401, never
+   * run unauthenticated.
+   */
+  mount(
+    router: Router,
+    auth: Record<Exclude<AuthDecision, 'dashboard'>, RequestHandler> & { dashboard?: RequestHandler },
+  ): void {
+    const refuse: RequestHandler = (_req, _res, next) => next(new AppError('unauthenticated'));
     for (const r of this.routes) {
       const wrapped: RequestHandler = (req, res, next) => {
         Promise.resolve(r.handler(req as AppRequest, res)).catch(next);
       };
-      router[r.method](r.path, auth[r.auth], wrapped);
+      router[r.method](r.path, auth[r.auth] ?? refuse, wrapped);
     }
   }
 }

@@ -17,7 +17,8 @@ import type { GqlContext } from './context';
  * @Authorized(roles) operations: the roles encode an access rule (modules/accounts/roles.ts): the least role
  * per environment for a dashboard user, and whether an API key (with which scope) may call it too.
  */
-export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) => checkAccess(context.ctx.actor, roles);
+export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) =>
+  checkAccess(context.ctx.actor, roles);
 
 // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
 export async function buildGraphqlSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {

@@ -14,7 +14,11 @@ const v = (name: string, length: number, nullable = false): TableColumnOptions =
   length: String(length),
   isNullable: nullable,
 });
-const txt = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'text', isNullable: nullable });
+const txt = (name: string, nullable = false): TableColumnOptions => ({
+  name,
+  type: 'text',
+  isNullable: nullable,
+});
 const int = (name: string): TableColumnOptions => ({ name, type: 'int', isNullable: false });
 const ts = (name: string, nullable = false): TableColumnOptions => ({
   name,
@@ -66,7 +70,14 @@ export class Accounts1764000000400 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'sign_in_link',
-        columns: [id(), v('user_id', 40), v('token_hash', 64), ts('created_at'), ts('expires_at'), ts('used_at', true)],
+        columns: [
+          id(),
+          v('user_id', 40),
+          v('token_hash', 64),
+          ts('created_at'),
+          ts('expires_at'),
+          ts('used_at', true),
+        ],
         indices: [idx('IDX_sign_in_link_token', ['token_hash'], true)],
       }),
     );
@@ -83,7 +94,10 @@ export class Accounts1764000000400 implements MigrationInterface {
           ts('created_at'),
           ts('last_used_at', true),
         ],
-        indices: [idx('IDX_passkey_credential', ['credential_id'], true), idx('IDX_passkey_user', ['user_id'])],
+        indices: [
+          idx('IDX_passkey_credential', ['credential_id'], true),
+          idx('IDX_passkey_user', ['user_id']),
+        ],
       }),
     );
     await q.createTable(
@@ -136,7 +150,10 @@ export class Accounts1764000000400 implements MigrationInterface {
           txt('detail', true),
           ts('created_at'),
         ],
-        indices: [idx('IDX_account_audit_business', ['business_id']), idx('IDX_account_audit_actor', ['actor_kind'])],
+        indices: [
+          idx('IDX_account_audit_business', ['business_id']),
+          idx('IDX_account_audit_actor', ['actor_kind']),
+        ],
       }),
     );
     await q.addColumns(

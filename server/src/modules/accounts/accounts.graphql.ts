@@ -36,7 +36,8 @@ export class InvitationGql {
   @Field(() => String) email!: string;
   @Field(() => RoleGql) role!: string;
   @Field(() => Date) createdAt!: Date;
-  @Field(() => Date, { description: 'Exactly 24 h after creation; resending never moves it.' }) expiresAt!: Date;
+  @Field(() => Date, { description: 'Exactly 24 h after creation; resending never moves it.' })
+  expiresAt!: Date;
   @Field(() => String, { description: 'pending, accepted, revoked or expired.' }) status!: string;
 }
 
@@ -58,7 +59,9 @@ export class ApiKeyGql {
   prefix!: string;
   @Field(() => String) label!: string;
   @Field(() => String) environment!: string;
-  @Field(() => [ApiKeyScopeGql], { nullable: true, description: 'null: a full key.' }) scopes!: string[] | null;
+  @Field(() => [ApiKeyScopeGql], { nullable: true, description: 'null: a full key.' }) scopes!:
+    | string[]
+    | null;
   @Field(() => String, { nullable: true, description: 'The dashboard user id that created it.' })
   createdBy!: string | null;
   @Field(() => Date) createdAt!: Date;

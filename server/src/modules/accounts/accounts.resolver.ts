@@ -48,14 +48,22 @@ export function createAccountsResolver(service: AccountsService) {
     }
 
     @Roles(RULES.people)
-    @Mutation(() => InvitationGql, { description: 'Mails a fresh link (the old one dies); the deadline stays.' })
-    async resendInvitation(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<InvitationGql> {
+    @Mutation(() => InvitationGql, {
+      description: 'Mails a fresh link (the old one dies); the deadline stays.',
+    })
+    async resendInvitation(
+      @Arg('id', () => ID) id: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<InvitationGql> {
       return service.resendInvitation(ctx, id);
     }
 
     @Roles(RULES.people)
     @Mutation(() => InvitationGql)
-    async revokeInvitation(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<InvitationGql> {
+    async revokeInvitation(
+      @Arg('id', () => ID) id: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<InvitationGql> {
       return service.revokeInvitation(ctx, id);
     }
 
@@ -73,14 +81,17 @@ export function createAccountsResolver(service: AccountsService) {
     }
 
     @Roles(RULES.read)
-    @Query(() => [ApiKeyGql], { description: 'API keys of this environment (prefix only), revoked ones included.' })
+    @Query(() => [ApiKeyGql], {
+      description: 'API keys of this environment (prefix only), revoked ones included.',
+    })
     async apiKeys(@GqlCtx() { ctx }: GqlContext): Promise<ApiKeyGql[]> {
       return service.listApiKeys(ctx);
     }
 
     @Roles(RULES.build)
     @Mutation(() => CreatedApiKeyGql, {
-      description: 'Creates an API key in this environment; omit scopes for a full key. The key is shown once.',
+      description:
+        'Creates an API key in this environment; omit scopes for a full key. The key is shown once.',
     })
     async createApiKey(
       @Arg('label', () => String) label: string,

@@ -116,7 +116,8 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     method: 'post',
     path: '/auth/invitations/accept',
     auth: 'public',
-    summary: 'Accepts an invitation with the token of its link (once, within 24 h); creates the user and signs in.',
+    summary:
+      'Accepts an invitation with the token of its link (once, within 24 h); creates the user and signs in.',
     handler: async (req, res) => {
       const s = await accounts.acceptInvitation(jsonObjectBody(req).token, ua(req));
       setSessionCookie(res, s);

@@ -189,7 +189,9 @@ export class AccountsService {
     const invitationId = newId('inv');
     await this.deps.ds.transaction(async (m) => {
       await m.getRepository(BusinessEntity).insert({ id: businessId, name: name.trim(), createdAt: now });
-      await m.getRepository(InvitationEntity).insert(this.invitationRow(invitationId, businessId, email, 'owner', token, `operator:${operator}`));
+      await m
+        .getRepository(InvitationEntity)
+        .insert(this.invitationRow(invitationId, businessId, email, 'owner', token, `operator:${operator}`));
       await this.audit(m, {
         businessId,
         actor: { kind: 'operator', id: operator },
@@ -214,7 +216,8 @@ export class AccountsService {
       createdAt: this.now(),
     });
     await this.deps.ds.transaction(async (m) => {
-      if (await m.getRepository(DashboardUserEntity).findOneBy({ email: e })) throw new AppError('email_in_use');
+      if (await m.getRepository(DashboardUserEntity).findOneBy({ email: e }))
+        throw new AppError('email_in_use');
       await m.getRepository(DashboardUserEntity).insert(u);
       await this.audit(m, {
         businessId,
@@ -228,7 +231,12 @@ export class AccountsService {
   }
 
   /** Operator: records an operator action done through another service (trust, routes, KMS). */
-  async recordOperatorAction(operator: string, action: string, target: string | null, detail?: Record<string, unknown>) {
+  async recordOperatorAction(
+    operator: string,
+    action: string,
+    target: string | null,
+    detail?: Record<string, unknown>,
+  ) {
     await this.deps.ds.transaction((m) =>
       this.audit(m, { businessId: null, actor: { kind: 'operator', id: operator }, action, target, detail }),
     );
@@ -242,7 +250,14 @@ export class AccountsService {
 
   // ---------------------------------------------------------------- invitations
 
-  private invitationRow(id: string, businessId: string, email: string, role: Role, token: string, createdBy: string) {
+  private invitationRow(
+    id: string,
+    businessId: string,
+    email: string,
+    role: Role,
+    token: string,
+    createdBy: string,
+  ) {
     const now = this.now();
     return Object.assign(new InvitationEntity(), {
       id,
@@ -326,7 +341,8 @@ export class AccountsService {
         .execute();
       const inv = await m.getRepository(InvitationEntity).findOneBy({ id, businessId: me.businessId });
       if (!inv) throw new AppError('not_found', 'No such invitation.');
-      if (!res.affected) throw new AppError('invitation_invalid', 'This invitation was used, revoked or has expired.');
+      if (!res.affected)
+        throw new AppError('invitation_invalid', 'This invitation was used, revoked or has expired.');
       await this.audit(m, {
         businessId: me.businessId,
         actor: { kind: 'user', id: me.userId },
@@ -353,7 +369,8 @@ export class AccountsService {
         .execute();
       const inv = await m.getRepository(InvitationEntity).findOneBy({ id, businessId: me.businessId });
       if (!inv) throw new AppError('not_found', 'No such invitation.');
-      if (!res.affected) throw new AppError('invitation_invalid', 'This invitation was already used or revoked.');
+      if (!res.affected)
+        throw new AppError('invitation_invalid', 'This invitation was already used or revoked.');
       await this.audit(m, {
         businessId: me.businessId,
         actor: { kind: 'user', id: me.userId },
@@ -506,7 +523,13 @@ export class AccountsService {
       target: row.id,
       detail: { method },
     });
-    return { token, csrfToken: csrfFor(token), sessionId: row.id, expiresAt: row.expiresAt, user: userView(user) };
+    return {
+      token,
+      csrfToken: csrfFor(token),
+      sessionId: row.id,
+      expiresAt: row.expiresAt,
+      user: userView(user),
+    };
   }
 
   /** Test and operator helper: a signed-in session for an existing user (no mail round trip). */
@@ -522,12 +545,20 @@ export class AccountsService {
    * Resolves a cookie token to its user and session; null when unknown, revoked, idle too long or past its
    * absolute end. Reads the database every time: a revoke or sign-out is effective at once on every node.
    */
-  async resolveSession(token: string | undefined): Promise<{ user: DashboardUserEntity; session: DashboardSessionEntity } | null> {
+  async resolveSession(
+    token: string | undefined,
+  ): Promise<{ user: DashboardUserEntity; session: DashboardSessionEntity } | null> {
     if (!token || token.length > 200) return null;
-    const session = await this.deps.ds.getRepository(DashboardSessionEntity).findOneBy({ tokenHash: sha256Hex(token) });
+    const session = await this.deps.ds
+      .getRepository(DashboardSessionEntity)
+      .findOneBy({ tokenHash: sha256Hex(token) });
     if (!session || !safeEqual(session.tokenHash, sha256Hex(token))) return null;
     const now = this.now().getTime();
-    if (session.revokedAt || session.expiresAt.getTime() <= now || session.lastSeenAt.getTime() + SESSION_IDLE_MS <= now)
+    if (
+      session.revokedAt ||
+      session.expiresAt.getTime() <= now ||
+      session.lastSeenAt.getTime() + SESSION_IDLE_MS <= now
+    )
       return null;
     const user = await this.deps.ds.getRepository(DashboardUserEntity).findOneBy({ id: session.userId });
     if (!user) return null;
@@ -541,7 +572,12 @@ export class AccountsService {
   async signOut(token: string | undefined): Promise<void> {
     const found = await this.resolveSession(token);
     if (!found) return;
-    await this.revokeSessionRow(found.session.businessId, found.user.id, found.session.id, 'session.sign_out');
+    await this.revokeSessionRow(
+      found.session.businessId,
+      found.user.id,
+      found.session.id,
+      'session.sign_out',
+    );
   }
 
   private async revokeSessionRow(businessId: string, userId: string, sessionId: string, action: string) {
@@ -596,8 +632,14 @@ export class AccountsService {
   }
 
   /** Consumes a challenge once (guarded write); passkey_invalid when unknown, used, expired or of another user. */
-  private async useChallenge(m: EntityManager, id: unknown, purpose: string, userId: string | null): Promise<string> {
-    if (typeof id !== 'string') throw new AppError('validation_failed', 'challenge_id is required.', { param: 'challenge_id' });
+  private async useChallenge(
+    m: EntityManager,
+    id: unknown,
+    purpose: string,
+    userId: string | null,
+  ): Promise<string> {
+    if (typeof id !== 'string')
+      throw new AppError('validation_failed', 'challenge_id is required.', { param: 'challenge_id' });
     const now = this.now();
     const row = await m.getRepository(WebauthnChallengeEntity).findOneBy({ id });
     if (!row || row.purpose !== purpose || row.userId !== userId) throw new AppError('passkey_invalid');
@@ -720,20 +762,31 @@ export class AccountsService {
     const me = this.userOf(ctx);
     const rows = await this.deps.ds
       .getRepository(ApiKeyEntity)
-      .find({ where: { businessId: me.businessId, environment: me.environment }, order: { createdAt: 'DESC' } });
+      .find({
+        where: { businessId: me.businessId, environment: me.environment },
+        order: { createdAt: 'DESC' },
+      });
     return rows.map((k) => this.keyView(k));
   }
 
-  async createApiKey(ctx: Ctx, label: string, scopes: readonly string[] | null | undefined): Promise<{ key: string; apiKey: ApiKeyView }> {
+  async createApiKey(
+    ctx: Ctx,
+    label: string,
+    scopes: readonly string[] | null | undefined,
+  ): Promise<{ key: string; apiKey: ApiKeyView }> {
     const me = this.userOf(ctx);
     const l = label.trim();
     if (!l || l.length > 200)
       throw new AppError('validation_failed', 'label must be 1 to 200 characters.', { param: 'label' });
     const bad = (scopes ?? []).filter((s) => !(API_KEY_SCOPES as readonly string[]).includes(s));
     if (bad.length)
-      throw new AppError('validation_failed', `Unknown scope(s): ${bad.join(', ')}. Known: ${API_KEY_SCOPES.join(', ')}.`, {
-        param: 'scopes',
-      });
+      throw new AppError(
+        'validation_failed',
+        `Unknown scope(s): ${bad.join(', ')}. Known: ${API_KEY_SCOPES.join(', ')}.`,
+        {
+          param: 'scopes',
+        },
+      );
     return this.deps.ds.transaction(async (m) => {
       const issued = await this.deps.tenancy.issueApiKey(me.businessId, me.environment, l, {
         scopes: scopes as ApiKeyScope[] | null | undefined,
@@ -757,7 +810,10 @@ export class AccountsService {
     return this.deps.ds.transaction(async (m) => {
       const res = await m
         .getRepository(ApiKeyEntity)
-        .update({ id, businessId: me.businessId, environment: me.environment, revokedAt: IsNull() }, { revokedAt: this.now() });
+        .update(
+          { id, businessId: me.businessId, environment: me.environment, revokedAt: IsNull() },
+          { revokedAt: this.now() },
+        );
       if (!res.affected) throw new AppError('not_found', 'No such active API key in this environment.');
       await this.audit(m, {
         businessId: me.businessId,
