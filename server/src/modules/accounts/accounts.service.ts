@@ -760,12 +760,10 @@ export class AccountsService {
   /** The environment's keys (revoked ones included, marked), newest first. */
   async listApiKeys(ctx: Ctx): Promise<ApiKeyView[]> {
     const me = this.userOf(ctx);
-    const rows = await this.deps.ds
-      .getRepository(ApiKeyEntity)
-      .find({
-        where: { businessId: me.businessId, environment: me.environment },
-        order: { createdAt: 'DESC' },
-      });
+    const rows = await this.deps.ds.getRepository(ApiKeyEntity).find({
+      where: { businessId: me.businessId, environment: me.environment },
+      order: { createdAt: 'DESC' },
+    });
     return rows.map((k) => this.keyView(k));
   }
 

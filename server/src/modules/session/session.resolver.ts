@@ -4,9 +4,9 @@
 // graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { Roles, RULES } from '../accounts/roles';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import { FILE_FIELD } from '../document/multipart';
 import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';

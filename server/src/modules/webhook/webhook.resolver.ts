@@ -1,7 +1,7 @@
 // Thin GraphQL resolver over WebhookService: map arguments, call, map results.
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { Roles, RULES } from '../accounts/roles';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import {
   ConfiguredWebhookEndpointGql,
   WebhookDeliveryGql,
