@@ -144,7 +144,8 @@ export class AccountsService {
     return this.deps.clock.now();
   }
 
-  private async audit(
+  /** Writes an account audit row in the caller's transaction. */
+  async audit(
     m: EntityManager,
     e: {
       businessId: string | null;
