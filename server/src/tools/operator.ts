@@ -103,17 +103,15 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           throw new AppError('validation_failed', '--jwk must be a public JWK.');
         const id = newId('tri');
         await svc.ds.transaction(async (m) => {
-          await m
-            .getRepository(TrustedIssuerEntity)
-            .insert({
-              id,
-              issuer,
-              environment,
-              name,
-              publicJwk: JSON.stringify(jwk),
-              createdAt: now,
-              retiredAt: null,
-            });
+          await m.getRepository(TrustedIssuerEntity).insert({
+            id,
+            issuer,
+            environment,
+            name,
+            publicJwk: JSON.stringify(jwk),
+            createdAt: now,
+            retiredAt: null,
+          });
           await svc.accounts.audit(m, {
             businessId: null,
             actor: { kind: 'operator', id: operator },
@@ -210,12 +208,10 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
       return { kid };
     }
     case 'list-keys': {
-      const kms = await svc.ds
-        .getRepository(KmsKeyVersionEntity)
-        .find({
-          select: { kid: true, purpose: true, state: true, createdAt: true },
-          order: { createdAt: 'ASC' },
-        });
+      const kms = await svc.ds.getRepository(KmsKeyVersionEntity).find({
+        select: { kid: true, purpose: true, state: true, createdAt: true },
+        order: { createdAt: 'ASC' },
+      });
       const issuers = await svc.ds.getRepository(TrustedIssuerEntity).find({ order: { createdAt: 'ASC' } });
       const anchors = await svc.ds.getRepository(TrustAnchorEntity).find({ order: { createdAt: 'ASC' } });
       const mdoc = await svc.ds.getRepository(MdocTrustAnchorEntity).find({ order: { createdAt: 'ASC' } });
