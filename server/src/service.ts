@@ -274,9 +274,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
   app.use(WALLET_PATH, walletBodyParser());
   app.use(
-    ['/v1', '/t', '/sandbox', '/auth'],
+    ['/v1', '/t', '/sandbox'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
   );
+  app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
   routes.mount(router, auth);
