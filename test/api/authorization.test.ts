@@ -31,7 +31,8 @@ const ALLOWLIST: Record<string, string> = {
   'USE /assets': 'hashed static assets of the hosted page; public by nature',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
   'USE /v1,/t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
-  'USE /auth': 'JSON body parser of the dashboard sign-in routes (registry routes); only 400 / 413 of its own',
+  'USE /auth':
+    'JSON body parser of the dashboard sign-in routes (registry routes); only 400 / 413 of its own',
   'USE /oid4vp':
     'body parser of the wallet routes (registry routes with their own decision); no answer of its own',
   'USE /dev/webhook-receiver':
