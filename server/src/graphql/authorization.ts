@@ -29,7 +29,9 @@ export function operationDecisions(resolvers: readonly Function[]): OperationDec
   for (const [operation, handlers] of kinds) {
     for (const h of handlers) {
       if (!ofResolvers.has(h.target)) continue;
-      const field = storage.authorizedFields.find((a) => a.target === h.target && a.fieldName === h.methodName);
+      const field = storage.authorizedFields.find(
+        (a) => a.target === h.target && a.fieldName === h.methodName,
+      );
       const resolver = storage.authorizedResolver.find((a) => a.target === h.target);
       const authorized = field !== undefined || resolver !== undefined;
       const roles = [...((field ?? resolver)?.roles ?? [])].map(String);
