@@ -307,7 +307,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     authenticate: async (req) => {
       const ctx = await gqlContext(req);
       (req as AppRequest).ctx = ctx;
-      return ctx.actor.kind === 'api_key';
+      return ctx.actor.kind === 'api_key' || ctx.actor.kind === 'dashboard'; // dashboard: CSRF already checked
     },
   });
   // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.

@@ -336,6 +336,41 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
     expect(
       (await admin.gql('mutation { invite(email: "v@acme.test", role: viewer) { id } }')).data.invite.id,
     ).toMatch(/^inv_/);
+    // roles change (never above one's own; the last owner stays) and members can be removed
+    const members = (await owner.gql('{ members { id email role } }')).data.members as Json[];
+    const dev = members.find((u) => u.email === 'dev@acme.test');
+    const me = members.find((u) => u.email === ownerEmail);
+    expect(
+      (
+        await admin.gql('mutation($u: ID!) { setMemberRole(userId: $u, role: owner) { role } }', {
+          u: dev.id,
+        })
+      ).code,
+    ).toBe('role_insufficient');
+    expect(
+      (
+        await owner.gql('mutation($u: ID!) { setMemberRole(userId: $u, role: viewer) { role } }', {
+          u: me.id,
+        })
+      ).code,
+    ).toBe('validation_failed');
+    const devSession = await signInByLink('dev@acme.test');
+    expect(
+      (
+        await admin.gql('mutation($u: ID!) { setMemberRole(userId: $u, role: viewer) { role } }', {
+          u: dev.id,
+        })
+      ).data.setMemberRole.role,
+    ).toBe('viewer');
+    expect((await devSession.gql('{ me { role } }')).code).toBe('unauthenticated'); // privilege change: signed out
+    expect(
+      (await admin.gql('mutation($u: ID!) { removeMember(userId: $u) }', { u: dev.id })).data.removeMember,
+    ).toBe(true);
+    const gone = await authPost(t.baseUrl, '/auth/email-link', { email: 'dev@acme.test' });
+    expect(gone.status).toBe(202);
+    expect((await owner.gql('{ members { email } }')).data.members.map((u: Json) => u.email)).not.toContain(
+      'dev@acme.test',
+    );
     // an admin ships to production
     expect(
       (await admin.in('production').gql('mutation { createApiKey(label: "live") { key } }')).data.createApiKey

@@ -67,6 +67,28 @@ export function createAccountsResolver(service: AccountsService) {
       return service.revokeInvitation(ctx, id);
     }
 
+    @Roles(RULES.people)
+    @Mutation(() => DashboardUserGql, {
+      description: "Changes a member's role (never above your own); their sessions end.",
+    })
+    async setMemberRole(
+      @Arg('userId', () => ID) userId: string,
+      @Arg('role', () => RoleGql) role: RoleGql,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<DashboardUserGql> {
+      return service.setMemberRole(ctx, userId, role);
+    }
+
+    @Roles(RULES.people)
+    @Mutation(() => Boolean, { description: 'Removes a member; their sessions and passkeys end at once.' })
+    async removeMember(
+      @Arg('userId', () => ID) userId: string,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<boolean> {
+      await service.removeMember(ctx, userId);
+      return true;
+    }
+
     @Roles(RULES.self)
     @Query(() => [DashboardSessionGql], { description: "The signed-in user's active sessions." })
     async mySessions(@GqlCtx() { ctx }: GqlContext): Promise<DashboardSessionGql[]> {

@@ -398,6 +398,69 @@ export class AccountsService {
     return rows.map(userView);
   }
 
+  /**
+   * Changes a member's role. Nobody grants or touches a role above their own, and the last owner stays an
+   * owner. Their sessions are revoked so the new role applies from a fresh sign-in (privilege change).
+   */
+  async setMemberRole(ctx: Ctx, userId: string, rawRole: unknown): Promise<UserView> {
+    const me = this.userOf(ctx);
+    const role = parseRole(rawRole);
+    return this.deps.ds.transaction(async (m) => {
+      const target = await m
+        .getRepository(DashboardUserEntity)
+        .findOneBy({ id: userId, businessId: me.businessId });
+      if (!target) throw new AppError('not_found', 'No such member.');
+      if (!atLeast(me.role, role) || !atLeast(me.role, target.role))
+        throw new AppError('role_insufficient', 'You cannot change a role above your own.');
+      if (target.role === 'owner' && role !== 'owner') await this.keepAnOwner(m, me.businessId);
+      await m.getRepository(DashboardUserEntity).update({ id: target.id }, { role });
+      await m
+        .getRepository(DashboardSessionEntity)
+        .update({ userId: target.id, revokedAt: IsNull() }, { revokedAt: this.now() });
+      await this.audit(m, {
+        businessId: me.businessId,
+        actor: { kind: 'user', id: me.userId },
+        action: 'member.role',
+        target: target.id,
+        detail: { from: target.role, to: role },
+      });
+      return userView({ ...target, role });
+    });
+  }
+
+  /** Removes a member: the account, its passkeys and sessions go at once. */
+  async removeMember(ctx: Ctx, userId: string): Promise<void> {
+    const me = this.userOf(ctx);
+    await this.deps.ds.transaction(async (m) => {
+      const target = await m
+        .getRepository(DashboardUserEntity)
+        .findOneBy({ id: userId, businessId: me.businessId });
+      if (!target) throw new AppError('not_found', 'No such member.');
+      if (!atLeast(me.role, target.role))
+        throw new AppError('role_insufficient', 'You cannot remove a member above your own role.');
+      if (target.role === 'owner') await this.keepAnOwner(m, me.businessId);
+      await m
+        .getRepository(DashboardSessionEntity)
+        .update({ userId: target.id, revokedAt: IsNull() }, { revokedAt: this.now() });
+      await m.getRepository(PasskeyEntity).delete({ userId: target.id });
+      await m.getRepository(DashboardUserEntity).delete({ id: target.id });
+      await this.audit(m, {
+        businessId: me.businessId,
+        actor: { kind: 'user', id: me.userId },
+        action: 'member.remove',
+        target: target.id,
+        detail: { role: target.role },
+      });
+    });
+  }
+
+  /** Refuses to take away the last owner (read inside the caller's transaction). */
+  private async keepAnOwner(m: EntityManager, businessId: string): Promise<void> {
+    const owners = await m.getRepository(DashboardUserEntity).countBy({ businessId, role: 'owner' });
+    if (owners <= 1)
+      throw new AppError('validation_failed', 'A business keeps at least one owner.', { param: 'userId' });
+  }
+
   async me(ctx: Ctx): Promise<UserView> {
     const me = this.userOf(ctx);
     const u = await this.deps.ds.getRepository(DashboardUserEntity).findOneBy({ id: me.userId });
