@@ -75,6 +75,9 @@ export const ERROR_CODES = {
   sign_in_link_invalid: { status: 410, title: 'The sign-in link is invalid, used or expired' },
   passkey_invalid: { status: 401, title: 'The passkey could not be verified' },
   email_in_use: { status: 409, title: 'This email address already has an account' },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
