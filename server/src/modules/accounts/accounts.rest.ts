@@ -8,7 +8,7 @@ import { AppError } from '../../common/errors';
 import { type AppRequest, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { Environment } from '../../config/config';
 import { readCookie } from '../session/session.rest';
-import { type AccountsService, csrfFor, type SignedIn } from './accounts.service';
+import { type AccountsService, csrfFor, SESSION_ABSOLUTE_MS, type SignedIn } from './accounts.service';
 import { isEnvironment } from './roles';
 
 export const DASHBOARD_COOKIE = 'svc_dashboard';
@@ -16,7 +16,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 export const ENVIRONMENT_HEADER = 'x-environment';
 
 const setSessionCookie = (res: Response, s: SignedIn): void => {
-  const maxAge = Math.max(0, Math.floor((s.expiresAt.getTime() - Date.now()) / 1000));
+  // A new session always lives SESSION_ABSOLUTE_MS at most (the server decides the real end, idle included).
+  const maxAge = Math.floor(SESSION_ABSOLUTE_MS / 1000);
   res.setHeader(
     'Set-Cookie',
     `${DASHBOARD_COOKIE}=${s.token}; Path=/; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Strict`,
