@@ -736,8 +736,11 @@ export class AccountsService {
 
   async passkeyRegister(ctx: Ctx, challengeId: unknown, response: unknown): Promise<{ id: string }> {
     const me = this.userOf(ctx);
+    // The challenge is spent before verifying, in its own transaction: a failed attempt burns it too.
+    const challenge = await this.deps.ds.transaction((m) =>
+      this.useChallenge(m, challengeId, 'register', me.userId),
+    );
     return this.deps.ds.transaction(async (m) => {
-      const challenge = await this.useChallenge(m, challengeId, 'register', me.userId);
       const verified = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: challenge,
@@ -778,8 +781,11 @@ export class AccountsService {
   async passkeySignIn(challengeId: unknown, response: unknown, userAgent?: string): Promise<SignedIn> {
     const r = response as AuthenticationResponseJSON | undefined;
     if (!r || typeof r !== 'object' || typeof r.id !== 'string') throw new AppError('passkey_invalid');
+    // The challenge is spent before verifying, in its own transaction: a failed attempt burns it too.
+    const challenge = await this.deps.ds.transaction((m) =>
+      this.useChallenge(m, challengeId, 'authenticate', null),
+    );
     return this.deps.ds.transaction(async (m) => {
-      const challenge = await this.useChallenge(m, challengeId, 'authenticate', null);
       const pk = await m.getRepository(PasskeyEntity).findOneBy({ credentialId: r.id });
       if (!pk) throw new AppError('passkey_invalid');
       const verified = await verifyAuthenticationResponse({
