@@ -27,6 +27,10 @@ import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
+import { createAccountsResolver } from './modules/accounts/accounts.resolver';
+import { dashboardAuth, dashboardCtx, registerAccountRoutes } from './modules/accounts/accounts.rest';
+import { AccountsService } from './modules/accounts/accounts.service';
+import { requireScope, scopeForRoute } from './modules/accounts/roles';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
@@ -108,6 +112,8 @@ export interface Service {
   signedWallet: SignedRequestWallet;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
+  /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
+  accounts: AccountsService;
   /** Sessions for support: list and timeline (dashboard). */
   support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
@@ -210,6 +216,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   });
 
   const mail = createMailSender(config);
+  const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
 
   const services: ApiServices = {
     config,
@@ -231,6 +238,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     walletTransports,
     signedWallet,
     mail,
+    accounts,
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
@@ -242,6 +250,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       .then((actor) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
+        // Scoped keys (accounts): 403 api_key_scope_missing when the route needs a scope the key lacks.
+        const scope = scopeForRoute(
+          req.method,
+          (req.route as { path?: string } | undefined)?.path ?? req.path,
+        );
+        if (scope) requireScope(actor, scope);
         limitByApiKey(req, res, next);
       })
       .catch(next);
@@ -256,6 +270,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     public: pass,
     signer: pass,
     sandbox: sandboxOnly,
+    dashboard: dashboardAuth(accounts),
   };
 
   const app = express();
@@ -273,6 +288,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ['/v1', '/t', '/sandbox'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
   );
+  app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
   routes.mount(router, auth);
@@ -280,9 +296,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
-    if (base.actor.kind === 'api_key') return base; // already resolved for this request (graphqlActor)
+    if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
     const key = bearerToken(req.header('authorization'));
-    if (!key) return base;
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
+    if (!key) return (await dashboardCtx(accounts, req, base, true)) ?? base;
     try {
       return { ...base, actor: await tenancy.authenticate(key) };
     } catch (e) {
@@ -301,7 +318,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     authenticate: async (req) => {
       const ctx = await gqlContext(req);
       (req as AppRequest).ctx = ctx;
-      return ctx.actor.kind === 'api_key';
+      return ctx.actor.kind === 'api_key' || ctx.actor.kind === 'dashboard'; // dashboard: CSRF already checked
     },
   });
   // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.
@@ -385,6 +402,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerAccountRoutes(routes, s.accounts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -401,6 +419,7 @@ export function declareApi(s: ApiServices): {
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createAccountsResolver(s.accounts),
     createSupportResolver(s.support),
   ];
   return { routes, resolvers };

@@ -1,5 +1,6 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
 import 'reflect-metadata';
+import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
 import {
   CredentialIssuerEntity,
@@ -57,5 +58,6 @@ export const ENTITIES = [
   DocumentEntity,
   StepEvidenceEntity,
   ServiceSecretEntity,
+  ...ACCOUNT_ENTITIES, // accounts (issue 9)
   SessionEventEntity,
 ];

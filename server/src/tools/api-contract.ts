@@ -6,6 +6,7 @@
 // Everything is built without a database: declareApi() registers routes and resolvers over hollow stand-ins
 // that are never called. The zod schemas here are the single source: the OpenAPI file is emitted from them
 // and test/api/contracts.test.ts checks real answers and webhook bodies against the same objects.
+
 import os from 'node:os';
 import {
   buildClientSchema,
@@ -20,6 +21,7 @@ import { ERROR_CODES, type ErrorCode } from '../common/errors';
 import type { RouteContract, RouteDef } from '../common/http';
 import { configFrom } from '../config/config';
 import { buildGraphqlSchema } from '../graphql/server';
+import { scopeForRoute } from '../modules/accounts/roles';
 import { ALLOWED_CONTENT_TYPES } from '../modules/document/document.service';
 import { UPLOAD_LIMITS } from '../modules/document/multipart';
 import { SESSION_STATUSES } from '../modules/session/session.machine';
@@ -367,6 +369,8 @@ export function contractOf(route: RouteDef): ResolvedContract {
   if (route.auth === 'api_key') {
     errors.add('unauthenticated');
     errors.add('rate_limited');
+    // scoped API keys (modules/accounts/roles.ts)
+    if (scopeForRoute(route.method, route.path)) errors.add('api_key_scope_missing');
   }
   errors.add('internal_error');
   const allErrors = [...errors].sort(
