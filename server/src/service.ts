@@ -15,8 +15,10 @@ import { AppError } from './common/errors';
 import {
   type AppRequest,
   type AuthDecision,
+  ERROR_TYPE_BASE,
   errorHandler,
   notFoundHandler,
+  pathEncodingGuard,
   RouteRegistry,
   requestContext,
   sendProblem,
@@ -24,6 +26,7 @@ import {
 import { createLogger, type Logger } from './common/logger';
 import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
+import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
@@ -34,6 +37,7 @@ import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
+import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
@@ -240,10 +244,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandbox: sandboxOnly,
   };
 
+  // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
+  const availability = new DatabaseAvailability({ ds, logger });
+
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // problem `type` URIs point at the error reference this service serves (modules/errors)
+  app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
   app.use(requestContext(clock));
+  app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -275,7 +285,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     }
   };
   const schema = await buildGraphqlSchema(resolvers);
-  const gql = await graphqlMiddleware(schema, logger, gqlContext);
+  const gql = await graphqlMiddleware(schema, logger, gqlContext, {
+    classify: (e) => availability.classify(e),
+  });
   // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
   // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
   const uploads = graphqlUploads({
@@ -307,7 +319,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   mountHostedPage(app, config);
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -329,6 +341,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      availability.stop();
       await relay.stop();
       await gql.stop();
       if (server) {
@@ -360,6 +373,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);

@@ -63,6 +63,8 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
   },
+  // hardening (issue 7): the database cannot be reached; retry after Retry-After seconds
+  service_unavailable: { status: 503, title: 'The service is temporarily unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -103,11 +105,15 @@ export interface ProblemDetails {
   [k: string]: unknown;
 }
 
-/** RFC 9457 body for an error; unexpected errors become a generic internal_error. */
-export function toProblem(err: unknown, requestId: string): ProblemDetails {
+/**
+ * RFC 9457 body for an error; unexpected errors become a generic internal_error. `type` is the code's page of
+ * the error reference the service serves itself (`{base_url}/errors/<code>`); typeBase is that prefix, and
+ * without one (a bare app in a unit test) the reference is relative, which RFC 9457 allows.
+ */
+export function toProblem(err: unknown, requestId: string, typeBase = '/errors/'): ProblemDetails {
   const e = isAppError(err) ? err : new AppError('internal_error', 'An unexpected error occurred.');
   return {
-    type: `https://docs.service.example/errors/${e.code}`,
+    type: `${typeBase}${e.code}`,
     title: e.title,
     status: e.status,
     detail: e.message,
