@@ -116,6 +116,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const ds = await createDataSource(config);
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
+  // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
+  const availability = new DatabaseAvailability({ ds, logger });
+  const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
   const kms = new LocalKmsProvider({
@@ -134,6 +137,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    isOutage,
   });
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
@@ -244,9 +248,6 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandbox: sandboxOnly,
   };
 
-  // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
-  const availability = new DatabaseAvailability({ ds, logger });
-
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -333,7 +334,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       if (opts.workers !== false) {
         relay.start();
         sweeper = setInterval(() => {
-          sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          sessions.sweepOverdue().catch((e) => {
+            if (!isOutage(e)) logger.error('expiry sweep failed', { error: String(e) });
+          });
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
