@@ -12,7 +12,9 @@ const { workflowId } = await publishWorkflow(
   `${t.baseUrl}/dev/webhook-receiver`,
 );
 const { workflowId: signWorkflowId } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
-process.stdout.write(`${JSON.stringify({ ready: true, baseUrl: t.baseUrl, apiKey, workflowId, signWorkflowId })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, baseUrl: t.baseUrl, apiKey, workflowId, signWorkflowId })}\n`,
+);
 process.on('SIGTERM', () => {
   t.stop().then(
     () => process.exit(0),

@@ -2,7 +2,7 @@
 // (hardening.test.ts): an uncaught error inside the service kills this process, which the parent sees as an
 // exit, instead of being swallowed by the test runner's own handlers. The child prints one JSON line with the
 // base URL, a sandbox API key and an identify workflow, then serves until it is killed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,30 +23,29 @@ export interface ChildService {
 }
 
 export async function startChildService(): Promise<ChildService> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(here, 'service-process.main.ts')],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, TSX_TSCONFIG_PATH: path.join(repoRoot, 'server/tsconfig.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'service-process.main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(repoRoot, 'server/tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();
   });
-  const info = await new Promise<{ baseUrl: string; apiKey: string; workflowId: string; signWorkflowId: string }>(
-    (resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-        if (line) resolve(JSON.parse(line));
-      });
-      child.on('exit', (code) => reject(new Error(`child service exited (${code}) before ready:\n${err}`)));
-    },
-  );
+  const info = await new Promise<{
+    baseUrl: string;
+    apiKey: string;
+    workflowId: string;
+    signWorkflowId: string;
+  }>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`child service exited (${code}) before ready:\n${err}`)));
+  });
   return {
     child,
     ...info,

@@ -119,7 +119,10 @@ export function requestErrorOf(err: unknown): AppError | undefined {
         'The request body must be UTF-8: send "charset=utf-8" or no charset parameter.',
       );
     case 'encoding.unsupported':
-      return new AppError('unsupported_media_type', 'Content-Encoding is not supported: send the body as is.');
+      return new AppError(
+        'unsupported_media_type',
+        'Content-Encoding is not supported: send the body as is.',
+      );
     case 'request.aborted':
     case 'request.size.invalid':
     case 'entity.verify.failed':

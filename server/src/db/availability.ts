@@ -56,9 +56,7 @@ export class DatabaseAvailability {
   private probe: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(
-    private readonly deps: { ds: DataSource; logger: Logger; probeIntervalMs?: number },
-  ) {}
+  constructor(private readonly deps: { ds: DataSource; logger: Logger; probeIntervalMs?: number }) {}
 
   get available(): boolean {
     return !this.down;

@@ -38,7 +38,9 @@ const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 export const ProblemSchema = z
   .object({
-    type: z.url().describe('{base_url}/errors/<code>: the code’s entry in the error reference (GET /errors).'),
+    type: z
+      .url()
+      .describe('{base_url}/errors/<code>: the code’s entry in the error reference (GET /errors).'),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().describe('Human-readable; may change. Match on `code`.'),

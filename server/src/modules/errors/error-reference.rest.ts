@@ -31,8 +31,7 @@ const entryOf = (base: string, code: ErrorCode) => ({
   type: `${base}${ERRORS_PATH}/${code}`,
 });
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** What a problem with this code means for the caller, by its status class. */
 function advice(status: number): string {
@@ -40,7 +39,8 @@ function advice(status: number): string {
   if (status === 429 || status === 503)
     return 'Temporary: wait the number of seconds in the Retry-After header, then repeat the request.';
   if (status >= 500) return 'Not caused by the request. Quote the request_id to support.';
-  if (status === 422) return 'The wallet’s response was refused; the person can try again with another credential.';
+  if (status === 422)
+    return 'The wallet’s response was refused; the person can try again with another credential.';
   return 'Caused by the request: change it as `detail` (and `param`, when present) say before repeating it.';
 }
 
