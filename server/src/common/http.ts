@@ -102,7 +102,7 @@ export function sendProblem(res: Response, err: unknown, requestId: string): voi
 /**
  * Errors the request itself caused, raised by the libraries in front of our handlers (body-parser, the
  * router, serve-static), as closed codes; undefined for anything else. body-parser marks its errors with a
- * `type`; the others are http-errors with `expose: true` and a 4xx status.
+ * `type`; the others are http-errors with a 4xx status.
  */
 export function requestErrorOf(err: unknown): AppError | undefined {
   const bp = err as { type?: unknown; status?: unknown; expose?: unknown; charset?: unknown } | null;
@@ -128,7 +128,10 @@ export function requestErrorOf(err: unknown): AppError | undefined {
     case 'entity.verify.failed':
       return new AppError('validation_failed', 'The request body was not received completely.');
   }
-  if (bp?.expose === true && typeof bp.status === 'number' && bp.status >= 400 && bp.status < 500) {
+  // http-errors sets status and statusCode; serve-static's missing file (ENOENT as 404) has expose: false
+  const he = err as { statusCode?: unknown } | null;
+  const httpError = bp?.expose === true || (he?.statusCode !== undefined && he.statusCode === bp?.status);
+  if (httpError && typeof bp?.status === 'number' && bp.status >= 400 && bp.status < 500) {
     if (bp.status === 404) return new AppError('not_found');
     if (bp.status === 403) return new AppError('forbidden');
     if (bp.status === 413) return new AppError('payload_too_large');

@@ -57,7 +57,11 @@ export function registerDevReceiver(
       );
       let body: unknown = raw;
       try {
-        body = JSON.parse(raw);
+        const parsed: unknown = JSON.parse(raw);
+        // JSON.parse accepts nesting that JSON.stringify (the page, ?format=json) overflows on: such a body
+        // would make every later read of the receiver a 500. Kept as text instead.
+        JSON.stringify(parsed, null, 2);
+        body = parsed;
       } catch {
         // keep the raw text
       }
