@@ -10,17 +10,18 @@
 // FUZZ_SEED and FUZZ_REQUESTS reproduce or widen a run; a failure prints the seed and the request.
 import {
   buildClientSchema,
-  getIntrospectionQuery,
-  getNamedType,
-  type GraphQLField,
-  type GraphQLInputType,
   GraphQLEnumType,
+  type GraphQLField,
   GraphQLInputObjectType,
+  type GraphQLInputType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  type GraphQLOutputType,
   GraphQLScalarType,
   type GraphQLSchema,
+  getIntrospectionQuery,
+  getNamedType,
   type IntrospectionQuery,
   isLeafType,
 } from 'graphql';
@@ -68,6 +69,7 @@ const UNICODE = [
   '<script>alert(1)</script>',
   "' OR 1=1 --",
   '../../etc/passwd',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-style string, sent as data
   '${jndi:ldap://x}',
   '%00',
 ];
@@ -119,7 +121,7 @@ const AUTH_NOISE = [
   'Bearer',
   'Bearer ',
   'Bearer sk_sandbox_',
-  'Bearer sk_production_aaaaaaaaaaaa_' + 'a'.repeat(40),
+  `Bearer sk_production_aaaaaaaaaaaa_${'a'.repeat(40)}`,
   'Basic dXNlcjpwYXNz',
   'bearer x y z',
   `Bearer ${'k'.repeat(5000)}`,
@@ -157,8 +159,9 @@ function randomJson(rng: Rng, depth = 0): unknown {
     default: {
       const o: Record<string, unknown> = {};
       for (let i = rng.int(4); i > 0; i--)
-        o[rng.pick(['a', '__proto__', 'constructor', 'workflow_id', 'request_id', 'response', 'persona', ''])] =
-          randomJson(rng, depth + 1);
+        o[
+          rng.pick(['a', '__proto__', 'constructor', 'workflow_id', 'request_id', 'response', 'persona', ''])
+        ] = randomJson(rng, depth + 1);
       return o;
     }
   }
@@ -203,7 +206,8 @@ function paramValue(rng: Rng, name: string, fx: Fixture): string {
 /** A plausible body for the route (what a correct client sends), as a JS value. */
 function validBody(route: Pick<RouteDef, 'path'>, fx: Fixture): unknown {
   if (route.path === '/v1/sessions') return { workflow_id: fx.workflowId, metadata: { ref: 'fuzz' } };
-  if (route.path.endsWith('/wallet-response')) return { request_id: fx.requestId, response: { vp_token: 'x' } };
+  if (route.path.endsWith('/wallet-response'))
+    return { request_id: fx.requestId, response: { vp_token: 'x' } };
   if (route.path === '/sandbox/wallet/respond') return { persona: 'adult', origin: 'http://x', request: {} };
   if (route.path === '/sandbox/wallet/cross-device') return { persona: 'adult', uri: 'openid4vp://?x=1' };
   return {};
@@ -266,8 +270,9 @@ function mutate(rng: Rng, req: FuzzRequest, valid: unknown): FuzzRequest {
         out.headers.Cookie = rng.pick(COOKIE_NOISE);
         break;
       case 9: // headers the routes read
-        out.headers[rng.pick(['Idempotency-Key', 'Accept', 'apollo-require-preflight', 'X-Request-Id', 'Origin'])] =
-          rng.pick(['', 'x'.repeat(300), 'application/json', '*/*;q=0', 'text/html;q=abc', 'null', '\t']);
+        out.headers[
+          rng.pick(['Idempotency-Key', 'Accept', 'apollo-require-preflight', 'X-Request-Id', 'Origin'])
+        ] = rng.pick(['', 'x'.repeat(300), 'application/json', '*/*;q=0', 'text/html;q=abc', 'null', '\t']);
         break;
       case 10: // query string noise
         out.path += `${out.path.includes('?') ? '&' : '?'}${rng.pick(['a=%ZZ', 'format=json', 'a[b][c]=1', `q=${'x'.repeat(5000)}`, '%=%', '__proto__[x]=1'])}`;
@@ -296,7 +301,10 @@ function restRequest(rng: Rng, route: RouteDef, fx: Fixture): FuzzRequest {
       headers['Content-Type'] = 'multipart/form-data; boundary=fuzzB';
       body = multipartBody(
         rng,
-        { workflow_id: rng.pick([fx.signWorkflowId, fx.workflowId]), ...(rng.chance(0.3) ? { metadata: '{"a":' } : {}) },
+        {
+          workflow_id: rng.pick([fx.signWorkflowId, fx.workflowId]),
+          ...(rng.chance(0.3) ? { metadata: '{"a":' } : {}),
+        },
         Array.from({ length: rng.int(3) }, () => ({ name: rng.pick(['file', 'file', 'other']) })),
       );
     } else if (route.path.startsWith('/oid4vp/responses/')) {
@@ -307,7 +315,13 @@ function restRequest(rng: Rng, route: RouteDef, fx: Fixture): FuzzRequest {
       body = JSON.stringify(valid);
     }
   }
-  const req: FuzzRequest = { target: `${route.method.toUpperCase()} ${route.path}`, method, path, headers, body };
+  const req: FuzzRequest = {
+    target: `${route.method.toUpperCase()} ${route.path}`,
+    method,
+    path,
+    headers,
+    body,
+  };
   return rng.chance(0.1) ? req : mutate(rng, req, valid);
 }
 
@@ -318,12 +332,15 @@ function gqlValue(rng: Rng, type: GraphQLInputType, fx: Fixture, depth = 0): unk
   if (type instanceof GraphQLNonNull) return gqlValue(rng, type.ofType, fx, depth);
   if (rng.chance(0.05)) return randomJson(rng, 3);
   if (type instanceof GraphQLList)
-    return depth > 3 ? [] : Array.from({ length: rng.int(3) }, () => gqlValue(rng, type.ofType, fx, depth + 1));
+    return depth > 3
+      ? []
+      : Array.from({ length: rng.int(3) }, () => gqlValue(rng, type.ofType, fx, depth + 1));
   if (type instanceof GraphQLEnumType) return rng.pick(type.getValues()).name;
   if (type instanceof GraphQLInputObjectType) {
     const o: Record<string, unknown> = {};
     for (const f of Object.values(type.getFields()))
-      if (f.type instanceof GraphQLNonNull || rng.chance(0.6)) o[f.name] = gqlValue(rng, f.type, fx, depth + 1);
+      if (f.type instanceof GraphQLNonNull || rng.chance(0.6))
+        o[f.name] = gqlValue(rng, f.type, fx, depth + 1);
     return o;
   }
   if (type instanceof GraphQLScalarType) {
@@ -348,8 +365,8 @@ function gqlValue(rng: Rng, type: GraphQLInputType, fx: Fixture, depth = 0): unk
 }
 
 /** A selection set of the scalar fields of the type, two levels deep. */
-function selection(type: unknown, depth = 0): string {
-  const named = getNamedType(type as never);
+function selection(type: GraphQLOutputType, depth = 0): string {
+  const named = getNamedType(type);
   if (isLeafType(named)) return '';
   if (!(named instanceof GraphQLObjectType) || depth > 2) return '{ __typename }';
   const fields = Object.values(named.getFields())
@@ -360,7 +377,6 @@ function selection(type: unknown, depth = 0): string {
 
 function gqlRequest(
   rng: Rng,
-  schema: GraphQLSchema,
   op: { kind: 'query' | 'mutation'; field: GraphQLField<unknown, unknown> },
   fx: Fixture,
 ): FuzzRequest {
@@ -393,8 +409,13 @@ function gqlRequest(
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(valid);
   }
-  void schema;
-  const req: FuzzRequest = { target: `graphql ${op.kind} ${field.name}`, method: 'POST', path: '/graphql', headers, body };
+  const req: FuzzRequest = {
+    target: `graphql ${op.kind} ${field.name}`,
+    method: 'POST',
+    path: '/graphql',
+    headers,
+    body,
+  };
   if (rng.chance(0.15)) return req;
   // GraphQL-specific mutations besides the generic ones
   if (rng.chance(0.3)) {
@@ -406,7 +427,11 @@ function gqlRequest(
       `fragment A on Query { ...A } query { ...A }`,
       query.slice(0, rng.int(query.length)),
     ]);
-    return { ...req, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: q, variables: rng.chance(0.5) ? variables : randomJson(rng) }) };
+    return {
+      ...req,
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: q, variables: rng.chance(0.5) ? variables : randomJson(rng) }),
+    };
   }
   return mutate(rng, req, valid);
 }
@@ -473,7 +498,10 @@ describe('fuzz: every route of the registry and every GraphQL operation', () => 
     const rng = prng(SEED);
     const routes = t.svc.routes.routes;
     const ops = [
-      ...Object.values(schema.getQueryType()?.getFields() ?? {}).map((field) => ({ kind: 'query' as const, field })),
+      ...Object.values(schema.getQueryType()?.getFields() ?? {}).map((field) => ({
+        kind: 'query' as const,
+        field,
+      })),
       ...Object.values(schema.getMutationType()?.getFields() ?? {}).map((field) => ({
         kind: 'mutation' as const,
         field,
@@ -493,11 +521,13 @@ describe('fuzz: every route of the registry and every GraphQL operation', () => 
     // Round-robin over all targets so each one gets its share, then random ones: every target is hit.
     const targets: (() => FuzzRequest)[] = [
       ...[...routes, ...pageRoutes].map((r) => () => restRequest(rng, r, fx)),
-      ...ops.map((o) => () => gqlRequest(rng, schema, o, fx)),
+      ...ops.map((o) => () => gqlRequest(rng, o, fx)),
     ];
     const requests: FuzzRequest[] = [];
     for (let i = 0; i < REQUESTS; i++)
-      requests.push((i < targets.length * 8 ? targets[i % targets.length] : rng.pick(targets))?.() as FuzzRequest);
+      requests.push(
+        (i < targets.length * 8 ? targets[i % targets.length] : rng.pick(targets))?.() as FuzzRequest,
+      );
 
     const failures: string[] = [];
     const hit = new Set<string>();
@@ -543,7 +573,10 @@ describe('fuzz: every route of the registry and every GraphQL operation', () => 
           .join('\n'),
       );
 
-    expect(failures, `seed ${SEED}: ${failures.length} failures\n${failures.slice(0, 15).join('\n')}`).toEqual([]);
+    expect(
+      failures,
+      `seed ${SEED}: ${failures.length} failures\n${failures.slice(0, 15).join('\n')}`,
+    ).toEqual([]);
     expect(fatal, 'errors that would have ended the process').toEqual([]);
     for (const r of routes) expect(hit).toContain(`${r.method.toUpperCase()} ${r.path}`);
     for (const o of ops) expect(hit).toContain(`graphql ${o.kind} ${o.field.name}`);
