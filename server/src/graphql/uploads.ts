@@ -145,8 +145,7 @@ export function graphqlUploads(opts: {
   return { before: [guard, parse], onError };
 }
 
-/** A multipart Content-Type with a boundary busboy accepts (RFC 2046: 1 to 70 characters). */
+/** A multipart Content-Type with a non-empty boundary parameter (busboy throws without one). */
 function hasBoundary(contentType: string): boolean {
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))(?:\s*;|\s*$)/i.exec(contentType);
-  return m !== null;
+  return /;\s*boundary=(?:"[^"]+"|[^\s;"]+)/i.test(contentType);
 }
