@@ -539,20 +539,25 @@ describe('fuzz: every route of the registry and every GraphQL operation', () => 
         if (!r) return;
         hit.add(r.target);
         const began = performance.now();
-        let status: number;
+        let status = 0;
         let text = '';
-        try {
-          const res = await fetch(`${t.baseUrl}${r.path}`, {
-            method: r.method,
-            headers: r.headers,
-            body: r.body as BodyInit | undefined,
-            signal: AbortSignal.timeout(15_000),
-          });
-          status = res.status;
-          text = await res.text();
-        } catch (e) {
-          status = 0;
-          text = String((e as Error).cause ?? e);
+        // A network error is retried once: a pooled keep-alive connection can be closed
+        // by the server's idle timeout just as it is reused (ECONNRESET on a loaded machine). A request that
+        // really breaks the connection breaks it twice, and the liveness checks below still apply.
+        for (let attempt = 0; attempt < 2 && status === 0; attempt++) {
+          try {
+            const res = await fetch(`${t.baseUrl}${r.path}`, {
+              method: r.method,
+              headers: r.headers,
+              body: r.body as BodyInit | undefined,
+              signal: AbortSignal.timeout(15_000),
+            });
+            status = res.status;
+            text = await res.text();
+          } catch (e) {
+            status = 0;
+            text = String((e as Error).cause ?? e);
+          }
         }
         spent.set(r.target, (spent.get(r.target) ?? 0) + performance.now() - began);
         const gqlInternal = r.path === '/graphql' && /"code":"internal_error"/.test(text);
