@@ -53,7 +53,7 @@ export async function scratchMariaDb(database = 'svc'): Promise<ScratchMariaDb> 
       ],
       { stdio: 'ignore' },
     );
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000; // generous: CI machines can be busy
     for (;;) {
       try {
         const c = await mysql.createConnection(serverUrl);
