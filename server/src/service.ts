@@ -60,6 +60,8 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { createSupportResolver } from './modules/support/support.resolver';
+import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
@@ -109,6 +111,8 @@ export interface Service {
   signedWallet: SignedRequestWallet;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
+  /** Sessions for support: list and timeline (dashboard). */
+  support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -135,7 +139,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onQueued: () => relay.kick(),
+  });
   const relay = new WebhookRelay({
     ds,
     clock,
@@ -229,6 +237,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     walletTransports,
     signedWallet,
     mail,
+    support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -400,6 +409,7 @@ export function declareApi(s: ApiServices): {
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createSupportResolver(s.support),
   ];
   return { routes, resolvers };
 }

@@ -65,6 +65,9 @@ export const ERROR_CODES = {
   },
   // hardening (issue 7): the database cannot be reached; retry after Retry-After seconds
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable' },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
