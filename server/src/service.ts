@@ -15,8 +15,10 @@ import { AppError } from './common/errors';
 import {
   type AppRequest,
   type AuthDecision,
+  ERROR_TYPE_BASE,
   errorHandler,
   notFoundHandler,
+  pathEncodingGuard,
   RouteRegistry,
   requestContext,
   sendProblem,
@@ -24,6 +26,7 @@ import {
 import { createLogger, type Logger } from './common/logger';
 import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
+import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
@@ -38,6 +41,7 @@ import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
+import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
@@ -127,6 +131,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const ds = await createDataSource(config);
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
+  // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
+  const availability = new DatabaseAvailability({ ds, logger });
+  const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
   const kms = new LocalKmsProvider({
@@ -149,6 +156,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    isOutage,
   });
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
@@ -276,7 +284,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // problem `type` URIs point at the error reference this service serves (modules/errors)
+  app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
   app.use(requestContext(clock));
+  app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -310,7 +321,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     }
   };
   const schema = await buildGraphqlSchema(resolvers);
-  const gql = await graphqlMiddleware(schema, logger, gqlContext);
+  const gql = await graphqlMiddleware(schema, logger, gqlContext, {
+    classify: (e) => availability.classify(e),
+  });
   // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
   // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
   const uploads = graphqlUploads({
@@ -342,7 +355,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   mountHostedPage(app, config);
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -356,14 +369,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       if (opts.workers !== false) {
         relay.start();
         sweeper = setInterval(() => {
-          sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          // an outage is logged once by DatabaseAvailability, not by every pass
+          const failed = (what: string) => (e: unknown) => {
+            if (!isOutage(e)) logger.error(`${what} failed`, { error: String(e) });
+          };
+          sessions.sweepOverdue().catch(failed('expiry sweep'));
           // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
-          sessions
-            .sweepDecisionsDue()
-            .catch((e) => logger.error('decision sweep failed', { error: String(e) }));
-          sessions
-            .purgeIdempotencyKeys()
-            .catch((e) => logger.error('idempotency purge failed', { error: String(e) }));
+          sessions.sweepDecisionsDue().catch(failed('decision sweep'));
+          sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
@@ -371,6 +384,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      availability.stop();
       await relay.stop();
       await gql.stop();
       if (server) {
@@ -403,6 +417,7 @@ export function declareApi(s: ApiServices): {
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
   registerAccountRoutes(routes, s.accounts);
+  registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);

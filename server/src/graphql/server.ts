@@ -25,9 +25,14 @@ export async function buildGraphqlSchema(resolvers: NonEmptyArray<Function>): Pr
   return buildSchema({ resolvers, authChecker, validate: false, emitSchemaFile: false });
 }
 
-export function formatGraphqlError(logger: Logger) {
+export function formatGraphqlError(
+  logger: Logger,
+  /** Maps an infrastructure error to its closed code (the database outage), logging it its own way. */
+  classify?: (e: unknown) => AppError | undefined,
+) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const raw = unwrapResolverError(error);
+    const original = isAppError(raw) ? raw : (classify?.(raw) ?? raw);
     const requestId = (formatted.extensions?.request_id as string | undefined) ?? undefined;
     if (isAppError(original)) {
       return {
@@ -37,6 +42,7 @@ export function formatGraphqlError(logger: Logger) {
           code: original.code,
           status: original.status,
           ...(original.param ? { param: original.param } : {}),
+          ...(original.extra ?? {}),
           request_id: requestId,
         },
       };
@@ -69,10 +75,11 @@ export async function graphqlMiddleware(
   schema: GraphQLSchema,
   logger: Logger,
   contextFor: (req: Parameters<RequestHandler>[0]) => Promise<Ctx>,
+  opts: { classify?: (e: unknown) => AppError | undefined } = {},
 ): Promise<{ handler: RequestHandler; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<GqlContext>({
     schema,
-    formatError: formatGraphqlError(logger),
+    formatError: formatGraphqlError(logger, opts.classify),
     introspection: true,
     // Simple requests (GET, multipart/form-data uploads) need `apollo-require-preflight` or
     // `x-apollo-operation-name`; graphql/uploads.ts applies the same rule before reading an upload.

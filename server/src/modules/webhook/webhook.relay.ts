@@ -64,6 +64,8 @@ export interface WebhookRelayDeps {
   logger: Logger;
   allowPrivateTargets: boolean;
   timeoutMs?: number;
+  /** True when err means the database is away: that outage is logged once elsewhere, not on every poll. */
+  isOutage?: (err: unknown) => boolean;
 }
 
 interface Claimed {
@@ -133,7 +135,8 @@ export class WebhookRelay {
     }
     this.running = this.runOnce()
       .catch((err: unknown) => {
-        this.deps.logger.error('webhook relay run failed', { error: describeError(err) });
+        if (!this.deps.isOutage?.(err))
+          this.deps.logger.error('webhook relay run failed', { error: describeError(err) });
         return 0;
       })
       .then((n) => {
