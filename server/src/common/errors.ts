@@ -63,6 +63,17 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
   },
+  // receipts (the signer's record: receipt PDF, originals, emailed receipt, close online access)
+  receipt_not_available: { status: 409, title: 'No step of this session has completed yet' },
+  receipt_access_ended: {
+    status: 410,
+    title: 'Online access to this session’s receipt and originals has ended (48 hours after the session ended)',
+  },
+  receipt_access_closed: { status: 410, title: 'Online access to this session’s materials was closed' },
+  receipt_code_invalid: { status: 422, title: 'The code is not correct' },
+  receipt_code_expired: { status: 410, title: 'The code has expired or was already used; request a new one' },
+  receipt_code_too_soon: { status: 429, title: 'A new code can be requested one minute after the last one' },
+  receipt_code_limit: { status: 429, title: 'At most five codes per hour can be sent for a session' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

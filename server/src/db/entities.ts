@@ -8,6 +8,11 @@ import {
 } from '../modules/catalog/catalog.entities';
 import { DocumentEntity } from '../modules/document/document.entity';
 import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
+import {
+  ReceiptAccessEntity,
+  ReceiptCodeEntity,
+  ReceiptDeliveryEntity,
+} from '../modules/receipt/receipt.entities';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
@@ -54,4 +59,7 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  ReceiptAccessEntity,
+  ReceiptCodeEntity,
+  ReceiptDeliveryEntity,
 ];
