@@ -36,6 +36,8 @@ import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
+import { createMailSender, type MailSender } from './modules/mail/mail';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -101,6 +103,8 @@ export interface Service {
   walletTransports: WalletTransports;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
+  /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
+  mail: MailSender;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -195,6 +199,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     onEventsQueued: kick,
   });
 
+  const mail = createMailSender(config);
+
   const services: ApiServices = {
     config,
     ds,
@@ -214,6 +220,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
+    mail,
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -366,8 +373,10 @@ export function declareApi(s: ApiServices): {
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.
-  if (s.config.seedSandbox && s.config.appEnv === 'development')
+  if (s.config.seedSandbox && s.config.appEnv === 'development') {
     registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+    registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
+  }
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   const resolvers: NonEmptyArray<Function> = [
     createWorkflowResolver(s.workflows),
