@@ -38,6 +38,9 @@ import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
 import { createMailSender, type MailSender } from './modules/mail/mail';
+import { createReceiptResolver } from './modules/receipt/receipt.resolver';
+import { registerReceiptRoutes } from './modules/receipt/receipt.rest';
+import { ReceiptService } from './modules/receipt/receipt.service';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -105,6 +108,8 @@ export interface Service {
   signedWallet: SignedRequestWallet;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
+  /** The signer's record: receipt PDF, originals, emailed receipt, close online access. */
+  receipts: ReceiptService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -197,9 +202,22 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
+    signerAccess: { assertSignerAccessOpen: (s): Promise<void> => receipts.assertSignerAccessOpen(s) },
   });
 
   const mail = createMailSender(config);
+  // The signer's record (receipt PDF, originals, emailed receipt, close access); modules/receipt.
+  const receipts: ReceiptService = new ReceiptService({
+    ds,
+    clock,
+    config,
+    logger,
+    audit,
+    workflows,
+    documents,
+    transport,
+    mail,
+  });
 
   const services: ApiServices = {
     config,
@@ -221,6 +239,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     walletTransports,
     signedWallet,
     mail,
+    receipts,
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -367,6 +386,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerReceiptRoutes(routes, s.receipts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -383,6 +403,7 @@ export function declareApi(s: ApiServices): {
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createReceiptResolver(s.receipts),
   ];
   return { routes, resolvers };
 }

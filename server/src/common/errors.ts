@@ -67,7 +67,8 @@ export const ERROR_CODES = {
   receipt_not_available: { status: 409, title: 'No step of this session has completed yet' },
   receipt_access_ended: {
     status: 410,
-    title: 'Online access to this session’s receipt and originals has ended (48 hours after the session ended)',
+    title:
+      'Online access to this session’s receipt and originals has ended (48 hours after the session ended)',
   },
   receipt_access_closed: { status: 410, title: 'Online access to this session’s materials was closed' },
   receipt_code_invalid: { status: 422, title: 'The code is not correct' },

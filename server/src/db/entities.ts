@@ -8,12 +8,12 @@ import {
 } from '../modules/catalog/catalog.entities';
 import { DocumentEntity } from '../modules/document/document.entity';
 import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
+import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import {
   ReceiptAccessEntity,
   ReceiptCodeEntity,
   ReceiptDeliveryEntity,
 } from '../modules/receipt/receipt.entities';
-import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';

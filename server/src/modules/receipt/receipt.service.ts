@@ -17,8 +17,8 @@ import { logTag, newId, randomToken, sha256Hex } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
-import { AuditRecordEntity } from '../audit/audit-record.entity';
 import type { AuditRecordContent, AuditService } from '../audit/audit.service';
+import { AuditRecordEntity } from '../audit/audit-record.entity';
 import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { SessionEntity } from '../session/session.entity';
@@ -29,7 +29,7 @@ import type { SessionTransport } from '../session/session.transport';
 import { StepResultEntity } from '../session/step-result.entity';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
-import { type ReceiptData, type ReceiptStep, RECEIPT_STATEMENT, renderReceiptPdf } from './receipt.document';
+import { RECEIPT_STATEMENT, type ReceiptData, type ReceiptStep, renderReceiptPdf } from './receipt.document';
 import { ReceiptAccessEntity, ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
 
 export const RECEIPT_LIMITS = {
@@ -256,7 +256,10 @@ export class ReceiptService {
   }
 
   /** The receipt PDF for the bound browser; records the download (the close-access warning reads it). */
-  async pdf(sessionId: string, browserToken: string | undefined): Promise<{ bytes: Uint8Array; filename: string }> {
+  async pdf(
+    sessionId: string,
+    browserToken: string | undefined,
+  ): Promise<{ bytes: Uint8Array; filename: string }> {
     const l = await this.loadForSigner(sessionId, browserToken);
     this.assertOpen(l);
     const data = await this.receiptData(l.s);

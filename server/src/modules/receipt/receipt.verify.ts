@@ -78,7 +78,9 @@ export function verifyReceiptData(data: ReceiptData, liveJwks?: JwkSet): Receipt
     out.push({
       check: name,
       ok: problems.length === 0,
-      detail: problems.length ? problems.join('; ') : `signature verified (${liveJwks ? 'live' : 'embedded'} key)`,
+      detail: problems.length
+        ? problems.join('; ')
+        : `signature verified (${liveJwks ? 'live' : 'embedded'} key)`,
     });
   }
   return out;
