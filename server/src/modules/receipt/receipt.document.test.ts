@@ -134,7 +134,7 @@ describe('receipt PDF', () => {
 
     // an edited JSON, re-rendered so that the page matches it: the signed result digest no longer does
     const forged = structuredClone(data);
-    (forged.steps[0] as { result: { claims: Record<string, string> } }).result.claims.family_name =
+    ((forged.steps[0] as ReceiptData['steps'][number]).result.claims as Record<string, string>).family_name =
       'Someone Else';
     const v2 = await verifyReceiptPdf(await renderReceiptPdf(forged));
     expect(v2.find((v) => v.check.startsWith('step 0'))).toMatchObject({ ok: false });
