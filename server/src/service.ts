@@ -33,6 +33,7 @@ import { createCatalogResolver } from './modules/catalog/catalog.resolver';
 import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
+import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
@@ -110,6 +111,8 @@ export interface Service {
   mail: MailSender;
   /** The signer's record: receipt PDF, originals, emailed receipt, close online access. */
   receipts: ReceiptService;
+  /** Removes transient uploads of sign steps that never completed (worker pass; tests call pass()). */
+  cleanup: TransientUploadCleanup;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -158,9 +161,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
-  const documents = new DocumentService({
-    blobs: new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
-  });
+  const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const documents = new DocumentService({ blobs });
+  // Transient uploads of sign steps that never completed: removed by a worker pass (modules/document/cleanup.ts).
+  const cleanup = new TransientUploadCleanup({ ds, blobs, logger });
   const evidence = new EvidenceService({ kms });
   const sessions = new SessionService({
     ds,
@@ -240,6 +244,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     signedWallet,
     mail,
     receipts,
+    cleanup,
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -337,6 +342,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let receiptWorker: NodeJS.Timeout | undefined;
   const service: Service = {
     ...services,
     app,
@@ -349,12 +355,20 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         sweeper = setInterval(() => {
           sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
         }, 30_000);
+        // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)
+        receiptWorker = setInterval(() => {
+          cleanup
+            .pass()
+            .then(() => receipts.deliverPending())
+            .catch((e) => logger.error('cleanup/receipt pass failed', { error: String(e) }));
+        }, 60_000);
       }
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      if (receiptWorker) clearInterval(receiptWorker);
       await relay.stop();
       await gql.stop();
       if (server) {
