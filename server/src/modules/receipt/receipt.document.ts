@@ -96,24 +96,43 @@ class Writer {
     this.page = this.doc.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - PAGE.margin;
   }
+  /** Advance widths per character at size 1, cached: fontkit layout per call is slow for long tokens. */
+  private readonly advance = new Map<string, number>();
+  private width(text: string, size: number): number {
+    let w = 0;
+    for (const ch of text) {
+      let a = this.advance.get(ch);
+      if (a === undefined) {
+        a = this.font.widthOfTextAtSize(ch, 1);
+        this.advance.set(ch, a);
+      }
+      w += a;
+    }
+    return w * size;
+  }
   private wrap(text: string, size: number, width: number): string[] {
     const out: string[] = [];
     for (const para of text.split('\n')) {
       let line = '';
       for (const word of para.split(/(\s+)/)) {
         const next = line + word;
-        if (this.font.widthOfTextAtSize(next, size) <= width) {
+        if (this.width(next, size) <= width) {
           line = next;
           continue;
         }
         if (line.trim()) out.push(line.trimEnd());
         line = word.trimStart();
         // a single token wider than the line (a hash, a JWT): break it by characters
-        while (this.font.widthOfTextAtSize(line, size) > width) {
-          let i = line.length;
-          while (i > 1 && this.font.widthOfTextAtSize(line.slice(0, i), size) > width) i--;
-          out.push(line.slice(0, i));
-          line = line.slice(i);
+        while (this.width(line, size) > width) {
+          let i = 0;
+          let w = 0;
+          for (const ch of line) {
+            w += this.width(ch, size);
+            if (w > width) break;
+            i += ch.length;
+          }
+          out.push(line.slice(0, Math.max(i, 1)));
+          line = line.slice(Math.max(i, 1));
         }
       }
       out.push(line.trimEnd());
