@@ -124,7 +124,7 @@ export function SessionView(props: {
               <h2 ref={focusPanel} tabIndex={-1}>
                 Verification complete.
               </h2>
-              <p>Your record is below: download it or have it emailed to you.</p>
+              <p>Your record of it is below, under “Your record”.</p>
             </div>
           </Match>
           <Match when={status() === 'expired'}>
