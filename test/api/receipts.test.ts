@@ -336,6 +336,24 @@ describe('the signer’s record (receipts)', () => {
     expect(biz.body.results).toHaveLength(1);
   });
 
+  it('answers bad input with a clear 4xx and a stable code', async () => {
+    const b = await newIdentify();
+    await share(b);
+    expect((await b.get(`/t/sessions/${b.sessionId}/originals/abc`)).json.code).toBe('not_found');
+    expect((await b.get(`/t/sessions/${b.sessionId}/originals/0`)).json.code).toBe('not_found'); // no sign step
+    expect((await b.get('/t/sessions/not-a-session/receipt.pdf')).status).toBe(404);
+    expect((await b.get('/v1/sessions/sess_x/receipt')).json.code).toBe('not_found');
+    expect(errCode(await b.sendEmail('12345'))).toBe('validation_failed');
+    expect(errCode(await b.sendEmail('abcdef'))).toBe('validation_failed');
+    expect(errCode(await b.sendEmail('123456'))).toBe('receipt_code_expired'); // no code requested
+    expect(errCode(await b.requestCode('a'.repeat(300)))).toBe('validation_failed');
+    expect(errCode(await b.requestCode('two@at@example.org'))).toBe('validation_failed');
+    const wrongId = await b.gql('query { signerReceipt(sessionId: "sess_nope") { access } }');
+    expect(errCode(wrongId)).toBe('not_found');
+    for (const p of ['/r/short', `/r/${'A'.repeat(43)}`, `/r/${'A'.repeat(43)}/receipt.pdf`])
+      expect((await fetch(`${t.baseUrl}${p}`)).status).toBe(404);
+  });
+
   it('ends access 48 hours after the terminal state, also for the originals route', async () => {
     const b = await newFourStep();
     await share(b);

@@ -105,6 +105,15 @@ describe('receipt PDF', () => {
     expect(text).toContain('EXAMPLE');
     expect(text).toContain('PARTIAL');
     expect(text).toContain('not a new');
+    // a second document in the same process renders every glyph too (no state shared between subsets)
+    const other = receiptOf(
+      { given_name: 'Επιβεβαιώνω', family_name: 'Onaylıyorum' },
+      { partial: false, example: false },
+    );
+    const g = write('second.pdf', await renderReceiptPdf(other));
+    const text2 = run('pdftotext', ['-layout', g, '-']);
+    expect(text2).toContain('Επιβεβαιώνω');
+    expect(text2).toContain('Onaylıyorum');
     const fonts = run('pdffonts', [f]);
     expect(fonts).toMatch(/DejaVuSans.*CID TrueType.*yes\s+(yes|no)\s+yes/);
   });

@@ -77,22 +77,6 @@ export function receiptFontBytes(): Uint8Array {
   return fontBytes;
 }
 
-/**
- * fontkit with the parsed font kept: pdf-lib parses the 750 kB TTF on every embedFont, which dominated the
- * render time. The parsed font is read-only for pdf-lib (each document makes its own subset).
- */
-type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
-let parsedFont: ReturnType<Fontkit['create']> | undefined;
-const cachingFontkit: Fontkit = {
-  create: (data, postscriptName) => {
-    if (data === receiptFontBytes() && postscriptName === undefined) {
-      parsedFont ??= fontkit.create(data);
-      return parsedFont;
-    }
-    return fontkit.create(data, postscriptName);
-  },
-};
-
 const PAGE = { width: 595.28, height: 841.89, margin: 48 }; // A4 in points
 const INK = rgb(0.1, 0.1, 0.12);
 const MUTED = rgb(0.38, 0.4, 0.45);
@@ -240,7 +224,9 @@ function resultLines(step: ReceiptStep): string[] {
 /** Builds the receipt PDF with receipt.json attached. Deterministic for the same data (no random ids). */
 export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.registerFontkit(cachingFontkit);
+  // A parsed fontkit font must not be shared between documents: a subset built from a font that already
+  // served another document's subset loses glyphs (seen: 'Επιβεβαιώνω' rendered as 'Επ β βα ώνω').
+  doc.registerFontkit(fontkit);
   const font = await doc.embedFont(receiptFontBytes(), { subset: true });
   const at = new Date(data.generated_at);
   doc.setTitle(`Receipt: ${data.workflow.name}`);
