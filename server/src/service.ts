@@ -60,6 +60,8 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { createSupportResolver } from './modules/support/support.resolver';
+import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
@@ -113,6 +115,8 @@ export interface Service {
   receipts: ReceiptService;
   /** Removes transient uploads of sign steps that never completed (worker pass; tests call pass()). */
   cleanup: TransientUploadCleanup;
+  /** Sessions for support: list and timeline (dashboard). */
+  support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -136,7 +140,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onQueued: () => relay.kick(),
+  });
   const relay = new WebhookRelay({
     ds,
     clock,
@@ -245,6 +253,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     mail,
     receipts,
     cleanup,
+    support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -418,6 +427,7 @@ export function declareApi(s: ApiServices): {
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
     createReceiptResolver(s.receipts),
+    createSupportResolver(s.support),
   ];
   return { routes, resolvers };
 }

@@ -75,6 +75,9 @@ export const ERROR_CODES = {
   receipt_code_expired: { status: 410, title: 'The code has expired or was already used; request a new one' },
   receipt_code_too_soon: { status: 429, title: 'A new code can be requested one minute after the last one' },
   receipt_code_limit: { status: 429, title: 'At most five codes per hour can be sent for a session' },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -20,6 +20,7 @@ import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
+import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
@@ -62,4 +63,5 @@ export const ENTITIES = [
   ReceiptAccessEntity,
   ReceiptCodeEntity,
   ReceiptDeliveryEntity,
+  SessionEventEntity,
 ];

@@ -5,6 +5,7 @@ import { CredentialCatalog1763900000008 } from './1763900000008-credential-catal
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
 import { Receipts1764000000300 } from './1764000000300-receipts';
+import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
   Receipts1764000000300,
+  WebhookOpsAndSupport1764000000500,
 ];
