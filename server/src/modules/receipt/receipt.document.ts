@@ -77,6 +77,22 @@ export function receiptFontBytes(): Uint8Array {
   return fontBytes;
 }
 
+/**
+ * OpenType features off: the receipt sets Latin, Greek and Cyrillic text that needs no shaping, and fontkit's
+ * per-line GSUB/GPOS pass was most of the render time (bench-receipt.ts). Kerning off changes spacing only.
+ */
+const NO_SHAPING = {
+  kern: false,
+  liga: false,
+  clig: false,
+  calt: false,
+  ccmp: false,
+  locl: false,
+  mark: false,
+  mkmk: false,
+  rlig: false,
+};
+
 const PAGE = { width: 595.28, height: 841.89, margin: 48 }; // A4 in points
 const INK = rgb(0.1, 0.1, 0.12);
 const MUTED = rgb(0.38, 0.4, 0.45);
@@ -227,7 +243,7 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
   // A parsed fontkit font must not be shared between documents: a subset built from a font that already
   // served another document's subset loses glyphs (seen: 'Επιβεβαιώνω' rendered as 'Επ β βα ώνω').
   doc.registerFontkit(fontkit);
-  const font = await doc.embedFont(receiptFontBytes(), { subset: true });
+  const font = await doc.embedFont(receiptFontBytes(), { subset: true, features: NO_SHAPING });
   const at = new Date(data.generated_at);
   doc.setTitle(`Receipt: ${data.workflow.name}`);
   doc.setSubject('Record of completed verification steps (not a signature)');
