@@ -50,6 +50,7 @@ import {
   registerSandboxCrossDeviceRoute,
   SignedRequestWallet,
 } from './modules/sandbox/signed-request-wallet';
+import { loadBrowserBinding } from './modules/session/browser-binding';
 import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
@@ -205,6 +206,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const transport = new SessionTransport({
     ds,
     config,
+    binding: await loadBrowserBinding(ds, clock),
     clock,
     workflows,
     audit,
@@ -363,6 +365,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         relay.start();
         sweeper = setInterval(() => {
           sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
+          sessions
+            .sweepDecisionsDue()
+            .catch((e) => logger.error('decision sweep failed', { error: String(e) }));
+          sessions
+            .purgeIdempotencyKeys()
+            .catch((e) => logger.error('idempotency purge failed', { error: String(e) }));
         }, 30_000);
         // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)
         receiptWorker = setInterval(() => {

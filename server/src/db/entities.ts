@@ -18,6 +18,7 @@ import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.e
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
+import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { SessionEventEntity } from '../modules/support/session-event.entity';
@@ -63,5 +64,6 @@ export const ENTITIES = [
   ReceiptAccessEntity,
   ReceiptCodeEntity,
   ReceiptDeliveryEntity,
+  ServiceSecretEntity,
   SessionEventEntity,
 ];

@@ -134,6 +134,11 @@ export const SessionSchema = SessionCreatedSchema.extend({
   created: timestamp,
   metadata: z.record(z.string(), z.unknown()).nullable(),
   results: z.array(StepResultSchema),
+  decision_due: timestamp
+    .nullable()
+    .describe(
+      'In awaiting_decision: when the business decision is due (session.decision_due is sent then); else null.',
+    ),
   failure_reason: FailureReasonSchema.optional().describe('Present on failed and expired sessions only.'),
 })
   .strict()
@@ -229,6 +234,24 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
     })
     .strict();
 
+/** The reminder that a session waits at a gate past its decision deadline (ADR 0008); sent once per gate. */
+export const SessionDecisionDueEventSchema = z
+  .object({
+    event: z.literal('session.decision_due'),
+    delivery_id: deliveryId('session.decision_due'),
+    data: z
+      .object({
+        session_id: sessionId,
+        status: z.literal('awaiting_decision'),
+        workflow_id: z.string(),
+        workflow_revision: z.number().int(),
+        completed_steps: z.number().int().min(0),
+        decision_due: timestamp,
+      })
+      .strict(),
+  })
+  .strict();
+
 /** The sandbox test event (sendTestWebhook): not tied to a session; its stream id is a `whtest_` id. */
 export const WebhookTestEventSchema = z
   .object({
@@ -250,6 +273,7 @@ export const WebhookTestEventSchema = z
 
 export const WEBHOOK_EVENT_SCHEMAS: Record<string, z.ZodType> = {
   'step.completed': StepCompletedEventSchema,
+  'session.decision_due': SessionDecisionDueEventSchema,
   ...Object.fromEntries(SESSION_END_EVENTS.map((s) => [`session.${s}`, sessionEndedEventSchema(s)])),
   'webhook.test': WebhookTestEventSchema,
 };

@@ -4,6 +4,7 @@ import { DocumentsAndEvidence1763900000007 } from './1763900000007-documents-and
 import { CredentialCatalog1763900000008 } from './1763900000008-credential-catalog';
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
+import { Boundaries1764000000200 } from './1764000000200-boundaries';
 import { Receipts1764000000300 } from './1764000000300-receipts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   MdocTrustAnchor1763900000009,
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
+  Boundaries1764000000200,
   Receipts1764000000300,
   WebhookOpsAndSupport1764000000500,
 ];

@@ -65,6 +65,7 @@ const sessionOut = (s: SessionView): SessionGql => ({
   created: new Date(s.created),
   metadata: s.metadata,
   results: s.results.map(resultOut),
+  decisionDue: s.decision_due === null ? null : new Date(s.decision_due),
   failureReason: s.failure_reason
     ? {
         code: s.failure_reason.code,
