@@ -33,5 +33,7 @@ for (const src of files) {
   console.log(`${src}  ${(bytes / 1024).toFixed(2)} KB gzipped`);
 }
 const verdict = total <= BUDGET_BYTES ? 'ok' : 'OVER BUDGET';
-console.log(`signer page initial JS: ${(total / 1024).toFixed(2)} KB / ${BUDGET_BYTES / 1024} KB gzipped: ${verdict}`);
+console.log(
+  `signer page initial JS: ${(total / 1024).toFixed(2)} KB / ${BUDGET_BYTES / 1024} KB gzipped: ${verdict}`,
+);
 process.exit(total <= BUDGET_BYTES ? 0 : 1);
