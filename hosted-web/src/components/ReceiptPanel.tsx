@@ -3,6 +3,7 @@
 // access, the emailed receipt with its six-digit code (countdown, resend), and closing online access.
 import { createEffect, createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
 import { toUserError, type UserError } from '../errors';
+import { formatDateTime as formatDate, t } from '../i18n';
 import {
   closeReceiptAccess,
   getSignerReceipt,
@@ -12,16 +13,11 @@ import {
 } from '../receipt';
 import { ErrorAlert } from './ErrorAlert';
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const formatDate = (iso: string) => {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateFormat.format(d);
-};
 const mmss = (ms: number) => {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
-const kb = (n: number) => (n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} kB`);
+const kb = (n: number) => (n < 1024 ? t('step.bytes', { n }) : `${(n / 1024).toFixed(1)} kB`);
 
 export function ReceiptPanel(props: { sessionId: string; version: string }) {
   const [receipt, { mutate, refetch }] = createResource(
@@ -60,7 +56,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
 
   return (
     <section class="card receipt" aria-labelledby="receipt-heading" data-testid="receipt-panel">
-      <h2 id="receipt-heading">Your record</h2>
+      <h2 id="receipt-heading">{t('receipt.title')}</h2>
       <Show when={receipt.error}>
         <ErrorAlert error={toUserError(receipt.error)} />
       </Show>
@@ -68,26 +64,23 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
         {(r) => (
           <Switch>
             <Match when={r().access === 'closed'}>
-              <p data-testid="access-closed">
-                You closed online access to this record. Nothing can be downloaded or emailed from here any
-                more, and receipt links no longer work. Files you saved stay valid.
-              </p>
+              <p data-testid="access-closed">{t('receipt.closedText')}</p>
             </Match>
             <Match when={r().access === 'ended'}>
               <p data-testid="access-ended">
-                Online access ended on{' '}
-                <time datetime={r().accessUntil ?? ''}>{formatDate(r().accessUntil ?? '')}</time> (48 hours
-                after the verification ended). Files you saved stay valid.
+                <time datetime={r().accessUntil ?? ''}>
+                  {t('receipt.endedText', { date: formatDate(r().accessUntil ?? '') })}
+                </time>
               </p>
             </Match>
             <Match when={r().access === 'open'}>
               <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
               <p>
                 {r().partial
-                  ? `A partial receipt of the ${r().completedSteps} of ${r().totalSteps} steps completed so far.`
-                  : 'A receipt of everything you completed.'}{' '}
-                It is a readable record of what was verified, not a new signature.
-                <Show when={r().environment === 'sandbox'}> This is a test (sandbox) example.</Show>
+                  ? t('receipt.partial', { done: r().completedSteps, total: r().totalSteps })
+                  : t('receipt.full')}{' '}
+                {t('receipt.notSignature')}
+                <Show when={r().environment === 'sandbox'}> {t('receipt.sandbox')}</Show>
               </p>
               <p>
                 <a
@@ -97,11 +90,11 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   data-testid="download-receipt"
                   onClick={afterDownload}
                 >
-                  {r().partial ? 'Download partial receipt (PDF)' : 'Download receipt (PDF)'}
+                  {r().partial ? t('receipt.downloadPartial') : t('receipt.download')}
                 </a>
               </p>
               <Show when={r().originals.length > 0}>
-                <h3>Signed documents</h3>
+                <h3>{t('receipt.signedDocs')}</h3>
                 <ul class="documents" data-testid="originals">
                   <For each={r().originals}>
                     {(o) => (
@@ -121,16 +114,15 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
               <Show when={r().accessUntil}>
                 {(until) => (
                   <p class="muted" data-testid="access-until">
-                    You can download these here until <time datetime={until()}>{formatDate(until())}</time>.
-                    Files you save stay valid after that.
+                    <time datetime={until()}>{t('receipt.until', { date: formatDate(until()) })}</time>
                   </p>
                 )}
               </Show>
 
-              <h3>Receive the receipt by email</h3>
+              <h3>{t('receipt.emailTitle')}</h3>
               <Show when={r().email.sentTo.length > 0}>
                 <p class="notice" role="status" data-testid="email-sent">
-                  Receipt sent to {r().email.sentTo.join(', ')}.
+                  {t('receipt.sentTo', { to: r().email.sentTo.join(', ') })}
                 </p>
               </Show>
               <form
@@ -140,7 +132,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   void act(() => requestReceiptEmailCode(props.sessionId, email()));
                 }}
               >
-                <label for="receipt-email">Email address</label>
+                <label for="receipt-email">{t('receipt.emailLabel')}</label>
                 <input
                   id="receipt-email"
                   type="email"
@@ -163,9 +155,9 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                     >
                       {r().email.codeSentTo
                         ? wait() > 0
-                          ? `Send a new code in ${mmss(wait())}`
-                          : 'Send a new code'
-                        : 'Send code'}
+                          ? t('receipt.newCodeIn', { time: mmss(wait()) })
+                          : t('receipt.newCode')
+                        : t('receipt.sendCode')}
                     </button>
                   );
                 })()}
@@ -183,13 +175,23 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   }}
                 >
                   <p data-testid="code-sent">
-                    We sent a six-digit code to {r().email.codeSentTo}. It is valid for{' '}
-                    <span data-testid="code-countdown" aria-live="off">
-                      {mmss(Date.parse(r().email.codeExpiresAt as string) - now())}
-                    </span>
-                    .
+                    {(() => {
+                      // the countdown stays its own element (tests and assistive tech read it separately)
+                      const [before, after] = t('receipt.codeSent', {
+                        to: r().email.codeSentTo ?? '',
+                      }).split('{time}');
+                      return (
+                        <>
+                          {before}
+                          <span data-testid="code-countdown" aria-live="off">
+                            {mmss(Date.parse(r().email.codeExpiresAt as string) - now())}
+                          </span>
+                          {after}
+                        </>
+                      );
+                    })()}
                   </p>
-                  <label for="receipt-code">Code</label>
+                  <label for="receipt-code">{t('receipt.codeLabel')}</label>
                   <input
                     id="receipt-code"
                     inputmode="numeric"
@@ -202,20 +204,17 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                     data-testid="code-input"
                   />
                   <button type="submit" class="button" disabled={busy()} data-testid="send-receipt">
-                    Email me the receipt
+                    {t('receipt.emailMe')}
                   </button>
                 </form>
               </Show>
               <Show when={r().email.codesLeftThisHour === 0}>
-                <p class="muted">You have asked for five codes this hour. Please try again later.</p>
+                <p class="muted">{t('receipt.codeLimit')}</p>
               </Show>
 
               <Show when={r().canClose}>
-                <h3>Close online access</h3>
-                <p class="muted">
-                  Closing stops all downloads, receipt emails and receipt links for this verification, for
-                  good. The result {r().partial ? '' : 'and its evidence '}stay with the business as before.
-                </p>
+                <h3>{t('receipt.closeTitle')}</h3>
+                <p class="muted">{r().partial ? t('receipt.closeTextPartial') : t('receipt.closeText')}</p>
                 <Show
                   when={confirmClose()}
                   fallback={
@@ -225,7 +224,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                       onClick={() => setConfirmClose(true)}
                       data-testid="close-access"
                     >
-                      Close online access…
+                      {t('receipt.closeButton')}
                     </button>
                   }
                 >
@@ -236,16 +235,11 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                     data-testid="close-confirm"
                   >
                     <p id="close-warning">
-                      <Show
-                        when={!r().pdfDownloaded}
-                        fallback={<>You downloaded the receipt in this browser. </>}
-                      >
-                        <strong data-testid="no-download-warning">
-                          You have not downloaded the receipt in this browser.
-                        </strong>{' '}
-                        After closing, it cannot be downloaded here any more.{' '}
+                      <Show when={!r().pdfDownloaded} fallback={<>{t('receipt.downloaded')} </>}>
+                        <strong data-testid="no-download-warning">{t('receipt.notDownloaded')}</strong>{' '}
+                        {t('receipt.afterClose')}{' '}
                       </Show>
-                      A receipt email you already asked for may still arrive.
+                      {t('receipt.mayArrive')}
                     </p>
                     <button
                       type="button"
@@ -254,10 +248,10 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                       onClick={() => void act(() => closeReceiptAccess(props.sessionId))}
                       data-testid="confirm-close"
                     >
-                      Close access permanently
+                      {t('receipt.confirmClose')}
                     </button>{' '}
                     <button type="button" class="button secondary" onClick={() => setConfirmClose(false)}>
-                      Cancel
+                      {t('receipt.cancel')}
                     </button>
                   </div>
                 </Show>

@@ -1,19 +1,12 @@
 // "Who asks for what": the workflow's steps in plain words, with done/current markers.
 import { For, Show } from 'solid-js';
+import { hasMessage, t } from '../i18n';
 import type { ProjectionStep, SessionProjection } from '../types';
-
-const CLAIM_LABELS: Record<string, string> = {
-  given_name: 'Given name',
-  family_name: 'Family name',
-  birth_date: 'Date of birth',
-  nationality: 'Nationality',
-  document_status: 'Document status (checked with the issuer, not shared as data)',
-};
 
 /** Unknown claim names still read as words rather than identifiers. */
 export function claimLabel(claim: string): string {
-  const known = CLAIM_LABELS[claim];
-  if (known) return known;
+  const key = `claim.${claim}`;
+  if (hasMessage(key)) return t(key);
   const words = claim.replace(/[_.-]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -21,13 +14,13 @@ export function claimLabel(claim: string): string {
 function stepTitle(step: ProjectionStep): string {
   switch (step.primitive) {
     case 'identify':
-      return 'Your identity';
+      return t('steps.identify');
     case 'age_verify':
-      return step.threshold ? `That you are ${step.threshold} or older` : 'Your age';
+      return step.threshold ? t('steps.ageThreshold', { threshold: step.threshold }) : t('steps.age');
     case 'sign':
-      return 'Your signature on documents';
+      return t('steps.sign');
     case 'attestation':
-      return 'Your approval of short terms';
+      return t('steps.attestation');
   }
 }
 
@@ -48,10 +41,10 @@ export function StepList(props: { projection: SessionProjection }) {
             <div class="step-head">
               <span class="step-title">{stepTitle(step)}</span>
               <Show when={done(step.stage)}>
-                <span class="step-tag">Done</span>
+                <span class="step-tag">{t('steps.done')}</span>
               </Show>
               <Show when={current(step.stage)}>
-                <span class="step-tag step-tag-now">Now</span>
+                <span class="step-tag step-tag-now">{t('steps.now')}</span>
               </Show>
             </div>
             <Show when={step.primitive === 'identify' && step.claims?.length}>
@@ -60,7 +53,7 @@ export function StepList(props: { projection: SessionProjection }) {
               </ul>
             </Show>
             <Show when={step.primitive === 'age_verify'}>
-              <p class="step-note">Only a yes or no is shared, not your date of birth.</p>
+              <p class="step-note">{t('steps.ageNote')}</p>
             </Show>
           </li>
         )}

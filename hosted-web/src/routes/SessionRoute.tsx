@@ -3,8 +3,10 @@
 import { createResource, ErrorBoundary, Show, Suspense } from 'solid-js';
 import { ApiError, getSession } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Loading } from '../components/Loading';
 import { toUserError } from '../errors';
+import { t } from '../i18n';
 import { SessionView } from './SessionView';
 
 export function SessionRoute(props: { id: string }) {
@@ -12,10 +14,11 @@ export function SessionRoute(props: { id: string }) {
 
   return (
     <main class="page">
+      <LanguageSwitcher />
       <ErrorBoundary
         fallback={(err, reset) => (
           <section class="card">
-            <h1>We could not open this verification</h1>
+            <h1>{t('page.cannotOpen')}</h1>
             <ErrorAlert error={toUserError(err)} />
             <Show when={!(err instanceof ApiError && err.code === 'not_found')}>
               <button
@@ -27,13 +30,13 @@ export function SessionRoute(props: { id: string }) {
                   reset();
                 }}
               >
-                Try again
+                {t('page.tryAgain')}
               </button>
             </Show>
           </section>
         )}
       >
-        <Suspense fallback={<Loading label="Loading your verification…" />}>
+        <Suspense fallback={<Loading label={t('page.loading')} />}>
           <Show when={projection()}>
             {(p) => <SessionView projection={p()} onProjection={(next) => mutate(() => next)} />}
           </Show>

@@ -7,6 +7,7 @@ import { focusPanel } from '../components/focus';
 import { ReceiptPanel } from '../components/ReceiptPanel';
 import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
+import { formatDateTime, t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
 import type { SessionProjection } from '../types';
 
@@ -16,12 +17,6 @@ export interface ActionRunner {
   busy: () => boolean;
   /** Runs one user action; a returned projection becomes the page state, a failure is shown and the state re-read. */
   run: (action: () => Promise<SessionProjection | undefined>) => Promise<void>;
-}
-
-const expiryFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-function formatExpiry(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : expiryFormat.format(date);
 }
 
 export function SessionView(props: {
@@ -78,7 +73,7 @@ export function SessionView(props: {
   });
 
   createEffect(() => {
-    document.title = `${business()} – Verification`;
+    document.title = t('page.title', { business: business() });
   });
 
   const canAct = () => p().binding === 'this_browser';
@@ -92,7 +87,7 @@ export function SessionView(props: {
       <header class="header">
         <Show when={p().environment === 'sandbox'}>
           <span class="badge" data-testid="sandbox-badge">
-            SANDBOX
+            {t('page.sandbox')}
           </span>
         </Show>
         <p class="eyebrow">{p().workflow.name}</p>
@@ -100,66 +95,63 @@ export function SessionView(props: {
       </header>
 
       <section class="card" aria-labelledby="asks-heading">
-        <h2 id="asks-heading">{business()} asks you to share:</h2>
+        <h2 id="asks-heading">{t('page.asks', { business: business() })}</h2>
         <StepList projection={p()} />
         <p class="muted">
-          This link is valid until <time datetime={p().expires}>{formatExpiry(p().expires)}</time>.
+          <time datetime={p().expires}>{t('page.validUntil', { date: formatDateTime(p().expires) })}</time>
         </p>
       </section>
 
-      <section class="card" aria-label="Your next step">
+      <section class="card" aria-label={t('page.nextStep')}>
         <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
         <Switch
           fallback={
             <div data-testid="pending">
               <h2 ref={focusPanel} tabIndex={-1}>
-                One moment
+                {t('state.pendingTitle')}
               </h2>
-              <p>This page updates by itself.</p>
+              <p>{t('state.pendingText')}</p>
             </div>
           }
         >
           <Match when={status() === 'completed'}>
             <div data-testid="done">
               <h2 ref={focusPanel} tabIndex={-1}>
-                Verification complete.
+                {t('state.doneTitle')}
               </h2>
-              <p>Your record of it is below, under “Your record”.</p>
+              <p>{t('state.doneText')}</p>
             </div>
           </Match>
           <Match when={status() === 'expired'}>
             <div data-testid="expired">
               <h2 ref={focusPanel} tabIndex={-1}>
-                This link has expired
+                {t('state.expiredTitle')}
               </h2>
-              <p>
-                Nothing more can be done with it. If you still need to verify, ask {business()} for a new
-                link.
-              </p>
+              <p>{t('state.expiredText', { business: business() })}</p>
             </div>
           </Match>
           <Match when={status() === 'stopped'}>
             <div data-testid="stopped">
               <h2 ref={focusPanel} tabIndex={-1}>
-                This verification was stopped
+                {t('state.stoppedTitle')}
               </h2>
-              <p>{business()} ended it. You can close this page.</p>
+              <p>{t('state.stoppedText', { business: business() })}</p>
             </div>
           </Match>
           <Match when={status() === 'failed'}>
             <div data-testid="failed">
               <h2 ref={focusPanel} tabIndex={-1}>
-                This verification could not be completed
+                {t('state.failedTitle')}
               </h2>
-              <p>If you still need to verify, ask {business()} for a new link.</p>
+              <p>{t('state.failedText', { business: business() })}</p>
             </div>
           </Match>
           <Match when={status() === 'awaiting_decision'}>
             <div data-testid="waiting">
               <h2 ref={focusPanel} tabIndex={-1}>
-                Waiting for {business()}
+                {t('state.waitingTitle', { business: business() })}
               </h2>
-              <p>{business()} is reviewing what you shared. This page updates by itself.</p>
+              <p>{t('state.waitingText', { business: business() })}</p>
             </div>
           </Match>
           <Match
@@ -170,9 +162,9 @@ export function SessionView(props: {
           <Match when={status() === 'created'}>
             <div>
               <h2 ref={focusPanel} tabIndex={-1}>
-                Ready when you are
+                {t('state.readyTitle')}
               </h2>
-              <p>Starting links this verification to this browser. Finish it here, on this device.</p>
+              <p>{t('state.readyText')}</p>
               <button
                 type="button"
                 class="button"
@@ -180,7 +172,7 @@ export function SessionView(props: {
                 disabled={busy()}
                 onClick={() => runner.run(() => startSession(p().id))}
               >
-                {busy() ? 'Starting…' : 'Start'}
+                {busy() ? t('state.starting') : t('state.start')}
               </button>
             </div>
           </Match>
@@ -202,7 +194,7 @@ export function SessionView(props: {
       </Show>
 
       <footer class="footer">
-        Status: <span data-testid="status">{status()}</span>
+        {t('page.status')} <span data-testid="status">{status()}</span>
       </footer>
     </>
   );
@@ -212,12 +204,9 @@ function OtherBrowser() {
   return (
     <div data-testid="other-browser">
       <h2 ref={focusPanel} tabIndex={-1}>
-        Started on another device
+        {t('state.otherTitle')}
       </h2>
-      <p>
-        This verification was started on another device or browser, and can only be finished there. If that
-        was not you, contact the business that sent you the link.
-      </p>
+      <p>{t('state.otherText')}</p>
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { createSignal, onMount, Show } from 'solid-js';
 import { ApiError, createCrossDeviceRequest, getSession, sandboxWalletCrossDevice } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
+import { t } from '../i18n';
 import type { ActionRunner } from '../routes/SessionView';
 import type { CrossDeviceRequest, SessionProjection } from '../types';
 
@@ -51,26 +52,23 @@ export function CrossDevice(props: {
 
   return (
     <section class="cross-device" data-testid="cross-device" aria-labelledby="cross-device-heading">
-      <h3 id="cross-device-heading">Use a wallet on another device</h3>
+      <h3 id="cross-device-heading">{t('cross.title')}</h3>
       <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
-      <Show when={request()} fallback={<p class="muted">{loading() ? 'Preparing a code…' : ''}</p>}>
+      <Show when={request()} fallback={<p class="muted">{loading() ? t('cross.preparing') : ''}</p>}>
         {(req) => (
           <>
-            <p>
-              Scan this code with your wallet app. This page moves on by itself once you have shared in the
-              wallet.
-            </p>
+            <p>{t('cross.scan')}</p>
             <img
               class="qr"
               data-testid="cross-device-qr"
               src={qrSrc(req().qr_svg)}
-              alt="QR code that opens your wallet app"
+              alt={t('cross.qrAlt')}
               width="220"
               height="220"
             />
             <p>
               <a data-testid="cross-device-link" href={req().uri}>
-                Open the wallet app on this device
+                {t('cross.openHere')}
               </a>
             </p>
             <Show when={props.sandboxPersona?.()}>
@@ -81,7 +79,7 @@ export function CrossDevice(props: {
                 disabled={props.runner.busy()}
                 onClick={openInSandboxWallet}
               >
-                Open in sandbox wallet
+                {t('cross.openSandbox')}
               </button>
             </Show>
           </>
@@ -94,7 +92,7 @@ export function CrossDevice(props: {
         disabled={loading()}
         onClick={() => void load()}
       >
-        Show a new code
+        {t('cross.newCode')}
       </button>
     </section>
   );

@@ -10,6 +10,7 @@ import {
   submitWalletResponse,
 } from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
+import { t } from '../i18n';
 import type { ActionRunner } from '../routes/SessionView';
 import type { ProjectionStep, SandboxPersona, SessionProjection, WalletRequest } from '../types';
 import { CrossDevice } from './CrossDevice';
@@ -86,10 +87,7 @@ export function IdentifyStep(props: {
         {stepHeading(props.step)}
       </h2>
       <StepContent session={props.session} step={props.step} />
-      <p>
-        Your wallet shows exactly what {business()} asks for, and nothing is shared until you confirm it
-        there.
-      </p>
+      <p>{t('step.walletShows', { business: business() })}</p>
 
       <Show
         when={requested()}
@@ -101,7 +99,7 @@ export function IdentifyStep(props: {
             disabled={props.runner.busy()}
             onClick={start}
           >
-            {props.runner.busy() ? 'Preparing…' : 'Share with wallet'}
+            {props.runner.busy() ? t('step.preparing') : t('step.share')}
           </button>
         }
       >
@@ -113,18 +111,16 @@ export function IdentifyStep(props: {
             disabled={props.runner.busy()}
             onClick={shareWithBrowserWallet}
           >
-            Open my wallet
+            {t('step.openWallet')}
           </button>
         </Show>
 
         <Show when={personas()?.length ? personas() : undefined}>
           {(list) => (
             <fieldset class="sandbox-wallet">
-              <legend>Sandbox test wallet</legend>
-              <p class="muted">
-                Pick a test person. Their credential comes from the sandbox issuer; no real data.
-              </p>
-              <label for="persona">Test person</label>
+              <legend>{t('step.sandboxWallet')}</legend>
+              <p class="muted">{t('step.sandboxNote')}</p>
+              <label for="persona">{t('step.testPerson')}</label>
               <select
                 id="persona"
                 ref={focusOnAppear}
@@ -145,7 +141,7 @@ export function IdentifyStep(props: {
                 disabled={props.runner.busy() || !persona()}
                 onClick={shareWithReferenceWallet}
               >
-                {props.runner.busy() ? 'Sharing…' : 'Share with test wallet'}
+                {props.runner.busy() ? t('step.sharing') : t('step.shareTest')}
               </button>
             </fieldset>
           )}

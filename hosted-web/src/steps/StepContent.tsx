@@ -3,34 +3,36 @@
 // SHA-256). The wallet receives the same hashes in the request's transaction data and signs them.
 import { For, Match, Switch } from 'solid-js';
 import { documentUrl } from '../api';
+import { locale, t } from '../i18n';
 import type { ProjectionDocument, ProjectionStep, SessionProjection } from '../types';
 
 export function stepHeading(step: ProjectionStep): string {
   switch (step.primitive) {
     case 'identify':
-      return 'Share your identity';
+      return t('step.headIdentify');
     case 'age_verify':
-      return 'Confirm your age';
+      return t('step.headAge');
     case 'sign':
-      return step.documents?.length === 1 ? 'Sign this document' : 'Sign these documents';
+      return step.documents?.length === 1 ? t('step.headSignOne') : t('step.headSignMany');
     case 'attestation':
-      return 'Approve these terms';
+      return t('step.headAttestation');
   }
 }
 
-const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
+  const sizeFormat = new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 });
+  if (bytes < 1024) return t('step.bytes', { n: bytes });
   if (bytes < 1024 * 1024) return `${sizeFormat.format(bytes / 1024)} KB`;
   return `${sizeFormat.format(bytes / 1024 / 1024)} MB`;
 }
 
-const TYPE_LABELS: Record<string, string> = {
-  'application/pdf': 'PDF',
-  'text/plain': 'Text',
-  'image/png': 'PNG image',
-  'image/jpeg': 'JPEG image',
-};
+const typeLabel = (contentType: string): string =>
+  ({
+    'application/pdf': 'PDF',
+    'text/plain': t('step.typeText'),
+    'image/png': t('step.typePng'),
+    'image/jpeg': t('step.typeJpeg'),
+  })[contentType] ?? contentType;
 
 function DocumentItem(props: { session: SessionProjection; doc: ProjectionDocument }) {
   return (
@@ -43,7 +45,7 @@ function DocumentItem(props: { session: SessionProjection; doc: ProjectionDocume
         {props.doc.label}
       </a>{' '}
       <span class="muted">
-        ({TYPE_LABELS[props.doc.content_type] ?? props.doc.content_type}, {formatSize(props.doc.size)})
+        ({typeLabel(props.doc.content_type)}, {formatSize(props.doc.size)})
       </span>
       <div class="hash">
         SHA-256: <code data-testid="document-sha256">{props.doc.sha256}</code>
@@ -58,27 +60,20 @@ export function StepContent(props: { session: SessionProjection; step: Projectio
     <Switch>
       <Match when={props.step.primitive === 'age_verify'}>
         <p data-testid="age-threshold">
-          {business()} asks whether you are <strong>{props.step.threshold} or older</strong>. It receives only
-          yes or no, never your date of birth.
+          {t('step.ageAsk', { business: business(), threshold: props.step.threshold ?? '' })}
         </p>
       </Match>
       <Match when={props.step.primitive === 'sign'}>
-        <p>
-          Read the documents below. Your wallet signs exactly these files, identified by their SHA-256
-          fingerprints; they cannot be changed afterwards.
-        </p>
+        <p>{t('step.signRead')}</p>
         <ul class="documents" data-testid="documents">
           <For each={props.step.documents ?? []}>
             {(doc) => <DocumentItem session={props.session} doc={doc} />}
           </For>
         </ul>
-        <p class="muted">
-          This is an electronic signature made with the key in your wallet. It is not a qualified electronic
-          signature (QES).
-        </p>
+        <p class="muted">{t('step.signNotQes')}</p>
       </Match>
       <Match when={props.step.primitive === 'attestation'}>
-        <p>Read the terms below. Your wallet signs your approval of exactly this text.</p>
+        <p>{t('step.termsRead')}</p>
         <blockquote class="terms" data-testid="terms">
           {props.step.terms}
         </blockquote>

@@ -1,0 +1,203 @@
+// German message catalogue of the signer page (keys and placeholders as in en.ts). formal "Sie" throughout.
+import type { Messages } from './en';
+
+export const de: Messages = {
+  'lang.label': 'Sprache',
+  'page.title': '{business} – Verifizierung',
+  'page.notFoundTitle': 'Seite nicht gefunden',
+  'page.notFoundText':
+    'Unter dieser Adresse gibt es nichts. Wenn Sie einen Verifizierungslink erhalten haben, prüfen Sie, ob Sie ihn vollständig geöffnet haben.',
+  'page.cannotOpen': 'Diese Verifizierung konnte nicht geöffnet werden',
+  'page.tryAgain': 'Erneut versuchen',
+  'page.loading': 'Ihre Verifizierung wird geladen…',
+  'page.sandbox': 'SANDBOX',
+  'page.asks': '{business} bittet Sie, Folgendes zu teilen:',
+  'page.validUntil': 'Dieser Link ist gültig bis {date}.',
+  'page.nextStep': 'Ihr nächster Schritt',
+  'page.status': 'Status:',
+  'page.supportRef': 'Referenz für den Support:',
+  'state.pendingTitle': 'Einen Moment',
+  'state.pendingText': 'Diese Seite aktualisiert sich von selbst.',
+  'state.doneTitle': 'Verifizierung abgeschlossen.',
+  'state.doneText': 'Ihren Nachweis finden Sie unten unter „Ihr Nachweis“.',
+  'state.return': 'Zurück zu {business}',
+  'state.expiredTitle': 'Dieser Link ist abgelaufen',
+  'state.expiredText':
+    'Damit ist nichts mehr möglich. Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',
+  'state.stoppedTitle': 'Diese Verifizierung wurde beendet',
+  'state.stoppedText': '{business} hat sie beendet. Sie können diese Seite schließen.',
+  'state.failedTitle': 'Diese Verifizierung konnte nicht abgeschlossen werden',
+  'state.failedText': 'Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',
+  'state.waitingTitle': 'Warten auf {business}',
+  'state.waitingText': '{business} prüft, was Sie geteilt haben. Diese Seite aktualisiert sich von selbst.',
+  'state.readyTitle': 'Bereit, wenn Sie es sind',
+  'state.readyText':
+    'Mit dem Start wird diese Verifizierung an diesen Browser gebunden. Schließen Sie sie hier auf diesem Gerät ab.',
+  'state.start': 'Starten',
+  'state.starting': 'Wird gestartet…',
+  'state.otherTitle': 'Auf einem anderen Gerät gestartet',
+  'state.otherText':
+    'Diese Verifizierung wurde auf einem anderen Gerät oder Browser gestartet und kann nur dort abgeschlossen werden. Wenn Sie das nicht waren, wenden Sie sich an das Unternehmen, das Ihnen den Link geschickt hat.',
+  'steps.identify': 'Ihre Identität',
+  'steps.ageThreshold': 'Dass Sie {threshold} Jahre oder älter sind',
+  'steps.age': 'Ihr Alter',
+  'steps.sign': 'Ihre Unterschrift unter Dokumenten',
+  'steps.attestation': 'Ihre Zustimmung zu kurzen Bedingungen',
+  'steps.done': 'Erledigt',
+  'steps.now': 'Jetzt',
+  'steps.ageNote': 'Geteilt wird nur Ja oder Nein, nicht Ihr Geburtsdatum.',
+  'claim.given_name': 'Vorname',
+  'claim.family_name': 'Nachname',
+  'claim.birth_date': 'Geburtsdatum',
+  'claim.nationality': 'Staatsangehörigkeit',
+  'claim.document_status': 'Dokumentstatus (beim Aussteller geprüft, nicht als Daten geteilt)',
+  'step.headIdentify': 'Identität teilen',
+  'step.headAge': 'Alter bestätigen',
+  'step.headSignOne': 'Dieses Dokument unterschreiben',
+  'step.headSignMany': 'Diese Dokumente unterschreiben',
+  'step.headAttestation': 'Diesen Bedingungen zustimmen',
+  'step.ageAsk':
+    '{business} fragt, ob Sie {threshold} Jahre oder älter sind. Übermittelt wird nur Ja oder Nein, nie Ihr Geburtsdatum.',
+  'step.signRead':
+    'Lesen Sie die Dokumente unten. Ihre Wallet unterschreibt genau diese Dateien, erkennbar an ihren SHA-256-Fingerabdrücken; sie können danach nicht mehr geändert werden.',
+  'step.signNotQes':
+    'Dies ist eine elektronische Signatur mit dem Schlüssel in Ihrer Wallet. Es ist keine qualifizierte elektronische Signatur (QES).',
+  'step.termsRead':
+    'Lesen Sie die Bedingungen unten. Ihre Wallet unterschreibt Ihre Zustimmung zu genau diesem Text.',
+  'step.bytes': '{n} Byte',
+  'step.typeText': 'Text',
+  'step.typePng': 'PNG-Bild',
+  'step.typeJpeg': 'JPEG-Bild',
+  'step.walletShows':
+    'Ihre Wallet zeigt genau, was {business} anfragt, und nichts wird geteilt, bevor Sie es dort bestätigen.',
+  'step.share': 'Mit Wallet teilen',
+  'step.preparing': 'Wird vorbereitet…',
+  'step.openWallet': 'Meine Wallet öffnen',
+  'step.sandboxWallet': 'Sandbox-Test-Wallet',
+  'step.sandboxNote':
+    'Wählen Sie eine Testperson. Ihr Nachweis stammt vom Sandbox-Aussteller; es sind keine echten Daten.',
+  'step.testPerson': 'Testperson',
+  'step.sharing': 'Wird geteilt…',
+  'step.shareTest': 'Mit Test-Wallet teilen',
+  'cross.title': 'Wallet auf einem anderen Gerät verwenden',
+  'cross.preparing': 'Code wird vorbereitet…',
+  'cross.scan':
+    'Scannen Sie diesen Code mit Ihrer Wallet-App. Diese Seite geht von selbst weiter, sobald Sie in der Wallet geteilt haben.',
+  'cross.qrAlt': 'QR-Code, der Ihre Wallet-App öffnet',
+  'cross.openHere': 'Wallet-App auf diesem Gerät öffnen',
+  'cross.openSandbox': 'In der Sandbox-Wallet öffnen',
+  'cross.newCode': 'Neuen Code anzeigen',
+  'receipt.title': 'Ihr Nachweis',
+  'receipt.closedText':
+    'Sie haben den Online-Zugang zu diesem Nachweis geschlossen. Von hier kann nichts mehr heruntergeladen oder gemailt werden, und Beleg-Links funktionieren nicht mehr. Gespeicherte Dateien bleiben gültig.',
+  'receipt.endedText':
+    'Der Online-Zugang endete am {date} (48 Stunden nach Ende der Verifizierung). Gespeicherte Dateien bleiben gültig.',
+  'receipt.partial': 'Ein Teilbeleg über die bisher abgeschlossenen {done} von {total} Schritten.',
+  'receipt.full': 'Ein Beleg über alles, was Sie abgeschlossen haben.',
+  'receipt.notSignature': 'Er ist eine lesbare Aufzeichnung dessen, was geprüft wurde, keine neue Signatur.',
+  'receipt.sandbox': 'Dies ist ein Testbeispiel (Sandbox).',
+  'receipt.downloadPartial': 'Teilbeleg herunterladen (PDF)',
+  'receipt.download': 'Beleg herunterladen (PDF)',
+  'receipt.signedDocs': 'Unterschriebene Dokumente',
+  'receipt.until':
+    'Sie können diese Dateien hier bis {date} herunterladen. Gespeicherte Dateien bleiben danach gültig.',
+  'receipt.emailTitle': 'Beleg per E-Mail erhalten',
+  'receipt.sentTo': 'Beleg gesendet an {to}.',
+  'receipt.emailLabel': 'E-Mail-Adresse',
+  'receipt.newCodeIn': 'Neuen Code senden in {time}',
+  'receipt.newCode': 'Neuen Code senden',
+  'receipt.sendCode': 'Code senden',
+  'receipt.codeSent': 'Wir haben einen sechsstelligen Code an {to} gesendet. Er ist noch {time} gültig.',
+  'receipt.codeLabel': 'Code',
+  'receipt.emailMe': 'Beleg per E-Mail senden',
+  'receipt.codeLimit':
+    'Sie haben in dieser Stunde fünf Codes angefordert. Bitte versuchen Sie es später erneut.',
+  'receipt.closeTitle': 'Online-Zugang schließen',
+  'receipt.closeTextPartial':
+    'Das Schließen beendet endgültig alle Downloads, Beleg-E-Mails und Beleg-Links dieser Verifizierung. Das Ergebnis bleibt wie bisher beim Unternehmen.',
+  'receipt.closeText':
+    'Das Schließen beendet endgültig alle Downloads, Beleg-E-Mails und Beleg-Links dieser Verifizierung. Das Ergebnis und seine Nachweise bleiben wie bisher beim Unternehmen.',
+  'receipt.closeButton': 'Online-Zugang schließen…',
+  'receipt.downloaded': 'Sie haben den Beleg in diesem Browser heruntergeladen.',
+  'receipt.notDownloaded': 'Sie haben den Beleg in diesem Browser nicht heruntergeladen.',
+  'receipt.afterClose': 'Nach dem Schließen kann er hier nicht mehr heruntergeladen werden.',
+  'receipt.mayArrive': 'Eine bereits angeforderte Beleg-E-Mail kann noch ankommen.',
+  'receipt.confirmClose': 'Zugang endgültig schließen',
+  'receipt.cancel': 'Abbrechen',
+  'error.generic': 'Bei uns ist etwas schiefgelaufen. Bitte versuchen Sie es gleich noch einmal.',
+  'error.not_found':
+    'Dieser Verifizierungslink ist ungültig. Prüfen Sie, ob Sie den vollständigen Link geöffnet haben.',
+  'error.session_expired':
+    'Dieser Verifizierungslink ist abgelaufen. Bitten Sie das Unternehmen um einen neuen Link.',
+  'error.session_bound_elsewhere':
+    'Diese Verifizierung wurde auf einem anderen Gerät oder Browser gestartet. Fahren Sie dort fort oder bitten Sie das Unternehmen um einen neuen Link.',
+  'error.session_state_conflict':
+    'Diese Verifizierung ist inzwischen weitergegangen. Die Seite zeigt den aktuellen Stand.',
+  'error.step_window_expired':
+    'Die Zeit für diesen Schritt ist abgelaufen. Bitten Sie das Unternehmen um einen neuen Link.',
+  'error.forbidden': 'Das ist in diesem Browser nicht möglich.',
+  'error.rate_limited':
+    'Zu viele Versuche in kurzer Zeit. Bitte warten Sie eine Minute und versuchen Sie es erneut.',
+  'error.network_error':
+    'Der Server war nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+  'error.payload_too_large': 'Die Antwort der Wallet war zu groß. Bitte versuchen Sie es erneut.',
+  'error.request_not_found':
+    'Diese Wallet-Anfrage wurde bereits verwendet oder ist abgelaufen. Bitte teilen Sie erneut.',
+  'error.presentation_malformed':
+    'Die Antwort der Wallet konnte nicht gelesen werden. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.issuer_untrusted':
+    'Dieser Nachweis stammt von einem Aussteller, der hier nicht akzeptiert wird. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.credential_signature_invalid':
+    'Die Signatur des Nachweises konnte nicht bestätigt werden. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.credential_type_invalid':
+    'Diese Art von Nachweis wird für diesen Schritt nicht akzeptiert. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.credential_revoked':
+    'Dieser Nachweis wurde von seinem Aussteller widerrufen. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.credential_suspended':
+    'Dieser Nachweis ist von seinem Aussteller derzeit ausgesetzt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.credential_expired':
+    'Dieser Nachweis ist abgelaufen. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.status_check_failed':
+    'Der Nachweis konnte gerade nicht beim Aussteller geprüft werden. Bitte versuchen Sie es erneut.',
+  'error.claims_missing':
+    'Die Wallet hat nicht alles Angefragte geteilt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.disclosure_invalid':
+    'Ein Teil der geteilten Daten passt nicht zum Nachweis. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.nonce_mismatch': 'Die Wallet hat auf eine ältere Anfrage geantwortet. Bitte teilen Sie erneut.',
+  'error.audience_mismatch':
+    'Die Antwort der Wallet war für eine andere Website bestimmt. Bitte teilen Sie erneut von dieser Seite aus.',
+  'error.key_binding_missing':
+    'Die Wallet hat nicht nachgewiesen, dass sie den Nachweis besitzt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.key_binding_invalid':
+    'Der Besitznachweis der Wallet ist ungültig. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.key_binding_stale':
+    'Die Antwort der Wallet ist zu alt oder die Uhr des Geräts geht falsch. Bitte teilen Sie erneut.',
+  'error.sd_hash_mismatch':
+    'Der Nachweis der Wallet deckt die geteilten Daten nicht ab. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.transaction_data_missing':
+    'Die Wallet hat die hier gezeigten Dokumente oder Bedingungen nicht unterschrieben. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.transaction_data_mismatch':
+    'Die Wallet hat andere Dokumente oder Bedingungen unterschrieben als die hier gezeigten. Bitte teilen Sie erneut von dieser Seite aus.',
+  'error.device_signed_unauthorized':
+    'Mit diesem Nachweis können keine Dokumente oder Bedingungen unterschrieben werden. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.response_not_encrypted':
+    'Die Antwort der Wallet war nicht wie erforderlich geschützt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.response_decryption_failed':
+    'Die Antwort der Wallet war für eine andere Anfrage bestimmt. Bitte teilen Sie erneut.',
+  'error.receipt_not_available': 'Ein Beleg ist verfügbar, sobald ein Schritt abgeschlossen ist.',
+  'error.receipt_access_ended':
+    'Der Online-Zugang zu diesem Nachweis ist beendet (48 Stunden nach Ende der Verifizierung). Gespeicherte Dateien bleiben gültig.',
+  'error.receipt_access_closed':
+    'Der Online-Zugang zu diesem Nachweis wurde geschlossen. Gespeicherte Dateien bleiben gültig.',
+  'error.receipt_code_invalid':
+    'Dieser Code ist nicht korrekt. Prüfen Sie die E-Mail und versuchen Sie es erneut.',
+  'error.receipt_code_expired':
+    'Dieser Code ist abgelaufen oder wurde bereits verwendet. Fordern Sie einen neuen Code an.',
+  'error.receipt_code_too_soon': 'Bitte warten Sie eine Minute, bevor Sie einen neuen Code anfordern.',
+  'error.receipt_code_limit':
+    'Sie haben in dieser Stunde fünf Codes angefordert. Bitte versuchen Sie es später erneut.',
+  'error.wallet_cancelled':
+    'Das Teilen wurde abgebrochen. Sie können es erneut versuchen, wenn Sie bereit sind.',
+  'error.wallet_unavailable':
+    'Keine Wallet auf diesem Gerät konnte antworten. Versuchen Sie es erneut oder verwenden Sie ein anderes Gerät.',
+};

@@ -1,0 +1,187 @@
+// English message catalogue of the signer page: the reference every other language must match key for key
+// (the Messages type makes a missing key a type error; test/unit/signer-i18n.test.ts also checks placeholders).
+// {name} marks a value filled in at render time.
+export const en = {
+  'lang.label': 'Language',
+  'page.title': '{business} – Verification',
+  'page.notFoundTitle': 'Page not found',
+  'page.notFoundText':
+    'There is nothing at this address. If you were sent a verification link, check that you opened all of it.',
+  'page.cannotOpen': 'We could not open this verification',
+  'page.tryAgain': 'Try again',
+  'page.loading': 'Loading your verification…',
+  'page.sandbox': 'SANDBOX',
+  'page.asks': '{business} asks you to share:',
+  'page.validUntil': 'This link is valid until {date}.',
+  'page.nextStep': 'Your next step',
+  'page.status': 'Status:',
+  'page.supportRef': 'Reference for support:',
+  'state.pendingTitle': 'One moment',
+  'state.pendingText': 'This page updates by itself.',
+  'state.doneTitle': 'Verification complete.',
+  'state.doneText': 'Your record of it is below, under “Your record”.',
+  'state.return': 'Return to {business}',
+  'state.expiredTitle': 'This link has expired',
+  'state.expiredText':
+    'Nothing more can be done with it. If you still need to verify, ask {business} for a new link.',
+  'state.stoppedTitle': 'This verification was stopped',
+  'state.stoppedText': '{business} ended it. You can close this page.',
+  'state.failedTitle': 'This verification could not be completed',
+  'state.failedText': 'If you still need to verify, ask {business} for a new link.',
+  'state.waitingTitle': 'Waiting for {business}',
+  'state.waitingText': '{business} is reviewing what you shared. This page updates by itself.',
+  'state.readyTitle': 'Ready when you are',
+  'state.readyText': 'Starting links this verification to this browser. Finish it here, on this device.',
+  'state.start': 'Start',
+  'state.starting': 'Starting…',
+  'state.otherTitle': 'Started on another device',
+  'state.otherText':
+    'This verification was started on another device or browser, and can only be finished there. If that was not you, contact the business that sent you the link.',
+  'steps.identify': 'Your identity',
+  'steps.ageThreshold': 'That you are {threshold} or older',
+  'steps.age': 'Your age',
+  'steps.sign': 'Your signature on documents',
+  'steps.attestation': 'Your approval of short terms',
+  'steps.done': 'Done',
+  'steps.now': 'Now',
+  'steps.ageNote': 'Only a yes or no is shared, not your date of birth.',
+  'claim.given_name': 'Given name',
+  'claim.family_name': 'Family name',
+  'claim.birth_date': 'Date of birth',
+  'claim.nationality': 'Nationality',
+  'claim.document_status': 'Document status (checked with the issuer, not shared as data)',
+  'step.headIdentify': 'Share your identity',
+  'step.headAge': 'Confirm your age',
+  'step.headSignOne': 'Sign this document',
+  'step.headSignMany': 'Sign these documents',
+  'step.headAttestation': 'Approve these terms',
+  'step.ageAsk':
+    '{business} asks whether you are {threshold} or older. It receives only yes or no, never your date of birth.',
+  'step.signRead':
+    'Read the documents below. Your wallet signs exactly these files, identified by their SHA-256 fingerprints; they cannot be changed afterwards.',
+  'step.signNotQes':
+    'This is an electronic signature made with the key in your wallet. It is not a qualified electronic signature (QES).',
+  'step.termsRead': 'Read the terms below. Your wallet signs your approval of exactly this text.',
+  'step.bytes': '{n} bytes',
+  'step.typeText': 'Text',
+  'step.typePng': 'PNG image',
+  'step.typeJpeg': 'JPEG image',
+  'step.walletShows':
+    'Your wallet shows exactly what {business} asks for, and nothing is shared until you confirm it there.',
+  'step.share': 'Share with wallet',
+  'step.preparing': 'Preparing…',
+  'step.openWallet': 'Open my wallet',
+  'step.sandboxWallet': 'Sandbox test wallet',
+  'step.sandboxNote': 'Pick a test person. Their credential comes from the sandbox issuer; no real data.',
+  'step.testPerson': 'Test person',
+  'step.sharing': 'Sharing…',
+  'step.shareTest': 'Share with test wallet',
+  'cross.title': 'Use a wallet on another device',
+  'cross.preparing': 'Preparing a code…',
+  'cross.scan':
+    'Scan this code with your wallet app. This page moves on by itself once you have shared in the wallet.',
+  'cross.qrAlt': 'QR code that opens your wallet app',
+  'cross.openHere': 'Open the wallet app on this device',
+  'cross.openSandbox': 'Open in sandbox wallet',
+  'cross.newCode': 'Show a new code',
+  'receipt.title': 'Your record',
+  'receipt.closedText':
+    'You closed online access to this record. Nothing can be downloaded or emailed from here any more, and receipt links no longer work. Files you saved stay valid.',
+  'receipt.endedText':
+    'Online access ended on {date} (48 hours after the verification ended). Files you saved stay valid.',
+  'receipt.partial': 'A partial receipt of the {done} of {total} steps completed so far.',
+  'receipt.full': 'A receipt of everything you completed.',
+  'receipt.notSignature': 'It is a readable record of what was verified, not a new signature.',
+  'receipt.sandbox': 'This is a test (sandbox) example.',
+  'receipt.downloadPartial': 'Download partial receipt (PDF)',
+  'receipt.download': 'Download receipt (PDF)',
+  'receipt.signedDocs': 'Signed documents',
+  'receipt.until': 'You can download these here until {date}. Files you save stay valid after that.',
+  'receipt.emailTitle': 'Receive the receipt by email',
+  'receipt.sentTo': 'Receipt sent to {to}.',
+  'receipt.emailLabel': 'Email address',
+  'receipt.newCodeIn': 'Send a new code in {time}',
+  'receipt.newCode': 'Send a new code',
+  'receipt.sendCode': 'Send code',
+  'receipt.codeSent': 'We sent a six-digit code to {to}. It is valid for {time}.',
+  'receipt.codeLabel': 'Code',
+  'receipt.emailMe': 'Email me the receipt',
+  'receipt.codeLimit': 'You have asked for five codes this hour. Please try again later.',
+  'receipt.closeTitle': 'Close online access',
+  'receipt.closeTextPartial':
+    'Closing stops all downloads, receipt emails and receipt links for this verification, for good. The result stays with the business as before.',
+  'receipt.closeText':
+    'Closing stops all downloads, receipt emails and receipt links for this verification, for good. The result and its evidence stay with the business as before.',
+  'receipt.closeButton': 'Close online access…',
+  'receipt.downloaded': 'You downloaded the receipt in this browser.',
+  'receipt.notDownloaded': 'You have not downloaded the receipt in this browser.',
+  'receipt.afterClose': 'After closing, it cannot be downloaded here any more.',
+  'receipt.mayArrive': 'A receipt email you already asked for may still arrive.',
+  'receipt.confirmClose': 'Close access permanently',
+  'receipt.cancel': 'Cancel',
+  'error.generic': 'Something went wrong on our side. Please try again in a moment.',
+  'error.not_found':
+    'This verification link is not valid. Check that you opened the full link you were sent.',
+  'error.session_expired': 'This verification link has expired. Ask the business for a new link.',
+  'error.session_bound_elsewhere':
+    'This verification was started on another device or browser. Continue there, or ask the business for a new link.',
+  'error.session_state_conflict':
+    'This verification has moved on in the meantime. The page shows where it stands now.',
+  'error.step_window_expired': 'The time for this step has run out. Ask the business for a new link.',
+  'error.forbidden': 'You cannot do this from this browser.',
+  'error.rate_limited': 'Too many attempts in a short time. Please wait a minute and try again.',
+  'error.network_error': 'We could not reach the server. Check your connection and try again.',
+  'error.payload_too_large': 'The wallet answer was too large to accept. Please try again.',
+  'error.request_not_found': 'This wallet request was already used or has run out. Please share again.',
+  'error.presentation_malformed':
+    'The wallet answer could not be read. Please try again, or use another credential.',
+  'error.issuer_untrusted':
+    'This credential comes from an issuer that is not accepted here. Please try again, or use another credential.',
+  'error.credential_signature_invalid':
+    "The credential's signature could not be confirmed. Please try again, or use another credential.",
+  'error.credential_type_invalid':
+    'This kind of credential is not accepted for this step. Please try again, or use another credential.',
+  'error.credential_revoked':
+    'This credential has been revoked by its issuer. Please try again, or use another credential.',
+  'error.credential_suspended':
+    'This credential is currently suspended by its issuer. Please try again, or use another credential.',
+  'error.credential_expired': 'This credential has expired. Please try again, or use another credential.',
+  'error.status_check_failed':
+    'We could not check the credential with its issuer right now. Please try again.',
+  'error.claims_missing':
+    'The wallet did not share everything that was asked for. Please try again, or use another credential.',
+  'error.disclosure_invalid':
+    'Part of the shared data does not match the credential. Please try again, or use another credential.',
+  'error.nonce_mismatch': 'The wallet answered an older request. Please share again.',
+  'error.audience_mismatch':
+    'The wallet answer was made for another website. Please share again from this page.',
+  'error.key_binding_missing':
+    'The wallet did not prove it holds the credential. Please try again, or use another credential.',
+  'error.key_binding_invalid':
+    "The wallet's proof of holding the credential is not valid. Please try again, or use another credential.",
+  'error.key_binding_stale': 'The wallet answer is too old, or the device clock is off. Please share again.',
+  'error.sd_hash_mismatch':
+    "The wallet's proof does not cover the shared data. Please try again, or use another credential.",
+  'error.transaction_data_missing':
+    'The wallet did not sign the documents or terms shown here. Please try again, or use another credential.',
+  'error.transaction_data_mismatch':
+    'The wallet signed other documents or terms than the ones shown here. Please share again from this page.',
+  'error.device_signed_unauthorized':
+    'This credential cannot be used to sign documents or terms. Please try again, or use another credential.',
+  'error.response_not_encrypted':
+    'The wallet answer was not protected as required. Please try again, or use another credential.',
+  'error.response_decryption_failed': 'The wallet answer was meant for another request. Please share again.',
+  'error.receipt_not_available': 'A receipt is available once a step is completed.',
+  'error.receipt_access_ended':
+    'Online access to this record has ended (48 hours after the verification ended). Files you saved stay valid.',
+  'error.receipt_access_closed': 'Online access to this record was closed. Files you saved stay valid.',
+  'error.receipt_code_invalid': 'That code is not correct. Check the email and try again.',
+  'error.receipt_code_expired': 'That code has expired or was already used. Ask for a new code.',
+  'error.receipt_code_too_soon': 'Please wait a minute before asking for a new code.',
+  'error.receipt_code_limit': 'You have asked for five codes this hour. Please try again later.',
+  'error.wallet_cancelled': 'Sharing was cancelled. You can try again when you are ready.',
+  'error.wallet_unavailable': 'No wallet on this device could answer. Try again, or use another device.',
+} as const;
+
+export type MessageKey = keyof typeof en;
+export type Messages = Record<MessageKey, string>;

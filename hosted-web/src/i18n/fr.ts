@@ -1,0 +1,195 @@
+// French message catalogue of the signer page (keys and placeholders as in en.ts). Formal "vous" throughout.
+import type { Messages } from './en';
+
+export const fr: Messages = {
+  'lang.label': 'Langue',
+  'page.title': '{business} – Vérification',
+  'page.notFoundTitle': 'Page introuvable',
+  'page.notFoundText':
+    'Il n’y a rien à cette adresse. Si vous avez reçu un lien de vérification, vérifiez que vous l’avez ouvert en entier.',
+  'page.cannotOpen': 'Impossible d’ouvrir cette vérification',
+  'page.tryAgain': 'Réessayer',
+  'page.loading': 'Chargement de votre vérification…',
+  'page.sandbox': 'SANDBOX',
+  'page.asks': '{business} vous demande de partager :',
+  'page.validUntil': 'Ce lien est valable jusqu’au {date}.',
+  'page.nextStep': 'Votre prochaine étape',
+  'page.status': 'Statut :',
+  'page.supportRef': 'Référence pour le support :',
+  'state.pendingTitle': 'Un instant',
+  'state.pendingText': 'Cette page se met à jour toute seule.',
+  'state.doneTitle': 'Vérification terminée.',
+  'state.doneText': 'Votre justificatif se trouve ci-dessous, sous « Votre justificatif ».',
+  'state.return': 'Retour à {business}',
+  'state.expiredTitle': 'Ce lien a expiré',
+  'state.expiredText':
+    'Il ne permet plus rien. Si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',
+  'state.stoppedTitle': 'Cette vérification a été arrêtée',
+  'state.stoppedText': '{business} y a mis fin. Vous pouvez fermer cette page.',
+  'state.failedTitle': 'Cette vérification n’a pas pu aboutir',
+  'state.failedText': 'Si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',
+  'state.waitingTitle': 'En attente de {business}',
+  'state.waitingText': '{business} examine ce que vous avez partagé. Cette page se met à jour toute seule.',
+  'state.readyTitle': 'Prêt quand vous l’êtes',
+  'state.readyText': 'Commencer lie cette vérification à ce navigateur. Terminez-la ici, sur cet appareil.',
+  'state.start': 'Commencer',
+  'state.starting': 'Démarrage…',
+  'state.otherTitle': 'Commencée sur un autre appareil',
+  'state.otherText':
+    'Cette vérification a été commencée sur un autre appareil ou navigateur et ne peut être terminée que là-bas. Si ce n’était pas vous, contactez l’entreprise qui vous a envoyé le lien.',
+  'steps.identify': 'Votre identité',
+  'steps.ageThreshold': 'Que vous avez {threshold} ans ou plus',
+  'steps.age': 'Votre âge',
+  'steps.sign': 'Votre signature de documents',
+  'steps.attestation': 'Votre accord sur de courtes conditions',
+  'steps.done': 'Fait',
+  'steps.now': 'Maintenant',
+  'steps.ageNote': 'Seul un oui ou un non est partagé, pas votre date de naissance.',
+  'claim.given_name': 'Prénom',
+  'claim.family_name': 'Nom de famille',
+  'claim.birth_date': 'Date de naissance',
+  'claim.nationality': 'Nationalité',
+  'claim.document_status': 'Statut du document (vérifié auprès de l’émetteur, non partagé comme donnée)',
+  'step.headIdentify': 'Partager votre identité',
+  'step.headAge': 'Confirmer votre âge',
+  'step.headSignOne': 'Signer ce document',
+  'step.headSignMany': 'Signer ces documents',
+  'step.headAttestation': 'Accepter ces conditions',
+  'step.ageAsk':
+    '{business} demande si vous avez {threshold} ans ou plus. Seul un oui ou un non lui est transmis, jamais votre date de naissance.',
+  'step.signRead':
+    'Lisez les documents ci-dessous. Votre portefeuille signe exactement ces fichiers, identifiés par leurs empreintes SHA-256 ; ils ne peuvent plus être modifiés ensuite.',
+  'step.signNotQes':
+    'Il s’agit d’une signature électronique faite avec la clé de votre portefeuille. Ce n’est pas une signature électronique qualifiée (QES).',
+  'step.termsRead':
+    'Lisez les conditions ci-dessous. Votre portefeuille signe votre accord sur exactement ce texte.',
+  'step.bytes': '{n} octets',
+  'step.typeText': 'Texte',
+  'step.typePng': 'Image PNG',
+  'step.typeJpeg': 'Image JPEG',
+  'step.walletShows':
+    'Votre portefeuille affiche exactement ce que demande {business}, et rien n’est partagé avant que vous ne le confirmiez.',
+  'step.share': 'Partager avec le portefeuille',
+  'step.preparing': 'Préparation…',
+  'step.openWallet': 'Ouvrir mon portefeuille',
+  'step.sandboxWallet': 'Portefeuille de test (sandbox)',
+  'step.sandboxNote':
+    'Choisissez une personne de test. Son attestation vient de l’émetteur sandbox ; aucune donnée réelle.',
+  'step.testPerson': 'Personne de test',
+  'step.sharing': 'Partage…',
+  'step.shareTest': 'Partager avec le portefeuille de test',
+  'cross.title': 'Utiliser un portefeuille sur un autre appareil',
+  'cross.preparing': 'Préparation d’un code…',
+  'cross.scan':
+    'Scannez ce code avec votre application portefeuille. Cette page avance toute seule une fois que vous avez partagé dans le portefeuille.',
+  'cross.qrAlt': 'Code QR qui ouvre votre application portefeuille',
+  'cross.openHere': 'Ouvrir l’application portefeuille sur cet appareil',
+  'cross.openSandbox': 'Ouvrir dans le portefeuille sandbox',
+  'cross.newCode': 'Afficher un nouveau code',
+  'receipt.title': 'Votre justificatif',
+  'receipt.closedText':
+    'Vous avez fermé l’accès en ligne à ce justificatif. Plus rien ne peut être téléchargé ou envoyé par e-mail d’ici, et les liens de reçu ne fonctionnent plus. Les fichiers enregistrés restent valables.',
+  'receipt.endedText':
+    'L’accès en ligne a pris fin le {date} (48 heures après la fin de la vérification). Les fichiers enregistrés restent valables.',
+  'receipt.partial': 'Un reçu partiel des {done} étapes sur {total} terminées jusqu’ici.',
+  'receipt.full': 'Un reçu de tout ce que vous avez terminé.',
+  'receipt.notSignature': 'C’est une trace lisible de ce qui a été vérifié, pas une nouvelle signature.',
+  'receipt.sandbox': 'Ceci est un exemple de test (sandbox).',
+  'receipt.downloadPartial': 'Télécharger le reçu partiel (PDF)',
+  'receipt.download': 'Télécharger le reçu (PDF)',
+  'receipt.signedDocs': 'Documents signés',
+  'receipt.until':
+    'Vous pouvez les télécharger ici jusqu’au {date}. Les fichiers enregistrés restent valables ensuite.',
+  'receipt.emailTitle': 'Recevoir le reçu par e-mail',
+  'receipt.sentTo': 'Reçu envoyé à {to}.',
+  'receipt.emailLabel': 'Adresse e-mail',
+  'receipt.newCodeIn': 'Envoyer un nouveau code dans {time}',
+  'receipt.newCode': 'Envoyer un nouveau code',
+  'receipt.sendCode': 'Envoyer le code',
+  'receipt.codeSent': 'Nous avons envoyé un code à six chiffres à {to}. Il est valable encore {time}.',
+  'receipt.codeLabel': 'Code',
+  'receipt.emailMe': 'M’envoyer le reçu par e-mail',
+  'receipt.codeLimit': 'Vous avez demandé cinq codes cette heure-ci. Veuillez réessayer plus tard.',
+  'receipt.closeTitle': 'Fermer l’accès en ligne',
+  'receipt.closeTextPartial':
+    'La fermeture arrête définitivement tous les téléchargements, e-mails de reçu et liens de reçu de cette vérification. Le résultat reste chez l’entreprise comme avant.',
+  'receipt.closeText':
+    'La fermeture arrête définitivement tous les téléchargements, e-mails de reçu et liens de reçu de cette vérification. Le résultat et ses preuves restent chez l’entreprise comme avant.',
+  'receipt.closeButton': 'Fermer l’accès en ligne…',
+  'receipt.downloaded': 'Vous avez téléchargé le reçu dans ce navigateur.',
+  'receipt.notDownloaded': 'Vous n’avez pas téléchargé le reçu dans ce navigateur.',
+  'receipt.afterClose': 'Après la fermeture, il ne pourra plus être téléchargé ici.',
+  'receipt.mayArrive': 'Un e-mail de reçu déjà demandé peut encore arriver.',
+  'receipt.confirmClose': 'Fermer l’accès définitivement',
+  'receipt.cancel': 'Annuler',
+  'error.generic': 'Un problème est survenu de notre côté. Veuillez réessayer dans un instant.',
+  'error.not_found':
+    'Ce lien de vérification n’est pas valide. Vérifiez que vous avez ouvert le lien complet reçu.',
+  'error.session_expired': 'Ce lien de vérification a expiré. Demandez un nouveau lien à l’entreprise.',
+  'error.session_bound_elsewhere':
+    'Cette vérification a été commencée sur un autre appareil ou navigateur. Continuez là-bas, ou demandez un nouveau lien à l’entreprise.',
+  'error.session_state_conflict':
+    'Cette vérification a avancé entre-temps. La page montre où elle en est maintenant.',
+  'error.step_window_expired':
+    'Le temps prévu pour cette étape est écoulé. Demandez un nouveau lien à l’entreprise.',
+  'error.forbidden': 'Vous ne pouvez pas faire cela depuis ce navigateur.',
+  'error.rate_limited': 'Trop de tentatives en peu de temps. Veuillez patienter une minute et réessayer.',
+  'error.network_error': 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
+  'error.payload_too_large': 'La réponse du portefeuille était trop volumineuse. Veuillez réessayer.',
+  'error.request_not_found':
+    'Cette demande au portefeuille a déjà été utilisée ou a expiré. Veuillez partager à nouveau.',
+  'error.presentation_malformed':
+    'La réponse du portefeuille n’a pas pu être lue. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.issuer_untrusted':
+    'Cette attestation vient d’un émetteur qui n’est pas accepté ici. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.credential_signature_invalid':
+    'La signature de l’attestation n’a pas pu être confirmée. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.credential_type_invalid':
+    'Ce type d’attestation n’est pas accepté pour cette étape. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.credential_revoked':
+    'Cette attestation a été révoquée par son émetteur. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.credential_suspended':
+    'Cette attestation est actuellement suspendue par son émetteur. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.credential_expired':
+    'Cette attestation a expiré. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.status_check_failed':
+    'Nous n’avons pas pu vérifier l’attestation auprès de son émetteur pour le moment. Veuillez réessayer.',
+  'error.claims_missing':
+    'Le portefeuille n’a pas partagé tout ce qui était demandé. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.disclosure_invalid':
+    'Une partie des données partagées ne correspond pas à l’attestation. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.nonce_mismatch':
+    'Le portefeuille a répondu à une demande plus ancienne. Veuillez partager à nouveau.',
+  'error.audience_mismatch':
+    'La réponse du portefeuille était destinée à un autre site. Veuillez partager à nouveau depuis cette page.',
+  'error.key_binding_missing':
+    'Le portefeuille n’a pas prouvé qu’il détient l’attestation. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.key_binding_invalid':
+    'La preuve de détention du portefeuille n’est pas valide. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.key_binding_stale':
+    'La réponse du portefeuille est trop ancienne, ou l’horloge de l’appareil est décalée. Veuillez partager à nouveau.',
+  'error.sd_hash_mismatch':
+    'La preuve du portefeuille ne couvre pas les données partagées. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.transaction_data_missing':
+    'Le portefeuille n’a pas signé les documents ou conditions affichés ici. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.transaction_data_mismatch':
+    'Le portefeuille a signé d’autres documents ou conditions que ceux affichés ici. Veuillez partager à nouveau depuis cette page.',
+  'error.device_signed_unauthorized':
+    'Cette attestation ne peut pas servir à signer des documents ou des conditions. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.response_not_encrypted':
+    'La réponse du portefeuille n’était pas protégée comme requis. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.response_decryption_failed':
+    'La réponse du portefeuille était destinée à une autre demande. Veuillez partager à nouveau.',
+  'error.receipt_not_available': 'Un reçu est disponible dès qu’une étape est terminée.',
+  'error.receipt_access_ended':
+    'L’accès en ligne à ce justificatif a pris fin (48 heures après la fin de la vérification). Les fichiers enregistrés restent valables.',
+  'error.receipt_access_closed':
+    'L’accès en ligne à ce justificatif a été fermé. Les fichiers enregistrés restent valables.',
+  'error.receipt_code_invalid': 'Ce code n’est pas correct. Vérifiez l’e-mail et réessayez.',
+  'error.receipt_code_expired': 'Ce code a expiré ou a déjà été utilisé. Demandez un nouveau code.',
+  'error.receipt_code_too_soon': 'Veuillez patienter une minute avant de demander un nouveau code.',
+  'error.receipt_code_limit': 'Vous avez demandé cinq codes cette heure-ci. Veuillez réessayer plus tard.',
+  'error.wallet_cancelled': 'Le partage a été annulé. Vous pouvez réessayer quand vous serez prêt.',
+  'error.wallet_unavailable':
+    'Aucun portefeuille de cet appareil n’a pu répondre. Réessayez, ou utilisez un autre appareil.',
+};

@@ -1,0 +1,176 @@
+// The hosted page for every signer (issue 10), in real Chromium: a browser that prefers German gets the page
+// in German and completes a sandbox session by keyboard alone (Tab to move, Enter/Space to act); axe-core
+// finds nothing serious or critical on any screen; the switcher changes the language in place. Screenshots of
+// each screen at 390 px and 1280 px go to SIGNER_SHOTS_DIR when set (for people to look at; nothing asserts
+// pixels).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.SIGNER_SHOTS_DIR;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function axeFindings(page: Page): Promise<string[]> {
+  // evaluate() runs over the DevTools protocol, so the page's CSP (no inline script) does not block it
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: unknown[] }> } })
+      .axe;
+    return (await axe.run(document)).violations;
+  });
+  return (violations as AxeViolation[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+}
+
+async function shots(page: Page, name: string) {
+  if (!SHOTS) return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** Every screen is checked the same way: no serious/critical axe finding, then its screenshots. */
+async function checkScreen(page: Page, name: string) {
+  expect(await axeFindings(page), name).toEqual([]);
+  await shots(page, name);
+}
+
+/** Presses Tab until the element with this test id has focus (as a keyboard user would), at most 60 times. */
+async function tabTo(page: Page, testId: string) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid);
+    if (focused === testId) return;
+  }
+  throw new Error(`Tab never reached ${testId}`);
+}
+
+describe('the signer page in German, by keyboard alone, accessible (Chromium)', () => {
+  let t: TestService;
+  let browser: Browser;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    ({ t, browser } = await startE2E('e2e_signer_page', receiver));
+  });
+  afterAll(async () => {
+    await stopE2E({ t, browser, receiver });
+  });
+
+  it('shows a broken link in German with no serious accessibility finding', async () => {
+    const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
+    await page.goto(`${t.baseUrl}/s/sess_00000000000000000000000000`);
+    await expect
+      .poll(() => page.getByRole('heading', { level: 1 }).textContent())
+      .toBe('Diese Verifizierung konnte nicht geöffnet werden');
+    await expect
+      .poll(() => page.getByTestId('error').textContent())
+      .toContain('Dieser Verifizierungslink ist ungültig.');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
+    await checkScreen(page, 'error-not-found');
+
+    await page.goto(`${t.baseUrl}/nowhere`);
+    await expect.poll(() => page.getByTestId('not-found').textContent()).toContain('Seite nicht gefunden');
+    await checkScreen(page, 'not-found');
+  });
+
+  it('completes a sandbox session in German with Tab, Enter and Space only', async () => {
+    const { apiKey } = await createBusiness(t, 'Bäckerei Müller GmbH');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await setUpIdentifyWorkflow(api, receiver.url);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+
+    const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
+    await page.goto(created.body.url);
+    await page.getByText('Bereit, wenn Sie es sind').waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
+    expect(await page.title()).toBe('Bäckerei Müller GmbH – Verifizierung');
+    expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe(
+      'Bäckerei Müller GmbH bittet Sie, Folgendes zu teilen:',
+    );
+    expect(await page.getByTestId('steps').textContent()).toContain('Vorname');
+    expect(await page.getByTestId('language').inputValue()).toBe('de');
+    await checkScreen(page, 'open');
+
+    await tabTo(page, 'start');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('share-wallet').waitFor();
+    expect(await page.getByTestId('share-wallet').textContent()).toBe('Mit Wallet teilen');
+    await checkScreen(page, 'started');
+
+    await tabTo(page, 'share-wallet');
+    await page.keyboard.press('Space');
+    await page.getByTestId('share-reference-wallet').waitFor();
+    // the sandbox wallet preselects its first test person (the honest adult), so no arrow key is needed
+    expect(await page.getByTestId('persona').inputValue()).toBe('adult');
+    expect(await page.getByTestId('cross-device').textContent()).toContain(
+      'Wallet auf einem anderen Gerät verwenden',
+    );
+    await checkScreen(page, 'step-wallet');
+
+    await tabTo(page, 'share-reference-wallet');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('done').textContent()).toContain('Verifizierung abgeschlossen.');
+    await page.getByTestId('download-receipt').waitFor();
+    expect(await page.getByTestId('receipt-panel').textContent()).toContain('Ihr Nachweis');
+    await checkScreen(page, 'done-receipt');
+
+    const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(read.body.status).toBe('completed');
+
+    // the switcher changes every string in place and is remembered for this browser
+    await page.getByTestId('language').selectOption('fr');
+    await expect.poll(() => page.getByTestId('done').textContent()).toContain('Vérification terminée.');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+    expect(await page.getByTestId('receipt-panel').textContent()).toContain('Votre justificatif');
+    await checkScreen(page, 'done-fr');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('done').textContent()).toContain('Vérification terminée.');
+    await page.getByTestId('language').selectOption('en');
+    await expect.poll(() => page.getByTestId('done').textContent()).toContain('Verification complete.');
+  });
+
+  it('shows a refused wallet answer in German, and English to a browser that prefers neither', async () => {
+    const { apiKey } = await createBusiness(t, 'Acme GmbH');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await setUpIdentifyWorkflow(api, receiver.url);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+
+    const page = await (await browser.newContext({ locale: 'de-AT' })).newPage();
+    await page.goto(created.body.url);
+    await page.getByTestId('start').click();
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('persona').selectOption('revoked');
+    await page.getByTestId('share-reference-wallet').click();
+    await page.getByTestId('error').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('error').textContent()).toContain(
+      'Dieser Nachweis wurde von seinem Aussteller widerrufen.',
+    );
+    await checkScreen(page, 'error-wallet');
+
+    const other = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const page2 = await (await browser.newContext({ locale: 'ja-JP' })).newPage();
+    await page2.goto(other.body.url);
+    await page2.getByText('Ready when you are').waitFor();
+    expect(await page2.evaluate(() => document.documentElement.lang)).toBe('en');
+  });
+});

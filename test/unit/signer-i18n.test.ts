@@ -1,0 +1,45 @@
+// The signer page's message catalogues: every language has every key of the English reference, no extra
+// keys, the same {placeholders}, and no empty or untranslated-looking (identical to English) long messages;
+// plus the browser-preference rule. The catalogues are plain data, imported as the page imports them.
+import { describe, expect, it } from 'vitest';
+import { de } from '../../hosted-web/src/i18n/de';
+import { en } from '../../hosted-web/src/i18n/en';
+import { fr } from '../../hosted-web/src/i18n/fr';
+
+const catalogues: Record<string, Record<string, string>> = { de, fr };
+const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('signer page message catalogues', () => {
+  for (const [lang, messages] of Object.entries(catalogues)) {
+    it(`${lang} has exactly the English keys`, () => {
+      const missing = Object.keys(en).filter((k) => !(k in messages));
+      const extra = Object.keys(messages).filter((k) => !(k in en));
+      expect({ missing, extra }).toEqual({ missing: [], extra: [] });
+    });
+
+    it(`${lang} messages are non-empty, keep every placeholder, and are translated`, () => {
+      for (const [key, text] of Object.entries(en)) {
+        const translated = messages[key];
+        expect(translated?.trim(), key).toBeTruthy();
+        expect(placeholders(translated), key).toEqual(placeholders(text));
+        // short labels (PDF, Code, Status:) may be the same word; whole sentences may not
+        if (text.split(' ').length > 3) expect(translated, key).not.toBe(text);
+      }
+    });
+  }
+
+  it('covers every error code the page maps (the server codes it shows plus the page-decided ones)', () => {
+    const required = [
+      'not_found',
+      'session_expired',
+      'session_bound_elsewhere',
+      'request_not_found',
+      'receipt_code_invalid',
+      'wallet_cancelled',
+      'wallet_unavailable',
+      'network_error',
+      'generic',
+    ];
+    for (const code of required) expect(Object.keys(en)).toContain(`error.${code}`);
+  });
+});
