@@ -86,9 +86,6 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
     await checkScreen(page, 'error-not-found');
 
-    await page.goto(`${t.baseUrl}/nowhere`);
-    await expect.poll(() => page.getByTestId('not-found').textContent()).toContain('Seite nicht gefunden');
-    await checkScreen(page, 'not-found');
   });
 
   it('completes a sandbox session in German with Tab, Enter and Space only', async () => {
