@@ -1,43 +1,20 @@
 // The signer's record on the hosted page: GraphQL signer operations (authorized by the binding cookie, which
-// travels by itself on the same origin) and the plain GET download paths. Types mirror schema/schema.graphql
-// (SignerReceipt) by hand until the page's types are generated from it (issue 10).
+// travels by itself on the same origin) and the plain GET download paths. The operations are the named ones
+// in graphql/signer.graphql, sent as that file's text; their types are generated from schema/schema.graphql
+// (scripts/codegen.mjs), so a server change that breaks them fails `codegen:check` and the typecheck.
 import { ApiError } from './api';
+import type {
+  CloseReceiptAccessMutationVariables,
+  RequestReceiptEmailCodeMutationVariables,
+  SendReceiptEmailMutationVariables,
+  SignerReceiptFieldsFragment,
+  SignerReceiptQueryVariables,
+} from './graphql/generated';
+import DOCUMENT from './graphql/signer.graphql?raw';
 
-export interface SignerReceipt {
-  sessionId: string;
-  sessionStatus: string;
-  environment: string;
-  partial: boolean;
-  completedSteps: number;
-  totalSteps: number;
-  access: 'open' | 'ended' | 'closed';
-  accessUntil: string | null;
-  pdfDownloaded: boolean;
-  canClose: boolean;
-  receiptUrl: string;
-  originals: {
-    position: number;
-    stage: number;
-    label: string;
-    sha256: string;
-    size: number;
-    contentType: string;
-    url: string;
-  }[];
-  email: {
-    codeSentTo: string | null;
-    codeExpiresAt: string | null;
-    resendAvailableAt: string | null;
-    codesLeftThisHour: number;
-    sentTo: string[];
-  };
-}
+export type SignerReceipt = SignerReceiptFieldsFragment;
 
-const FIELDS = `sessionId sessionStatus environment partial completedSteps totalSteps access accessUntil
-  pdfDownloaded canClose receiptUrl originals { position stage label sha256 size contentType url }
-  email { codeSentTo codeExpiresAt resendAvailableAt codesLeftThisHour sentTo }`;
-
-async function gql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+async function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
   let res: Response;
   try {
     res = await fetch('/graphql', {
@@ -45,7 +22,7 @@ async function gql<T>(query: string, variables: Record<string, unknown>): Promis
       credentials: 'same-origin',
       cache: 'no-store',
       headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query: DOCUMENT, operationName, variables }),
     });
   } catch {
     throw new ApiError('network_error', 0);
@@ -66,26 +43,16 @@ async function gql<T>(query: string, variables: Record<string, unknown>): Promis
 }
 
 export const getSignerReceipt = (sessionId: string) =>
-  gql<SignerReceipt>(`query($sessionId: ID!) { signerReceipt(sessionId: $sessionId) { ${FIELDS} } }`, {
-    sessionId,
-  });
+  gql<SignerReceipt>('SignerReceipt', { sessionId } satisfies SignerReceiptQueryVariables);
 
 export const requestReceiptEmailCode = (sessionId: string, email: string) =>
-  gql<SignerReceipt>(
-    `mutation($sessionId: ID!, $email: String!) { requestReceiptEmailCode(sessionId: $sessionId, email: $email) { ${FIELDS} } }`,
-    { sessionId, email },
-  );
+  gql<SignerReceipt>('RequestReceiptEmailCode', {
+    sessionId,
+    email,
+  } satisfies RequestReceiptEmailCodeMutationVariables);
 
 export const sendReceiptEmail = (sessionId: string, code: string) =>
-  gql<SignerReceipt>(
-    `mutation($sessionId: ID!, $code: String!) { sendReceiptEmail(sessionId: $sessionId, code: $code) { ${FIELDS} } }`,
-    { sessionId, code },
-  );
+  gql<SignerReceipt>('SendReceiptEmail', { sessionId, code } satisfies SendReceiptEmailMutationVariables);
 
 export const closeReceiptAccess = (sessionId: string) =>
-  gql<SignerReceipt>(
-    `mutation($sessionId: ID!) { closeReceiptAccess(sessionId: $sessionId) { ${FIELDS} } }`,
-    {
-      sessionId,
-    },
-  );
+  gql<SignerReceipt>('CloseReceiptAccess', { sessionId } satisfies CloseReceiptAccessMutationVariables);

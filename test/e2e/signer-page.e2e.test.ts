@@ -85,7 +85,6 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
       .toContain('Dieser Verifizierungslink ist ungültig.');
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
     await checkScreen(page, 'error-not-found');
-
   });
 
   it('completes a sandbox session in German with Tab, Enter and Space only', async () => {
