@@ -1,5 +1,7 @@
-// Wire types of the internal hosted transport routes (/t/sessions/*) and the sandbox reference wallet.
-// Not public API; kept in step with the server's projection by hand until schema/ carries them.
+// Wire types of the internal hosted transport routes (/t/sessions/*) and the sandbox reference wallet: plain
+// JSON routes that are neither GraphQL nor in the public OpenAPI contract, so there is nothing to generate them
+// from; they stay small and explicit here (ADR 0018). Everything the page reads over GraphQL is typed from
+// schema/schema.graphql instead (src/graphql/generated.ts).
 
 export type SessionStatus =
   | 'created'
