@@ -7,7 +7,9 @@ import { AppError } from '../../common/errors';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { columnList, hydrate, insertRow, sql } from '../../db/fast-sql';
 import type { CatalogService } from '../catalog/catalog.service';
+import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
 import type { WebhookService } from '../webhook/webhook.service';
@@ -15,6 +17,7 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { readCreateContext } from './session.create-context';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
 import { applyTransition, enforceExpiry, rereadSession } from './session.state';
@@ -157,6 +160,28 @@ export function stepWindowEnd(step: WorkflowStep, now: Date, overall: Date): Dat
   return end < overall ? end : overall;
 }
 
+const resultView = (r: StepResultEntity): StepResultView => ({
+  stage: r.stage,
+  primitive: r.primitive,
+  audit_id: r.auditId,
+  completed_at: r.completedAt.toISOString(),
+  ...(JSON.parse(r.result) as Record<string, unknown>),
+});
+
+const getStatements = new WeakMap<DataSource, string>();
+/** GET's one statement: the session's columns as they are, its results' columns prefixed r_. */
+function getStatement(ds: DataSource): string {
+  let s = getStatements.get(ds);
+  if (!s) {
+    s = `SELECT ${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}
+FROM session s LEFT JOIN step_result r ON r.session_id = s.id
+WHERE s.id = ? AND s.business_id = ? AND s.environment = ?
+ORDER BY r.stage`;
+    getStatements.set(ds, s);
+  }
+  return s;
+}
+
 export class SessionService {
   constructor(private readonly deps: SessionDeps) {}
 
@@ -191,67 +216,77 @@ export class SessionService {
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     const { ds, clock } = this.deps;
+    // One attempt of the create. `m` is the open transaction, or undefined for a JSON create without a key:
+    // that one writes a single row, so its INSERT commits on its own and holds no connection across statements.
+    const attempt = async (m: EntityManager | undefined): Promise<SessionEntity> => {
+      const now = clock.now();
+      const id = newId('sess');
+      if (key) {
+        try {
+          // The reservation names its session up front (it commits with it or not at all), so no UPDATE follows.
+          await insertRow(
+            ds,
+            IdempotencyKeyEntity,
+            Object.assign(new IdempotencyKeyEntity(), {
+              businessId,
+              environment,
+              key,
+              sessionId: id,
+              statusCode: 201,
+              createdAt: now,
+              expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
+            }),
+            m,
+          );
+        } catch (e) {
+          if (isDuplicateKey(e)) throw new IdempotentReplay();
+          throw e;
+        }
+      }
+      // validation after the reservation: a repeat never re-validates (bodies are not compared)
+      const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+      // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
+      const cfg = await readCreateContext(ds, m, { businessId, environment }, workflowId);
+      const steps = toRevisionView(cfg.revision).steps;
+      // Every refusal about documents happens here, before anything is written (no row, no blob).
+      const documents = this.deps.documents.plan(steps, uploads ?? null);
+      assertPrimitivesOffered(cfg.offered, environment, steps);
+      if (!cfg.hasEndpoint)
+        throw new AppError(
+          'webhook_endpoint_required',
+          `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
+        );
+      const session = Object.assign(new SessionEntity(), {
+        id,
+        businessId,
+        environment,
+        workflowId,
+        workflowRevision: cfg.revision.revision,
+        status: 'created',
+        version: 0,
+        currentStage: 0,
+        metadata: metadata ? JSON.stringify(metadata) : null,
+        expiresAt: new Date(now.getTime() + expiresIn * 1000),
+        stepExpiresAt: null,
+        bindingHash: null,
+        createdAt: now,
+        updatedAt: now,
+        endedAt: null,
+      } satisfies Partial<SessionEntity>);
+      await insertRow(ds, SessionEntity, session, m);
+      // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
+      if (documents.length > 0) {
+        if (!m) throw new Error('documents are stored in a transaction');
+        await this.deps.documents.store(m, session, documents, now);
+      }
+      return session;
+    };
     try {
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
-      const s = await transactionWithRetry(
-        ds,
-        async (m) => {
-          const now = clock.now();
-          if (key) {
-            try {
-              await m.getRepository(IdempotencyKeyEntity).insert({
-                businessId,
-                environment,
-                key,
-                sessionId: null,
-                statusCode: null,
-                createdAt: now,
-                expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
-              });
-            } catch (e) {
-              if (isDuplicateKey(e)) throw new IdempotentReplay();
-              throw e;
-            }
-          }
-          // validation after the reservation: a repeat never re-validates (bodies are not compared)
-          const { workflowId, metadata, expiresIn } = validateCreateInput(input);
-          const rev = await this.deps.workflows.latestPublished(m, businessId, workflowId);
-          // Every refusal about documents happens here, before anything is written (no row, no blob).
-          const documents = this.deps.documents.plan(toRevisionView(rev).steps, uploads ?? null);
-          await this.deps.catalog.assertAvailable(m, environment, toRevisionView(rev).steps);
-          if (!(await this.deps.webhooks.hasEndpoint(m, businessId, environment)))
-            throw new AppError(
-              'webhook_endpoint_required',
-              `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
-            );
-          const session = Object.assign(new SessionEntity(), {
-            id: newId('sess'),
-            businessId,
-            environment,
-            workflowId,
-            workflowRevision: rev.revision,
-            status: 'created',
-            version: 0,
-            currentStage: 0,
-            metadata: metadata ? JSON.stringify(metadata) : null,
-            expiresAt: new Date(now.getTime() + expiresIn * 1000),
-            stepExpiresAt: null,
-            bindingHash: null,
-            createdAt: now,
-            updatedAt: now,
-            endedAt: null,
-          } satisfies Partial<SessionEntity>);
-          await m.getRepository(SessionEntity).insert(session);
-          // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
-          await this.deps.documents.store(m, session, documents, now);
-          if (key)
-            await m
-              .getRepository(IdempotencyKeyEntity)
-              .update({ businessId, environment, key }, { sessionId: session.id, statusCode: 201 });
-          return session;
-        },
-        CREATE_ATTEMPTS,
-      );
+      const s =
+        key || uploads
+          ? await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS)
+          : await attempt(undefined);
       return { statusCode: 201, session: this.created(s), replayed: false };
     } catch (e) {
       if (key && isLockWaitTimeout(e))
@@ -285,13 +320,28 @@ export class SessionService {
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
   }
 
+  /**
+   * The session with its results in one statement (session LEFT JOIN step_result), expiry enforced. The read
+   * is tenant-scoped like load(): another tenant's session is "not found".
+   */
   async get(ctx: Ctx, id: string): Promise<SessionView> {
-    const s = await this.load(ctx, id);
+    const { businessId, environment } = tenantOf(ctx);
+    const { ds } = this.deps;
+    const rows = await sql(ds, getStatement(ds), [id, businessId, environment]);
+    if (!rows[0]) throw new AppError('not_found', 'No session with this id.');
+    const s = await enforceExpiry(
+      ds,
+      this.deps.clock,
+      hydrate(ds, SessionEntity, rows[0]),
+      this.deps.onEventsQueued,
+    );
     return {
       ...this.created(s),
       created: s.createdAt.toISOString(),
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
-      results: await this.results(this.deps.ds.manager, s.id),
+      results: rows
+        .filter((r) => r.r_stage !== null && r.r_stage !== undefined)
+        .map((r) => resultView(hydrate(ds, StepResultEntity, r, 'r_'))),
     };
   }
 
@@ -299,13 +349,7 @@ export class SessionService {
     const rows = await m
       .getRepository(StepResultEntity)
       .find({ where: { sessionId }, order: { stage: 'ASC' } });
-    return rows.map((r) => ({
-      stage: r.stage,
-      primitive: r.primitive,
-      audit_id: r.auditId,
-      completed_at: r.completedAt.toISOString(),
-      ...(JSON.parse(r.result) as Record<string, unknown>),
-    }));
+    return rows.map(resultView);
   }
 
   /**
