@@ -169,14 +169,16 @@ const resultView = (r: StepResultEntity): StepResultView => ({
 });
 
 const getStatements = new WeakMap<DataSource, string>();
-/** GET's one statement: the session's columns as they are, its results' columns prefixed r_. */
+/**
+ * GET's one statement: the session's columns as they are, its results' columns prefixed r_. No ORDER BY: with
+ * the TEXT columns in the row, MariaDB sorts through an on-disk temporary table; results are sorted in JS.
+ */
 function getStatement(ds: DataSource): string {
   let s = getStatements.get(ds);
   if (!s) {
     s = `SELECT ${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}
 FROM session s LEFT JOIN step_result r ON r.session_id = s.id
-WHERE s.id = ? AND s.business_id = ? AND s.environment = ?
-ORDER BY r.stage`;
+WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
     getStatements.set(ds, s);
   }
   return s;
@@ -341,7 +343,9 @@ export class SessionService {
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
       results: rows
         .filter((r) => r.r_stage !== null && r.r_stage !== undefined)
-        .map((r) => resultView(hydrate(ds, StepResultEntity, r, 'r_'))),
+        .map((r) => hydrate(ds, StepResultEntity, r, 'r_'))
+        .sort((a, b) => a.stage - b.stage)
+        .map(resultView),
     };
   }
 
