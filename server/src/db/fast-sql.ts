@@ -10,7 +10,7 @@ import { isMysql } from './data-source';
 type Row = Record<string, unknown>;
 
 interface MysqlPool {
-  query(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
 }
 
 /**
@@ -25,9 +25,11 @@ export function sql<T = Row[]>(
 ): Promise<T> {
   if (m?.queryRunner?.isTransactionActive) return m.query(statement, params) as Promise<T>;
   if (isMysql(ds)) {
+    // execute: a server-side prepared statement, cached per connection, so the server parses each hot
+    // statement once per connection instead of once per request
     const pool = (ds.driver as unknown as { pool: MysqlPool }).pool;
     return new Promise<T>((resolve, reject) =>
-      pool.query(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
+      pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
     );
   }
   return ds.query(statement, params) as Promise<T>;
@@ -101,4 +103,16 @@ export function columnList(
       return prefix ? `${col} AS ${prefix}${c.databaseName}` : col;
     })
     .join(', ');
+}
+
+/** A value as a statement parameter for a column of an entity, converted by the driver (e.g. dates on SQLite). */
+export function paramFor<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  property: keyof T & string,
+  value: unknown,
+): unknown {
+  const col = shapeOf(ds, target).columns.find((c) => c.propertyName === property);
+  if (!col) throw new Error(`no column ${property}`);
+  return ds.driver.preparePersistentValue(value, col);
 }

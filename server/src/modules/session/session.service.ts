@@ -6,8 +6,8 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
-import { columnList, hydrate, insertRow, sql } from '../../db/fast-sql';
+import { isMysql, lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { columnList, hydrate, insertRow, paramFor, sql } from '../../db/fast-sql';
 import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
@@ -180,6 +180,37 @@ function getStatement(ds: DataSource): string {
 FROM session s LEFT JOIN step_result r ON r.session_id = s.id
 WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
     getStatements.set(ds, s);
+  }
+  return s;
+}
+
+/** The statuses that can expire (created, in_progress: see isOverdue). */
+const SWEPT_STATUSES = ['created', 'in_progress'] as const;
+
+const sweeps = new WeakMap<DataSource, Map<number, [string, string]>>();
+/**
+ * The sweeper's two reads. Each is one range scan on its own index, (status, expires_at) and (status,
+ * step_expires_at): `status IN (…) AND <deadline> <= ?` reads only the overdue entries. No ORDER BY (a filesort
+ * of rows with TEXT columns goes through a temporary table); the index order is the natural order anyway.
+ * session.sweeper.test.ts checks the plans with EXPLAIN.
+ */
+export function sweepStatements(ds: DataSource, batch: number): [string, string] {
+  if (!Number.isInteger(batch) || batch < 1) throw new Error('batch must be a positive integer');
+  let perDs = sweeps.get(ds);
+  if (!perDs) {
+    perDs = new Map();
+    sweeps.set(ds, perDs);
+  }
+  let s = perDs.get(batch);
+  if (!s) {
+    const cols = columnList(ds, SessionEntity);
+    const q = (col: string, index: string) =>
+      `SELECT ${cols} FROM session${isMysql(ds) ? ` FORCE INDEX (${index})` : ''} WHERE status IN (?, ?) AND ${col} <= ? LIMIT ${batch}`;
+    s = [
+      q('expires_at', 'IDX_session_status_expires'),
+      q('step_expires_at', 'IDX_session_status_step_expires'),
+    ];
+    perDs.set(batch, s);
   }
   return s;
 }
@@ -409,21 +440,38 @@ export class SessionService {
     );
   }
 
-  /** Expires overdue sessions nobody reads, so the business still hears session.expired. */
-  async sweepOverdue(limit = 100): Promise<number> {
-    const now = this.deps.clock.now();
-    const rows = await this.deps.ds
-      .getRepository(SessionEntity)
-      .createQueryBuilder('s')
-      .where('s.status IN (:...st)', { st: ['created', 'in_progress'] })
-      .andWhere('(s.expires_at <= :now OR s.step_expires_at <= :now)', { now })
-      .limit(limit)
-      .getMany();
-    let n = 0;
-    for (const s of rows) {
-      const after = await enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
-      if (after.status === 'expired') n++;
+  /**
+   * Expires overdue sessions nobody reads, so the business still hears session.expired. A pass costs what is
+   * overdue, not what is live: two index range scans (SWEEP_STATEMENTS, one per deadline column), in batches
+   * of `batch` until none is due (at most `maxBatches` per pass, so one pass never runs unbounded). Each
+   * session expires through enforceExpiry's guarded write: racing sweepers and readers, on any node, queue
+   * exactly one session.expired.
+   */
+  async sweepOverdue(batch = 100, maxBatches = 100): Promise<number> {
+    const { ds, clock } = this.deps;
+    const [byExpiry, byStep] = sweepStatements(ds, batch);
+    let expired = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const params = [...SWEPT_STATUSES, paramFor(ds, SessionEntity, 'expiresAt', clock.now())];
+      const [a, b] = await Promise.all([sql(ds, byExpiry, params), sql(ds, byStep, params)]);
+      const due = new Map<string, SessionEntity>();
+      for (const row of [...a, ...b]) {
+        const s = hydrate(ds, SessionEntity, row);
+        due.set(s.id, s);
+      }
+      let n = 0;
+      for (const s of due.values()) {
+        // counted only when this pass's guarded write won (onQueued runs for the winner alone)
+        await enforceExpiry(ds, clock, s, () => {
+          n++;
+          this.deps.onEventsQueued?.();
+        });
+      }
+      expired += n;
+      // Done when both scans came back short; also stop if nothing could be expired (another node won them
+      // all, or the rows changed): the next pass picks up whatever is still due.
+      if ((a.length < batch && b.length < batch) || n === 0) break;
     }
-    return n;
+    return expired;
   }
 }

@@ -1,6 +1,7 @@
 // Load from the same machine: autocannon (keep-alive connections, pipelining 1) against a server running in a
 // child process, so the load generator and the server under test each get a core of the two.
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,8 @@ import autocannon from 'autocannon';
 export interface LoadResult {
   /** Mean completed requests per second. */
   rps: number;
+  /** CPU time of the server per request, in microseconds (robust to other load on the machine). */
+  cpuUs?: number;
   p50: number;
   p99: number;
   total: number;
@@ -63,7 +66,22 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
 /** A bench target (tools/bench/target.ts) in a child process; resolves once it printed its JSON info line. */
 export interface Target<I> {
   info: I;
+  /** CPU seconds the target process has used so far (user + system, all threads; Linux /proc). */
+  cpuSeconds(): number;
   stop(): Promise<void>;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** User + system CPU seconds of a process, from /proc/<pid>/stat (NaN where /proc is absent). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export async function startTarget<I>(mode: string, env: Record<string, string>): Promise<Target<I>> {
@@ -86,6 +104,7 @@ export async function startTarget<I>(mode: string, env: Record<string, string>):
   });
   return {
     info,
+    cpuSeconds: () => processCpuSeconds(child.pid as number),
     async stop() {
       child.kill('SIGTERM');
       await exited;

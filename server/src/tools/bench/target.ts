@@ -108,6 +108,7 @@ async function service(): Promise<void> {
     { workers: false },
   );
   const base = await svc.listen();
+  if (process.env.BENCH_TRACE) traceStatements(svc.ds.driver as unknown as { pool: TracedPool });
   const biz = await svc.tenancy.createBusiness('Bench GmbH');
   const key = await svc.tenancy.issueApiKey(biz.id, 'sandbox');
   const ctx: Ctx = {
@@ -135,6 +136,32 @@ async function service(): Promise<void> {
       process.exit(0);
     });
   });
+}
+
+interface TracedPool {
+  query(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+/** BENCH_TRACE=1: prints, every 2 s, statements per second and their mean time on the driver's pool. */
+function traceStatements(driver: { pool: TracedPool }): void {
+  const orig = driver.pool.query.bind(driver.pool);
+  const stats = new Map<string, { n: number; ms: number }>();
+  driver.pool.query = (sql, values, cb) => {
+    const t0 = performance.now();
+    const k = sql.slice(0, 40);
+    orig(sql, values, (err, rows) => {
+      const st = stats.get(k) ?? { n: 0, ms: 0 };
+      st.n++;
+      st.ms += performance.now() - t0;
+      stats.set(k, st);
+      cb(err, rows);
+    });
+  };
+  setInterval(() => {
+    for (const [k, v] of stats)
+      console.error(`trace ${k.padEnd(40)} ${v.n / 2}/s mean ${(v.ms / v.n).toFixed(1)} ms`);
+    stats.clear();
+  }, 2000).unref();
 }
 
 const modes: Record<string, () => Promise<void>> = {
