@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import mysql from 'mysql2/promise';
-import { createTestDatabase } from '../../db/test-database';
-import { configFrom } from '../../config/config';
-import { createService } from '../../service';
 import type { Ctx } from '../../common/context';
+import { configFrom } from '../../config/config';
+import { createTestDatabase } from '../../db/test-database';
+import { createService } from '../../service';
+
 const db = await createTestDatabase('probe');
 const svc = await createService(
   configFrom({ PORT: '0', DATA_DIR: '/tmp/probe-data', DATABASE_URL: db.url, LOG_LEVEL: 'error' } as never),
