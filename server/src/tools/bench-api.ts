@@ -18,7 +18,7 @@ const CONNECTIONS = 50;
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
-  const seconds = opts.smoke ? 3 : Number(process.env.BENCH_SECONDS ?? 10);
+  const seconds = opts.smoke ? 2 : Number(process.env.BENCH_SECONDS ?? 10);
   const db = await createTestDatabase('bench_api');
   const env = { DATABASE_URL: db.url, BENCH_SESSIONS: opts.smoke ? '100' : '1000' };
   const svc = await startTarget<ServiceInfo>('service', env);
