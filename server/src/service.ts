@@ -243,6 +243,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
+  // revalidates them; routes that want revalidation set their own (the audit JWKS does).
+  app.set('etag', false);
   app.use(requestContext(clock));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
