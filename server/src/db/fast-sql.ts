@@ -82,9 +82,18 @@ export async function insertRow<T extends ObjectLiteral>(
   entity: T,
   m?: EntityManager,
 ): Promise<void> {
-  const s = shapeOf(ds, target);
-  const values = s.columns.map((c) => ds.driver.preparePersistentValue((entity as Row)[c.propertyName], c));
-  await sql(ds, s.insert, values, m);
+  await sql(ds, shapeOf(ds, target).insert, rowValues(ds, target, entity), m);
+}
+
+/** Every column's value of an entity, in columnList order, converted by the driver. */
+export function rowValues<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+): unknown[] {
+  return shapeOf(ds, target).columns.map((c) =>
+    ds.driver.preparePersistentValue((entity as Row)[c.propertyName], c),
+  );
 }
 
 /**

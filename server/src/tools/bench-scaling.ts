@@ -79,15 +79,29 @@ async function fill(
   }
 }
 
-async function measure(svc: Service, base: string, apiKey: string, ctx: Ctx, workflowId: string, seconds: number) {
+async function measure(
+  svc: Service,
+  base: string,
+  apiKey: string,
+  ctx: Ctx,
+  workflowId: string,
+  seconds: number,
+) {
   const auth = { authorization: `Bearer ${apiKey}` };
   // sessions to read, and one idempotency key to replay
   const ids: string[] = [];
-  for (let i = 0; i < 50; i++) ids.push((await svc.sessions.create(ctx, { workflow_id: workflowId })).session.id);
+  for (let i = 0; i < 50; i++)
+    ids.push((await svc.sessions.create(ctx, { workflow_id: workflowId })).session.id);
   const key = `replay-${randomBytes(6).toString('hex')}`;
   await svc.sessions.create(ctx, { workflow_id: workflowId }, key);
   // warm-up (JIT, pool), not measured
-  await load({ url: base, connections: 10, seconds: 1, headers: auth, pathFor: (i) => `/v1/sessions/${ids[i % 50]}` });
+  await load({
+    url: base,
+    connections: 10,
+    seconds: 1,
+    headers: auth,
+    pathFor: (i) => `/v1/sessions/${ids[i % 50]}`,
+  });
   const get = await load({
     url: base,
     connections: 10,

@@ -6,10 +6,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { columnList, hydrate, sql } from '../../db/fast-sql';
+import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
+import { PRIMITIVE_FORMATS } from '../verification/primitives';
+import type { Primitive } from '../workflow/workflow.steps';
 import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
+import { SessionEntity } from './session.entity';
 
 export interface CreateContext {
   revision: WorkflowRevisionEntity;
@@ -96,4 +99,109 @@ export async function readCreateContext(
     hasEndpoint: Number(first.endpoints) > 0,
     offered: offeredPrimitives(routes, environment),
   };
+}
+
+/**
+ * What a create already learned about a workflow: its latest published revision when last read. A published
+ * revision never changes, so this is only a guess of which revision is the latest; insertIfCurrent checks it,
+ * and everything mutable, in the INSERT itself.
+ */
+export interface KnownRevision {
+  revision: WorkflowRevisionEntity;
+  primitives: Primitive[];
+}
+
+const KNOWN_MAX = 10_000;
+const known = new Map<string, KnownRevision>();
+const knownKey = (t: { businessId: string; environment: Environment }, workflowId: string) =>
+  `${t.businessId}\u0000${t.environment}\u0000${workflowId}`;
+
+export function knownRevision(
+  t: { businessId: string; environment: Environment },
+  workflowId: string,
+): KnownRevision | undefined {
+  return known.get(knownKey(t, workflowId));
+}
+
+export function rememberRevision(
+  t: { businessId: string; environment: Environment },
+  workflowId: string,
+  revision: WorkflowRevisionEntity,
+  steps: readonly { primitive: Primitive }[],
+): void {
+  if (known.size >= KNOWN_MAX) known.clear(); // a bounded guess cache: dropping it only costs a full read
+  known.set(knownKey(t, workflowId), {
+    revision,
+    primitives: [...new Set(steps.map((s) => s.primitive))].sort(),
+  });
+}
+
+const PRIMITIVE_COLUMN: Record<Primitive, string> = {
+  identify: 'identify',
+  age_verify: 'age_verify',
+  sign: 'sign',
+  attestation: 'attestation',
+};
+
+/**
+ * The route condition of offeredPrimitives() in SQL, for one primitive in one environment: a route with its
+ * wallet and issuer, claiming the primitive with a format this service verifies for it, available in the
+ * environment (production: all three acceptances, never a sandbox-only issuer). Formats are a JSON array of
+ * strings, so a format is present when its quoted form is.
+ */
+function offeredCondition(p: Primitive, environment: Environment): string {
+  const formats = PRIMITIVE_FORMATS[p].map(
+    (f) => `cr.formats LIKE '%"${f.replace(/[!%_]/g, '!$&').replace(/'/g, "''")}"%' ESCAPE '!'`,
+  );
+  const available =
+    environment === 'sandbox'
+      ? 'cr.sandbox_available = 1'
+      : 'cr.production_available = 1 AND cr.provider_accepted = 1 AND cr.issuer_accepted = 1 AND cr.service_accepted = 1 AND ci.sandbox_only = 0';
+  return `EXISTS (SELECT 1 FROM credential_route cr JOIN credential_issuer ci ON ci.id = cr.issuer_id JOIN wallet wa ON wa.id = cr.wallet_id WHERE cr.${PRIMITIVE_COLUMN[p]} = 1 AND (${formats.join(' OR ')}) AND ${available})`;
+}
+
+const guarded = new WeakMap<DataSource, Map<string, string>>();
+
+function guardedInsert(ds: DataSource, environment: Environment, primitives: Primitive[]): string {
+  let perDs = guarded.get(ds);
+  if (!perDs) {
+    perDs = new Map();
+    guarded.set(ds, perDs);
+  }
+  const k = `${environment}:${primitives.join(',')}`;
+  let s = perDs.get(k);
+  if (!s) {
+    const cols = columnList(ds, SessionEntity);
+    const n = cols.split(', ').length;
+    s = `INSERT INTO session (${cols}) SELECT ${Array(n).fill('?').join(', ')} FROM workflow w
+WHERE w.id = ? AND w.business_id = ? AND w.latest_revision = ?
+AND EXISTS (SELECT 1 FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?)
+${primitives.map((p) => `AND ${offeredCondition(p, environment)}`).join('\n')}`;
+    perDs.set(k, s);
+  }
+  return s;
+}
+
+/**
+ * Inserts the session pinned to `k.revision` in one statement, only if, as committed now, that revision is
+ * still the workflow's latest, the business has a webhook endpoint in the environment and every primitive of
+ * the revision has an available route. False when any of it no longer holds: the caller then reads the
+ * configuration (readCreateContext) to refuse with the right error or pin the new revision. MySQL/MariaDB
+ * only (the embedded SQLite takes the read-then-insert path).
+ */
+export async function insertIfCurrent(
+  ds: DataSource,
+  m: EntityManager | undefined,
+  session: SessionEntity,
+  k: KnownRevision,
+): Promise<boolean> {
+  const { businessId, environment } = session;
+  const values = rowValues(ds, SessionEntity, session);
+  const res = await sql<{ affectedRows?: number }>(
+    ds,
+    guardedInsert(ds, environment, k.primitives),
+    [...values, session.workflowId, businessId, k.revision.revision, businessId, environment],
+    m,
+  );
+  return res.affectedRows === 1;
 }

@@ -17,7 +17,12 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
-import { readCreateContext } from './session.create-context';
+import {
+  insertIfCurrent,
+  knownRevision,
+  readCreateContext,
+  rememberRevision,
+} from './session.create-context';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
 import { applyTransition, enforceExpiry, rereadSession } from './session.state';
@@ -278,8 +283,35 @@ export class SessionService {
       }
       // validation after the reservation: a repeat never re-validates (bodies are not compared)
       const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+      const tenant = { businessId, environment };
+      const newSession = (revision: number) =>
+        Object.assign(new SessionEntity(), {
+          id,
+          businessId,
+          environment,
+          workflowId,
+          workflowRevision: revision,
+          status: 'created',
+          version: 0,
+          currentStage: 0,
+          metadata: metadata ? JSON.stringify(metadata) : null,
+          expiresAt: new Date(now.getTime() + expiresIn * 1000),
+          stepExpiresAt: null,
+          bindingHash: null,
+          createdAt: now,
+          updatedAt: now,
+          endedAt: null,
+        } satisfies Partial<SessionEntity>);
+      // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
+      // seen last is still the latest, the endpoint exists and the routes are available
+      // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
+      const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
+      if (seen && !seen.primitives.includes('sign')) {
+        const session = newSession(seen.revision.revision);
+        if (await insertIfCurrent(ds, m, session, seen)) return session;
+      }
       // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
-      const cfg = await readCreateContext(ds, m, { businessId, environment }, workflowId);
+      const cfg = await readCreateContext(ds, m, tenant, workflowId);
       const steps = toRevisionView(cfg.revision).steps;
       // Every refusal about documents happens here, before anything is written (no row, no blob).
       const documents = this.deps.documents.plan(steps, uploads ?? null);
@@ -289,23 +321,8 @@ export class SessionService {
           'webhook_endpoint_required',
           `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
         );
-      const session = Object.assign(new SessionEntity(), {
-        id,
-        businessId,
-        environment,
-        workflowId,
-        workflowRevision: cfg.revision.revision,
-        status: 'created',
-        version: 0,
-        currentStage: 0,
-        metadata: metadata ? JSON.stringify(metadata) : null,
-        expiresAt: new Date(now.getTime() + expiresIn * 1000),
-        stepExpiresAt: null,
-        bindingHash: null,
-        createdAt: now,
-        updatedAt: now,
-        endedAt: null,
-      } satisfies Partial<SessionEntity>);
+      rememberRevision(tenant, workflowId, cfg.revision, steps);
+      const session = newSession(cfg.revision.revision);
       await insertRow(ds, SessionEntity, session, m);
       // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
       if (documents.length > 0) {
