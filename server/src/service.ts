@@ -36,6 +36,8 @@ import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
+import { createMailSender, type MailSender } from './modules/mail/mail';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -54,6 +56,8 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { createSupportResolver } from './modules/support/support.resolver';
+import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
@@ -101,6 +105,10 @@ export interface Service {
   walletTransports: WalletTransports;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
+  /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
+  mail: MailSender;
+  /** Sessions for support: list and timeline (dashboard). */
+  support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -124,7 +132,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onQueued: () => relay.kick(),
+  });
   const relay = new WebhookRelay({
     ds,
     clock,
@@ -195,6 +207,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     onEventsQueued: kick,
   });
 
+  const mail = createMailSender(config);
+
   const services: ApiServices = {
     config,
     ds,
@@ -214,6 +228,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
+    mail,
+    support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -369,14 +385,17 @@ export function declareApi(s: ApiServices): {
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.
-  if (s.config.seedSandbox && s.config.appEnv === 'development')
+  if (s.config.seedSandbox && s.config.appEnv === 'development') {
     registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+    registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
+  }
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   const resolvers: NonEmptyArray<Function> = [
     createWorkflowResolver(s.workflows),
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createSupportResolver(s.support),
   ];
   return { routes, resolvers };
 }

@@ -63,6 +63,9 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
   },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,7 @@ import { DocumentsAndEvidence1763900000007 } from './1763900000007-documents-and
 import { CredentialCatalog1763900000008 } from './1763900000008-credential-catalog';
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
+import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-step-expiry-index';
 
 export const MIGRATIONS = [
@@ -12,6 +13,7 @@ export const MIGRATIONS = [
   MdocTrustAnchor1763900000009,
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
+  WebhookOpsAndSupport1764000000500,
   // perf (issue 11): the sweeper's second index range scan
   SessionStepExpiryIndex1764000000700,
 ];

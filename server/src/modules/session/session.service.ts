@@ -1,5 +1,6 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
 // stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
+
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
@@ -12,6 +13,7 @@ import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
+import { recordSessionEvent } from '../support/session-events';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -25,7 +27,7 @@ import {
 } from './session.create-context';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
-import { applyTransition, enforceExpiry, rereadSession } from './session.state';
+import { applyTransition, enforceExpiry, type FailureReason, rereadSession } from './session.state';
 import { StepResultEntity } from './step-result.entity';
 
 export const SESSION_LIMITS = {
@@ -65,6 +67,8 @@ export interface SessionView extends SessionCreated {
   created: string;
   metadata: Record<string, unknown> | null;
   results: StepResultView[];
+  /** Only on failed and expired sessions: why (session.state.ts FailureReason). */
+  failure_reason?: FailureReason;
 }
 
 export interface SessionDeps {
@@ -254,9 +258,8 @@ export class SessionService {
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     const { ds, clock } = this.deps;
-    // One attempt of the create. `m` is the open transaction, or undefined for a JSON create without a key:
-    // that one writes a single row, so its INSERT commits on its own and holds no connection across statements.
-    const attempt = async (m: EntityManager | undefined): Promise<SessionEntity> => {
+    // One attempt of the create, in its transaction `m` (retried whole on deadlock).
+    const attempt = async (m: EntityManager): Promise<SessionEntity> => {
       const now = clock.now();
       const id = newId('sess');
       if (key) {
@@ -301,6 +304,7 @@ export class SessionService {
           createdAt: now,
           updatedAt: now,
           endedAt: null,
+          failureReason: null,
         } satisfies Partial<SessionEntity>);
       // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
       // seen last is still the latest, the endpoint exists and the routes are available
@@ -308,7 +312,10 @@ export class SessionService {
       const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
       if (seen && !seen.primitives.includes('sign')) {
         const session = newSession(seen.revision.revision);
-        if (await insertIfCurrent(ds, m, session, seen)) return session;
+        if (await insertIfCurrent(ds, m, session, seen)) {
+          await recordSessionEvent(m, session, { kind: 'created', at: now });
+          return session;
+        }
       }
       // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
       const cfg = await readCreateContext(ds, m, tenant, workflowId);
@@ -324,19 +331,15 @@ export class SessionService {
       rememberRevision(tenant, workflowId, cfg.revision, steps);
       const session = newSession(cfg.revision.revision);
       await insertRow(ds, SessionEntity, session, m);
+      await recordSessionEvent(m, session, { kind: 'created', at: now });
       // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
-      if (documents.length > 0) {
-        if (!m) throw new Error('documents are stored in a transaction');
-        await this.deps.documents.store(m, session, documents, now);
-      }
+      if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
       return session;
     };
     try {
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
-      const s =
-        key || uploads
-          ? await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS)
-          : await attempt(undefined);
+      // Always a transaction: the session and its `created` timeline row commit together (support view).
+      const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
       return { statusCode: 201, session: this.created(s), replayed: false };
     } catch (e) {
       if (key && isLockWaitTimeout(e))
@@ -394,6 +397,7 @@ export class SessionService {
         .map((r) => hydrate(ds, StepResultEntity, r, 'r_'))
         .sort((a, b) => a.stage - b.stage)
         .map(resultView),
+      ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
     };
   }
 
