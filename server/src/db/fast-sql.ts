@@ -55,7 +55,7 @@ function shapeOf(ds: DataSource, target: EntityTarget<ObjectLiteral>): EntitySha
     s = {
       table: meta.tableName,
       columns,
-      insert: `INSERT INTO ${meta.tableName} (${columns.map((c) => c.databaseName).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      insert: `INSERT INTO ${ds.driver.escape(meta.tableName)} (${columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
     };
     perDs.set(target, s);
   }

@@ -138,6 +138,8 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       latencyRow('GET CPU/req', get.cpuUs ?? Number.NaN, 'raw PK SELECT', rawG.cpuUs ?? Number.NaN, 'us'),
     ];
   } finally {
+    // autocannon leaves the requests in flight at its deadline; let them finish before the pools close
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     await Promise.all([svc.stop(), rawInsert.stop(), rawSelect.stop()]);
     await db.drop();
   }
