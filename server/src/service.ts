@@ -310,6 +310,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.set('trust proxy', false);
   // problem `type` URIs point at the error reference this service serves (modules/errors)
   app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
+  // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
+  // revalidates them; routes that want revalidation set their own (the audit JWKS does).
+  app.set('etag', false);
   app.use(requestContext(clock));
   app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
