@@ -125,8 +125,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
   const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
+  // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
+  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 4 }) : ds;
+  if (relayDs !== ds) await relayDs.initialize();
   const relay = new WebhookRelay({
-    ds,
+    ds: relayDs,
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
@@ -335,6 +339,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         server.closeAllConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      if (relayDs !== ds) await relayDs.destroy();
       await ds.destroy();
     },
   };
