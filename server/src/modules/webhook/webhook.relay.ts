@@ -72,7 +72,7 @@ export interface WebhookRelayDeps {
   logger: Logger;
   allowPrivateTargets: boolean;
   timeoutMs?: number;
-  /** Deliveries in flight at once (default 64). */
+  /** Deliveries in flight at once (default 256; at most 32 connections per tenant, the rest queue). */
   concurrency?: number;
 }
 
@@ -150,15 +150,17 @@ export class WebhookRelay {
   private claiming: Promise<void> | undefined;
   private again = false;
   private pending: Attempted[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly flushing = new Set<Promise<void>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly idle = new Set<() => void>();
   private readonly agents = new Map<string, http.Agent>();
   private readonly checkedUrls = new Map<string, number>();
+  /** Counters for benchmarks and metrics: claims and outcome flushes, with the time spent in each. */
+  readonly stats = { claims: 0, claimed: 0, claimMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
 
   constructor(private readonly deps: WebhookRelayDeps) {
     this.timeoutMs = deps.timeoutMs ?? 10_000;
-    this.concurrency = Math.max(1, deps.concurrency ?? 64);
+    this.concurrency = Math.max(1, deps.concurrency ?? 256);
     this.sqlite = !isMysql(deps.ds);
   }
 
@@ -218,7 +220,14 @@ export class WebhookRelay {
     const room = this.concurrency - this.inFlight;
     if (room <= 0) return; // a finishing delivery pumps again
     this.again = false;
+    const t0 = performance.now();
     this.claiming = this.claim(room)
+      .then((claimed) => {
+        this.stats.claims++;
+        this.stats.claimed += claimed.length;
+        this.stats.claimMs += performance.now() - t0;
+        return claimed;
+      })
       .catch((err: unknown) => {
         this.deps.logger.error('webhook relay claim failed', { error: describeError(err) });
         return [] as ClaimedDelivery[];
@@ -248,27 +257,43 @@ export class WebhookRelay {
     });
   }
 
-  /** Outcomes are written together: at once when many are waiting, else on the next turn of the event loop. */
+  /**
+   * Outcomes are written together: at once when many are waiting, else after a millisecond so completions of
+   * the same few milliseconds share a write (a write costs
+   * about six round trips whatever its size). Two writes may run at once (they touch different rows).
+   */
   private scheduleFlush(): void {
-    if (this.flushing || this.flushTimer) return;
-    const delay = this.pending.length >= 100 ? 0 : 1;
+    // SQLite: one connection, so one transaction at a time.
+    const maxWrites = this.sqlite ? 1 : 2;
+    if (this.flushTimer || this.flushing.size >= maxWrites || this.pending.length === 0) return;
+    const delay = this.pending.length >= 100 ? 0 : 5;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = undefined;
-        if (this.pending.length > 0) this.scheduleFlush();
+      const p: Promise<void> = this.flushBatch().finally(() => {
+        this.flushing.delete(p);
+        this.scheduleFlush();
       });
+      this.flushing.add(p);
     }, delay);
   }
 
+  /** Writes everything finished so far (and waits for writes under way). */
   private async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    await this.flushing;
-    const batch = this.pending.splice(0);
+    await Promise.all([...this.flushing]);
+    while (this.pending.length > 0) await this.flushBatch();
+  }
+
+  private async flushBatch(): Promise<void> {
+    const batch = this.pending.splice(0, 500);
     if (batch.length === 0) return;
+    const t0 = performance.now();
     try {
       await this.record(batch);
+      this.stats.flushes++;
+      this.stats.flushed += batch.length;
+      this.stats.flushMs += performance.now() - t0;
     } catch (err) {
       // The leases expire and the events are tried again: at-least-once.
       this.deps.logger.error('webhook outcomes not recorded', {
@@ -306,7 +331,9 @@ export class WebhookRelay {
    * behind an earlier undelivered one are parked (moved out of the due set) so they cannot fill every batch and
    * starve the heads; delivering their predecessor wakes them (see record). No statement here locks anything
    * beyond the rows it updates, and none of them needs to be in one transaction: the compare-and-set is the
-   * decision and the token read-back is its proof.
+   * decision and its result is the proof. Usually two statements: one read of the candidates (with their
+   * session's head and their endpoint), one compare-and-set; the rows carrying this claim's token are read
+   * back only when the update did not take every candidate (another relay took some).
    */
   async claim(max: number): Promise<ClaimedDelivery[]> {
     const { ds, clock } = this.deps;
@@ -315,67 +342,71 @@ export class WebhookRelay {
     const lease = new Date(now.getTime() + leaseMs);
     const limit = Math.max(1, Math.min(max, 500));
     for (let round = 0; round < 5; round++) {
-      const due: { id: string; session_id: string }[] = await ds.query(
-        `SELECT id, session_id FROM webhook_event WHERE status = 'pending' AND next_attempt_at <= ?
-         ORDER BY next_attempt_at LIMIT ${limit}`,
+      // head_seq: the lowest undelivered sequence of the session; failed_before: a failed event ahead of it.
+      const due: Record<string, unknown>[] = await ds.query(
+        `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+                e.attempts, p.url, p.secret,
+                (SELECT MIN(h.sequence) FROM webhook_event h
+                  WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
+                (SELECT COUNT(*) FROM webhook_event f
+                  WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
+                  AS failed_before
+         FROM webhook_event e
+         LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
+         WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+         ORDER BY e.next_attempt_at LIMIT ${limit}`,
         [this.t(now)],
       );
       if (due.length === 0) return [];
 
-      // The undelivered head of each session decides which candidates may go now.
-      const sessions = [...new Set(due.map((e) => e.session_id))];
-      const open: { id: string; session_id: string; sequence: number; status: string }[] = await ds.query(
-        `SELECT id, session_id, sequence, status FROM webhook_event
-         WHERE session_id IN (${marks(sessions)}) AND status <> 'delivered'`,
-        sessions,
-      );
-      const heads = new Map<string, (typeof open)[number]>();
-      for (const e of open) {
-        const h = heads.get(e.session_id);
-        if (!h || Number(e.sequence) < Number(h.sequence)) heads.set(e.session_id, e);
-      }
-      const go: string[] = [];
+      const go: Record<string, unknown>[] = [];
       const behindRetry: string[] = [];
       const behindFailed: string[] = [];
       for (const e of due) {
-        const head = heads.get(e.session_id);
-        if (!head || head.id === e.id) go.push(e.id);
-        else if (head.status === 'failed') behindFailed.push(e.id);
-        else behindRetry.push(e.id);
+        if (e.head_seq == null || Number(e.head_seq) >= Number(e.sequence)) go.push(e);
+        else if (Number(e.failed_before) > 0) behindFailed.push(String(e.id));
+        else behindRetry.push(String(e.id));
       }
       // Parked behind a head still being tried: looked at again after a lease period (the head's delivery wakes
       // it sooner; the bound covers a wake missed on a member that had not yet applied the successor's insert).
       // Behind a failed head: until a redelivery wakes it (and daily).
       await this.park(behindRetry, new Date(now.getTime() + leaseMs), now);
       await this.park(behindFailed, new Date(now.getTime() + PARK_MS), now);
-      await this.unparkOvertaken([...behindRetry, ...behindFailed], due, now);
+      await this.unparkOvertaken(
+        [...behindRetry, ...behindFailed],
+        due.map((e) => ({ id: String(e.id), session_id: String(e.session_id) })),
+        now,
+      );
       if (go.length === 0) continue;
 
       const token = newId('clm');
-      go.sort();
+      const ids = go.map((e) => String(e.id)).sort();
+      let took: number;
       try {
-        await ds.query(
+        const res = await ds.query(
           `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
-           WHERE id IN (${marks(go)}) AND status = 'pending' AND next_attempt_at <= ?
+           WHERE id IN (${marks(ids)}) AND status = 'pending' AND next_attempt_at <= ?
              AND (lease_until IS NULL OR lease_until < ?)`,
-          [token, this.t(lease), this.t(lease), ...go, this.t(now), this.t(now)],
+          [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)],
         );
+        took = changedRows(res);
       } catch (e) {
         // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
-        // this claim committed, so there is nothing to read back.
+        // this claim committed.
         if (isDeadlock(e)) return [];
         throw e;
       }
-      const rows: Record<string, unknown>[] = await ds.query(
-        `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-                e.attempts, p.url, p.secret
-         FROM webhook_event e
-         LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-         WHERE e.claim_token = ?`,
-        [token],
-      );
-      if (rows.length === 0) continue; // another relay took all of them
-      return rows.map((r) => ({
+      let mine = go;
+      if (took !== ids.length) {
+        // Some candidates went to another relay between our read and our update: ours are those with our token.
+        const rows: { id: string }[] = await ds.query('SELECT id FROM webhook_event WHERE claim_token = ?', [
+          token,
+        ]);
+        const own = new Set(rows.map((r) => String(r.id)));
+        mine = go.filter((e) => own.has(String(e.id)));
+      }
+      if (mine.length === 0) continue;
+      return mine.map((r) => ({
         id: String(r.id),
         businessId: String(r.business_id),
         environment: r.environment as 'sandbox' | 'production',
@@ -495,13 +526,17 @@ export class WebhookRelay {
         lost += 1 - res;
       }
       // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
-      // cannot have been claimed yet: its predecessor was not delivered until this commit.
+      // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
+      // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
+      // later event) is only made due early, and the claim parks it again.
       const heads = [...delivered.values()].flat().map((a) => a.d);
       if (heads.length > 0) {
+        const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
+        const next = [...new Set(heads.map((d) => d.sequence + 1))];
         await m.query(
           `UPDATE webhook_event SET next_attempt_at = ?
-           WHERE status = 'pending' AND (${heads.map(() => '(session_id = ? AND sequence = ?)').join(' OR ')})`,
-          [this.t(now), ...heads.flatMap((d) => [d.sessionId, d.sequence + 1])],
+           WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
+          [this.t(now), ...sessions, ...next],
         );
       }
     });
@@ -647,6 +682,16 @@ export class WebhookRelay {
 }
 
 const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
+
+/**
+ * Rows an autocommit UPDATE changed. mysql2 reports matched rows (FOUND_ROWS), equal to changed rows here since
+ * every claim writes a fresh token; better-sqlite3 through DataSource.query returns no count, so NaN forces the
+ * read-back there (SQLite has one writer, so the read-back is exact and cheap).
+ */
+function changedRows(res: unknown): number {
+  const r = res as { affectedRows?: number } | undefined;
+  return typeof r?.affectedRows === 'number' ? r.affectedRows : Number.NaN;
+}
 
 /** Runs an UPDATE in the transaction of `m` and returns the rows it changed (mysql2 and better-sqlite3 alike). */
 async function update(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
