@@ -267,6 +267,9 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
     await new Promise((r) => setTimeout(r, 4_000));
     stop = true;
     await load;
+    console.info(
+      `[multi-node] acknowledged ${acknowledged.size} sessions, ${completed.size} completions under load`,
+    );
     expect(acknowledged.size).toBeGreaterThan(20);
     expect(completed.size).toBeGreaterThan(5);
 
@@ -322,6 +325,8 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
         }
       }
     }
+    const duplicated = [...receipts.values()].filter((r) => r.length > 1).length;
+    console.info(`[multi-node] ${events.length} events delivered, ${duplicated} received more than once`);
     // Every completed session's events reached the receiver.
     for (const id of completed) expect(receipts.has(`${id}:session.completed:0`)).toBe(true);
   }, 180_000);
