@@ -127,7 +127,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
   // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
-  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 4 }) : ds;
+  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
   if (relayDs !== ds) await relayDs.initialize();
   const relay = new WebhookRelay({
     ds: relayDs,

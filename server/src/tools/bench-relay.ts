@@ -113,7 +113,7 @@ async function openDb(): Promise<Db> {
     await ds.initialize();
     await ds.runMigrations();
     // As in service.ts: the relay on its own small pool.
-    const relayDs = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }, { poolSize: 4 });
+    const relayDs = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }, { poolSize: 6 });
     await relayDs.initialize();
     return {
       ds,
@@ -227,7 +227,7 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
   const seconds = opts.smoke ? 1 : 6;
   const receiver = await startReceiver();
   const db = await openDb();
-  const logger = createLogger('silent');
+  const logger = createLogger(process.env.BENCH_RELAY_DEBUG ? 'warn' : 'silent');
   try {
     await db.ds.query(
       `INSERT INTO webhook_endpoint (id, business_id, environment, url, secret, created_at, updated_at)

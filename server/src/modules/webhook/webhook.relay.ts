@@ -218,7 +218,9 @@ export class WebhookRelay {
       return;
     }
     const room = this.concurrency - this.inFlight;
-    if (room <= 0) return; // a finishing delivery pumps again
+    // A claim costs about the same whatever its size: while deliveries are under way, wait until a quarter of
+    // the window is free (a finishing delivery pumps again) rather than claim a handful.
+    if (room <= 0 || (this.inFlight > 0 && room < this.concurrency / 4)) return;
     this.again = false;
     const t0 = performance.now();
     this.claiming = this.claim(room)
@@ -264,9 +266,9 @@ export class WebhookRelay {
    */
   private scheduleFlush(): void {
     // SQLite: one connection, so one transaction at a time.
-    const maxWrites = this.sqlite ? 1 : 2;
+    const maxWrites = this.sqlite ? 1 : 3;
     if (this.flushTimer || this.flushing.size >= maxWrites || this.pending.length === 0) return;
-    const delay = this.pending.length >= 100 ? 0 : 5;
+    const delay = this.pending.length >= 200 ? 0 : 10;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       const p: Promise<void> = this.flushBatch().finally(() => {
