@@ -178,9 +178,9 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const created = await create(nodes[i % 3]);
-      expect(created.status).toBe(201);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
       const done = await complete(created.body.id, nodes[(i + 1) % 3]);
-      expect(done.status).toBe(200);
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
       expect(done.body.status).toBe('completed');
       ids.push(created.body.id);
     }
@@ -188,14 +188,14 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
       const seen = await nodes[2].api.rest('GET', `/v1/sessions/${id}`);
       expect(seen.body.status).toBe('completed');
     }
-    const got = await receiver.waitFor('session.completed', 6, 30_000);
+    const got = await receiver.waitFor('session.completed', 6, 60_000);
     const mine = got.filter((d) => ids.includes(String(d.body.data.session_id)));
     expect(mine).toHaveLength(6);
     for (const id of ids) {
       const order = receiver.deliveries
         .filter((d) => String(d.headers['x-service-delivery-id']).startsWith(`${id}:`))
         .map((d) => d.headers['x-service-delivery-id']);
-      expect(order).toEqual([`${id}:step.completed:0`, `${id}:session.completed:0`]);
+      expect(order, 'in order, each once').toEqual([`${id}:step.completed:0`, `${id}:session.completed:0`]);
     }
   });
 
@@ -213,7 +213,7 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
         ]),
       );
       await Promise.all([a.sessions.sweepOverdue(), b.sessions.sweepOverdue()]);
-      const got = await receiver.waitFor('session.expired', ids.length, 30_000);
+      const got = await receiver.waitFor('session.expired', ids.length, 60_000);
       for (const id of ids) {
         expect((await nodes[0].api.rest('GET', `/v1/sessions/${id}`)).body.status).toBe('expired');
         const rows = await dbRows<{ n: number }>(
