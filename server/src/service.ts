@@ -27,6 +27,10 @@ import type { Config } from './config/config';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
+import { createAccountsResolver } from './modules/accounts/accounts.resolver';
+import { dashboardAuth, dashboardCtx, registerAccountRoutes } from './modules/accounts/accounts.rest';
+import { AccountsService } from './modules/accounts/accounts.service';
+import { requireScope, scopeForRoute } from './modules/accounts/roles';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
@@ -36,6 +40,8 @@ import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
+import { createMailSender, type MailSender } from './modules/mail/mail';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -44,6 +50,7 @@ import {
   registerSandboxCrossDeviceRoute,
   SignedRequestWallet,
 } from './modules/sandbox/signed-request-wallet';
+import { loadBrowserBinding } from './modules/session/browser-binding';
 import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
@@ -54,6 +61,8 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { createSupportResolver } from './modules/support/support.resolver';
+import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
@@ -101,6 +110,12 @@ export interface Service {
   walletTransports: WalletTransports;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
+  /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
+  mail: MailSender;
+  /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
+  accounts: AccountsService;
+  /** Sessions for support: list and timeline (dashboard). */
+  support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -124,7 +139,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onQueued: () => relay.kick(),
+  });
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
   // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
   const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
@@ -188,6 +207,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const transport = new SessionTransport({
     ds,
     config,
+    binding: await loadBrowserBinding(ds, clock),
     clock,
     workflows,
     audit,
@@ -198,6 +218,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     wallets: walletTransports,
     onEventsQueued: kick,
   });
+
+  const mail = createMailSender(config);
+  const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
 
   const services: ApiServices = {
     config,
@@ -218,6 +241,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
+    mail,
+    accounts,
+    support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
   const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
@@ -228,6 +254,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       .then((actor) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
+        // Scoped keys (accounts): 403 api_key_scope_missing when the route needs a scope the key lacks.
+        const scope = scopeForRoute(
+          req.method,
+          (req.route as { path?: string } | undefined)?.path ?? req.path,
+        );
+        if (scope) requireScope(actor, scope);
         limitByApiKey(req, res, next);
       })
       .catch(next);
@@ -242,6 +274,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     public: pass,
     signer: pass,
     sandbox: sandboxOnly,
+    dashboard: dashboardAuth(accounts),
   };
 
   const app = express();
@@ -259,6 +292,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ['/v1', '/t', '/sandbox'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
   );
+  app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
   routes.mount(router, auth);
@@ -266,9 +300,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
-    if (base.actor.kind === 'api_key') return base; // already resolved for this request (graphqlActor)
+    if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
     const key = bearerToken(req.header('authorization'));
-    if (!key) return base;
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
+    if (!key) return (await dashboardCtx(accounts, req, base, true)) ?? base;
     try {
       return { ...base, actor: await tenancy.authenticate(key) };
     } catch (e) {
@@ -287,7 +322,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     authenticate: async (req) => {
       const ctx = await gqlContext(req);
       (req as AppRequest).ctx = ctx;
-      return ctx.actor.kind === 'api_key';
+      return ctx.actor.kind === 'api_key' || ctx.actor.kind === 'dashboard'; // dashboard: CSRF already checked
     },
   });
   // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.
@@ -326,6 +361,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         relay.start();
         sweeper = setInterval(() => {
           sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
+          sessions
+            .sweepDecisionsDue()
+            .catch((e) => logger.error('decision sweep failed', { error: String(e) }));
+          sessions
+            .purgeIdempotencyKeys()
+            .catch((e) => logger.error('idempotency purge failed', { error: String(e) }));
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
@@ -365,20 +407,25 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerAccountRoutes(routes, s.accounts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.
-  if (s.config.seedSandbox && s.config.appEnv === 'development')
+  if (s.config.seedSandbox && s.config.appEnv === 'development') {
     registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+    registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
+  }
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   const resolvers: NonEmptyArray<Function> = [
     createWorkflowResolver(s.workflows),
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createAccountsResolver(s.accounts),
+    createSupportResolver(s.support),
   ];
   return { routes, resolvers };
 }

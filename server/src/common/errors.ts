@@ -63,6 +63,21 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
   },
+  // accounts: dashboard users, sign-in, invitations, API keys (issue 9)
+  dashboard_user_required: {
+    status: 403,
+    title: 'This operation needs a signed-in dashboard user; API keys are for /v1 and the session mirror',
+  },
+  role_insufficient: { status: 403, title: 'Your role does not allow this in this environment' },
+  csrf_token_invalid: { status: 403, title: 'Missing or invalid X-CSRF-Token header' },
+  api_key_scope_missing: { status: 403, title: 'This API key lacks the scope this endpoint needs' },
+  invitation_invalid: { status: 410, title: 'The invitation link is invalid, used, revoked or expired' },
+  sign_in_link_invalid: { status: 410, title: 'The sign-in link is invalid, used or expired' },
+  passkey_invalid: { status: 401, title: 'The passkey could not be verified' },
+  email_in_use: { status: 409, title: 'This email address already has an account' },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

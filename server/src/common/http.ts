@@ -16,8 +16,10 @@ import type { Logger } from './logger';
  *   the path and the binding cookie, inside the service.
  * - sandbox: sandbox tooling (reference wallet, sandbox issuer, dev webhook receiver); mounted only when
  *   sandbox seeding is enabled, never decides anything about production sessions.
+ * - dashboard: a signed-in dashboard user (session cookie; X-CSRF-Token on unsafe methods); ctx.actor is the
+ *   user in the environment of X-Environment (modules/accounts).
  */
-export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox';
+export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox' | 'dashboard';
 
 export interface AppRequest extends Request {
   ctx: Ctx;
@@ -60,12 +62,20 @@ export class RouteRegistry {
   add(def: RouteDef): void {
     this.routes.push(def);
   }
-  mount(router: Router, auth: Record<AuthDecision, RequestHandler>): void {
+  /**
+   * `dashboard` may be left out (e.g. a unit test's app without accounts): its routes then answer 401, never
+   * run unauthenticated.
+   */
+  mount(
+    router: Router,
+    auth: Record<Exclude<AuthDecision, 'dashboard'>, RequestHandler> & { dashboard?: RequestHandler },
+  ): void {
+    const refuse: RequestHandler = (_req, _res, next) => next(new AppError('unauthenticated'));
     for (const r of this.routes) {
       const wrapped: RequestHandler = (req, res, next) => {
         Promise.resolve(r.handler(req as AppRequest, res)).catch(next);
       };
-      router[r.method](r.path, auth[r.auth], wrapped);
+      router[r.method](r.path, auth[r.auth] ?? refuse, wrapped);
     }
   }
 }

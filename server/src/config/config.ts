@@ -29,6 +29,13 @@ const schema = z.object({
     .string()
     .regex(/^[1-9]\d*\/[1-9]\d*$/, 'RATE_LIMIT must be <requests>/<seconds>, e.g. 100/10')
     .default('100/10'),
+  // boundaries (issue 7): how long a session may wait at a gate before session.decision_due (ADR 0008)
+  DECISION_DUE_HOURS: z.coerce.number().int().min(1).max(720).default(72),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().default('Credential Verification <no-reply@localhost>'),
 });
 
 export type Environment = 'sandbox' | 'production';
@@ -52,6 +59,11 @@ export interface Config {
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Per-API-key budget of /v1 requests: `limit` requests, refilled over `windowSeconds` (token bucket). */
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
+  /** Hours a session may wait in awaiting_decision before its decision is due (reminder webhook). */
+  readonly decisionDueHours: number;
+  /** Outgoing mail through SMTP (nodemailer); unset: .eml files under DATA_DIR/mail (modules/mail). */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
 }
 
 const stripSlash = (u: string) => u.replace(/\/+$/, '');
@@ -98,6 +110,9 @@ function buildConfig(v: z.output<typeof schema>): Config {
       limit: Number(v.RATE_LIMIT.split('/')[0]),
       windowSeconds: Number(v.RATE_LIMIT.split('/')[1]),
     }),
+    decisionDueHours: v.DECISION_DUE_HOURS,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
   });
 }
 

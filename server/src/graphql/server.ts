@@ -10,14 +10,15 @@ import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql'
 import type { Ctx } from '../common/context';
 import { AppError, isAppError } from '../common/errors';
 import type { Logger } from '../common/logger';
+import { checkAccess } from '../modules/accounts/roles';
 import type { GqlContext } from './context';
 
-/** @Authorized() operations need a business actor; anything else is `unauthenticated`. */
-export const authChecker: AuthChecker<GqlContext> = ({ context }) => {
-  const kind = context.ctx.actor.kind;
-  if (kind === 'api_key' || kind === 'dashboard') return true;
-  throw new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
-};
+/**
+ * @Authorized(roles) operations: the roles encode an access rule (modules/accounts/roles.ts): the least role
+ * per environment for a dashboard user, and whether an API key (with which scope) may call it too.
+ */
+export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) =>
+  checkAccess(context.ctx.actor, roles);
 
 // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
 export async function buildGraphqlSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {

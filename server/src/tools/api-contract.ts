@@ -6,6 +6,7 @@
 // Everything is built without a database: declareApi() registers routes and resolvers over hollow stand-ins
 // that are never called. The zod schemas here are the single source: the OpenAPI file is emitted from them
 // and test/api/contracts.test.ts checks real answers and webhook bodies against the same objects.
+
 import os from 'node:os';
 import {
   buildClientSchema,
@@ -20,6 +21,7 @@ import { ERROR_CODES, type ErrorCode } from '../common/errors';
 import type { RouteContract, RouteDef } from '../common/http';
 import { configFrom } from '../config/config';
 import { buildGraphqlSchema } from '../graphql/server';
+import { scopeForRoute } from '../modules/accounts/roles';
 import { ALLOWED_CONTENT_TYPES } from '../modules/document/document.service';
 import { UPLOAD_LIMITS } from '../modules/document/multipart';
 import { SESSION_STATUSES } from '../modules/session/session.machine';
@@ -110,10 +112,36 @@ export const StepResultSchema = z
     description: 'One completed step. Primitive-specific fields follow; identify: `claims` (object).',
   });
 
+export const FailureReasonSchema = z
+  .object({
+    code: z
+      .string()
+      .describe(
+        'failed: the verification code of the refusal that failed the session (e.g. credential_revoked); ' +
+          'expired: session_expired (the overall window passed) or step_window_expired (the step window).',
+      ),
+    stage: z.number().int().min(0).nullable().describe('Zero-based step; null when never started.'),
+    window: z.enum(['overall', 'step']).nullable().describe('expired: which window passed; failed: null.'),
+    refused_responses: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .describe('failed: refused wallet responses for that step; expired: null.'),
+  })
+  .strict()
+  .meta({ title: 'FailureReason', description: 'Why a session failed or expired.' });
+
 export const SessionSchema = SessionCreatedSchema.extend({
   created: timestamp,
   metadata: z.record(z.string(), z.unknown()).nullable(),
   results: z.array(StepResultSchema),
+  decision_due: timestamp
+    .nullable()
+    .describe(
+      'In awaiting_decision: when the business decision is due (session.decision_due is sent then); else null.',
+    ),
+  failure_reason: FailureReasonSchema.optional().describe('Present on failed and expired sessions only.'),
 })
   .strict()
   .meta({ title: 'Session' });
@@ -201,14 +229,55 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
           workflow_id: z.string(),
           workflow_revision: z.number().int(),
           completed_steps: z.number().int().min(0),
+          // why it ended, on the two unhappy endings only
+          ...(status === 'failed' || status === 'expired' ? { failure_reason: FailureReasonSchema } : {}),
         })
         .strict(),
     })
     .strict();
 
+/** The reminder that a session waits at a gate past its decision deadline (ADR 0008); sent once per gate. */
+export const SessionDecisionDueEventSchema = z
+  .object({
+    event: z.literal('session.decision_due'),
+    delivery_id: deliveryId('session.decision_due'),
+    data: z
+      .object({
+        session_id: sessionId,
+        status: z.literal('awaiting_decision'),
+        workflow_id: z.string(),
+        workflow_revision: z.number().int(),
+        completed_steps: z.number().int().min(0),
+        decision_due: timestamp,
+      })
+      .strict(),
+  })
+  .strict();
+
+/** The sandbox test event (sendTestWebhook): not tied to a session; its stream id is a `whtest_` id. */
+export const WebhookTestEventSchema = z
+  .object({
+    event: z.literal('webhook.test'),
+    delivery_id: z
+      .string()
+      .regex(/^whtest_[0-9a-z]+:webhook\.test:0$/)
+      .describe('<whtest_ id>:webhook.test:0; a fresh id per test event.'),
+    data: z
+      .object({
+        test: z.literal(true),
+        endpoint_id: z.string(),
+        environment: z.literal('sandbox'),
+        sent_at: timestamp,
+      })
+      .strict(),
+  })
+  .strict();
+
 export const WEBHOOK_EVENT_SCHEMAS: Record<string, z.ZodType> = {
   'step.completed': StepCompletedEventSchema,
+  'session.decision_due': SessionDecisionDueEventSchema,
   ...Object.fromEntries(SESSION_END_EVENTS.map((s) => [`session.${s}`, sessionEndedEventSchema(s)])),
+  'webhook.test': WebhookTestEventSchema,
 };
 
 // ------------------------------------------------------------------------------------ route contracts
@@ -300,6 +369,8 @@ export function contractOf(route: RouteDef): ResolvedContract {
   if (route.auth === 'api_key') {
     errors.add('unauthenticated');
     errors.add('rate_limited');
+    // scoped API keys (modules/accounts/roles.ts)
+    if (scopeForRoute(route.method, route.path)) errors.add('api_key_scope_missing');
   }
   errors.add('internal_error');
   const allErrors = [...errors].sort(
@@ -476,7 +547,10 @@ export function webhookSchemaFiles(): Record<string, string> {
       title: `${event} webhook payload`,
       description:
         `The JSON body POSTed for ${event}. Headers: X-Service-Event, X-Service-Timestamp (unix seconds), ` +
-        'X-Service-Signature (v1=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>), X-Service-Delivery-Id.',
+        'X-Service-Signature (v1=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>), X-Service-Delivery-Id; ' +
+        'and the Standard Webhooks headers webhook-id (msg_<base32 of SHA-256(delivery id)>), webhook-timestamp ' +
+        'and webhook-signature (v1,<base64>). During a secret rotation overlap both signature headers carry one ' +
+        'value per active secret.',
       ...jsonSchema(schema),
     };
     out[file] = `${JSON.stringify(body, null, 2)}\n`;

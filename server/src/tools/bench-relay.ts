@@ -190,7 +190,7 @@ async function rawLoop(url: string, bodies: string[]): Promise<{ perSec: number;
     const t0 = performance.now();
     const headers = deliveryHeaders(
       { event: 'session.completed', deliveryId: 'x', body },
-      SECRET,
+      [SECRET],
       Math.floor(Date.now() / 1000),
     );
     await new Promise<void>((resolve, reject) => {

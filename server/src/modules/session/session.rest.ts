@@ -5,10 +5,12 @@ import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { UploadedFile } from '../document/multipart';
 import { readMultipart } from '../document/multipart';
+import { BROWSER_COOKIE_NAME } from './browser-binding';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
 
-export const BROWSER_COOKIE = 'svc_browser';
+/** The server-issued browser cookie (browser-binding.ts). */
+export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
 /** The binding cookie outlives the longest session (24 h) plus the 48 h access to completed materials. */
 const COOKIE_MAX_AGE_S = 72 * 3600;
 
@@ -109,7 +111,10 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     summary: 'Hosted page: status projection (no results)',
     handler: async (req, res) => {
       noStore(res);
-      sendJson(res, 200, await transport.projection(String(req.params.id), token(req)));
+      const out = await transport.projection(String(req.params.id), token(req));
+      // a browser without a server-issued cookie gets one on opening the page; Start binds to it
+      if (out.issued) setBrowserCookie(res, out.issued);
+      sendJson(res, 200, out.projection);
     },
   });
   reg.add({
@@ -120,7 +125,7 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     handler: async (req, res) => {
       noStore(res);
       const out = await transport.start(String(req.params.id), token(req));
-      setBrowserCookie(res, out.token);
+      if (out.issued) setBrowserCookie(res, out.issued);
       sendJson(res, 200, out.projection);
     },
   });

@@ -122,13 +122,18 @@ describe('webhook endpoint configuration', () => {
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(false);
 
     const first = await svc.configureEndpoint(ctx, receiver.url);
-    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const second = await svc.configureEndpoint(ctx, `${receiver.url}/v2`);
     expect(second.id).toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
 
     const read = await svc.getEndpoint(ctx);
-    expect(read).toEqual({ id: first.id, url: `${receiver.url}/v2`, createdAt: first.createdAt });
+    expect(read).toEqual({
+      id: first.id,
+      url: `${receiver.url}/v2`,
+      createdAt: first.createdAt,
+      previousSecretExpiresAt: null, // a new URL ends the old secret at once
+    });
     expect(JSON.stringify(read)).not.toContain('whsec_');
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(true);
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'production')).toBe(false);
@@ -438,10 +443,13 @@ describe('dev webhook receiver', () => {
     app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
     const router = express.Router();
     const pass: express.RequestHandler = (_req, _res, next) => next();
-    registry.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass } satisfies Record<
-      AuthDecision,
-      express.RequestHandler
-    >);
+    registry.mount(router, {
+      api_key: pass,
+      public: pass,
+      signer: pass,
+      sandbox: pass,
+      dashboard: pass,
+    } satisfies Record<AuthDecision, express.RequestHandler>);
     app.use(router);
     const server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

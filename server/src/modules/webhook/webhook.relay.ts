@@ -27,7 +27,8 @@ import { isAppError } from '../../common/errors';
 import { logTag, newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { isDeadlock, isMysql } from '../../db/data-source';
-import { signWebhook } from './signature';
+import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from './delivery-log';
+import { activeSecrets, webhookDeliveryHeaders } from './signature';
 import { assertDeliverableUrl, type DeliverableOpts, guardedLookup } from './ssrf';
 
 /** Delay after the n-th failed attempt (index n-1); after the last one the delivery is marked failed. */
@@ -91,12 +92,18 @@ export interface ClaimedDelivery {
   claimToken: string;
   url: string | null;
   secret: string | null;
+  /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
 }
 
 interface Outcome {
   statusCode: number | null;
   error: string | null;
   retryAfterMs: number | null;
+  /** The URL the attempt went to, and the first bytes the receiver answered (delivery log). */
+  url: string | null;
+  excerpt: Buffer | null;
 }
 
 interface Attempted {
@@ -107,21 +114,18 @@ interface Attempted {
 }
 
 /**
- * The headers of one delivery attempt, built in one place (signature schemes and header sets grow here).
- * `timestamp` is unix seconds.
+ * The headers of one delivery attempt, built in one place: both signature schemes (X-Service-* and Standard
+ * Webhooks), signed with every secret active now (two during a rotation overlap). `timestamp` is unix seconds.
  */
 export function deliveryHeaders(
   d: Pick<ClaimedDelivery, 'event' | 'deliveryId' | 'body'>,
-  secret: string,
+  secrets: readonly string[],
   timestamp: number,
 ): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
-    'X-Service-Event': d.event,
-    'X-Service-Timestamp': String(timestamp),
-    'X-Service-Signature': signWebhook(secret, timestamp, d.body),
-    'X-Service-Delivery-Id': d.deliveryId,
+    ...webhookDeliveryHeaders(d, secrets, timestamp),
   };
 }
 
@@ -135,6 +139,9 @@ export function attemptRow(a: Attempted): Record<string, string | number | Date 
     status_code: a.outcome.statusCode,
     error: a.outcome.error?.slice(0, 500) ?? null,
     duration_ms: a.durationMs,
+    environment: a.d.environment,
+    url: a.outcome.url,
+    response_excerpt: responseExcerpt(a.outcome.excerpt),
   };
 }
 
@@ -347,7 +354,7 @@ export class WebhookRelay {
       // head_seq: the lowest undelivered sequence of the session; failed_before: a failed event ahead of it.
       const due: Record<string, unknown>[] = await ds.query(
         `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-                e.attempts, p.url, p.secret,
+                e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
                 (SELECT MIN(h.sequence) FROM webhook_event h
                   WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
                 (SELECT COUNT(*) FROM webhook_event f
@@ -421,6 +428,9 @@ export class WebhookRelay {
         claimToken: token,
         url: r.url == null ? null : String(r.url),
         secret: r.secret == null ? null : String(r.secret),
+        previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
+        previousSecretExpiresAt:
+          r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
       }));
     }
     return [];
@@ -569,23 +579,42 @@ export class WebhookRelay {
     const attemptedAt = clock.now();
     const t0 = performance.now();
     let outcome: Outcome;
+    let url: string | null = null;
     try {
       if (d.url === null || d.secret === null) {
-        outcome = { statusCode: null, error: 'no webhook endpoint is configured', retryAfterMs: null };
+        outcome = {
+          statusCode: null,
+          error: 'no webhook endpoint is configured',
+          retryAfterMs: null,
+          url: null,
+          excerpt: null,
+        };
       } else {
         const opts = { environment: d.environment, allowPrivate: this.deps.allowPrivateTargets };
         await this.checkUrl(d.url, opts);
-        const timestamp = Math.floor(clock.now().getTime() / 1000);
-        const res = await this.post(d, opts, deliveryHeaders(d, d.secret, timestamp));
+        url = d.url;
+        const now = clock.now();
+        const timestamp = Math.floor(now.getTime() / 1000);
+        const secrets = activeSecrets(
+          {
+            secret: d.secret,
+            previousSecret: d.previousSecret,
+            previousSecretExpiresAt: d.previousSecretExpiresAt,
+          },
+          now,
+        );
+        const res = await this.post(d, opts, deliveryHeaders(d, secrets, timestamp));
         const ok = res.statusCode >= 200 && res.statusCode < 300;
         outcome = {
           statusCode: res.statusCode,
           error: ok ? null : `HTTP ${res.statusCode}`,
           retryAfterMs: ok ? null : parseRetryAfter(res.retryAfter, clock.now()),
+          url,
+          excerpt: res.excerpt,
         };
       }
     } catch (err) {
-      outcome = { statusCode: null, error: describeError(err), retryAfterMs: null };
+      outcome = { statusCode: null, error: describeError(err), retryAfterMs: null, url, excerpt: null };
     }
     return { d, attemptedAt, durationMs: Math.round(performance.now() - t0), outcome };
   }
@@ -631,49 +660,56 @@ export class WebhookRelay {
     return agent;
   }
 
-  private post(
-    d: ClaimedDelivery,
-    opts: DeliverableOpts,
-    headers: Record<string, string>,
-  ): Promise<{ statusCode: number; retryAfter: string | undefined }> {
+  private post(d: ClaimedDelivery, opts: DeliverableOpts, headers: Record<string, string>): Promise<Answer> {
     const target = new URL(d.url as string);
     const secure = target.protocol === 'https:';
     const agent = this.agentFor(d, secure);
     const once = () =>
-      new Promise<{ statusCode: number; retryAfter: string | undefined; reused: boolean }>(
-        (resolve, reject) => {
-          const client = secure ? https : http;
-          const req = client.request(
-            target,
-            {
-              method: 'POST',
-              headers: { ...headers, 'Content-Length': String(Buffer.byteLength(d.body)) },
-              lookup: guardedLookup(opts),
-              agent,
-            },
-            (res) => {
+      new Promise<Answer>((resolve, reject) => {
+        const client = secure ? https : http;
+        const req = client.request(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'Content-Length': String(Buffer.byteLength(d.body)) },
+            lookup: guardedLookup(opts),
+            agent,
+          },
+          (res) => {
+            // The first RESPONSE_EXCERPT_BYTES of the answer go to the delivery log; the rest is drained
+            // (which also frees the socket for reuse). Settled when the body ends or is cut off.
+            const chunks: Buffer[] = [];
+            let kept = 0;
+            const settle = () => {
+              clearTimeout(timer);
               resolve({
                 statusCode: res.statusCode ?? 0,
                 retryAfter: res.headers['retry-after'],
-                reused: false,
+                excerpt: kept > 0 ? Buffer.concat(chunks) : null,
               });
-              res.on('close', () => clearTimeout(timer));
-              res.on('error', () => {}); // a body cut off after the status line changes nothing
-              res.resume(); // the receiver's body is not used, but must be read for the socket to be reused
-            },
-          );
-          const timer = setTimeout(
-            () => req.destroy(new Error(`timeout after ${this.timeoutMs} ms`)),
-            this.timeoutMs,
-          );
-          req.on('error', (err) => {
-            clearTimeout(timer);
-            (err as { reusedSocket?: boolean }).reusedSocket = req.reusedSocket;
-            reject(err);
-          });
-          req.end(d.body);
-        },
-      );
+            };
+            res.on('data', (c: Buffer) => {
+              if (kept >= RESPONSE_EXCERPT_BYTES) return;
+              const part = c.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+              chunks.push(part);
+              kept += part.length;
+            });
+            res.on('end', settle);
+            res.on('close', settle); // a body cut off after the status line changes nothing
+            res.on('error', () => {});
+          },
+        );
+        const timer = setTimeout(
+          () => req.destroy(new Error(`timeout after ${this.timeoutMs} ms`)),
+          this.timeoutMs,
+        );
+        req.on('error', (err) => {
+          clearTimeout(timer);
+          (err as { reusedSocket?: boolean }).reusedSocket = req.reusedSocket;
+          reject(err);
+        });
+        req.end(d.body);
+      });
     return once().catch((err: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
       // A kept-alive socket the receiver closed as we reused it: the request never reached it, try once on a
       // fresh connection (Node's documented pattern) instead of waiting for the retry schedule.
@@ -683,7 +719,16 @@ export class WebhookRelay {
   }
 }
 
+interface Answer {
+  statusCode: number;
+  retryAfter: string | undefined;
+  excerpt: Buffer | null;
+}
+
 const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
+
+/** A DATETIME as read by a raw query: mysql2 gives a Date, SQLite TypeORM's UTC text. */
+const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}Z`));
 
 /**
  * Rows an autocommit UPDATE changed. mysql2 reports matched rows (FOUND_ROWS), equal to changed rows here since
