@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createService, type Service } from '../../server/src/service';
-import { Api, freePort, type Json } from '../support/harness';
+import { Api, freePort, type Json, ownerSession, type TestService } from '../support/harness';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
@@ -113,9 +113,11 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
     }
     const biz = await a.tenancy.createBusiness('Galera GmbH');
     apiKey = (await a.tenancy.issueApiKey(biz.id, 'sandbox')).key;
+    // Workflows are a dashboard user's job: the owner signs in on node A (only `svc` of a TestService is used).
+    const owner = await ownerSession({ svc: a } as TestService, biz.id, 'sandbox');
     workflowId = (
       await publishWorkflow(
-        new Api(baseUrl, apiKey),
+        new Api(baseUrl, apiKey, owner),
         [{ primitive: 'identify', claims: ['given_name'] }],
         receiver.url,
       )
