@@ -159,8 +159,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onQueued: () => relay.kick(),
   });
+  // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
+  // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
+  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
+  if (relayDs !== ds) await relayDs.initialize();
   const relay = new WebhookRelay({
-    ds,
+    ds: relayDs,
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
@@ -429,6 +433,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         server.closeAllConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      if (relayDs !== ds) await relayDs.destroy();
       await ds.destroy();
     },
   };

@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
@@ -246,7 +247,7 @@ export class CatalogService {
    */
   async setAcceptance(routeId: string, acceptance: Partial<RouteAcceptance>): Promise<RouteView> {
     const { ds, clock } = this.deps;
-    await ds.transaction(async (m) => {
+    await transactionWithRetry(ds, async (m) => {
       const repo = m.getRepository(CredentialRouteEntity);
       const route = await repo.findOneBy({ id: routeId });
       if (!route) throw new AppError('not_found', 'No route with this id.');
