@@ -159,8 +159,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onQueued: () => relay.kick(),
   });
+  // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
+  // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
+  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
+  if (relayDs !== ds) await relayDs.initialize();
   const relay = new WebhookRelay({
-    ds,
+    ds: relayDs,
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
@@ -310,6 +314,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.set('trust proxy', false);
   // problem `type` URIs point at the error reference this service serves (modules/errors)
   app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
+  // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
+  // revalidates them; routes that want revalidation set their own (the audit JWKS does).
+  app.set('etag', false);
   app.use(requestContext(clock));
   app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
@@ -408,7 +415,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           cleanup
             .pass()
             .then(() => receipts.deliverPending())
-            .catch((e) => logger.error('cleanup/receipt pass failed', { error: String(e) }));
+            .catch((e) => {
+              if (!isOutage(e)) logger.error('cleanup/receipt pass failed', { error: String(e) });
+            });
         }, 60_000);
       }
       const { port } = server.address() as AddressInfo;
@@ -424,6 +433,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         server.closeAllConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      if (relayDs !== ds) await relayDs.destroy();
       await ds.destroy();
     },
   };
