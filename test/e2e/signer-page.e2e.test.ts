@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.SIGNER_SHOTS_DIR;
@@ -168,5 +169,48 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await page2.goto(other.body.url);
     await page2.getByText('Ready when you are').waitFor();
     expect(await page2.evaluate(() => document.documentElement.lang)).toBe('en');
+  });
+
+  it('shows every step kind in French with no serious accessibility finding, then the receipt code screen', async () => {
+    const { apiKey } = await createBusiness(t, 'Société Générale des Tests');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await publishWorkflow(api, [
+      { primitive: 'age_verify', threshold: 18 },
+      { primitive: 'sign', documents: 1 },
+      { primitive: 'attestation', terms: 'Je confirme avoir lu le contrat.' },
+    ]);
+    const created = await createMultipart(api, { workflow_id: workflowId }, [
+      { filename: 'Contrat.pdf', type: 'application/pdf', bytes: minimalPdf('Contrat') },
+    ]);
+    expect(created.status).toBe(201);
+
+    const page = await (await browser.newContext({ locale: 'fr-FR' })).newPage();
+    await page.goto(created.body.url);
+    await page.getByTestId('start').click();
+    const expected: Record<string, string> = {
+      age_verify: 'Confirmer votre âge',
+      sign: 'Signer ce document',
+      attestation: 'Accepter ces conditions',
+    };
+    for (const kind of ['age_verify', 'sign', 'attestation']) {
+      await page.getByTestId(`step-${kind}`).waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId(`step-${kind}`).getByRole('heading', { level: 2 }).textContent()).toBe(
+        expected[kind],
+      );
+      await page.getByTestId('share-wallet').click();
+      await page.getByTestId('share-reference-wallet').waitFor();
+      await checkScreen(page, `step-${kind}-fr`);
+      await page.getByTestId('share-reference-wallet').click();
+    }
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+    await page.getByTestId('email-input').fill('signataire@example.com');
+    await page.getByTestId('send-code').click();
+    await page.getByTestId('code-sent').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('code-sent').textContent()).toContain(
+      'Nous avons envoyé un code à six chiffres à signataire@example.com.',
+    );
+    await page.getByTestId('close-access').click();
+    await page.getByTestId('close-confirm').waitFor();
+    await checkScreen(page, 'receipt-code-close-fr');
   });
 });
