@@ -11,15 +11,15 @@ export const fr: Messages = {
   'page.tryAgain': 'Réessayer',
   'page.loading': 'Chargement de votre vérification…',
   'page.sandbox': 'SANDBOX',
-  'page.asks': '{business} vous demande de partager :',
+  'page.asks': '{business} vous demande de partager :',
   'page.validUntil': 'Ce lien est valable jusqu’au {date}.',
   'page.nextStep': 'Votre prochaine étape',
-  'page.status': 'Statut :',
-  'page.supportRef': 'Référence pour le support :',
+  'page.status': 'Statut :',
+  'page.supportRef': 'Référence pour le support :',
   'state.pendingTitle': 'Un instant',
   'state.pendingText': 'Cette page se met à jour toute seule.',
   'state.doneTitle': 'Vérification terminée.',
-  'state.doneText': 'Votre justificatif se trouve ci-dessous, sous « Votre justificatif ».',
+  'state.doneText': 'Votre justificatif se trouve ci-dessous, sous « Votre justificatif ».',
   'state.return': 'Retour à {business}',
   'state.expiredTitle': 'Ce lien a expiré',
   'state.expiredText':
@@ -58,7 +58,7 @@ export const fr: Messages = {
   'step.ageAsk':
     '{business} demande si vous avez {threshold} ans ou plus. Seul un oui ou un non lui est transmis, jamais votre date de naissance.',
   'step.signRead':
-    'Lisez les documents ci-dessous. Votre portefeuille signe exactement ces fichiers, identifiés par leurs empreintes SHA-256 ; ils ne peuvent plus être modifiés ensuite.',
+    'Lisez les documents ci-dessous. Votre portefeuille signe exactement ces fichiers, identifiés par leurs empreintes SHA-256 ; ils ne peuvent plus être modifiés ensuite.',
   'step.signNotQes':
     'Il s’agit d’une signature électronique faite avec la clé de votre portefeuille. Ce n’est pas une signature électronique qualifiée (QES).',
   'step.termsRead':
@@ -74,7 +74,7 @@ export const fr: Messages = {
   'step.openWallet': 'Ouvrir mon portefeuille',
   'step.sandboxWallet': 'Portefeuille de test (sandbox)',
   'step.sandboxNote':
-    'Choisissez une personne de test. Son attestation vient de l’émetteur sandbox ; aucune donnée réelle.',
+    'Choisissez une personne de test. Son attestation vient de l’émetteur sandbox ; aucune donnée réelle.',
   'step.testPerson': 'Personne de test',
   'step.sharing': 'Partage…',
   'step.shareTest': 'Partager avec le portefeuille de test',
@@ -91,7 +91,7 @@ export const fr: Messages = {
     'Vous avez fermé l’accès en ligne à ce justificatif. Plus rien ne peut être téléchargé ou envoyé par e-mail d’ici, et les liens de reçu ne fonctionnent plus. Les fichiers enregistrés restent valables.',
   'receipt.endedText':
     'L’accès en ligne a pris fin le {date} (48 heures après la fin de la vérification). Les fichiers enregistrés restent valables.',
-  'receipt.partial': 'Un reçu partiel des {done} étapes sur {total} terminées jusqu’ici.',
+  'receipt.partial': 'Un reçu partiel : {done} étape(s) sur {total} terminée(s) jusqu’ici.',
   'receipt.full': 'Un reçu de tout ce que vous avez terminé.',
   'receipt.notSignature': 'C’est une trace lisible de ce qui a été vérifié, pas une nouvelle signature.',
   'receipt.sandbox': 'Ceci est un exemple de test (sandbox).',
