@@ -35,7 +35,8 @@ import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
-import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.factory';
+import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -75,6 +76,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Start the webhook relay and expiry sweeper loops (tests may drive them by hand). */
   workers?: boolean;
+  /** Cloud KMS client options beyond config (tests: credentials for the wire-protocol fakes). */
+  kmsClients?: KmsClientOverrides;
 }
 
 export interface Service {
@@ -114,12 +117,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   await ds.runMigrations({ transaction: 'each' });
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
-  const kms = new LocalKmsProvider({
-    ds,
-    keyRing: config.kmsKeyRing,
-    masterKey,
-    clock,
-  });
+  const kmsProvider = createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
+  const kms = kmsProvider.kms;
   await kms.currentKeyVersion('audit-signing');
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
@@ -335,6 +334,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         server.closeAllConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      await kmsProvider.close();
       await ds.destroy();
     },
   };
