@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
+import { Redis } from 'ioredis';
 import type { NonEmptyArray } from 'type-graphql';
 import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
@@ -215,7 +216,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     signedWallet,
   };
   const { routes, resolvers } = declareApi(services);
-  const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
+  // Shared rate-limit counters when REDIS_URL is set (ADR 0016); commands fail fast while Redis is away
+  // (no offline queue), and the limiter's memory insurance answers instead.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
+    : undefined;
+  redis?.on('error', (e: Error) => logger.warn('redis unavailable', { error: e.message }));
+  await redis?.connect().catch(() => {}); // logged above; ioredis keeps reconnecting
+  const limitByApiKey = rateLimitByApiKey(
+    new RateLimiter(clock, config.rateLimit, { redis, keyPrefix: config.rateLimitKeyPrefix }),
+  );
 
   const apiKeyAuth: RequestHandler = (req, res, next) => {
     tenancy
@@ -335,6 +345,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
       await kmsProvider.close();
+      redis?.disconnect();
       await ds.destroy();
     },
   };
