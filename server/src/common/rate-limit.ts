@@ -7,10 +7,10 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import {
+  type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
-  type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { Clock } from './clock';
 import { AppError } from './errors';
@@ -108,7 +108,10 @@ export function rateLimitByApiKey(limiter: RateLimiter): RequestHandler {
   function answer(d: RateLimitDecision, ...[req, res, next]: Parameters<RequestHandler>): void {
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
-    if (d.allowed) return next();
+    if (d.allowed) {
+      next();
+      return;
+    }
     sendProblem(
       res,
       new AppError(
