@@ -38,6 +38,10 @@ import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.factory';
 import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { ServiceMetrics } from './modules/ops/metrics';
+import { registerOpsRoutes } from './modules/ops/ops.rest';
+import { OpsService } from './modules/ops/ops.service';
+import { readOutboxBacklog } from './modules/ops/outbox-backlog';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -79,6 +83,8 @@ export interface ServiceOptions {
   workers?: boolean;
   /** Cloud KMS client options beyond config (tests: credentials for the wire-protocol fakes). */
   kmsClients?: KmsClientOverrides;
+  /** Graceful shutdown: how long close() waits for in-flight requests before cutting connections. */
+  shutdownGraceMs?: number;
 }
 
 export interface Service {
@@ -105,6 +111,9 @@ export interface Service {
   walletTransports: WalletTransports;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
+  /** Health, readiness and the /metrics answer (ops, issue 11). */
+  ops: OpsService;
+  metrics: ServiceMetrics;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -125,11 +134,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
   const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
+  const ops = new OpsService({ ds, metrics, metricsToken: config.metricsToken });
   const relay = new WebhookRelay({
     ds,
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    metrics,
   });
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
@@ -148,6 +160,19 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
     mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
+  // Verification outcomes for /metrics, counted here so the verifier itself stays unaware of metrics.
+  const verify = verifier.verify.bind(verifier);
+  verifier.verify = (input) =>
+    verify(input).then(
+      (r) => {
+        metrics.verification('verified');
+        return r;
+      },
+      (e: unknown) => {
+        metrics.verification(e instanceof AppError ? e.code : 'internal_error');
+        throw e;
+      },
+    );
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
   const documents = new DocumentService({
     blobs: new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
@@ -214,6 +239,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
+    ops,
+    metrics,
   };
   const { routes, resolvers } = declareApi(services);
   // Shared rate-limit counters when REDIS_URL is set (ADR 0016); commands fail fast while Redis is away
@@ -253,6 +280,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestContext(clock));
+  app.use(metrics.http());
+  app.use((_req, res, next) => {
+    // While shutting down, answers close their connection so clients reconnect to another node.
+    if (ops.isDraining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -330,26 +363,50 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       if (opts.workers !== false) {
         relay.start();
         sweeper = setInterval(() => {
-          sessions.sweepOverdue().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          sessions.sweepOverdue().then(
+            (n) => metrics.sweep('ok', n),
+            (e) => {
+              metrics.sweep('error');
+              logger.error('expiry sweep failed', { error: String(e) });
+            },
+          );
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
     },
     async close() {
+      // Graceful: readiness fails and new connections are refused at once; requests in flight and the
+      // relay's in-flight deliveries (whose outcome writes release their leases) finish; then the pool closes.
+      ops.drain();
       if (sweeper) clearInterval(sweeper);
+      const drained = server ? drainHttp(server, opts.shutdownGraceMs ?? 10_000) : Promise.resolve();
       await relay.stop();
+      await drained;
       await gql.stop();
-      if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server?.close(() => resolve()));
-      }
       await kmsProvider.close();
       redis?.disconnect();
       await ds.destroy();
     },
   };
   return service;
+}
+
+/**
+ * Stops accepting connections, closes keep-alive connections as they turn idle, and resolves when every
+ * request in flight has been answered, or after `graceMs`, when the remaining connections are cut.
+ */
+async function drainHttp(server: http.Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  server.closeIdleConnections();
+  try {
+    await closed;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
 }
 
 /** The services the HTTP surfaces are declared over. */
@@ -371,6 +428,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerOpsRoutes(routes, s.ops);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);

@@ -193,6 +193,7 @@ export class SessionTransport {
     const requestId = body.request_id;
     if (typeof requestId !== 'string')
       throw new AppError('validation_failed', 'request_id is required.', { param: 'request_id' });
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
@@ -207,6 +208,7 @@ export class SessionTransport {
    * hosted submission.
    */
   async submitDirectWalletResponse(requestId: string, answer: unknown): Promise<void> {
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, state: 'open' });
@@ -372,6 +374,7 @@ export class SessionTransport {
         .where('id = :id AND state = :open', { id: req.id, open: 'open' })
         .execute();
       if (burned.affected !== 1) return null;
+      // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
       const refusals = await m
         .getRepository(WalletRequestEntity)
         .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
@@ -410,7 +413,8 @@ export class SessionTransport {
   private async open(id: string): Promise<SessionEntity> {
     const s =
       typeof id === 'string' && id.startsWith('sess_')
-        ? await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
+        ? // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+          await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
         : null;
     if (!s) throw new AppError('not_found', 'This session link is not valid.');
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);

@@ -64,6 +64,8 @@ export interface WebhookRelayDeps {
   logger: Logger;
   allowPrivateTargets: boolean;
   timeoutMs?: number;
+  /** ops (issue 11): counts recorded attempts by outcome for /metrics. */
+  metrics?: { delivery(outcome: 'delivered' | 'retry' | 'failed'): void };
 }
 
 interface Claimed {
@@ -307,6 +309,7 @@ export class WebhookRelay {
         if (next) await repo.update({ id: next.id, status: 'pending' }, { nextAttemptAt: now });
       }
     });
+    this.deps.metrics?.delivery(result);
     const fields = {
       event_id: ev.id,
       event: ev.event,
