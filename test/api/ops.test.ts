@@ -190,6 +190,7 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         DATABASE_URL: db.url,
+        BASE_URL: `http://127.0.0.1:${port}`, // vitest puts BASE_URL=/ into its own environment
         LOG_LEVEL: 'info',
         APP_ENV: 'development',
         TSX_TSCONFIG_PATH: path.join(root, 'server/tsconfig.json'),
