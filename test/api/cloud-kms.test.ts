@@ -152,6 +152,15 @@ describe.each([
     expect(after.body.keys.map((k: { kid: string }) => k.kid)).toEqual([key(2)]);
     expect(opensslVerifyAudit(first.audit, after.body)).toBe(false);
     await n2.svc.close();
+
+    // back to the local provider: it signs with its own key, and the cloud key stays verifiable
+    const n3 = await startNode(db, dataDir, { KMS_PROVIDER: 'local' });
+    const third = await auditedStep(n3, biz.apiKey, workflowId);
+    await n3.svc.close();
+    expect(third.audit.service_signature.kid).toMatch(/^projects\/local\/.*\/cryptoKeyVersions\/1$/);
+    expect(third.jwks.keys.map((k: { kid: string }) => k.kid)).toContain(key(2));
+    expect(opensslVerifyAudit(third.audit, third.jwks)).toBe(true);
+    expect(opensslVerifyAudit(second.audit, third.jwks)).toBe(true);
   });
 
   it('refuses to start when the configured key is unknown to the KMS', async () => {
