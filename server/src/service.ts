@@ -114,6 +114,8 @@ export interface Service {
   /** Health, readiness and the /metrics answer (ops, issue 11). */
   ops: OpsService;
   metrics: ServiceMetrics;
+  /** One expiry-sweeper pass, counted in /metrics (the workers run it every 30 s; tests call it). */
+  sweep(): Promise<number>;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -357,19 +359,25 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ...services,
     app,
     routes,
+    sweep() {
+      return sessions.sweepOverdue().then(
+        (n) => {
+          metrics.sweep('ok', n);
+          return n;
+        },
+        (e: unknown) => {
+          metrics.sweep('error');
+          throw e;
+        },
+      );
+    },
     async listen() {
       server = http.createServer(app);
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));
       if (opts.workers !== false) {
         relay.start();
         sweeper = setInterval(() => {
-          sessions.sweepOverdue().then(
-            (n) => metrics.sweep('ok', n),
-            (e) => {
-              metrics.sweep('error');
-              logger.error('expiry sweep failed', { error: String(e) });
-            },
-          );
+          service.sweep().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
@@ -410,7 +418,7 @@ async function drainHttp(server: http.Server, graceMs: number): Promise<void> {
 }
 
 /** The services the HTTP surfaces are declared over. */
-export type ApiServices = Omit<Service, 'app' | 'routes' | 'listen' | 'close'>;
+export type ApiServices = Omit<Service, 'app' | 'routes' | 'listen' | 'close' | 'sweep'>;
 
 /**
  * Declares every REST route (with its auth decision) and every GraphQL resolver, once. createService mounts

@@ -120,6 +120,14 @@ describe('health, readiness and metrics', () => {
     expect(metricValue(m3, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(pending);
     expect(metricValue(m3, 'webhook_outbox_pending')).toBe(0);
     expect(metricValue(m3, 'webhook_outbox_lag_seconds')).toBe(0);
+
+    // a sweeper pass after an untouched session's expiry (1 h by default) expires it and is counted
+    expect((await api.rest('POST', '/v1/sessions', { workflow_id: workflowId })).status).toBe(201);
+    clock.advance(3_600_001);
+    expect(await t.svc.sweep()).toBe(1);
+    const m4 = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(metricValue(m4, 'expiry_sweeper_passes_total', { outcome: 'ok' })).toBe(1);
+    expect(metricValue(m4, 'expiry_sweeper_expired_sessions_total')).toBe(1);
   });
 });
 
