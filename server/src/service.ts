@@ -38,6 +38,8 @@ import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.factory';
 import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
+import { createMailSender, type MailSender } from './modules/mail/mail';
 import { ServiceMetrics } from './modules/ops/metrics';
 import { registerOpsRoutes } from './modules/ops/ops.rest';
 import { OpsService } from './modules/ops/ops.service';
@@ -60,6 +62,8 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { createSupportResolver } from './modules/support/support.resolver';
+import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
@@ -116,6 +120,10 @@ export interface Service {
   metrics: ServiceMetrics;
   /** One expiry-sweeper pass, counted in /metrics (the workers run it every 30 s; tests call it). */
   sweep(): Promise<number>;
+  /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
+  mail: MailSender;
+  /** Sessions for support: list and timeline (dashboard). */
+  support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -135,7 +143,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({ ds, allowPrivateTargets: config.webhookAllowPrivateTargets });
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onQueued: () => relay.kick(),
+  });
   const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
   const ops = new OpsService({ ds, metrics, metricsToken: config.metricsToken });
   const relay = new WebhookRelay({
@@ -222,6 +234,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     onEventsQueued: kick,
   });
 
+  const mail = createMailSender(config);
+
   const services: ApiServices = {
     config,
     ds,
@@ -243,6 +257,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     signedWallet,
     ops,
     metrics,
+    mail,
+    support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
   // Shared rate-limit counters when REDIS_URL is set (ADR 0016); commands fail fast while Redis is away
@@ -443,14 +459,17 @@ export function declareApi(s: ApiServices): {
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.
-  if (s.config.seedSandbox && s.config.appEnv === 'development')
+  if (s.config.seedSandbox && s.config.appEnv === 'development') {
     registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+    registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
+  }
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   const resolvers: NonEmptyArray<Function> = [
     createWorkflowResolver(s.workflows),
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createSupportResolver(s.support),
   ];
   return { routes, resolvers };
 }

@@ -42,6 +42,8 @@ export async function startTestService(
     label?: string;
     /** RATE_LIMIT per API key; suites default to a budget they never reach (rate-limit.test.ts sets it). */
     rateLimit?: string;
+    /** SMTP_URL (e.g. a startSmtpServer() url); unset: mail goes to .eml files under the data dir. */
+    smtpUrl?: string;
   } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
@@ -56,6 +58,7 @@ export async function startTestService(
     BASE_URL: baseUrl,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RATE_LIMIT: opts.rateLimit ?? '100000/10',
+    SMTP_URL: opts.smtpUrl,
   } as never);
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();

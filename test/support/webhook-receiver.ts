@@ -15,6 +15,10 @@ export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   /** Status codes to answer, in order; afterwards 200. */
   readonly script: number[] = [];
+  /** Every request, whatever was answered (deliveries keeps only the 2xx ones). */
+  readonly requests: Delivery[] = [];
+  /** Response body to answer with (e.g. to see it in the delivery log); none by default. */
+  replyBody: string | undefined;
   private server?: http.Server;
   url = '';
 
@@ -25,16 +29,11 @@ export class WebhookReceiver {
       req.on('end', () => {
         const rawBody = Buffer.concat(chunks).toString('utf8');
         const status = this.script.shift() ?? 200;
-        if (status >= 200 && status < 300) {
-          this.deliveries.push({
-            headers: req.headers,
-            rawBody,
-            body: JSON.parse(rawBody),
-            receivedAt: Date.now(),
-          });
-        }
+        const delivery = { headers: req.headers, rawBody, body: JSON.parse(rawBody), receivedAt: Date.now() };
+        this.requests.push(delivery);
+        if (status >= 200 && status < 300) this.deliveries.push(delivery);
         res.statusCode = status;
-        res.end();
+        res.end(this.replyBody);
       });
     });
     await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));

@@ -65,6 +65,9 @@ export const ERROR_CODES = {
   },
   // ops (issue 11): readiness
   not_ready: { status: 503, title: 'The service is not ready to take traffic' },
+  // webhook operations and sessions for support (issue 9, webhook-ops)
+  sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
+  cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,7 +15,7 @@ const SECRET_SHAPES: [RegExp, (m: string) => string][] = [
   // session ids are capabilities (they are the hosted URL): keep a short non-reversible tag
   [/sess_[0-9a-z]{26}/g, (m) => `sess_#${logTag(m)}`],
   [/sk_(?:sandbox|production)_[0-9a-z]{12}_[0-9a-z]{40}/g, () => 'sk_***'],
-  [/whsec_[\w-]{20,}/g, () => 'whsec_***'],
+  [/whsec_[\w+/=-]{20,}/g, () => 'whsec_***'],
 ];
 
 /**

@@ -45,6 +45,11 @@ const schema = z.object({
     .regex(/^[\w:.-]{1,64}$/)
     .default('rl'),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().default('Credential Verification <no-reply@localhost>'),
 });
 
 export type Environment = 'sandbox' | 'production';
@@ -85,6 +90,9 @@ export interface Config {
   readonly rateLimitKeyPrefix: string;
   /** When set, /metrics requires `Authorization: Bearer <token>`; unset, /metrics is public. */
   readonly metricsToken: string | undefined;
+  /** Outgoing mail through SMTP (nodemailer); unset: .eml files under DATA_DIR/mail (modules/mail). */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
 }
 
 const stripSlash = (u: string) => u.replace(/\/+$/, '');
@@ -135,6 +143,8 @@ function buildConfig(v: z.output<typeof schema>): Config {
     redisUrl: v.REDIS_URL,
     rateLimitKeyPrefix: v.RATE_LIMIT_KEY_PREFIX,
     metricsToken: v.METRICS_TOKEN,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
   });
 }
 

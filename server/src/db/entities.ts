@@ -15,6 +15,7 @@ import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
+import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
@@ -54,4 +55,5 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  SessionEventEntity,
 ];

@@ -110,10 +110,31 @@ export const StepResultSchema = z
     description: 'One completed step. Primitive-specific fields follow; identify: `claims` (object).',
   });
 
+export const FailureReasonSchema = z
+  .object({
+    code: z
+      .string()
+      .describe(
+        'failed: the verification code of the refusal that failed the session (e.g. credential_revoked); ' +
+          'expired: session_expired (the overall window passed) or step_window_expired (the step window).',
+      ),
+    stage: z.number().int().min(0).nullable().describe('Zero-based step; null when never started.'),
+    window: z.enum(['overall', 'step']).nullable().describe('expired: which window passed; failed: null.'),
+    refused_responses: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .describe('failed: refused wallet responses for that step; expired: null.'),
+  })
+  .strict()
+  .meta({ title: 'FailureReason', description: 'Why a session failed or expired.' });
+
 export const SessionSchema = SessionCreatedSchema.extend({
   created: timestamp,
   metadata: z.record(z.string(), z.unknown()).nullable(),
   results: z.array(StepResultSchema),
+  failure_reason: FailureReasonSchema.optional().describe('Present on failed and expired sessions only.'),
 })
   .strict()
   .meta({ title: 'Session' });
@@ -201,14 +222,36 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
           workflow_id: z.string(),
           workflow_revision: z.number().int(),
           completed_steps: z.number().int().min(0),
+          // why it ended, on the two unhappy endings only
+          ...(status === 'failed' || status === 'expired' ? { failure_reason: FailureReasonSchema } : {}),
         })
         .strict(),
     })
     .strict();
 
+/** The sandbox test event (sendTestWebhook): not tied to a session; its stream id is a `whtest_` id. */
+export const WebhookTestEventSchema = z
+  .object({
+    event: z.literal('webhook.test'),
+    delivery_id: z
+      .string()
+      .regex(/^whtest_[0-9a-z]+:webhook\.test:0$/)
+      .describe('<whtest_ id>:webhook.test:0; a fresh id per test event.'),
+    data: z
+      .object({
+        test: z.literal(true),
+        endpoint_id: z.string(),
+        environment: z.literal('sandbox'),
+        sent_at: timestamp,
+      })
+      .strict(),
+  })
+  .strict();
+
 export const WEBHOOK_EVENT_SCHEMAS: Record<string, z.ZodType> = {
   'step.completed': StepCompletedEventSchema,
   ...Object.fromEntries(SESSION_END_EVENTS.map((s) => [`session.${s}`, sessionEndedEventSchema(s)])),
+  'webhook.test': WebhookTestEventSchema,
 };
 
 // ------------------------------------------------------------------------------------ route contracts
@@ -476,7 +519,10 @@ export function webhookSchemaFiles(): Record<string, string> {
       title: `${event} webhook payload`,
       description:
         `The JSON body POSTed for ${event}. Headers: X-Service-Event, X-Service-Timestamp (unix seconds), ` +
-        'X-Service-Signature (v1=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>), X-Service-Delivery-Id.',
+        'X-Service-Signature (v1=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>), X-Service-Delivery-Id; ' +
+        'and the Standard Webhooks headers webhook-id (msg_<base32 of SHA-256(delivery id)>), webhook-timestamp ' +
+        'and webhook-signature (v1,<base64>). During a secret rotation overlap both signature headers carry one ' +
+        'value per active secret.',
       ...jsonSchema(schema),
     };
     out[file] = `${JSON.stringify(body, null, 2)}\n`;

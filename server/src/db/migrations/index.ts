@@ -4,6 +4,7 @@ import { DocumentsAndEvidence1763900000007 } from './1763900000007-documents-and
 import { CredentialCatalog1763900000008 } from './1763900000008-credential-catalog';
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
+import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   MdocTrustAnchor1763900000009,
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
+  WebhookOpsAndSupport1764000000500,
 ];

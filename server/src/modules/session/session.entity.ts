@@ -24,4 +24,6 @@ export class SessionEntity {
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
   @Column({ ...time(true), name: 'ended_at' }) endedAt!: Date | null;
+  /** JSON FailureReason of a failed or expired session (session.state.ts), else NULL. */
+  @Column({ ...text(true), name: 'failure_reason' }) failureReason!: string | null;
 }

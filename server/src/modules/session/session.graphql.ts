@@ -48,6 +48,24 @@ export class SessionCreatedGql {
   idempotentReplayed!: boolean;
 }
 
+@ObjectType('FailureReason', {
+  description: 'Why a session failed or expired (REST `failure_reason`).',
+})
+export class FailureReasonGql {
+  @Field(() => String, {
+    description:
+      'failed: the verification code of the refusal that failed the session (e.g. credential_revoked); ' +
+      'expired: session_expired (overall window) or step_window_expired (the step window).',
+  })
+  code!: string;
+  @Field(() => Int, { nullable: true, description: 'Zero-based step; null when never started.' })
+  stage!: number | null;
+  @Field(() => String, { nullable: true, description: 'expired: `overall` or `step`; failed: null.' })
+  window!: 'overall' | 'step' | null;
+  @Field(() => Int, { nullable: true, description: 'failed: refused wallet responses for the step.' })
+  refusedResponses!: number | null;
+}
+
 @ObjectType('Session', { description: 'A session with the results produced so far (GET /v1/sessions/{id}).' })
 export class SessionGql {
   @Field(() => ID) id!: string;
@@ -59,6 +77,8 @@ export class SessionGql {
   @Field(() => Date) created!: Date;
   @Field(() => JSONScalar, { nullable: true }) metadata!: Record<string, unknown> | null;
   @Field(() => [StepResultGql]) results!: StepResultGql[];
+  @Field(() => FailureReasonGql, { nullable: true, description: 'Only on failed and expired sessions.' })
+  failureReason!: FailureReasonGql | null;
 }
 
 @InputType('CreateSessionInput')

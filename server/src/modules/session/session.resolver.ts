@@ -65,6 +65,14 @@ const sessionOut = (s: SessionView): SessionGql => ({
   created: new Date(s.created),
   metadata: s.metadata,
   results: s.results.map(resultOut),
+  failureReason: s.failure_reason
+    ? {
+        code: s.failure_reason.code,
+        stage: s.failure_reason.stage,
+        window: s.failure_reason.window,
+        refusedResponses: s.failure_reason.refused_responses,
+      }
+    : null,
 });
 
 export function createSessionResolver(service: SessionService) {

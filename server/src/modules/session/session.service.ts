@@ -1,5 +1,6 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
 // stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
+
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
@@ -10,6 +11,7 @@ import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
+import { recordSessionEvent } from '../support/session-events';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -17,7 +19,7 @@ import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
-import { applyTransition, enforceExpiry, rereadSession } from './session.state';
+import { applyTransition, enforceExpiry, type FailureReason, rereadSession } from './session.state';
 import { StepResultEntity } from './step-result.entity';
 
 export const SESSION_LIMITS = {
@@ -57,6 +59,8 @@ export interface SessionView extends SessionCreated {
   created: string;
   metadata: Record<string, unknown> | null;
   results: StepResultView[];
+  /** Only on failed and expired sessions: why (session.state.ts FailureReason). */
+  failure_reason?: FailureReason;
 }
 
 export interface SessionDeps {
@@ -240,8 +244,10 @@ export class SessionService {
             createdAt: now,
             updatedAt: now,
             endedAt: null,
+            failureReason: null,
           } satisfies Partial<SessionEntity>);
           await m.getRepository(SessionEntity).insert(session);
+          await recordSessionEvent(m, session, { kind: 'created', at: now });
           // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
           await this.deps.documents.store(m, session, documents, now);
           if (key)
@@ -293,6 +299,7 @@ export class SessionService {
       created: s.createdAt.toISOString(),
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
       results: await this.results(this.deps.ds.manager, s.id),
+      ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
     };
   }
 

@@ -3,11 +3,53 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { recordSessionEvent, type SessionEventKind } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
 
-type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>>;
+type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>> & {
+  /** Why a `fail` happens (the caller knows the refusal); `expire` computes its own. */
+  failure?: FailureReason;
+};
+
+/**
+ * Why a session ended failed or expired (GET /v1/sessions/{id} `failure_reason`, session.failed/expired data).
+ * failed: `code` is the verification code of the refusal that reached the failure policy, at `stage`.
+ * expired: `code` is session_expired (overall window) or step_window_expired (the step's window), `stage` the
+ * step in progress (null when the session was never started).
+ */
+export interface FailureReason {
+  code: string;
+  stage: number | null;
+  window: 'overall' | 'step' | null;
+  /** failed only: refused wallet responses for that step; null for expired. */
+  refused_responses: number | null;
+}
+
+/** Which window an overdue session passed at `now`; the overall one wins when both have. */
+export function expiryReason(s: SessionEntity, now: Date): FailureReason {
+  const overall = now.getTime() >= s.expiresAt.getTime();
+  return {
+    code: overall ? 'session_expired' : 'step_window_expired',
+    stage: s.status === 'created' ? null : s.currentStage,
+    window: overall ? 'overall' : 'step',
+    refused_responses: null,
+  };
+}
+
+/** The timeline entry of each transition (support view). */
+const TIMELINE_KIND: Record<SessionEvent, SessionEventKind> = {
+  start: 'started',
+  step_completed_more: 'step_completed',
+  step_completed_gate: 'step_completed',
+  step_completed_last: 'step_completed',
+  continue: 'continued',
+  continue_last: 'continued',
+  stop: 'stopped',
+  fail: 'failed',
+  expire: 'expired',
+};
 
 /**
  * Applies `event` to the session as read (`s`). Returns the new row, or null when the session changed
@@ -19,13 +61,20 @@ export async function applyTransition(
   s: SessionEntity,
   event: SessionEvent,
   now: Date,
-  patch: Patch = {},
+  { failure, ...patch }: Patch = {},
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
   if (event !== 'expire' && isOverdue(s, now)) return null;
+  const reason =
+    event === 'expire'
+      ? expiryReason(s, now)
+      : to === 'failed'
+        ? (failure ?? { code: 'failed', stage: s.currentStage, window: null, refused_responses: null })
+        : null;
   const set = {
     ...patch,
+    ...(reason ? { failureReason: JSON.stringify(reason) } : {}),
     status: to,
     version: s.version + 1,
     updatedAt: now,
@@ -43,6 +92,7 @@ export async function applyTransition(
     .execute();
   if (res.affected !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
+  await recordTransition(m, s, event, to, now, reason);
   if (isTerminal(to)) {
     await enqueueEvent(m, {
       businessId: s.businessId,
@@ -55,11 +105,34 @@ export async function applyTransition(
         workflow_id: s.workflowId,
         workflow_revision: s.workflowRevision,
         completed_steps: next.currentStage,
+        ...(reason ? { failure_reason: reason } : {}),
       },
       now,
     });
   }
   return next;
+}
+
+/** The timeline entries of one transition, in its transaction. */
+async function recordTransition(
+  m: EntityManager,
+  s: SessionEntity,
+  event: SessionEvent,
+  to: SessionEntity['status'],
+  now: Date,
+  reason: FailureReason | null,
+): Promise<void> {
+  const kind = TIMELINE_KIND[event];
+  const stage = kind === 'started' ? 0 : s.status === 'created' ? null : s.currentStage;
+  await recordSessionEvent(m, s, {
+    kind,
+    at: now,
+    stage: reason ? reason.stage : stage,
+    code: reason?.code ?? null,
+    detail: reason ? { window: reason.window, refused_responses: reason.refused_responses } : null,
+  });
+  if (to === 'completed' || to === 'awaiting_decision')
+    await recordSessionEvent(m, s, { kind: to, at: now, stage: to === 'completed' ? null : s.currentStage });
 }
 
 /** True when a session that can expire (created, in_progress) is past its overall or step window. */

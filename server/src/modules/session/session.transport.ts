@@ -14,6 +14,7 @@ import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { type DocumentView, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
@@ -95,6 +96,8 @@ export class SessionTransport {
 
   async projection(id: string, browserToken: string | undefined): Promise<Projection> {
     const s = await this.open(id);
+    // support timeline: the first time the link was opened (reloads are not news)
+    await recordSessionEventOnce(this.deps.ds.manager, s, { kind: 'opened', at: this.deps.clock.now() });
     return this.project(s, browserToken);
   }
 
@@ -169,7 +172,15 @@ export class SessionTransport {
       requestObject: signed?.requestObject ?? null,
       responseKey: signed?.responseKey ?? null,
     } satisfies Partial<WalletRequestEntity>);
-    await this.deps.ds.getRepository(WalletRequestEntity).insert(row);
+    await this.deps.ds.transaction(async (m) => {
+      await m.getRepository(WalletRequestEntity).insert(row);
+      await recordSessionEvent(m, s, {
+        kind: 'wallet_request',
+        at: now,
+        stage: row.stage,
+        detail: { request_id: row.id, transport: kind },
+      });
+    });
     return {
       request_id: row.id,
       ...(signed ? signed.forPage : { request, protocol: WALLET_PROTOCOL }),
@@ -307,6 +318,12 @@ export class SessionTransport {
         completedAt,
       });
       if (sealed) await this.deps.evidence.insert(m, sealed);
+      await recordSessionEvent(m, s, {
+        kind: 'wallet_response_accepted',
+        at: completedAt,
+        stage: s.currentStage,
+        detail: { request_id: req.id, audit_id: auditId, format: verified.format },
+      });
       await m.getRepository(StepResultEntity).insert({
         sessionId: s.id,
         stage: s.currentStage,
@@ -374,12 +391,22 @@ export class SessionTransport {
         .where('id = :id AND state = :open', { id: req.id, open: 'open' })
         .execute();
       if (burned.affected !== 1) return null;
+      const now = this.deps.clock.now();
+      await recordSessionEvent(m, s, {
+        kind: 'wallet_response_refused',
+        at: now,
+        stage: req.stage,
+        code: refusal.code,
+        detail: { request_id: req.id },
+      });
       // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
       const refusals = await m
         .getRepository(WalletRequestEntity)
         .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
       if (refusals < MAX_REFUSED_RESPONSES_PER_STEP) return null;
-      return applyTransition(m, s, 'fail', this.deps.clock.now());
+      return applyTransition(m, s, 'fail', now, {
+        failure: { code: refusal.code, stage: req.stage, window: null, refused_responses: refusals },
+      });
     });
     if (!failed) return refusal;
     this.deps.onEventsQueued?.();

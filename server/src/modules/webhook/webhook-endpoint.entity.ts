@@ -10,6 +10,9 @@ export class WebhookEndpointEntity {
   @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
   @Column({ ...str(2048), name: 'url' }) url!: string;
   @Column({ ...str(128), name: 'secret' }) secret!: string;
+  /** The secret replaced by the last rotation; it keeps signing (next to `secret`) until its expiry. */
+  @Column({ ...str(128, true), name: 'previous_secret' }) previousSecret!: string | null;
+  @Column({ ...time(true), name: 'previous_secret_expires_at' }) previousSecretExpiresAt!: Date | null;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
 }

@@ -122,13 +122,18 @@ describe('webhook endpoint configuration', () => {
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(false);
 
     const first = await svc.configureEndpoint(ctx, receiver.url);
-    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const second = await svc.configureEndpoint(ctx, `${receiver.url}/v2`);
     expect(second.id).toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
 
     const read = await svc.getEndpoint(ctx);
-    expect(read).toEqual({ id: first.id, url: `${receiver.url}/v2`, createdAt: first.createdAt });
+    expect(read).toEqual({
+      id: first.id,
+      url: `${receiver.url}/v2`,
+      createdAt: first.createdAt,
+      previousSecretExpiresAt: null, // a new URL ends the old secret at once
+    });
     expect(JSON.stringify(read)).not.toContain('whsec_');
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(true);
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'production')).toBe(false);

@@ -16,12 +16,12 @@ import { performance } from 'node:perf_hooks';
 import { type DataSource, type EntityManager, In, MoreThan, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
-import { logTag, newId } from '../../common/ids';
+import { logTag } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { isMysql } from '../../db/data-source';
-import { signWebhook } from './signature';
+import { RESPONSE_EXCERPT_BYTES, recordAttempt } from './delivery-log';
+import { activeSecrets, webhookDeliveryHeaders } from './signature';
 import { assertDeliverableUrl, guardedLookup } from './ssrf';
-import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
 
@@ -77,6 +77,8 @@ interface Outcome {
   statusCode: number | null;
   error: string | null;
   retryAfterMs: number | null;
+  url: string | null;
+  excerpt: Buffer | null;
 }
 
 export class WebhookRelay {
@@ -221,33 +223,41 @@ export class WebhookRelay {
     const attemptedAt = clock.now();
     const t0 = performance.now();
     let outcome: Outcome;
+    let url: string | null = null;
     try {
       const endpoint = await ds
         .getRepository(WebhookEndpointEntity)
         .findOne({ where: { businessId: ev.businessId, environment: ev.environment } });
       if (!endpoint) {
-        outcome = { statusCode: null, error: 'no webhook endpoint is configured', retryAfterMs: null };
+        outcome = {
+          statusCode: null,
+          error: 'no webhook endpoint is configured',
+          retryAfterMs: null,
+          url: null,
+          excerpt: null,
+        };
       } else {
         const opts = { environment: ev.environment, allowPrivate: this.deps.allowPrivateTargets };
         await assertDeliverableUrl(endpoint.url, opts);
+        url = endpoint.url;
         const timestamp = Math.floor(clock.now().getTime() / 1000);
         const res = await this.post(endpoint.url, ev.body, guardedLookup(opts), {
           'Content-Type': 'application/json',
           'User-Agent': WEBHOOK_USER_AGENT,
-          'X-Service-Event': ev.event,
-          'X-Service-Timestamp': String(timestamp),
-          'X-Service-Signature': signWebhook(endpoint.secret, timestamp, ev.body),
-          'X-Service-Delivery-Id': ev.deliveryId,
+          // both signature schemes, with every secret active now (two during a rotation overlap)
+          ...webhookDeliveryHeaders(ev, activeSecrets(endpoint, clock.now()), timestamp),
         });
         const ok = res.statusCode >= 200 && res.statusCode < 300;
         outcome = {
           statusCode: res.statusCode,
           error: ok ? null : `HTTP ${res.statusCode}`,
           retryAfterMs: ok ? null : parseRetryAfter(res.retryAfter, clock.now()),
+          url,
+          excerpt: res.excerpt,
         };
       }
     } catch (err) {
-      outcome = { statusCode: null, error: describeError(err), retryAfterMs: null };
+      outcome = { statusCode: null, error: describeError(err), retryAfterMs: null, url, excerpt: null };
     }
     const durationMs = Math.round(performance.now() - t0);
     try {
@@ -270,14 +280,16 @@ export class WebhookRelay {
     const delay = o.error === null ? null : nextRetryDelayMs(attempts, o.retryAfterMs);
     const result = o.error === null ? 'delivered' : delay === null ? 'failed' : 'retry';
     await this.transaction(async (m) => {
-      await m.getRepository(WebhookAttemptEntity).insert({
-        id: newId('whatt'),
+      await recordAttempt(m, {
         eventId: ev.id,
         businessId: ev.businessId,
+        environment: ev.environment,
+        url: o.url,
         attemptedAt,
         statusCode: o.statusCode,
-        error: o.error?.slice(0, 500) ?? null,
+        error: o.error,
         durationMs,
+        responseExcerpt: o.excerpt,
       });
       const repo = m.getRepository(WebhookEventEntity);
       const ours = { id: ev.id, status: 'pending' as const, nextAttemptAt: lease };
@@ -328,7 +340,7 @@ export class WebhookRelay {
     body: string,
     lookup: ReturnType<typeof guardedLookup>,
     headers: Record<string, string>,
-  ): Promise<{ statusCode: number; retryAfter: string | undefined }> {
+  ): Promise<{ statusCode: number; retryAfter: string | undefined; excerpt: Buffer | null }> {
     return new Promise((resolve, reject) => {
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;
@@ -341,10 +353,27 @@ export class WebhookRelay {
           agent: false, // one connection per attempt; never reuse sockets across tenants
         },
         (res) => {
-          resolve({ statusCode: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] });
-          res.on('close', () => clearTimeout(timer));
-          res.on('error', () => {}); // a body cut off after the status line changes nothing
-          res.resume(); // the receiver's body is not used
+          // The first RESPONSE_EXCERPT_BYTES of the answer go to the delivery log; the rest is drained. The
+          // outcome is settled when the body ends (or is cut off, or the timeout fires).
+          const chunks: Buffer[] = [];
+          let kept = 0;
+          const settle = () => {
+            clearTimeout(timer);
+            resolve({
+              statusCode: res.statusCode ?? 0,
+              retryAfter: res.headers['retry-after'],
+              excerpt: kept > 0 ? Buffer.concat(chunks) : null,
+            });
+          };
+          res.on('data', (c: Buffer) => {
+            if (kept >= RESPONSE_EXCERPT_BYTES) return;
+            const part = c.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+            chunks.push(part);
+            kept += part.length;
+          });
+          res.on('end', settle);
+          res.on('close', settle); // a body cut off after the status line changes nothing
+          res.on('error', () => {});
         },
       );
       const timer = setTimeout(

@@ -1,13 +1,34 @@
 // Thin GraphQL resolver over WebhookService: map arguments, call, map results.
 import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Page } from '../../common/cursor';
+import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
 import {
   ConfiguredWebhookEndpointGql,
+  RotatedWebhookSecretGql,
+  WebhookAttemptPageGql,
   WebhookDeliveryGql,
+  WebhookDeliveryPageGql,
   WebhookDeliveryStatusGql,
   WebhookEndpointGql,
 } from './webhook.graphql';
 import type { WebhookService } from './webhook.service';
+
+const pageOut = <T>(p: Page<T>) => ({
+  nodes: p.nodes,
+  pageInfo: { endCursor: p.endCursor, hasNextPage: p.hasNextPage },
+});
+
+/** Runs a service call, renaming a service `param` to the GraphQL argument at fault. */
+async function gqlParam<T>(call: () => Promise<T>, names: Record<string, string>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (isAppError(e) && e.param && names[e.param])
+      throw new AppError(e.code, e.message, { param: names[e.param], cause: e, extra: e.extra });
+    throw e;
+  }
+}
 
 export function createWebhookResolver(service: WebhookService) {
   @Resolver()
@@ -29,7 +50,72 @@ export function createWebhookResolver(service: WebhookService) {
       @Arg('url', () => String) url: string,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<ConfiguredWebhookEndpointGql> {
-      return service.configureEndpoint(ctx, url);
+      return { ...(await service.configureEndpoint(ctx, url)), previousSecretExpiresAt: null };
+    }
+
+    @Authorized()
+    @Mutation(() => RotatedWebhookSecretGql, {
+      description:
+        'Issues a new signing secret (shown once). The old one keeps signing next to it until ' +
+        'oldSecretExpiresAt (default: 24 hours from now; at most 7 days; now ends it at once).',
+    })
+    async rotateWebhookSecret(
+      @Arg('oldSecretExpiresAt', () => Date, { nullable: true }) oldSecretExpiresAt: Date | null | undefined,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<RotatedWebhookSecretGql> {
+      return gqlParam(() => service.rotateSecret(ctx, oldSecretExpiresAt ?? null), {
+        old_secret_expires_at: 'oldSecretExpiresAt',
+      });
+    }
+
+    @Authorized()
+    @Query(() => WebhookDeliveryPageGql, {
+      description: 'Deliveries of this environment, newest first (keyset pagination).',
+    })
+    async webhookDeliveryPage(
+      @Arg('first', () => Int, { nullable: true, description: '1 to 100, default 20.' }) first: number | null,
+      @Arg('after', () => String, { nullable: true }) after: string | null,
+      @Arg('status', () => WebhookDeliveryStatusGql, { nullable: true })
+      status: WebhookDeliveryStatusGql | null,
+      @Arg('sessionId', () => ID, { nullable: true }) sessionId: string | null,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WebhookDeliveryPageGql> {
+      return pageOut(await service.deliveryPage(ctx, { first, after, status, sessionId }));
+    }
+
+    @Authorized()
+    @Query(() => WebhookAttemptPageGql, {
+      description:
+        "The delivery log of this environment's endpoint: every attempt, newest first (keyset pagination); " +
+        "one delivery's attempts with deliveryEventId.",
+    })
+    async webhookAttempts(
+      @Arg('first', () => Int, { nullable: true, description: '1 to 100, default 20.' }) first: number | null,
+      @Arg('after', () => String, { nullable: true }) after: string | null,
+      @Arg('deliveryEventId', () => ID, { nullable: true }) deliveryEventId: string | null,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WebhookAttemptPageGql> {
+      return pageOut(await service.attemptPage(ctx, { first, after, deliveryEventId }));
+    }
+
+    @Authorized()
+    @Mutation(() => Int, {
+      description:
+        'Queues every failed delivery of this environment again (same delivery ids, fresh schedules); ' +
+        'returns how many. Per-session order is kept.',
+    })
+    async redeliverFailedWebhooks(@GqlCtx() { ctx }: GqlContext): Promise<number> {
+      return service.redeliverAllFailed(ctx);
+    }
+
+    @Authorized()
+    @Mutation(() => WebhookDeliveryGql, {
+      description:
+        'Sandbox only: sends a `webhook.test` event (not tied to a session) to the endpoint, signed like any ' +
+        'other delivery.',
+    })
+    async sendTestWebhook(@GqlCtx() { ctx }: GqlContext): Promise<WebhookDeliveryGql> {
+      return service.sendTestEvent(ctx);
     }
 
     @Authorized()
@@ -54,7 +140,7 @@ export function createWebhookResolver(service: WebhookService) {
       description: 'Queues a permanently failed delivery again with a fresh schedule.',
     })
     async redeliverWebhook(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<boolean> {
-      await service.redeliver(ctx, id);
+      await gqlParam(() => service.redeliver(ctx, id), { event_id: 'id' });
       return true;
     }
   }

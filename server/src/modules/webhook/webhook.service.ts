@@ -1,13 +1,17 @@
 // Owns the webhook endpoint configuration of a business (one per environment) and manual redelivery.
 // The signing secret is shown once, at configuration; no read path returns it.
-import type { DataSource, EntityManager } from 'typeorm';
+import { Brackets, type DataSource, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { tenantOf } from '../../common/context';
+import { decodeCursor, type Page, pageSize, toPage } from '../../common/cursor';
 import { AppError } from '../../common/errors';
-import { newId, randomToken } from '../../common/ids';
+import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
+import { enqueueEvent } from './outbox';
+import { newWebhookSecret } from './signature';
 import { assertDeliverableUrl } from './ssrf';
+import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
 
@@ -15,6 +19,36 @@ export interface WebhookServiceDeps {
   ds: DataSource;
   /** config.webhookAllowPrivateTargets; honoured for sandbox endpoints only. */
   allowPrivateTargets: boolean;
+  /** Called after a commit that made events due (wakes the relay). */
+  onQueued?: () => void;
+}
+
+/** Default and maximum of the rotation overlap (the old secret keeps signing until then). */
+export const ROTATION_OVERLAP_DEFAULT_MS = 24 * 3600 * 1000;
+export const ROTATION_OVERLAP_MAX_MS = 7 * 24 * 3600 * 1000;
+/** The event of a sandbox test delivery; not tied to a session (its stream id is a `whtest_` id). */
+export const TEST_EVENT = 'webhook.test';
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  createdAt: Date;
+  /** While a rotation overlap runs: when the previous secret stops signing. */
+  previousSecretExpiresAt: Date | null;
+}
+
+export interface WebhookAttemptView {
+  id: string;
+  /** The delivery (outbox event) this attempt belongs to. */
+  deliveryEventId: string;
+  event: string;
+  deliveryId: string;
+  attemptedAt: Date;
+  url: string | null;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
 }
 
 export interface WebhookDeliveryView {
@@ -43,7 +77,7 @@ export class WebhookService {
   ): Promise<{ id: string; url: string; secret: string; createdAt: Date }> {
     const { businessId, environment } = tenantOf(ctx);
     await assertDeliverableUrl(url, { environment, allowPrivate: this.deps.allowPrivateTargets });
-    const secret = `whsec_${randomToken(32)}`;
+    const secret = newWebhookSecret();
     const now = ctx.clock.now();
     return inTransaction(this.deps.ds, ctx.manager, async (m) => {
       const repo = m.getRepository(WebhookEndpointEntity);
@@ -53,21 +87,96 @@ export class WebhookService {
       if (isMysql(this.deps.ds)) qb.setLock('pessimistic_write');
       const existing = await qb.getOne();
       if (existing) {
-        await repo.update({ id: existing.id }, { url, secret, updatedAt: now });
+        // a new URL is a new trust relationship: the old secret stops at once (no overlap)
+        await repo.update(
+          { id: existing.id },
+          { url, secret, previousSecret: null, previousSecretExpiresAt: null, updatedAt: now },
+        );
         return { id: existing.id, url, secret, createdAt: existing.createdAt };
       }
       const id = newId('whep');
-      await repo.insert({ id, businessId, environment, url, secret, createdAt: now, updatedAt: now });
+      await repo.insert({
+        id,
+        businessId,
+        environment,
+        url,
+        secret,
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      });
       return { id, url, secret, createdAt: now };
     });
   }
 
-  async getEndpoint(ctx: Ctx): Promise<{ id: string; url: string; createdAt: Date } | null> {
+  async getEndpoint(ctx: Ctx): Promise<WebhookEndpointView | null> {
     const { businessId, environment } = tenantOf(ctx);
-    const row = await (ctx.manager ?? this.deps.ds.manager)
-      .getRepository(WebhookEndpointEntity)
-      .findOne({ where: { businessId, environment }, select: { id: true, url: true, createdAt: true } });
-    return row ? { id: row.id, url: row.url, createdAt: row.createdAt } : null;
+    const row = await (ctx.manager ?? this.deps.ds.manager).getRepository(WebhookEndpointEntity).findOne({
+      where: { businessId, environment },
+      select: { id: true, url: true, createdAt: true, previousSecretExpiresAt: true },
+    });
+    if (!row) return null;
+    const overlap = row.previousSecretExpiresAt;
+    return {
+      id: row.id,
+      url: row.url,
+      createdAt: row.createdAt,
+      previousSecretExpiresAt: overlap && overlap > ctx.clock.now() ? overlap : null,
+    };
+  }
+
+  /**
+   * Issues a new signing secret (returned only here) and keeps the current one signing next to it until
+   * `oldSecretExpiresAt` (default now + 24 h, at most 7 days; now ends it at once). During the overlap every
+   * attempt, retries included, carries both signatures. A rotation during an overlap drops the oldest secret:
+   * at most two secrets sign at any time.
+   */
+  async rotateSecret(
+    ctx: Ctx,
+    oldSecretExpiresAt?: Date | null,
+  ): Promise<WebhookEndpointView & { secret: string }> {
+    const { businessId, environment } = tenantOf(ctx);
+    const now = ctx.clock.now();
+    const ends = oldSecretExpiresAt ?? new Date(now.getTime() + ROTATION_OVERLAP_DEFAULT_MS);
+    if (
+      Number.isNaN(ends.getTime()) ||
+      ends < now ||
+      ends.getTime() - now.getTime() > ROTATION_OVERLAP_MAX_MS
+    )
+      throw new AppError(
+        'validation_failed',
+        'old_secret_expires_at must be between now and 7 days from now.',
+        { param: 'old_secret_expires_at' },
+      );
+    const secret = newWebhookSecret();
+    return inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const repo = m.getRepository(WebhookEndpointEntity);
+      const qb = repo
+        .createQueryBuilder('w')
+        .where('w.businessId = :businessId AND w.environment = :environment', { businessId, environment });
+      if (isMysql(this.deps.ds)) qb.setLock('pessimistic_write');
+      const existing = await qb.getOne();
+      if (!existing)
+        throw new AppError(
+          'webhook_endpoint_required',
+          'Configure a webhook endpoint before rotating its secret.',
+        );
+      // guarded on the secret read: two concurrent rotations cannot both keep the same "previous" secret
+      const changed = await repo.update(
+        { id: existing.id, secret: existing.secret },
+        { secret, previousSecret: existing.secret, previousSecretExpiresAt: ends, updatedAt: now },
+      );
+      if (changed.affected !== 1)
+        throw new AppError('validation_failed', 'The secret was rotated concurrently; try again.');
+      return {
+        id: existing.id,
+        url: existing.url,
+        createdAt: existing.createdAt,
+        secret,
+        previousSecretExpiresAt: ends > now ? ends : null,
+      };
+    });
   }
 
   /** Session creation requires a configured endpoint (spec). Runs in the caller's transaction. */
@@ -110,10 +219,10 @@ export class WebhookService {
    * Puts a permanently failed event back in the queue with a fresh retry schedule. Later events of its session
    * (held back to keep order) follow once it is delivered. Other tenants' events are not_found.
    */
-  async redeliver(ctx: Ctx, eventId: string): Promise<void> {
+  async redeliver(ctx: Ctx, eventId: string): Promise<WebhookDeliveryView> {
     const { businessId, environment } = tenantOf(ctx);
     const now = ctx.clock.now();
-    await inTransaction(this.deps.ds, ctx.manager, async (m) => {
+    const view = await inTransaction(this.deps.ds, ctx.manager, async (m) => {
       const repo = m.getRepository(WebhookEventEntity);
       const ev = await repo.findOne({ where: { id: eventId, businessId, environment } });
       if (!ev) throw new AppError('not_found', 'No such webhook event.', { param: 'event_id' });
@@ -126,6 +235,174 @@ export class WebhookService {
         { id: ev.id, status: 'failed' },
         { status: 'pending', attempts: 0, nextAttemptAt: now },
       );
+      return deliveryView({ ...ev, status: 'pending', attempts: 0, nextAttemptAt: now });
     });
+    this.deps.onQueued?.();
+    return view;
   }
+
+  /**
+   * Redelivers every failed delivery of the caller's tenant (same delivery ids, fresh schedules). Only the head
+   * of a session's stream can be failed (later events wait behind it), so per-session order holds: each
+   * session's later events follow once its head is delivered. Returns how many were queued.
+   */
+  async redeliverAllFailed(ctx: Ctx): Promise<number> {
+    const { businessId, environment } = tenantOf(ctx);
+    const now = ctx.clock.now();
+    const n = await inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const repo = m.getRepository(WebhookEventEntity);
+      const failed = await repo.find({
+        select: { id: true },
+        where: { businessId, environment, status: 'failed' },
+      });
+      let queued = 0;
+      for (const { id } of failed) {
+        const r = await repo.update(
+          { id, status: 'failed' },
+          { status: 'pending', attempts: 0, nextAttemptAt: now },
+        );
+        queued += r.affected ?? 0;
+      }
+      return queued;
+    });
+    if (n > 0) this.deps.onQueued?.();
+    return n;
+  }
+
+  /**
+   * Sandbox only: queues a `webhook.test` event to the configured endpoint, signed and retried like any other.
+   * It belongs to no session: its stream id is a fresh `whtest_` id, so it waits behind nothing.
+   */
+  async sendTestEvent(ctx: Ctx): Promise<WebhookDeliveryView> {
+    const { businessId, environment } = tenantOf(ctx);
+    if (environment !== 'sandbox')
+      throw new AppError('sandbox_only', 'Test events can be sent from the sandbox environment only.');
+    const now = ctx.clock.now();
+    const view = await inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const endpoint = await m
+        .getRepository(WebhookEndpointEntity)
+        .findOne({ where: { businessId, environment } });
+      if (!endpoint)
+        throw new AppError(
+          'webhook_endpoint_required',
+          'Configure a webhook endpoint before sending a test event.',
+        );
+      const streamId = newId('whtest');
+      const { deliveryId } = await enqueueEvent(m, {
+        businessId,
+        environment,
+        sessionId: streamId,
+        event: TEST_EVENT,
+        data: { test: true, endpoint_id: endpoint.id, environment, sent_at: now.toISOString() },
+        now,
+      });
+      const row = await m.getRepository(WebhookEventEntity).findOneByOrFail({ deliveryId, businessId });
+      return deliveryView(row);
+    });
+    this.deps.onQueued?.();
+    return view;
+  }
+
+  /** Deliveries of the caller's tenant, newest first, with keyset pagination. */
+  async deliveryPage(
+    ctx: Ctx,
+    opts: {
+      first?: number | null;
+      after?: string | null;
+      status?: WebhookDeliveryView['status'] | null;
+      sessionId?: string | null;
+    },
+  ): Promise<Page<WebhookDeliveryView>> {
+    const { businessId, environment } = tenantOf(ctx);
+    const size = pageSize(opts.first);
+    const cursor = decodeCursor(opts.after);
+    const qb = (ctx.manager ?? this.deps.ds.manager)
+      .getRepository(WebhookEventEntity)
+      .createQueryBuilder('e')
+      .where('e.businessId = :businessId AND e.environment = :environment', { businessId, environment });
+    if (opts.status) qb.andWhere('e.status = :status', { status: opts.status });
+    if (opts.sessionId) qb.andWhere('e.sessionId = :sessionId', { sessionId: opts.sessionId });
+    keyset(qb, 'e', 'createdAt', cursor);
+    const rows = await qb.take(size + 1).getMany();
+    return toPage(rows, size, (r) => ({ at: r.createdAt, id: r.id }), deliveryView);
+  }
+
+  /**
+   * The delivery log: every attempt to the caller's endpoint, newest first, with keyset pagination; one
+   * delivery's attempts with `deliveryEventId`. Another tenant's delivery is simply not there (empty page).
+   */
+  async attemptPage(
+    ctx: Ctx,
+    opts: { first?: number | null; after?: string | null; deliveryEventId?: string | null },
+  ): Promise<Page<WebhookAttemptView>> {
+    const { businessId, environment } = tenantOf(ctx);
+    const size = pageSize(opts.first);
+    const cursor = decodeCursor(opts.after);
+    const m = ctx.manager ?? this.deps.ds.manager;
+    const qb = m
+      .getRepository(WebhookAttemptEntity)
+      .createQueryBuilder('a')
+      .where('a.businessId = :businessId AND a.environment = :environment', { businessId, environment });
+    if (opts.deliveryEventId) qb.andWhere('a.eventId = :eventId', { eventId: opts.deliveryEventId });
+    keyset(qb, 'a', 'attemptedAt', cursor);
+    const rows = await qb.take(size + 1).getMany();
+    const events = new Map(
+      (rows.length
+        ? await m.getRepository(WebhookEventEntity).find({
+            select: { id: true, event: true, deliveryId: true },
+            where: { id: In([...new Set(rows.map((r) => r.eventId))]), businessId },
+          })
+        : []
+      ).map((e) => [e.id, e]),
+    );
+    return toPage(
+      rows,
+      size,
+      (r) => ({ at: r.attemptedAt, id: r.id }),
+      (r) => ({
+        id: r.id,
+        deliveryEventId: r.eventId,
+        event: events.get(r.eventId)?.event ?? '',
+        deliveryId: events.get(r.eventId)?.deliveryId ?? '',
+        attemptedAt: r.attemptedAt,
+        url: r.url,
+        statusCode: r.statusCode,
+        durationMs: r.durationMs,
+        responseExcerpt: r.responseExcerpt,
+        error: r.error,
+      }),
+    );
+  }
+}
+
+/** Newest first by (time, id), starting after `cursor`. */
+export function keyset<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  timeField: string,
+  cursor: { at: Date; id: string } | null,
+): void {
+  if (cursor)
+    qb.andWhere(
+      new Brackets((w) =>
+        w
+          .where(`${alias}.${timeField} < :cAt`, { cAt: cursor.at })
+          .orWhere(`${alias}.${timeField} = :cAt AND ${alias}.id < :cId`, { cId: cursor.id }),
+      ),
+    );
+  qb.orderBy(`${alias}.${timeField}`, 'DESC').addOrderBy(`${alias}.id`, 'DESC');
+}
+
+function deliveryView(r: WebhookEventEntity): WebhookDeliveryView {
+  return {
+    id: r.id,
+    event: r.event,
+    deliveryId: r.deliveryId,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.lastError,
+    createdAt: r.createdAt,
+    nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null,
+    deliveredAt: r.deliveredAt,
+  };
 }

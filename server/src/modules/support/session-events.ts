@@ -1,0 +1,92 @@
+// Owns writing the support timeline of a session (session_event). Always called with the manager of the
+// transaction that makes the change, so an entry exists if and only if the change committed.
+
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { base32, newId } from '../../common/ids';
+import { SessionEventEntity } from './session-event.entity';
+
+/** Timeline kinds. */
+export const SESSION_EVENT_KINDS = [
+  'created',
+  'opened',
+  'started',
+  'wallet_request',
+  'wallet_response_refused',
+  'wallet_response_accepted',
+  'step_completed',
+  'awaiting_decision',
+  'continued',
+  'completed',
+  'stopped',
+  'failed',
+  'expired',
+] as const;
+export type SessionEventKind = (typeof SESSION_EVENT_KINDS)[number];
+
+export interface SessionRef {
+  id: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+}
+
+export interface SessionEventInput {
+  kind: SessionEventKind;
+  at: Date;
+  stage?: number | null;
+  code?: string | null;
+  detail?: Record<string, unknown> | null;
+}
+
+let lastOrder = 0n;
+/**
+ * A strictly increasing key within this process (wall-clock microseconds, bumped on ties): entries of one
+ * session written at the same injected-clock instant keep their write order. Fixed width, so it sorts as text.
+ */
+function nextOrderKey(): string {
+  const now = BigInt(Date.now()) * 1000n;
+  lastOrder = now > lastOrder ? now : lastOrder + 1n;
+  return lastOrder.toString().padStart(20, '0');
+}
+
+const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
+  id,
+  orderKey: nextOrderKey(),
+  sessionId: s.id,
+  businessId: s.businessId,
+  environment: s.environment,
+  at: e.at,
+  kind: e.kind,
+  stage: e.stage ?? null,
+  code: e.code ?? null,
+  detail: e.detail ? JSON.stringify(e.detail) : null,
+});
+
+export async function recordSessionEvent(
+  m: EntityManager,
+  s: SessionRef,
+  e: SessionEventInput,
+): Promise<void> {
+  await m.getRepository(SessionEventEntity).insert(row(s, e, newId('sev')));
+}
+
+/**
+ * Records `kind` at most once per session (e.g. `opened`: the first time the hosted page was opened, not every
+ * reload). The id is derived from session and kind, so concurrent first writers collide and one is ignored.
+ */
+export async function recordSessionEventOnce(
+  m: EntityManager,
+  s: SessionRef,
+  e: SessionEventInput,
+): Promise<void> {
+  const id = `sev_${base32(createHash('sha256').update(`${s.id}:${e.kind}`).digest()).slice(0, 26)}`;
+  // the hosted page re-reads the projection while it waits: a primary-key read spares those writes
+  if (await m.getRepository(SessionEventEntity).exists({ where: { id } })) return;
+  await m
+    .createQueryBuilder()
+    .insert()
+    .into(SessionEventEntity)
+    .values(row(s, e, id))
+    .orIgnore()
+    .execute();
+}

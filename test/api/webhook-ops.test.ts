@@ -1,0 +1,433 @@
+// Webhook operations as an integrator and a dashboard user observe them (issue 9): Standard Webhooks headers
+// verified by the independent `standardwebhooks` receiver library, secret rotation with an overlap window
+// (both signatures on every attempt, retries included, until the chosen time), the delivery log with cursor
+// pagination, redelivery of failed events (one or all, same delivery id, per-session order kept) and the
+// sandbox test event. Real MariaDB, real HTTP receiver; the relay is driven by hand and time by a ManualClock.
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/src/common/clock';
+import { WebhookTestEventSchema } from '../../server/src/tools/api-contract';
+import {
+  Api,
+  createBusiness,
+  type Json,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
+
+const HOUR = 3600_000;
+
+/** What a receiver using the official library does: verify the three webhook-* headers against the raw body. */
+function standardVerifies(d: Delivery, secret: string): boolean {
+  try {
+    new Webhook(secret).verify(d.rawBody, {
+      'webhook-id': String(d.headers['webhook-id']),
+      'webhook-timestamp': String(d.headers['webhook-timestamp']),
+      'webhook-signature': String(d.headers['webhook-signature']),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('webhook operations', () => {
+  const clock = new ManualClock(Date.now());
+  const receiver = new WebhookReceiver();
+  let t: TestService;
+  let api: Api;
+  let workflowId: string;
+  let secret: string;
+
+  const gql = async (query: string, variables: Record<string, unknown> = {}, who = api) =>
+    who.gql(query, variables);
+  const deliverAll = async () => {
+    while ((await t.svc.relay.runOnce()) > 0) {}
+  };
+  const sendTest = async () => {
+    const r = await gql('mutation { sendTestWebhook { id deliveryId event status } }');
+    expect(r.errors).toBeUndefined();
+    return r.data.sendTestWebhook as Json;
+  };
+  const lastFor = (deliveryId: string) =>
+    receiver.requests.filter((d) => d.body.delivery_id === deliveryId).at(-1) as Delivery;
+
+  beforeAll(async () => {
+    t = await startTestService({ clock, workers: false, label: 'webhook_ops' });
+    await receiver.start();
+    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
+    ({ workflowId, webhookSecret: secret } = await setUpIdentifyWorkflow(api, receiver.url));
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await t?.stop();
+  });
+  beforeEach(() => {
+    receiver.script.length = 0;
+    receiver.replyBody = undefined;
+  });
+
+  describe('Standard Webhooks headers', () => {
+    it('issues secrets in the Standard Webhooks format (whsec_ + base64 of 32 bytes)', () => {
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    });
+
+    it('sends webhook-id, webhook-timestamp and webhook-signature that the standardwebhooks library accepts', async () => {
+      const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      expect(created.status).toBe(201);
+      const signer = new SignerClient(t.baseUrl, created.body.id);
+      expect((await signer.start()).status).toBe(200);
+      expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+      await deliverAll();
+      const got = receiver.deliveries.filter((d) => d.body.data.session_id === created.body.id);
+      expect(got.map((d) => d.body.event)).toEqual(['step.completed', 'session.completed']);
+      const ids = new Set<string>();
+      for (const d of got) {
+        const id = String(d.headers['webhook-id']);
+        expect(id).toMatch(/^msg_[0-9a-z]{32}$/); // no dot, unlike the delivery id it is derived from
+        expect(d.headers['x-service-delivery-id']).toContain('.');
+        ids.add(id);
+        expect(d.headers['webhook-timestamp']).toBe(d.headers['x-service-timestamp']);
+        expect(String(d.headers['webhook-signature'])).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+        expect(standardVerifies(d, secret)).toBe(true);
+        expect(signatureValid(d, secret)).toBe(true);
+        // a tampered body fails the library's check
+        expect(standardVerifies({ ...d, rawBody: d.rawBody.replace('"data"', '"data" ') }, secret)).toBe(
+          false,
+        );
+      }
+      expect(ids.size).toBe(2);
+    });
+
+    it('keeps webhook-id stable across retries of one delivery', async () => {
+      receiver.script.push(500);
+      const ev = await sendTest();
+      await t.svc.relay.runOnce();
+      clock.advance(10_000);
+      await deliverAll();
+      const tries = receiver.requests.filter((d) => d.body.delivery_id === ev.deliveryId);
+      expect(tries).toHaveLength(2);
+      expect(tries[0]?.headers['webhook-id']).toBe(tries[1]?.headers['webhook-id']);
+    });
+  });
+
+  describe('secret rotation with an overlap window', () => {
+    it('signs every attempt (retries included) with both secrets until the chosen time, then only the new one', async () => {
+      const before = await gql('{ webhookEndpoint { id url previousSecretExpiresAt } }');
+      const ends = new Date(clock.now().getTime() + HOUR);
+      const rotated = await gql(
+        'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { id url secret previousSecretExpiresAt } }',
+        { at: ends.toISOString() },
+      );
+      expect(rotated.errors).toBeUndefined();
+      const r = rotated.data.rotateWebhookSecret;
+      expect(r.id).toBe(before.data.webhookEndpoint.id);
+      expect(r.url).toBe(receiver.url);
+      expect(r.secret).toMatch(/^whsec_/);
+      expect(r.secret).not.toBe(secret);
+      expect(r.previousSecretExpiresAt).toBe(ends.toISOString());
+      // shown once: no read returns it
+      const read = await gql('{ webhookEndpoint { previousSecretExpiresAt } }');
+      expect(read.data.webhookEndpoint.previousSecretExpiresAt).toBe(ends.toISOString());
+      expect(JSON.stringify(read)).not.toContain(r.secret);
+      const oldSecret = secret;
+      const newSecret = r.secret as string;
+
+      // a first attempt that fails and its retry: both carry both signatures in both header sets
+      receiver.script.push(503);
+      const ev = await sendTest();
+      await t.svc.relay.runOnce();
+      clock.advance(10_000);
+      await deliverAll();
+      const tries = receiver.requests.filter((d) => d.body.delivery_id === ev.deliveryId);
+      expect(tries).toHaveLength(2);
+      for (const d of tries) {
+        expect(String(d.headers['x-service-signature'])).toMatch(/^v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+        expect(String(d.headers['webhook-signature']).split(' ')).toHaveLength(2);
+        expect(signatureValid(d, oldSecret)).toBe(true);
+        expect(signatureValid(d, newSecret)).toBe(true);
+        expect(standardVerifies(d, oldSecret)).toBe(true);
+        expect(standardVerifies(d, newSecret)).toBe(true);
+        expect(standardVerifies(d, 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')).toBe(false);
+      }
+
+      // the old secret ends exactly at the chosen time
+      clock.set(ends.getTime() - 1);
+      const lastOverlap = await sendTest();
+      await deliverAll();
+      expect(String(lastFor(lastOverlap.deliveryId).headers['x-service-signature']).split(',')).toHaveLength(
+        2,
+      );
+      clock.set(ends);
+      const after = await sendTest();
+      await deliverAll();
+      const d = lastFor(after.deliveryId);
+      expect(String(d.headers['x-service-signature']).split(',')).toHaveLength(1);
+      expect(signatureValid(d, newSecret)).toBe(true);
+      expect(signatureValid(d, oldSecret)).toBe(false);
+      // the library's own signer (its verify also checks the wall clock, which this test has moved past)
+      const ts = new Date(Number(d.headers['webhook-timestamp']) * 1000);
+      const msgId = String(d.headers['webhook-id']);
+      expect(d.headers['webhook-signature']).toBe(new Webhook(newSecret).sign(msgId, ts, d.rawBody));
+      expect((await gql('{ webhookEndpoint { previousSecretExpiresAt } }')).data.webhookEndpoint).toEqual({
+        previousSecretExpiresAt: null,
+      });
+      secret = newSecret;
+    });
+
+    it('keeps the old secret 24 hours by default', async () => {
+      clock.set(Date.now()); // the library's verify checks webhook-timestamp against the wall clock
+      const now = clock.now().getTime();
+      const rotated = await gql('mutation { rotateWebhookSecret { secret previousSecretExpiresAt } }');
+      expect(rotated.data.rotateWebhookSecret.previousSecretExpiresAt).toBe(
+        new Date(now + 24 * HOUR).toISOString(),
+      );
+      const ev = await sendTest();
+      await deliverAll();
+      const d = lastFor(ev.deliveryId);
+      expect(standardVerifies(d, secret)).toBe(true);
+      expect(standardVerifies(d, rotated.data.rotateWebhookSecret.secret)).toBe(true);
+      secret = rotated.data.rotateWebhookSecret.secret;
+    });
+
+    it('refuses an overlap end in the past or beyond 7 days with validation_failed', async () => {
+      for (const at of [
+        new Date(clock.now().getTime() - 1000),
+        new Date(clock.now().getTime() + 8 * 24 * HOUR),
+      ]) {
+        const r = await gql(
+          'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { secret } }',
+          { at: at.toISOString() },
+        );
+        expect(r.data).toBeNull();
+        expect(r.errors?.[0]?.extensions).toMatchObject({
+          code: 'validation_failed',
+          status: 400,
+          param: 'oldSecretExpiresAt',
+        });
+      }
+      const bad = await gql(
+        'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { secret } }',
+        {
+          at: 'tomorrow',
+        },
+      );
+      expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed', status: 400 });
+    });
+
+    it('answers webhook_endpoint_required when there is no endpoint to rotate', async () => {
+      const other = new Api(t.baseUrl, (await createBusiness(t, 'No Hooks AG')).apiKey);
+      const r = await gql('mutation { rotateWebhookSecret { secret } }', {}, other);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'webhook_endpoint_required', status: 409 });
+    });
+  });
+
+  describe('delivery log', () => {
+    it('records every attempt with time, status, latency, a 1 KiB response excerpt and the error', async () => {
+      receiver.script.push(503);
+      receiver.replyBody = `${'é'.repeat(100)}${'x'.repeat(3000)}`;
+      const ev = await sendTest();
+      const t0 = clock.now().toISOString();
+      await t.svc.relay.runOnce();
+      clock.advance(10_000);
+      receiver.replyBody = 'ok';
+      await deliverAll();
+      const log = await gql(
+        `query($id: ID) { webhookAttempts(deliveryEventId: $id) {
+          nodes { id deliveryEventId event deliveryId attemptedAt url statusCode durationMs responseExcerpt error }
+          pageInfo { endCursor hasNextPage } } }`,
+        { id: ev.id },
+      );
+      expect(log.errors).toBeUndefined();
+      const [second, first] = log.data.webhookAttempts.nodes; // newest first
+      expect(log.data.webhookAttempts.nodes).toHaveLength(2);
+      expect(first).toMatchObject({
+        deliveryEventId: ev.id,
+        event: 'webhook.test',
+        deliveryId: ev.deliveryId,
+        attemptedAt: t0,
+        url: receiver.url,
+        statusCode: 503,
+        error: 'HTTP 503',
+      });
+      expect(first.durationMs).toBeGreaterThanOrEqual(0);
+      expect(Buffer.byteLength(first.responseExcerpt)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(first.responseExcerpt)).toBeGreaterThan(1020);
+      expect(first.responseExcerpt.startsWith('é'.repeat(100))).toBe(true);
+      expect(second).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'ok' });
+      expect(log.data.webhookAttempts.pageInfo.hasNextPage).toBe(false);
+      expect(JSON.stringify(log)).not.toContain(secret);
+    });
+
+    it('pages through attempts and deliveries with cursors, without gaps or repeats', async () => {
+      for (let i = 0; i < 3; i++) await sendTest();
+      await deliverAll();
+      const all = await gql('{ webhookAttempts(first: 100) { nodes { id } } }');
+      const total = all.data.webhookAttempts.nodes.map((n: Json) => n.id);
+      expect(total.length).toBeGreaterThan(5);
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: Json = await gql(
+          'query($a: String) { webhookAttempts(first: 2, after: $a) { nodes { id } pageInfo { endCursor hasNextPage } } }',
+          { a: after },
+        );
+        expect(page.data.webhookAttempts.nodes.length).toBeLessThanOrEqual(2);
+        seen.push(...page.data.webhookAttempts.nodes.map((n: Json) => n.id));
+        if (!page.data.webhookAttempts.pageInfo.hasNextPage) break;
+        after = page.data.webhookAttempts.pageInfo.endCursor;
+      }
+      expect(seen).toEqual(total);
+
+      const d1 = await gql(
+        '{ webhookDeliveryPage(first: 2) { nodes { id } pageInfo { endCursor hasNextPage } } }',
+      );
+      const d2 = await gql(
+        'query($a: String) { webhookDeliveryPage(first: 2, after: $a) { nodes { id } } }',
+        {
+          a: d1.data.webhookDeliveryPage.pageInfo.endCursor,
+        },
+      );
+      expect(d1.data.webhookDeliveryPage.pageInfo.hasNextPage).toBe(true);
+      const ids = [...d1.data.webhookDeliveryPage.nodes, ...d2.data.webhookDeliveryPage.nodes].map(
+        (n: Json) => n.id,
+      );
+      expect(new Set(ids).size).toBe(4);
+    });
+
+    it('answers bad paging arguments with a 4xx code, never a 5xx', async () => {
+      for (const [args, code, param] of [
+        ['after: "not-a-cursor!"', 'cursor_invalid', 'after'],
+        [`after: "${Buffer.from('2026-01-01|x').toString('base64url')}"`, 'cursor_invalid', 'after'],
+        ['first: 0', 'validation_failed', 'first'],
+        ['first: 101', 'validation_failed', 'first'],
+      ] as const) {
+        for (const q of [
+          `{ webhookAttempts(${args}) { nodes { id } } }`,
+          `{ webhookDeliveryPage(${args}) { nodes { id } } }`,
+        ]) {
+          const r = await gql(q);
+          expect(r.errors?.[0]?.extensions, q).toMatchObject({ code, param });
+          expect(r.errors?.[0]?.extensions?.status).toBeLessThan(500);
+        }
+      }
+    });
+
+    it('shows another business nothing of this endpoint', async () => {
+      const other = new Api(t.baseUrl, (await createBusiness(t, 'Other GmbH')).apiKey);
+      const own = await gql('{ webhookAttempts(first: 1) { nodes { deliveryEventId } } }');
+      const eventId = own.data.webhookAttempts.nodes[0].deliveryEventId;
+      const r = await gql(
+        'query($id: ID) { webhookAttempts(deliveryEventId: $id) { nodes { id } } webhookDeliveryPage { nodes { id } } }',
+        { id: eventId },
+        other,
+      );
+      expect(r.data.webhookAttempts.nodes).toEqual([]);
+      expect(r.data.webhookDeliveryPage.nodes).toEqual([]);
+      const redeliver = await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: eventId }, other);
+      expect(redeliver.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    });
+  });
+
+  describe('redelivery', () => {
+    /** A completed session whose step.completed exhausts every retry (the receiver answers 500 eight times). */
+    async function sessionWithFailedHead() {
+      const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      const signer = new SignerClient(t.baseUrl, created.body.id);
+      await signer.start();
+      expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+      const id = created.body.id as string;
+      for (let i = 0; i < 8; i++) {
+        receiver.script.push(500);
+        await t.svc.relay.runOnce();
+        clock.advance(11 * HOUR);
+      }
+      receiver.script.length = 0;
+      const page = await gql(
+        'query($s: ID) { webhookDeliveryPage(sessionId: $s) { nodes { id event deliveryId status attempts } } }',
+        { s: id },
+      );
+      const byEvent = Object.fromEntries(page.data.webhookDeliveryPage.nodes.map((n: Json) => [n.event, n]));
+      expect(byEvent['step.completed']).toMatchObject({ status: 'failed', attempts: 8 });
+      // the later event waits behind the failed one (never sent)
+      expect(byEvent['session.completed']).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(
+        receiver.requests.filter((d) => d.body.delivery_id === byEvent['session.completed'].deliveryId),
+      ).toEqual([]);
+      return { id, step: byEvent['step.completed'], end: byEvent['session.completed'] };
+    }
+
+    it('redelivers one failed event with the same delivery id, then the events held behind it, in order', async () => {
+      const { id, step, end } = await sessionWithFailedHead();
+      const notFailed = await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: end.id });
+      expect(notFailed.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed', param: 'id' });
+      const unknown = await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: 'whevt_nope' });
+      expect(unknown.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+
+      const before = receiver.deliveries.length;
+      expect(
+        (await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: step.id })).data
+          .redeliverWebhook,
+      ).toBe(true);
+      await deliverAll();
+      const now = receiver.deliveries.slice(before).filter((d) => d.body.data.session_id === id);
+      expect(now.map((d) => d.body.delivery_id)).toEqual([step.deliveryId, end.deliveryId]);
+      expect(now.map((d) => d.body.event)).toEqual(['step.completed', 'session.completed']);
+      const attempts = await gql(
+        'query($id: ID) { webhookAttempts(deliveryEventId: $id, first: 100) { nodes { statusCode } } }',
+        {
+          id: step.id,
+        },
+      );
+      // the eight failed attempts stay in the log; the redelivery is a ninth
+      expect(attempts.data.webhookAttempts.nodes.map((n: Json) => n.statusCode)).toEqual([
+        200,
+        ...Array(8).fill(500),
+      ]);
+    });
+
+    it('redelivers every failed event at once', async () => {
+      const a = await sessionWithFailedHead();
+      const b = await sessionWithFailedHead();
+      const r = await gql('mutation { redeliverFailedWebhooks }');
+      expect(r.data.redeliverFailedWebhooks).toBe(2);
+      await deliverAll();
+      for (const s of [a, b]) {
+        const got = receiver.deliveries
+          .filter((d) => d.body.data.session_id === s.id)
+          .map((d) => d.body.delivery_id);
+        expect(got).toEqual([s.step.deliveryId, s.end.deliveryId]);
+      }
+      expect((await gql('mutation { redeliverFailedWebhooks }')).data.redeliverFailedWebhooks).toBe(0);
+    });
+  });
+
+  describe('test event', () => {
+    it('sends a signed webhook.test event in the sandbox, matching its JSON schema', async () => {
+      clock.set(Date.now()); // the library's verify checks webhook-timestamp against the wall clock
+      const ev = await sendTest();
+      expect(ev).toMatchObject({ event: 'webhook.test', status: 'pending' });
+      expect(ev.deliveryId).toMatch(/^whtest_[0-9a-z]+:webhook\.test:0$/);
+      await deliverAll();
+      const d = lastFor(ev.deliveryId);
+      expect(d.headers['x-service-event']).toBe('webhook.test');
+      expect(WebhookTestEventSchema.safeParse(d.body).success).toBe(true);
+      expect(d.body.data).toMatchObject({ test: true, environment: 'sandbox' });
+      expect(standardVerifies(d, secret)).toBe(true);
+    });
+
+    it('is refused in production (sandbox_only) and without an endpoint (webhook_endpoint_required)', async () => {
+      const biz = await createBusiness(t, 'Prod AG');
+      const prod = new Api(t.baseUrl, (await t.svc.tenancy.issueApiKey(biz.businessId, 'production')).key);
+      const r = await gql('mutation { sendTestWebhook { id } }', {}, prod);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'sandbox_only', status: 409 });
+      const sandbox = new Api(t.baseUrl, biz.apiKey);
+      const none = await gql('mutation { sendTestWebhook { id } }', {}, sandbox);
+      expect(none.errors?.[0]?.extensions).toMatchObject({ code: 'webhook_endpoint_required', status: 409 });
+    });
+  });
+});
