@@ -16,8 +16,10 @@ import { AppError } from './common/errors';
 import {
   type AppRequest,
   type AuthDecision,
+  ERROR_TYPE_BASE,
   errorHandler,
   notFoundHandler,
+  pathEncodingGuard,
   RouteRegistry,
   requestContext,
   sendProblem,
@@ -25,9 +27,14 @@ import {
 import { createLogger, type Logger } from './common/logger';
 import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
+import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
 import { buildGraphqlSchema, graphqlMiddleware } from './graphql/server';
 import { graphqlUploads } from './graphql/uploads';
+import { createAccountsResolver } from './modules/accounts/accounts.resolver';
+import { dashboardAuth, dashboardCtx, registerAccountRoutes } from './modules/accounts/accounts.rest';
+import { AccountsService } from './modules/accounts/accounts.service';
+import { requireScope, scopeForRoute } from './modules/accounts/roles';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
@@ -35,6 +42,7 @@ import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
 import { DocumentService } from './modules/document/document.service';
+import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.factory';
 import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
@@ -52,6 +60,7 @@ import {
   registerSandboxCrossDeviceRoute,
   SignedRequestWallet,
 } from './modules/sandbox/signed-request-wallet';
+import { loadBrowserBinding } from './modules/session/browser-binding';
 import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
@@ -122,6 +131,8 @@ export interface Service {
   sweep(): Promise<number>;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
+  /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
+  accounts: AccountsService;
   /** Sessions for support: list and timeline (dashboard). */
   support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
@@ -135,6 +146,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const ds = await createDataSource(config);
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
+  // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
+  const availability = new DatabaseAvailability({ ds, logger });
+  const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
   const kmsProvider = createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
@@ -156,6 +170,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     metrics,
+    isOutage,
   });
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
@@ -223,6 +238,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const transport = new SessionTransport({
     ds,
     config,
+    binding: await loadBrowserBinding(ds, clock),
     clock,
     workflows,
     audit,
@@ -235,6 +251,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   });
 
   const mail = createMailSender(config);
+  const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
 
   const services: ApiServices = {
     config,
@@ -258,6 +275,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ops,
     metrics,
     mail,
+    accounts,
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
@@ -278,6 +296,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       .then((actor) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
+        // Scoped keys (accounts): 403 api_key_scope_missing when the route needs a scope the key lacks.
+        const scope = scopeForRoute(
+          req.method,
+          (req.route as { path?: string } | undefined)?.path ?? req.path,
+        );
+        if (scope) requireScope(actor, scope);
         limitByApiKey(req, res, next);
       })
       .catch(next);
@@ -292,11 +316,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     public: pass,
     signer: pass,
     sandbox: sandboxOnly,
+    dashboard: dashboardAuth(accounts),
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // problem `type` URIs point at the error reference this service serves (modules/errors)
+  app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
   app.use(requestContext(clock));
   app.use(metrics.http());
   app.use((_req, res, next) => {
@@ -304,6 +331,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     if (ops.isDraining) res.setHeader('Connection', 'close');
     next();
   });
+  app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -315,6 +343,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ['/v1', '/t', '/sandbox'],
     express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
   );
+  app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
   routes.mount(router, auth);
@@ -322,9 +351,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   const gqlContext = async (req: express.Request): Promise<Ctx> => {
     const base = (req as AppRequest).ctx;
-    if (base.actor.kind === 'api_key') return base; // already resolved for this request (graphqlActor)
+    if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
     const key = bearerToken(req.header('authorization'));
-    if (!key) return base;
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
+    if (!key) return (await dashboardCtx(accounts, req, base, true)) ?? base;
     try {
       return { ...base, actor: await tenancy.authenticate(key) };
     } catch (e) {
@@ -335,7 +365,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     }
   };
   const schema = await buildGraphqlSchema(resolvers);
-  const gql = await graphqlMiddleware(schema, logger, gqlContext);
+  const gql = await graphqlMiddleware(schema, logger, gqlContext, {
+    classify: (e) => availability.classify(e),
+  });
   // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
   // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
   const uploads = graphqlUploads({
@@ -343,7 +375,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     authenticate: async (req) => {
       const ctx = await gqlContext(req);
       (req as AppRequest).ctx = ctx;
-      return ctx.actor.kind === 'api_key';
+      return ctx.actor.kind === 'api_key' || ctx.actor.kind === 'dashboard'; // dashboard: CSRF already checked
     },
   });
   // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.
@@ -367,7 +399,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   mountHostedPage(app, config);
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
@@ -393,7 +425,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       if (opts.workers !== false) {
         relay.start();
         sweeper = setInterval(() => {
-          service.sweep().catch((e) => logger.error('expiry sweep failed', { error: String(e) }));
+          // an outage is logged once by DatabaseAvailability, not by every pass
+          const failed = (what: string) => (e: unknown) => {
+            if (!isOutage(e)) logger.error(`${what} failed`, { error: String(e) });
+          };
+          service.sweep().catch(failed('expiry sweep')); // counted in /metrics
+          // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
+          sessions.sweepDecisionsDue().catch(failed('decision sweep'));
+          sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
         }, 30_000);
       }
       const { port } = server.address() as AddressInfo;
@@ -404,6 +443,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       // relay's in-flight deliveries (whose outcome writes release their leases) finish; then the pool closes.
       ops.drain();
       if (sweeper) clearInterval(sweeper);
+      availability.stop();
       const drained = server ? drainHttp(server, opts.shutdownGraceMs ?? 10_000) : Promise.resolve();
       await relay.stop();
       await drained;
@@ -453,6 +493,8 @@ export function declareApi(s: ApiServices): {
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
   registerOpsRoutes(routes, s.ops);
+  registerAccountRoutes(routes, s.accounts);
+  registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -469,6 +511,7 @@ export function declareApi(s: ApiServices): {
     createWebhookResolver(s.webhooks),
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
+    createAccountsResolver(s.accounts),
     createSupportResolver(s.support),
   ];
   return { routes, resolvers };

@@ -2,17 +2,21 @@
 // 1. Walks the live express app and fails on any route without an authorization decision: registry routes
 //    carry `auth`; anything mounted outside the registry must be in ALLOWLIST below with a reason. Every
 //    api_key route refuses an anonymous call with 401.
-// 2. Reads the live GraphQL schema and fails on any Query/Mutation field without @Authorized() or @Public();
-//    every @Authorized() operation refuses an anonymous call with `unauthenticated`.
+// 2. Reads the live GraphQL schema and fails on any Query/Mutation field without @Roles(rule) or @Public();
+//    every authorized operation refuses an anonymous call with `unauthenticated`, and (roles) is refused with
+//    `role_insufficient` to every role below its rule in each environment and allowed from it upwards, and an
+//    API key gets `dashboard_user_required` unless the rule admits API keys (the session mirror, the catalog).
 // 3. Tenant isolation over REST and GraphQL: another business (and the same business's other environment)
 //    gets "not found" for sessions, workflows, webhook deliveries and audit records, never 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthDecision } from '../../server/src/common/http';
 import { operationDecisions } from '../../server/src/graphql/authorization';
+import { decodeRule, ROLES, type Role, roleRank } from '../../server/src/modules/accounts/roles';
 import { declaredApi } from '../../server/src/tools/api-contract';
 import {
   Api,
   createBusiness,
+  type DashboardCredentials,
   type Json,
   setUpIdentifyWorkflow,
   startTestService,
@@ -27,6 +31,8 @@ const ALLOWLIST: Record<string, string> = {
   'USE /assets': 'hashed static assets of the hosted page; public by nature',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
   'USE /v1,/t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
+  'USE /auth':
+    'JSON body parser of the dashboard sign-in routes (registry routes); only 400 / 413 of its own',
   'USE /oid4vp':
     'body parser of the wallet routes (registry routes with their own decision); no answer of its own',
   'USE /dev/webhook-receiver':
@@ -73,7 +79,7 @@ describe('authorization', () => {
       const registry = new Map<string, AuthDecision>(
         t.svc.routes.routes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r.auth]),
       );
-      const decisions: AuthDecision[] = ['api_key', 'public', 'signer', 'sandbox'];
+      const decisions: AuthDecision[] = ['api_key', 'public', 'signer', 'sandbox', 'dashboard'];
       const all = mounted((t.svc.app as unknown as { router: { stack: Layer[] } }).router.stack);
       const undecided = all
         .filter((m) => !m.global)
@@ -109,6 +115,19 @@ describe('authorization', () => {
     });
   });
 
+  it('answers 401 unauthenticated on every dashboard route called without a session cookie', async () => {
+    const dashboardRoutes = t.svc.routes.routes.filter((r) => r.auth === 'dashboard');
+    expect(dashboardRoutes.length).toBeGreaterThan(2);
+    for (const r of dashboardRoutes) {
+      const res = await anon.rest(r.method.toUpperCase(), r.path, r.method === 'get' ? undefined : {});
+      expect([`${r.method} ${r.path}`, res.status, res.body?.code]).toEqual([
+        `${r.method} ${r.path}`,
+        401,
+        'unauthenticated',
+      ]);
+    }
+  });
+
   describe('every GraphQL operation has an explicit decision', () => {
     type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
     type Field = { name: string; type: TypeRef; args: { name: string; type: TypeRef }[] };
@@ -141,6 +160,11 @@ describe('authorization', () => {
         .filter((k) => !decided.get(k));
       expect(undecided, 'GraphQL operations without @Authorized() or @Public(reason)').toEqual([]);
       expect(live().length).toBeGreaterThan(8);
+      // every authorized operation declares its roles with @Roles(rule), not a bare @Authorized()
+      const withoutRule = decisions
+        .filter((d) => d.decision === 'authorized' && decodeRule(d.roles) === null)
+        .map((d) => `${d.operation}.${d.field}`);
+      expect(withoutRule, 'authorized operations without @Roles(rule)').toEqual([]);
     });
 
     /** The GraphQL type text of a type reference, e.g. [WorkflowStepInput!]!. */
@@ -165,6 +189,66 @@ describe('authorization', () => {
         );
       return { Int: 1, Float: 1, Boolean: true }[t.name as string] ?? 'x';
     };
+
+    /** A call of the operation with sample arguments, so that only authorization can refuse. */
+    const callOf = (operation: 'Query' | 'Mutation', field: Field) => {
+      const required = field.args.filter((a) => a.type.kind === 'NON_NULL');
+      const vars = required.map((a) => `$${a.name}: ${typeText(a.type)}`).join(', ');
+      const args = required.map((a) => `${a.name}: $${a.name}`).join(', ');
+      let result = field.type;
+      while (result.ofType) result = result.ofType;
+      const selection = result.kind === 'SCALAR' || result.kind === 'ENUM' ? '' : ' { __typename }';
+      return {
+        query: `${operation.toLowerCase()}${vars ? `(${vars})` : ''} { ${field.name}${args ? `(${args})` : ''}${selection} }`,
+        variables: Object.fromEntries(required.map((a) => [a.name, sample(a.type)])),
+      };
+    };
+
+    it("enforces each operation's roles per environment, and refuses API keys on dashboard operations", async () => {
+      const biz = await createBusiness(t, 'Roles');
+      const users: Record<Role, DashboardCredentials> = {} as never;
+      for (const role of ROLES) {
+        const u = await t.svc.accounts.createUserDirect(
+          biz.businessId,
+          `${role}@roles.test`,
+          role,
+          'authz-test',
+        );
+        const s = await t.svc.accounts.signInDirect(u.id);
+        users[role] = { cookie: `svc_dashboard=${s.token}`, csrfToken: s.csrfToken, environment: 'sandbox' };
+      }
+      const keyOnly = new Api(t.baseUrl, biz.apiKey, null);
+      const rules = new Map(
+        operationDecisions(declaredApi().resolvers)
+          .filter((d) => d.decision === 'authorized')
+          .map((d) => [`${d.operation}.${d.field}`, decodeRule(d.roles)]),
+      );
+      const AUTH_CODES = ['unauthenticated', 'role_insufficient', 'dashboard_user_required'];
+      let checked = 0;
+      for (const { operation, field } of live()) {
+        const rule = rules.get(`${operation}.${field.name}`);
+        if (!rule) continue;
+        const { query, variables } = callOf(operation, field);
+        for (const environment of ['sandbox', 'production'] as const) {
+          for (const role of ROLES) {
+            const api = new Api(t.baseUrl, undefined, { ...users[role], environment });
+            const code = (await api.gql(query, variables)).errors?.[0]?.extensions?.code;
+            const allowed = roleRank(role) >= roleRank(rule[environment]);
+            const label = `${operation}.${field.name} as ${role} in ${environment}`;
+            if (allowed)
+              expect([label, AUTH_CODES.includes(code) ? code : 'allowed']).toEqual([label, 'allowed']);
+            else expect([label, code]).toEqual([label, 'role_insufficient']);
+            checked++;
+          }
+        }
+        const code = (await keyOnly.gql(query, variables)).errors?.[0]?.extensions?.code;
+        const label = `${operation}.${field.name} with an API key`;
+        if (rule.apiKey)
+          expect([label, AUTH_CODES.includes(code) ? code : 'allowed']).toEqual([label, 'allowed']);
+        else expect([label, code]).toEqual([label, 'dashboard_user_required']);
+      }
+      expect(checked).toBeGreaterThan(100);
+    });
 
     it('refuses every @Authorized() operation without an API key', async () => {
       const decisions = operationDecisions(declaredApi().resolvers);

@@ -83,10 +83,11 @@ describe('contracts against the running service', () => {
     expect(SDL_HEADER + sdlFromIntrospection(res.data)).toBe(committed('schema/schema.graphql'));
   });
 
-  it('documents every /v1 route and the audit JWKS with its authorization', () => {
+  it('documents every /v1 route, the audit JWKS and the error reference with its authorization', () => {
     const doc = openapi();
     const v1 = t.svc.routes.routes.filter(
-      (r) => r.path.startsWith('/v1/') || r.path.startsWith('/.well-known/'),
+      (r) =>
+        r.path.startsWith('/v1/') || r.path.startsWith('/.well-known/') || /^\/errors(\/|$)/.test(r.path),
     );
     expect(v1.length).toBeGreaterThan(4);
     for (const r of v1) {

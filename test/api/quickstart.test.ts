@@ -47,8 +47,22 @@ describe('quickstart on embedded defaults', () => {
     expect(await seedQuickstart(svc)).toEqual(qs); // a restart does not seed again
 
     const api = new Api(baseUrl, qs.api_key);
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: qs.workflow_id });
+    const created = await api.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: qs.workflow_id },
+      { 'Idempotency-Key': 'first-run' },
+    );
     expect(created.status).toBe(201);
+    // sql.js reports a duplicate key by message only: the repeat still replays, it is no 500
+    const repeat = await api.rest(
+      'POST',
+      '/v1/sessions',
+      { workflow_id: qs.workflow_id },
+      { 'Idempotency-Key': 'first-run' },
+    );
+    expect([repeat.status, repeat.body.id]).toEqual([201, created.body.id]);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     const signer = new SignerClient(baseUrl, created.body.id);
     await signer.start();
     const wr = await signer.walletRequest();
@@ -73,6 +87,25 @@ describe('quickstart on embedded defaults', () => {
       .toBe(2);
     expect(deliveries.map((d) => d.event).sort()).toEqual(['session.completed', 'step.completed']);
     expect(deliveries.every((d) => d.signatureValid)).toBe(true);
+
+    // The embedded file survives a restart (sql.js persists it): same key, same session, no second seed.
+    await svc.close();
+    const port = await freePort(); // a new port: the client's pooled sockets to the old one are closed
+    const restartedUrl = `http://127.0.0.1:${port}`;
+    svc = await createService(
+      configFrom({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        BASE_URL: restartedUrl,
+        LOG_LEVEL: 'error',
+      } as never),
+      { workers: false },
+    );
+    await svc.listen();
+    expect(await seedQuickstart(svc)).toEqual(qs);
+    const again = await new Api(restartedUrl, qs.api_key).rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('completed');
   });
 });
 

@@ -16,7 +16,7 @@ import {
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 const SESSION = `id workflowId workflowRevision url status expires created metadata
-  results { stage primitive auditId completedAt result }`;
+  results { stage primitive auditId completedAt result } decisionDue`;
 const CREATED = 'id workflowId workflowRevision url status expires idempotentReplayed';
 const Q_SESSION = `query($id: ID!) { session(id: $id) { ${SESSION} } }`;
 const M_CREATE = `mutation($input: CreateSessionInput!, $key: String) {
@@ -44,6 +44,7 @@ function asRest(g: Json): Json {
       completed_at: r.completedAt,
       ...r.result,
     }));
+    out.decision_due = g.decisionDue;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Clock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
+import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { createService, type Service } from '../../server/src/service';
 import { publishWorkflow } from './workflows';
 
@@ -44,12 +45,14 @@ export async function startTestService(
     rateLimit?: string;
     /** SMTP_URL (e.g. a startSmtpServer() url); unset: mail goes to .eml files under the data dir. */
     smtpUrl?: string;
+    /** Host of BASE_URL (default 127.0.0.1); passkey tests use `localhost` (WebAuthn needs a domain RP ID). */
+    host?: string;
   } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   const config = configFrom({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -62,30 +65,98 @@ export async function startTestService(
   } as never);
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();
-  return {
+  const started: TestService = {
     svc,
     baseUrl,
     db,
     async stop() {
+      running.delete(baseUrl);
       await svc.close();
       await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  running.set(baseUrl, started);
+  return started;
 }
 
-/** A business with a sandbox API key, created through the tenancy service (the dashboard's job). */
+/** Running test services by base URL, so an Api built from an API key can find its dashboard user. */
+const running = new Map<string, TestService>();
+
+/** What a signed-in dashboard browser holds: the session cookie and its CSRF token, and the environment. */
+export interface DashboardCredentials {
+  cookie: string;
+  csrfToken: string;
+  environment: 'sandbox' | 'production';
+}
+
+/**
+ * Signs in the business's owner (created on first use, through the accounts service: the operator's job)
+ * and returns the dashboard credentials for an environment.
+ */
+export async function ownerSession(
+  t: TestService,
+  businessId: string,
+  environment: 'sandbox' | 'production' = 'sandbox',
+): Promise<DashboardCredentials> {
+  let owner = await t.svc.ds.getRepository(DashboardUserEntity).findOneBy({ businessId, role: 'owner' });
+  if (!owner) {
+    const u = await t.svc.accounts.createUserDirect(
+      businessId,
+      `owner-${businessId.slice(4, 16)}@example.com`,
+      'owner',
+      'test-harness',
+    );
+    owner = await t.svc.ds.getRepository(DashboardUserEntity).findOneByOrFail({ id: u.id });
+  }
+  const s = await t.svc.accounts.signInDirect(owner.id);
+  return { cookie: `svc_dashboard=${s.token}`, csrfToken: s.csrfToken, environment };
+}
+
+/**
+ * A business with a sandbox API key and a signed-in owner, created through the services (the operator's and
+ * the dashboard's job). `new Api(baseUrl, apiKey)` then speaks /v1 with the key and dashboard GraphQL as the
+ * owner (see Api.gql).
+ */
 export async function createBusiness(t: TestService, name = 'Acme GmbH') {
   const biz = await t.svc.tenancy.createBusiness(name);
   const sandbox = await t.svc.tenancy.issueApiKey(biz.id, 'sandbox');
-  return { businessId: biz.id, apiKey: sandbox.key };
+  const dashboard = await ownerSession(t, biz.id, 'sandbox');
+  return { businessId: biz.id, apiKey: sandbox.key, dashboard };
 }
 
 export class Api {
+  /**
+   * `dashboard`: the credentials GraphQL requests carry. Left undefined, an Api with an API key of a running
+   * test service signs in that key's business owner in the key's environment on first use; `null` sends
+   * GraphQL with the API key instead (the old access, which dashboard operations refuse).
+   */
   constructor(
     readonly baseUrl: string,
     readonly apiKey?: string,
+    private dashboard?: DashboardCredentials | null,
   ) {}
+
+  /** Whether this Api signed its owner in by itself (and may do so again when that session ends). */
+  private autoSignedIn = false;
+
+  private async dashboardCredentials(): Promise<DashboardCredentials | null> {
+    if (this.dashboard !== undefined) return this.dashboard;
+    this.autoSignedIn = true;
+    const t = running.get(this.baseUrl);
+    if (!this.apiKey || !t) return null;
+    const actor = await t.svc.tenancy.authenticate(this.apiKey).catch(() => null);
+    if (actor?.kind !== 'api_key') return null;
+    this.dashboard = await ownerSession(t, actor.businessId, actor.environment);
+    return this.dashboard;
+  }
+
+  /** The headers of a dashboard GraphQL request (cookie, CSRF token, environment), or the API key. */
+  async gqlHeaders(): Promise<Record<string, string>> {
+    const d = await this.dashboardCredentials();
+    if (d) return { Cookie: d.cookie, 'X-CSRF-Token': d.csrfToken, 'X-Environment': d.environment };
+    return this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {};
+  }
 
   async rest(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
     const res = await fetch(`${this.baseUrl}${p}`, {
@@ -111,15 +182,22 @@ export class Api {
     query: string,
     variables: Record<string, unknown> = {},
   ): Promise<{ data?: Json; errors?: Json[] }> {
-    const res = await fetch(`${this.baseUrl}/graphql`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        ...(this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    return (await res.json()) as { data?: unknown; errors?: unknown[] } as never;
+    const send = async () => {
+      const res = await fetch(`${this.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(await this.gqlHeaders()) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await res.json()) as { data?: Json; errors?: Json[] };
+    };
+    const out = await send();
+    // Suites that move a ManualClock by hours outlive the owner's dashboard session (12 idle hours): the
+    // harness signs the owner in again, as a person would.
+    if (this.autoSignedIn && out.errors?.[0]?.extensions?.code === 'unauthenticated') {
+      this.dashboard = undefined;
+      return send();
+    }
+    return out;
   }
 }
 

@@ -5,8 +5,25 @@ import type { Environment } from '../config/config';
 import type { Clock } from './clock';
 
 export type Actor =
-  | { kind: 'api_key'; apiKeyId: string; businessId: string; environment: Environment }
-  | { kind: 'dashboard'; userId: string; businessId: string; environment: Environment }
+  | {
+      kind: 'api_key';
+      apiKeyId: string;
+      businessId: string;
+      environment: Environment;
+      /** The key's scopes (accounts module); absent or null = a full key. */
+      scopes?: readonly string[] | null;
+    }
+  | {
+      kind: 'dashboard';
+      userId: string;
+      businessId: string;
+      /** The environment this request acts in (X-Environment header), checked against the role. */
+      environment: Environment;
+      /** The user's role (accounts module: viewer < developer < admin < owner). */
+      role?: 'viewer' | 'developer' | 'admin' | 'owner';
+      /** The dashboard sign-in session the request came with. */
+      sessionId?: string;
+    }
   | { kind: 'signer'; sessionId: string }
   | { kind: 'system'; name: string };
 

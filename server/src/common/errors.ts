@@ -65,6 +65,20 @@ export const ERROR_CODES = {
   },
   // ops (issue 11): readiness
   not_ready: { status: 503, title: 'The service is not ready to take traffic' },
+  // accounts: dashboard users, sign-in, invitations, API keys (issue 9)
+  dashboard_user_required: {
+    status: 403,
+    title: 'This operation needs a signed-in dashboard user; API keys are for /v1 and the session mirror',
+  },
+  role_insufficient: { status: 403, title: 'Your role does not allow this in this environment' },
+  csrf_token_invalid: { status: 403, title: 'Missing or invalid X-CSRF-Token header' },
+  api_key_scope_missing: { status: 403, title: 'This API key lacks the scope this endpoint needs' },
+  invitation_invalid: { status: 410, title: 'The invitation link is invalid, used, revoked or expired' },
+  sign_in_link_invalid: { status: 410, title: 'The sign-in link is invalid, used or expired' },
+  passkey_invalid: { status: 401, title: 'The passkey could not be verified' },
+  email_in_use: { status: 409, title: 'This email address already has an account' },
+  // hardening (issue 7): the database cannot be reached; retry after Retry-After seconds
+  service_unavailable: { status: 503, title: 'The service is temporarily unavailable' },
   // webhook operations and sessions for support (issue 9, webhook-ops)
   sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
   cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
@@ -108,11 +122,15 @@ export interface ProblemDetails {
   [k: string]: unknown;
 }
 
-/** RFC 9457 body for an error; unexpected errors become a generic internal_error. */
-export function toProblem(err: unknown, requestId: string): ProblemDetails {
+/**
+ * RFC 9457 body for an error; unexpected errors become a generic internal_error. `type` is the code's page of
+ * the error reference the service serves itself (`{base_url}/errors/<code>`); typeBase is that prefix, and
+ * without one (a bare app in a unit test) the reference is relative, which RFC 9457 allows.
+ */
+export function toProblem(err: unknown, requestId: string, typeBase = '/errors/'): ProblemDetails {
   const e = isAppError(err) ? err : new AppError('internal_error', 'An unexpected error occurred.');
   return {
-    type: `https://docs.service.example/errors/${e.code}`,
+    type: `${typeBase}${e.code}`,
     title: e.title,
     status: e.status,
     detail: e.message,

@@ -16,8 +16,10 @@ import type { Logger } from './logger';
  *   the path and the binding cookie, inside the service.
  * - sandbox: sandbox tooling (reference wallet, sandbox issuer, dev webhook receiver); mounted only when
  *   sandbox seeding is enabled, never decides anything about production sessions.
+ * - dashboard: a signed-in dashboard user (session cookie; X-CSRF-Token on unsafe methods); ctx.actor is the
+ *   user in the environment of X-Environment (modules/accounts).
  */
-export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox';
+export type AuthDecision = 'api_key' | 'public' | 'signer' | 'sandbox' | 'dashboard';
 
 export interface AppRequest extends Request {
   ctx: Ctx;
@@ -60,12 +62,20 @@ export class RouteRegistry {
   add(def: RouteDef): void {
     this.routes.push(def);
   }
-  mount(router: Router, auth: Record<AuthDecision, RequestHandler>): void {
+  /**
+   * `dashboard` may be left out (e.g. a unit test's app without accounts): its routes then answer 401, never
+   * run unauthenticated.
+   */
+  mount(
+    router: Router,
+    auth: Record<Exclude<AuthDecision, 'dashboard'>, RequestHandler> & { dashboard?: RequestHandler },
+  ): void {
+    const refuse: RequestHandler = (_req, _res, next) => next(new AppError('unauthenticated'));
     for (const r of this.routes) {
       const wrapped: RequestHandler = (req, res, next) => {
         Promise.resolve(r.handler(req as AppRequest, res)).catch(next);
       };
-      router[r.method](r.path, auth[r.auth], wrapped);
+      router[r.method](r.path, auth[r.auth] ?? refuse, wrapped);
     }
   }
 }
@@ -88,23 +98,92 @@ export const sendJson = (res: Response, status: number, body: unknown): void => 
   res.status(status).type('application/json').send(JSON.stringify(body));
 };
 
+/** app.locals key of the absolute prefix of problem `type` URIs (`{base_url}/errors/`), set by the service. */
+export const ERROR_TYPE_BASE = 'errorTypeBase';
+
 export function sendProblem(res: Response, err: unknown, requestId: string): void {
-  const p = toProblem(err, requestId);
-  if (p.code === 'rate_limited' && typeof p.retry_after === 'number')
+  const base = (res.app?.locals as Record<string, unknown> | undefined)?.[ERROR_TYPE_BASE];
+  const p = toProblem(err, requestId, typeof base === 'string' ? base : undefined);
+  if ((p.code === 'rate_limited' || p.code === 'service_unavailable') && typeof p.retry_after === 'number')
     res.setHeader('Retry-After', String(p.retry_after));
   res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
 }
 
+/**
+ * Errors the request itself caused, raised by the libraries in front of our handlers (body-parser, the
+ * router, serve-static), as closed codes; undefined for anything else. body-parser marks its errors with a
+ * `type`; the others are http-errors with a 4xx status.
+ */
+export function requestErrorOf(err: unknown): AppError | undefined {
+  const bp = err as { type?: unknown; status?: unknown; expose?: unknown; charset?: unknown } | null;
+  switch (bp?.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new AppError('payload_too_large');
+    case 'parameters.too.many':
+      return new AppError('payload_too_large', 'The form has too many parameters.');
+    case 'charset.unsupported':
+      return new AppError(
+        'unsupported_media_type',
+        'The request body must be UTF-8: send "charset=utf-8" or no charset parameter.',
+      );
+    case 'encoding.unsupported':
+      return new AppError(
+        'unsupported_media_type',
+        'Content-Encoding is not supported: send the body as is.',
+      );
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'entity.verify.failed':
+      return new AppError('validation_failed', 'The request body was not received completely.');
+  }
+  // http-errors sets status and statusCode; serve-static's missing file (ENOENT as 404) has expose: false
+  const he = err as { statusCode?: unknown } | null;
+  const httpError = bp?.expose === true || (he?.statusCode !== undefined && he.statusCode === bp?.status);
+  if (httpError && typeof bp?.status === 'number' && bp.status >= 400 && bp.status < 500) {
+    if (bp.status === 404) return new AppError('not_found');
+    if (bp.status === 403) return new AppError('forbidden');
+    if (bp.status === 413) return new AppError('payload_too_large');
+    if (bp.status === 415) return new AppError('unsupported_media_type');
+    return new AppError('validation_failed', 'The request is malformed.');
+  }
+  return undefined;
+}
+
+/**
+ * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape (`%ZZ`,
+ * `%`, bytes that are not UTF-8). Validated here first, for every path, so no handler sees such a request.
+ */
+export function pathEncodingGuard(): RequestHandler {
+  return (req, res, next) => {
+    const p = req.path;
+    let ok = !/%(?![0-9A-Fa-f]{2})/.test(p);
+    if (ok && p.includes('%')) {
+      try {
+        decodeURIComponent(p);
+      } catch {
+        ok = false;
+      }
+    }
+    if (ok) next();
+    else
+      sendProblem(
+        res,
+        new AppError('validation_failed', 'The path has malformed percent-encoding.', { param: 'path' }),
+        (req as AppRequest).ctx?.requestId ?? 'none',
+      );
+  };
+}
+
 /** Last middleware: every error becomes RFC 9457 problem+json. Internal detail goes to the log only. */
-export function errorHandler(logger: Logger) {
+export function errorHandler(
+  logger: Logger,
+  opts: { classify?: (err: unknown) => AppError | undefined } = {},
+) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = (req as AppRequest).ctx?.requestId ?? newId('req', 10);
-    let e = err;
-    // body-parser errors
-    const bp = err as { type?: string; status?: number };
-    if (bp?.type === 'entity.parse.failed')
-      e = new AppError('invalid_json', 'The request body is not valid JSON.');
-    else if (bp?.type === 'entity.too.large') e = new AppError('payload_too_large');
+    const e = err instanceof AppError ? err : (requestErrorOf(err) ?? opts.classify?.(err) ?? err);
     if (!(e instanceof AppError)) {
       logger.error('unhandled error', {
         request_id: requestId,

@@ -45,6 +45,8 @@ const schema = z.object({
     .regex(/^[\w:.-]{1,64}$/)
     .default('rl'),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  // boundaries (issue 7): how long a session may wait at a gate before session.decision_due (ADR 0008)
+  DECISION_DUE_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
@@ -90,6 +92,8 @@ export interface Config {
   readonly rateLimitKeyPrefix: string;
   /** When set, /metrics requires `Authorization: Bearer <token>`; unset, /metrics is public. */
   readonly metricsToken: string | undefined;
+  /** Hours a session may wait in awaiting_decision before its decision is due (reminder webhook). */
+  readonly decisionDueHours: number;
   /** Outgoing mail through SMTP (nodemailer); unset: .eml files under DATA_DIR/mail (modules/mail). */
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -143,6 +147,7 @@ function buildConfig(v: z.output<typeof schema>): Config {
     redisUrl: v.REDIS_URL,
     rateLimitKeyPrefix: v.RATE_LIMIT_KEY_PREFIX,
     metricsToken: v.METRICS_TOKEN,
+    decisionDueHours: v.DECISION_DUE_HOURS,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
   });

@@ -24,16 +24,22 @@ export async function createDataSource(config: Pick<Config, 'databaseUrl' | 'dat
     });
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
+  // sql.js is SQLite compiled to WASM and shipped inside its npm package: nothing compiles or downloads at
+  // install time (ADR 0009). The database lives in memory and the whole file is rewritten after every
+  // committed write, via a temporary file and a rename so a crash never leaves a torn file.
+  const file = path.join(config.dataDir, 'service.sqlite');
   return new DataSource({
-    type: 'better-sqlite3',
-    database: path.join(config.dataDir, 'service.sqlite'),
+    type: 'sqljs',
+    location: file,
+    autoSave: true,
+    autoSaveCallback: (data: Uint8Array) => {
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, data);
+      fs.renameSync(tmp, file);
+    },
     entities: ENTITIES,
     migrations: MIGRATIONS,
     synchronize: false,
-    enableWAL: true,
-    prepareDatabase: (db: { pragma(s: string): unknown }) => {
-      db.pragma('busy_timeout = 5000');
-    },
   });
 }
 
@@ -93,4 +99,17 @@ export async function lockSessionRow(m: EntityManager, sessionId: string): Promi
   if (type === 'mysql' || type === 'mariadb')
     // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
     await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);
+}
+
+/**
+ * A unique-key violation on any engine: MySQL/MariaDB say ER_DUP_ENTRY; sql.js errors carry no code, only
+ * SQLite's message ("UNIQUE constraint failed: …").
+ */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
+  const code = err?.driverError?.code ?? err?.code;
+  if (code === 'ER_DUP_ENTRY' || String(code).startsWith('SQLITE_CONSTRAINT')) return true;
+  return /UNIQUE constraint failed|PRIMARY KEY constraint failed/.test(
+    String(err?.driverError?.message ?? err?.message ?? ''),
+  );
 }

@@ -1,5 +1,6 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
 import 'reflect-metadata';
+import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
 import {
   CredentialIssuerEntity,
@@ -13,6 +14,7 @@ import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.e
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
+import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { SessionEventEntity } from '../modules/support/session-event.entity';
@@ -55,5 +57,7 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  ServiceSecretEntity,
+  ...ACCOUNT_ENTITIES, // accounts (issue 9)
   SessionEventEntity,
 ];

@@ -1,5 +1,5 @@
-// Owns the authorization decision of every GraphQL operation: @Authorized() (a business actor) or an explicit
-// @Public(reason). test/api/authorization.test.ts fails on any Query or Mutation that has neither.
+// Owns the authorization decision of every GraphQL operation: @Roles(rule) (an @Authorized whose roles encode
+// the least role per environment and API-key access, modules/accounts/roles.ts) or an explicit @Public(reason). test/api/authorization.test.ts fails on any Query or Mutation that has neither.
 import { Extensions, getMetadataStorage } from 'type-graphql';
 
 const PUBLIC_KEY = 'publicOperation';
@@ -12,6 +12,8 @@ export interface OperationDecision {
   field: string;
   /** 'authorized' (needs a business actor), `public: <reason>`, or null when nothing was declared. */
   decision: string | null;
+  /** The @Authorized role list: the access rule of modules/accounts/roles.ts (@Roles), empty if bare. */
+  roles: string[];
 }
 
 /** The declared decision of every Query and Mutation field of these resolver classes. */
@@ -27,9 +29,12 @@ export function operationDecisions(resolvers: readonly Function[]): OperationDec
   for (const [operation, handlers] of kinds) {
     for (const h of handlers) {
       if (!ofResolvers.has(h.target)) continue;
-      const authorized =
-        storage.authorizedFields.some((a) => a.target === h.target && a.fieldName === h.methodName) ||
-        storage.authorizedResolver.some((a) => a.target === h.target);
+      const field = storage.authorizedFields.find(
+        (a) => a.target === h.target && a.fieldName === h.methodName,
+      );
+      const resolver = storage.authorizedResolver.find((a) => a.target === h.target);
+      const authorized = field !== undefined || resolver !== undefined;
+      const roles = [...((field ?? resolver)?.roles ?? [])].map(String);
       const publicReason = storage.fieldExtensions.find(
         (e) => e.target === h.target && e.fieldName === h.methodName && PUBLIC_KEY in e.extensions,
       )?.extensions[PUBLIC_KEY];
@@ -37,6 +42,7 @@ export function operationDecisions(resolvers: readonly Function[]): OperationDec
         operation,
         field: h.schemaName,
         decision: authorized ? 'authorized' : publicReason ? `public: ${String(publicReason)}` : null,
+        roles,
       });
     }
   }

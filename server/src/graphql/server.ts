@@ -10,23 +10,29 @@ import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql'
 import type { Ctx } from '../common/context';
 import { AppError, isAppError } from '../common/errors';
 import type { Logger } from '../common/logger';
+import { checkAccess } from '../modules/accounts/roles';
 import type { GqlContext } from './context';
 
-/** @Authorized() operations need a business actor; anything else is `unauthenticated`. */
-export const authChecker: AuthChecker<GqlContext> = ({ context }) => {
-  const kind = context.ctx.actor.kind;
-  if (kind === 'api_key' || kind === 'dashboard') return true;
-  throw new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
-};
+/**
+ * @Authorized(roles) operations: the roles encode an access rule (modules/accounts/roles.ts): the least role
+ * per environment for a dashboard user, and whether an API key (with which scope) may call it too.
+ */
+export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) =>
+  checkAccess(context.ctx.actor, roles);
 
 // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
 export async function buildGraphqlSchema(resolvers: NonEmptyArray<Function>): Promise<GraphQLSchema> {
   return buildSchema({ resolvers, authChecker, validate: false, emitSchemaFile: false });
 }
 
-export function formatGraphqlError(logger: Logger) {
+export function formatGraphqlError(
+  logger: Logger,
+  /** Maps an infrastructure error to its closed code (the database outage), logging it its own way. */
+  classify?: (e: unknown) => AppError | undefined,
+) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const raw = unwrapResolverError(error);
+    const original = isAppError(raw) ? raw : (classify?.(raw) ?? raw);
     const requestId = (formatted.extensions?.request_id as string | undefined) ?? undefined;
     if (isAppError(original)) {
       return {
@@ -36,6 +42,7 @@ export function formatGraphqlError(logger: Logger) {
           code: original.code,
           status: original.status,
           ...(original.param ? { param: original.param } : {}),
+          ...(original.extra ?? {}),
           request_id: requestId,
         },
       };
@@ -68,10 +75,11 @@ export async function graphqlMiddleware(
   schema: GraphQLSchema,
   logger: Logger,
   contextFor: (req: Parameters<RequestHandler>[0]) => Promise<Ctx>,
+  opts: { classify?: (e: unknown) => AppError | undefined } = {},
 ): Promise<{ handler: RequestHandler; stop: () => Promise<void> }> {
   const apollo = new ApolloServer<GqlContext>({
     schema,
-    formatError: formatGraphqlError(logger),
+    formatError: formatGraphqlError(logger, opts.classify),
     introspection: true,
     // Simple requests (GET, multipart/form-data uploads) need `apollo-require-preflight` or
     // `x-apollo-operation-name`; graphql/uploads.ts applies the same rule before reading an upload.

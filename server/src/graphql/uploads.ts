@@ -87,13 +87,42 @@ export function graphqlUploads(opts: {
       })
       .catch(next);
   };
-  const parse = graphqlUploadExpress({
+  const upload = graphqlUploadExpress({
     maxFileSize: UPLOAD_LIMITS.maxFileBytes,
     maxFiles: UPLOAD_LIMITS.maxFiles,
     maxFieldSize: MAX_OPERATIONS_BYTES,
-  });
+  }) as RequestHandler;
+  // graphql-upload-ts builds its busboy parser from the request headers (busboy throws on a missing or
+  // unusable boundary) and passes busboy's own errors on (a truncated or garbled body) as plain Errors
+  // without an HTTP status. The boundary is validated first; whatever else fails while the form is parsed was
+  // caused by the body, so it becomes validation_failed here, where the parse is started.
+  const parse: RequestHandler = (req, res, next) => {
+    if (!req.is('multipart/form-data')) {
+      next();
+      return;
+    }
+    if (!hasBoundary(req.header('content-type') ?? '')) {
+      sendGraphqlError(
+        req,
+        res,
+        new AppError('validation_failed', 'The multipart body has no valid boundary.', {
+          param: 'content-type',
+        }),
+      );
+      return;
+    }
+    upload(req, res, (err?: unknown) => {
+      if (err === undefined || err === null || isAppError(err)) next(err);
+      else if (typeof (err as { status?: unknown }).status === 'number') next(err);
+      else sendGraphqlError(req, res, new AppError('validation_failed', 'The multipart body is malformed.'));
+    });
+  };
   const onError: ErrorRequestHandler = (err, req, res, next) => {
-    if (!req.is('multipart/form-data') || isAppError(err) || res.headersSent) {
+    if (!req.is('multipart/form-data') || res.headersSent) {
+      next(err);
+      return;
+    }
+    if (isAppError(err)) {
       next(err);
       return;
     }
@@ -113,5 +142,10 @@ export function graphqlUploads(opts: {
     else e = new AppError('validation_failed', message, { cause: err });
     sendGraphqlError(req, res, e);
   };
-  return { before: [guard, parse as RequestHandler], onError };
+  return { before: [guard, parse], onError };
+}
+
+/** A multipart Content-Type with a non-empty boundary parameter (busboy throws without one). */
+function hasBoundary(contentType: string): boolean {
+  return /;\s*boundary=(?:"[^"]+"|[^\s;"]+)/i.test(contentType);
 }

@@ -6,6 +6,7 @@
 // Everything is built without a database: declareApi() registers routes and resolvers over hollow stand-ins
 // that are never called. The zod schemas here are the single source: the OpenAPI file is emitted from them
 // and test/api/contracts.test.ts checks real answers and webhook bodies against the same objects.
+
 import os from 'node:os';
 import {
   buildClientSchema,
@@ -20,6 +21,7 @@ import { ERROR_CODES, type ErrorCode } from '../common/errors';
 import type { RouteContract, RouteDef } from '../common/http';
 import { configFrom } from '../config/config';
 import { buildGraphqlSchema } from '../graphql/server';
+import { scopeForRoute } from '../modules/accounts/roles';
 import { ALLOWED_CONTENT_TYPES } from '../modules/document/document.service';
 import { UPLOAD_LIMITS } from '../modules/document/multipart';
 import { SESSION_STATUSES } from '../modules/session/session.machine';
@@ -38,14 +40,20 @@ const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 export const ProblemSchema = z
   .object({
-    type: z.url().describe('https://docs.service.example/errors/<code>'),
+    type: z
+      .url()
+      .describe('{base_url}/errors/<code>: the code’s entry in the error reference (GET /errors).'),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().describe('Human-readable; may change. Match on `code`.'),
     code: z.enum(ERROR_CODE_LIST).describe('Stable machine-readable code (closed list).'),
     param: z.string().optional().describe('The input at fault, when one is.'),
     request_id: z.string().describe('Quote it to support.'),
-    retry_after: z.number().int().optional().describe('rate_limited: seconds to wait (also Retry-After).'),
+    retry_after: z
+      .number()
+      .int()
+      .optional()
+      .describe('rate_limited, service_unavailable: seconds to wait (also Retry-After).'),
   })
   .strict()
   .meta({ title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' });
@@ -134,6 +142,11 @@ export const SessionSchema = SessionCreatedSchema.extend({
   created: timestamp,
   metadata: z.record(z.string(), z.unknown()).nullable(),
   results: z.array(StepResultSchema),
+  decision_due: timestamp
+    .nullable()
+    .describe(
+      'In awaiting_decision: when the business decision is due (session.decision_due is sent then); else null.',
+    ),
   failure_reason: FailureReasonSchema.optional().describe('Present on failed and expired sessions only.'),
 })
   .strict()
@@ -229,6 +242,24 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
     })
     .strict();
 
+/** The reminder that a session waits at a gate past its decision deadline (ADR 0008); sent once per gate. */
+export const SessionDecisionDueEventSchema = z
+  .object({
+    event: z.literal('session.decision_due'),
+    delivery_id: deliveryId('session.decision_due'),
+    data: z
+      .object({
+        session_id: sessionId,
+        status: z.literal('awaiting_decision'),
+        workflow_id: z.string(),
+        workflow_revision: z.number().int(),
+        completed_steps: z.number().int().min(0),
+        decision_due: timestamp,
+      })
+      .strict(),
+  })
+  .strict();
+
 /** The sandbox test event (sendTestWebhook): not tied to a session; its stream id is a `whtest_` id. */
 export const WebhookTestEventSchema = z
   .object({
@@ -250,6 +281,7 @@ export const WebhookTestEventSchema = z
 
 export const WEBHOOK_EVENT_SCHEMAS: Record<string, z.ZodType> = {
   'step.completed': StepCompletedEventSchema,
+  'session.decision_due': SessionDecisionDueEventSchema,
   ...Object.fromEntries(SESSION_END_EVENTS.map((s) => [`session.${s}`, sessionEndedEventSchema(s)])),
   'webhook.test': WebhookTestEventSchema,
 };
@@ -321,7 +353,8 @@ const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path
 
 /** Routes in the OpenAPI contract: the business API and public well-known documents. */
 export const inOpenApi = (r: RouteDef): boolean =>
-  r.path.startsWith('/v1/') || (r.auth === 'public' && r.path.startsWith('/.well-known/'));
+  r.path.startsWith('/v1/') ||
+  (r.auth === 'public' && (r.path.startsWith('/.well-known/') || /^\/errors(\/|$)/.test(r.path)));
 
 export interface ResolvedContract extends RouteContract {
   route: RouteDef;
@@ -343,8 +376,12 @@ export function contractOf(route: RouteDef): ResolvedContract {
   if (route.auth === 'api_key') {
     errors.add('unauthenticated');
     errors.add('rate_limited');
+    // scoped API keys (modules/accounts/roles.ts)
+    if (scopeForRoute(route.method, route.path)) errors.add('api_key_scope_missing');
   }
   errors.add('internal_error');
+  // any route can find the database away (db/availability.ts); the error reference never needs it
+  if (!route.path.startsWith('/errors')) errors.add('service_unavailable');
   const allErrors = [...errors].sort(
     (a, b) =>
       ERROR_CODES[a].status - ERROR_CODES[b].status ||
@@ -438,7 +475,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): {
     }
     for (const [st, codes] of byStatus) {
       const headers: Record<string, unknown> = { ...(isApiKey && st !== 401 ? rateHeaders : {}) };
-      if (st === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      if (st === 429 || st === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
       responses[String(st)] = {
         description: codes.map((code) => `${code}: ${ERROR_CODES[code].title}`).join('; '),
         ...(Object.keys(headers).length ? { headers } : {}),
@@ -499,7 +536,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): {
           schema: { type: 'string', examples: ['100;w=10'] },
         },
         'Retry-After': {
-          description: 'Seconds until the next request is allowed.',
+          description: 'Seconds to wait before repeating the request (rate limit, or the database is away).',
           schema: { type: 'integer', minimum: 1 },
         },
       },
@@ -547,7 +584,8 @@ export function readmeEndpointTable(routes: readonly RouteDef[]): string {
       const c = contractOf(route);
       const ok = c.response ?? { status: 200, description: 'success' };
       const byStatus = new Map<number, ErrorCode[]>();
-      for (const code of c.allErrors.filter((e) => e !== 'internal_error')) {
+      // every route can answer these two; the README says so once, under the table
+      for (const code of c.allErrors.filter((e) => e !== 'internal_error' && e !== 'service_unavailable')) {
         const st = ERROR_CODES[code].status;
         byStatus.set(st, [...(byStatus.get(st) ?? []), code]);
       }

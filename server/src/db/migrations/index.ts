@@ -4,6 +4,8 @@ import { DocumentsAndEvidence1763900000007 } from './1763900000007-documents-and
 import { CredentialCatalog1763900000008 } from './1763900000008-credential-catalog';
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
+import { Boundaries1764000000200 } from './1764000000200-boundaries';
+import { Accounts1764000000400 } from './1764000000400-accounts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
 export const MIGRATIONS = [
@@ -12,5 +14,7 @@ export const MIGRATIONS = [
   MdocTrustAnchor1763900000009,
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
+  Boundaries1764000000200,
+  Accounts1764000000400, // accounts (issue 9)
   WebhookOpsAndSupport1764000000500,
 ];

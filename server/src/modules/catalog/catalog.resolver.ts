@@ -1,5 +1,6 @@
 // Thin GraphQL resolver over CatalogService: the same data as GET /v1/catalog and GET /v1/wallets.
-import { Authorized, Query, Resolver } from 'type-graphql';
+import { Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../accounts/roles';
 import { CredentialRouteGql, type PrimitiveFlagsGql, WalletGql } from './catalog.graphql';
 import type { CatalogService, PrimitiveFlags, RouteView, WalletView } from './catalog.service';
 
@@ -46,7 +47,7 @@ const walletOut = (w: WalletView): WalletGql => ({
 export function createCatalogResolver(service: CatalogService) {
   @Resolver()
   class CatalogResolver {
-    @Authorized()
+    @Roles({ ...RULES.read, apiKey: true })
     @Query(() => [CredentialRouteGql], {
       description: 'Credential routes with per-primitive capability for sandbox and production.',
     })
@@ -54,7 +55,7 @@ export function createCatalogResolver(service: CatalogService) {
       return (await service.routes()).map(routeOut);
     }
 
-    @Authorized()
+    @Roles({ ...RULES.read, apiKey: true })
     @Query(() => [WalletGql], { description: 'Wallets with what their routes offer per environment.' })
     async wallets(): Promise<WalletGql[]> {
       return (await service.wallets()).map(walletOut);

@@ -53,6 +53,9 @@ export interface MultipartBody {
   files: UploadedFile[];
 }
 
+const nameless = () =>
+  new AppError('validation_failed', 'Every form part needs a name in its Content-Disposition (name="…").');
+
 /** Parses the whole body; rejects with a stable AppError on the first violation (the rest is discarded). */
 export function readMultipart(req: Request, allowedFields: readonly string[]): Promise<MultipartBody> {
   const declared = Number(req.headers['content-length']);
@@ -96,6 +99,23 @@ export function readMultipart(req: Request, allowedFields: readonly string[]): P
     };
 
     bb.on('file', (name, stream, info) => {
+      // A file stream errors when the body ends inside its part (no closing boundary); unhandled, that error
+      // would be thrown out of the emitter and end the process. Handled first, before any early return.
+      stream.on('error', (e) => {
+        stream.resume();
+        fail(
+          new AppError('validation_failed', 'A file part ends without its closing boundary.', {
+            param: FILE_FIELD,
+            cause: e,
+          }),
+        );
+      });
+      // busboy reports a part without name= in its Content-Disposition with an undefined name
+      if (typeof name !== 'string' || name === '') {
+        stream.resume();
+        fail(nameless());
+        return;
+      }
       if (name !== FILE_FIELD) {
         stream.resume();
         fail(
@@ -129,6 +149,10 @@ export function readMultipart(req: Request, allowedFields: readonly string[]): P
       });
     });
     bb.on('field', (name, value, info) => {
+      if (typeof name !== 'string' || name === '') {
+        fail(nameless());
+        return;
+      }
       if (name === FILE_FIELD) {
         fail(
           new AppError('validation_failed', 'A file part needs a filename and a Content-Type.', {
@@ -158,6 +182,10 @@ export function readMultipart(req: Request, allowedFields: readonly string[]): P
     bb.on('partsLimit', () => fail(new AppError('validation_failed', 'Too many form parts.')));
     bb.on('error', (e) =>
       fail(new AppError('validation_failed', 'The multipart body is malformed.', { cause: e })),
+    );
+    // The client going away mid-body: nothing will answer, but the promise must settle and free the request.
+    req.on('error', (e) =>
+      fail(new AppError('validation_failed', 'The request body was not received completely.', { cause: e })),
     );
     bb.on('close', () => {
       finished = true;

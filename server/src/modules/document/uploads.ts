@@ -24,6 +24,14 @@ function refusalOf(e: unknown): unknown {
   // 400 "File missing in the request." (a map entry without its file part), 499 client went away
   if (status !== undefined && status >= 400 && status < 500)
     return new AppError('validation_failed', (e as Error).message, { param: FILE_FIELD, cause: e });
+  // busboy fails a file stream with a plain Error when the body ends inside the part (no closing boundary)
+  // or is garbled: the client's doing. A failure of the temporary file behind the upload is a system error
+  // (with `syscall`) and stays internal.
+  if (e instanceof Error && (e as { syscall?: unknown }).syscall === undefined)
+    return new AppError('validation_failed', 'A file part is cut off or malformed.', {
+      param: FILE_FIELD,
+      cause: e,
+    });
   return e;
 }
 

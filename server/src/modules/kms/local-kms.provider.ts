@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { isUniqueViolation } from '../../db/data-source';
 import { signDigestP256 } from './ecdsa-p256';
 import type {
   AuditJwk,
@@ -60,11 +61,7 @@ export function cryptoKeyOf(auditKey: string, purpose: KmsPurpose): string {
   return i >= 0 ? `${auditKey.slice(0, i)}/cryptoKeys/${purpose}` : `${auditKey}-${purpose}`;
 }
 
-function isDuplicateKey(e: unknown): boolean {
-  const err = e as { code?: string; driverError?: { code?: string } };
-  const code = err?.driverError?.code ?? err?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT';
-}
+const isDuplicateKey = isUniqueViolation;
 
 export class LocalKmsProvider implements KmsProvider {
   private readonly ds: DataSource;

@@ -1,8 +1,9 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { idCol, int, str, time } from '../../db/columns';
 
-/** Idempotency-Key reservation, scoped to business and environment, kept at least 24 h. */
+/** Idempotency-Key reservation, scoped to business and environment, kept 24 h then purged by the sweeper. */
 @Entity('idempotency_key')
+@Index('IDX_idempotency_key_expires', ['expiresAt'])
 export class IdempotencyKeyEntity {
   @PrimaryColumn({ ...idCol(), name: 'business_id' }) businessId!: string;
   @PrimaryColumn({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';

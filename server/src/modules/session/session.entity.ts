@@ -6,6 +6,7 @@ import type { SessionStatus } from './session.machine';
 @Entity('session')
 @Index('IDX_session_business_created', ['businessId', 'createdAt'])
 @Index('IDX_session_status_expires', ['status', 'expiresAt'])
+@Index('IDX_session_status_decision_due', ['status', 'decisionDueAt'])
 export class SessionEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
@@ -19,7 +20,11 @@ export class SessionEntity {
   @Column({ ...text(true), name: 'metadata' }) metadata!: string | null;
   @Column({ ...time(), name: 'expires_at' }) expiresAt!: Date;
   @Column({ ...time(true), name: 'step_expires_at' }) stepExpiresAt!: Date | null;
-  /** SHA-256 of the browser binding cookie set at start. */
+  /** At a gate (awaiting_decision): when the business's decision is due (ADR 0008). */
+  @Column({ ...time(true), name: 'decision_due_at' }) decisionDueAt!: Date | null;
+  /** When session.decision_due was queued for the current gate (at most once per gate). */
+  @Column({ ...time(true), name: 'decision_reminded_at' }) decisionRemindedAt!: Date | null;
+  /** SHA-256 of the session id and the server-issued browser cookie that started it (browser-binding.ts). */
   @Column({ ...str(64, true), name: 'binding_hash' }) bindingHash!: string | null;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;

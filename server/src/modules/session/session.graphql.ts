@@ -77,6 +77,11 @@ export class SessionGql {
   @Field(() => Date) created!: Date;
   @Field(() => JSONScalar, { nullable: true }) metadata!: Record<string, unknown> | null;
   @Field(() => [StepResultGql]) results!: StepResultGql[];
+  @Field(() => Date, {
+    nullable: true,
+    description: 'In awaiting_decision: when the decision is due (then session.decision_due); else null.',
+  })
+  decisionDue!: Date | null;
   @Field(() => FailureReasonGql, { nullable: true, description: 'Only on failed and expired sessions.' })
   failureReason!: FailureReasonGql | null;
 }

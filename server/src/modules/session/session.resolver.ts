@@ -3,9 +3,10 @@
 // createSession takes a sign workflow's documents as `Upload` values (GraphQL multipart request, parsed by
 // graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
 import { GraphQLUpload } from 'graphql-upload-ts';
-import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import { FILE_FIELD } from '../document/multipart';
 import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';
@@ -65,6 +66,7 @@ const sessionOut = (s: SessionView): SessionGql => ({
   created: new Date(s.created),
   metadata: s.metadata,
   results: s.results.map(resultOut),
+  decisionDue: s.decision_due === null ? null : new Date(s.decision_due),
   failureReason: s.failure_reason
     ? {
         code: s.failure_reason.code,
@@ -78,7 +80,7 @@ const sessionOut = (s: SessionView): SessionGql => ({
 export function createSessionResolver(service: SessionService) {
   @Resolver()
   class SessionResolver {
-    @Authorized()
+    @Roles({ ...RULES.read, apiKey: 'sessions:read' })
     @Query(() => SessionGql, {
       description: 'A session with its status and results (mirror of GET /v1/sessions/{id}).',
     })
@@ -86,7 +88,7 @@ export function createSessionResolver(service: SessionService) {
       return sessionOut(await mapped(() => service.get(ctx, id)));
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:create' })
     @Mutation(() => SessionCreatedGql, {
       description: 'Creates a session of a published workflow (mirror of POST /v1/sessions).',
     })
@@ -114,7 +116,7 @@ export function createSessionResolver(service: SessionService) {
       return { ...createdOut(out.session), idempotentReplayed: out.replayed };
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:write' })
     @Mutation(() => SessionGql, {
       description:
         'Continues a session waiting in awaiting_decision (mirror of POST /v1/sessions/{id}/continue).',
@@ -126,7 +128,7 @@ export function createSessionResolver(service: SessionService) {
       return sessionOut(await mapped(() => service.continue(ctx, id)));
     }
 
-    @Authorized()
+    @Roles({ ...RULES.build, apiKey: 'sessions:write' })
     @Mutation(() => SessionGql, {
       description: 'Stops a session that has not ended (mirror of POST /v1/sessions/{id}/stop).',
     })

@@ -5,10 +5,12 @@ import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { UploadedFile } from '../document/multipart';
 import { readMultipart } from '../document/multipart';
+import { BROWSER_COOKIE_NAME } from './browser-binding';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
 
-export const BROWSER_COOKIE = 'svc_browser';
+/** The server-issued browser cookie (browser-binding.ts). */
+export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
 /** The binding cookie outlives the longest session (24 h) plus the 48 h access to completed materials. */
 const COOKIE_MAX_AGE_S = 72 * 3600;
 
@@ -82,15 +84,38 @@ function createInputFromForm(fields: Record<string, string>): Record<string, unk
   return out;
 }
 
+/**
+ * A cookie's value, or undefined when it is absent or not a value we could have set: the raw value must be
+ * cookie-octets (RFC 6265) whose percent-escapes decode. Validated before decoding, because
+ * decodeURIComponent throws on a malformed escape and any browser (or attacker) can send any cookie.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      const raw = part.slice(i + 1).trim();
+      if (raw.length > 4096 || !/^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/.test(raw)) return undefined;
+      if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return undefined;
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return undefined; // escapes that are not UTF-8
+      }
+    }
   }
   return undefined;
 }
+
+/**
+ * The browser token as the transport reads it: a bounded URL-safe string (today 32 random bytes in base64url;
+ * kept loose enough for a signed form), anything else is no token at all.
+ */
+export const browserTokenOf = (req: Request): string | undefined => {
+  const v = readCookie(req, BROWSER_COOKIE);
+  return v !== undefined && /^[\w.~-]{16,256}$/.test(v) ? v : undefined;
+};
 
 function setBrowserCookie(res: Response, token: string): void {
   res.setHeader(
@@ -100,7 +125,7 @@ function setBrowserCookie(res: Response, token: string): void {
 }
 
 export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTransport): void {
-  const token = (req: Request) => readCookie(req, BROWSER_COOKIE);
+  const token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
   reg.add({
     method: 'get',
@@ -109,7 +134,10 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     summary: 'Hosted page: status projection (no results)',
     handler: async (req, res) => {
       noStore(res);
-      sendJson(res, 200, await transport.projection(String(req.params.id), token(req)));
+      const out = await transport.projection(String(req.params.id), token(req));
+      // a browser without a server-issued cookie gets one on opening the page; Start binds to it
+      if (out.issued) setBrowserCookie(res, out.issued);
+      sendJson(res, 200, out.projection);
     },
   });
   reg.add({
@@ -120,7 +148,7 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     handler: async (req, res) => {
       noStore(res);
       const out = await transport.start(String(req.params.id), token(req));
-      setBrowserCookie(res, out.token);
+      if (out.issued) setBrowserCookie(res, out.issued);
       sendJson(res, 200, out.projection);
     },
   });

@@ -1,5 +1,6 @@
 // Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
-// stop at a gate, and the expiry sweep. The hosted-page side lives in session.transport.ts.
+// stop at a gate, the expiry sweep, the gate reminder (session.decision_due) and the purge of idempotency
+// reservations after their 24 h. The hosted-page side lives in session.transport.ts.
 
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
@@ -7,11 +8,12 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
 import { recordSessionEvent } from '../support/session-events';
+import { enqueueEvent } from '../webhook/outbox';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -59,13 +61,15 @@ export interface SessionView extends SessionCreated {
   created: string;
   metadata: Record<string, unknown> | null;
   results: StepResultView[];
+  /** In awaiting_decision: when the business's decision is due (then session.decision_due); else null. */
+  decision_due: string | null;
   /** Only on failed and expired sessions: why (session.state.ts FailureReason). */
   failure_reason?: FailureReason;
 }
 
 export interface SessionDeps {
   ds: DataSource;
-  config: Pick<Config, 'hostedUrl'>;
+  config: Pick<Config, 'hostedUrl' | 'decisionDueHours'>;
   clock: Clock;
   workflows: WorkflowService;
   webhooks: Pick<WebhookService, 'hasEndpoint'>;
@@ -77,13 +81,7 @@ export interface SessionDeps {
   onEventsQueued?: () => void;
 }
 
-const isDuplicateKey = (e: unknown): boolean => {
-  const err = e as { code?: string; driverError?: { code?: string } };
-  const code = err?.driverError?.code ?? err?.code;
-  return (
-    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
-};
+const isDuplicateKey = isUniqueViolation;
 
 /** A repeat waited longer than the database's lock wait for the first request with its key. */
 const isLockWaitTimeout = (e: unknown): boolean => {
@@ -219,7 +217,7 @@ export class SessionService {
           }
           // validation after the reservation: a repeat never re-validates (bodies are not compared)
           const { workflowId, metadata, expiresIn } = validateCreateInput(input);
-          const rev = await this.deps.workflows.latestPublished(m, businessId, workflowId);
+          const rev = await this.deps.workflows.latestPublished(m, businessId, environment, workflowId);
           // Every refusal about documents happens here, before anything is written (no row, no blob).
           const documents = this.deps.documents.plan(toRevisionView(rev).steps, uploads ?? null);
           await this.deps.catalog.assertAvailable(m, environment, toRevisionView(rev).steps);
@@ -266,14 +264,31 @@ export class SessionService {
           'A request with this Idempotency-Key is still in progress; retry.',
         );
       if (!(e instanceof IdempotentReplay) && !(key && isDuplicateKey(e))) throw e;
-      return this.replay(businessId, environment, key as string);
+      const replayed = await this.replay(businessId, environment, key as string);
+      // the reservation had outlived its 24 h and is gone now: this is a new request
+      if (!replayed) return this.create(ctx, input, idempotencyKey, uploads);
+      return replayed;
     }
   }
 
+  /** The original answer for a reservation; null when it had expired (it is deleted: the key is free). */
   private async replay(businessId: string, environment: 'sandbox' | 'production', key: string) {
-    const r = await this.deps.ds
-      .getRepository(IdempotencyKeyEntity)
-      .findOneBy({ businessId, environment, key });
+    const repo = this.deps.ds.getRepository(IdempotencyKeyEntity);
+    const r = await repo.findOneBy({ businessId, environment, key });
+    if (r && r.expiresAt <= this.deps.clock.now()) {
+      // between expiry and the next purge pass: purge this one now, guarded so a fresh reservation survives
+      await repo
+        .createQueryBuilder()
+        .delete()
+        .where('business_id = :b AND environment = :e AND idem_key = :k AND expires_at <= :now', {
+          b: businessId,
+          e: environment,
+          k: key,
+          now: this.deps.clock.now(),
+        })
+        .execute();
+      return null;
+    }
     if (!r?.sessionId)
       throw new AppError(
         'idempotency_in_progress',
@@ -299,6 +314,8 @@ export class SessionService {
       created: s.createdAt.toISOString(),
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
       results: await this.results(this.deps.ds.manager, s.id),
+      decision_due:
+        s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null,
       ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
     };
   }
@@ -387,5 +404,104 @@ export class SessionService {
       if (after.status === 'expired') n++;
     }
     return n;
+  }
+
+  /**
+   * Queues session.decision_due once per gate for sessions whose decision is overdue (ADR 0008). The guarded
+   * write on decision_reminded_at decides who queues it, so racing sweepers (several nodes) queue it once.
+   */
+  async sweepDecisionsDue(limit = 100): Promise<number> {
+    const { ds, clock } = this.deps;
+    const now = clock.now();
+    const repo = ds.getRepository(SessionEntity);
+    // sessions that reached their gate before deadlines existed get one, counted from when they arrived there
+    const undated = await repo
+      .createQueryBuilder('s')
+      .where('s.status = :st AND s.decision_due_at IS NULL', { st: 'awaiting_decision' })
+      .limit(limit)
+      .getMany();
+    for (const s of undated)
+      await repo
+        .createQueryBuilder()
+        .update(SessionEntity)
+        .set({
+          decisionDueAt: new Date(s.updatedAt.getTime() + this.deps.config.decisionDueHours * 3600_000),
+        })
+        .where('id = :id AND status = :st AND decision_due_at IS NULL', { id: s.id, st: 'awaiting_decision' })
+        .execute();
+    const due = await repo
+      .createQueryBuilder('s')
+      .where('s.status = :st AND s.decision_reminded_at IS NULL AND s.decision_due_at <= :now', {
+        st: 'awaiting_decision',
+        now,
+      })
+      .limit(limit)
+      .getMany();
+    let n = 0;
+    for (const s of due) {
+      const queued = await transactionWithRetry(ds, async (m) => {
+        await lockSessionRow(m, s.id);
+        const won = await m
+          .createQueryBuilder()
+          .update(SessionEntity)
+          .set({ decisionRemindedAt: now })
+          .where(
+            'id = :id AND status = :st AND version = :v AND decision_reminded_at IS NULL AND decision_due_at <= :now',
+            { id: s.id, st: 'awaiting_decision', v: s.version, now },
+          )
+          .execute();
+        if (won.affected !== 1) return false;
+        await enqueueEvent(m, {
+          businessId: s.businessId,
+          environment: s.environment,
+          sessionId: s.id,
+          event: 'session.decision_due',
+          data: {
+            session_id: s.id,
+            status: 'awaiting_decision',
+            workflow_id: s.workflowId,
+            workflow_revision: s.workflowRevision,
+            completed_steps: s.currentStage,
+            decision_due: (s.decisionDueAt as Date).toISOString(),
+          },
+          now,
+        });
+        return true;
+      });
+      if (queued) n++;
+    }
+    if (n > 0) this.deps.onEventsQueued?.();
+    return n;
+  }
+
+  /**
+   * Deletes idempotency reservations past their 24 h, in batches of `batch` rows, at most `maxBatches` per
+   * pass (the sweeper runs every 30 s, so a backlog drains over a few passes without long locks).
+   */
+  async purgeIdempotencyKeys(batch = 500, maxBatches = 10): Promise<number> {
+    const { ds, clock } = this.deps;
+    const now = clock.now();
+    let purged = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const rows = await ds
+        .getRepository(IdempotencyKeyEntity)
+        .createQueryBuilder('k')
+        .select(['k.businessId', 'k.environment', 'k.key'])
+        .where('k.expires_at <= :now', { now })
+        .orderBy('k.expires_at', 'ASC')
+        .limit(batch)
+        .getMany();
+      if (rows.length === 0) break;
+      const res = await ds
+        .createQueryBuilder()
+        .delete()
+        .from(IdempotencyKeyEntity)
+        .whereInIds(rows.map((r) => ({ businessId: r.businessId, environment: r.environment, key: r.key })))
+        .andWhere('expires_at <= :now', { now })
+        .execute();
+      purged += res.affected ?? 0;
+      if (rows.length < batch) break;
+    }
+    return purged;
   }
 }

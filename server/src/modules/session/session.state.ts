@@ -8,7 +8,12 @@ import { enqueueEvent } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
 
-type Patch = Partial<Pick<SessionEntity, 'currentStage' | 'stepExpiresAt' | 'bindingHash'>> & {
+type Patch = Partial<
+  Pick<
+    SessionEntity,
+    'currentStage' | 'stepExpiresAt' | 'bindingHash' | 'decisionDueAt' | 'decisionRemindedAt'
+  >
+> & {
   /** Why a `fail` happens (the caller knows the refusal); `expire` computes its own. */
   failure?: FailureReason;
 };

@@ -1,12 +1,11 @@
 // Owns the hosted-page side of a session (internal transport, no stability promise): the status projection
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
-// after start, only the bound browser (cookie hash) may act.
+// after start, only the bound browser may act (browser-binding.ts decides which browser that is).
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { safeEqual } from '../../common/crypto';
 import { AppError, isAppError } from '../../common/errors';
-import { newId, randomToken, sha256Hex } from '../../common/ids';
+import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
@@ -29,6 +28,7 @@ import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
+import type { BrowserBinding } from './browser-binding';
 import { SessionEntity } from './session.entity';
 import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
 import { stepWindowEnd } from './session.service';
@@ -67,7 +67,9 @@ export interface Persona {
 
 export interface TransportDeps {
   ds: DataSource;
-  config: Pick<Config, 'hostedUrl'>;
+  config: Pick<Config, 'hostedUrl' | 'decisionDueHours'>;
+  /** Server-issued browser cookies and the one "is this the bound browser" decision. */
+  binding: BrowserBinding;
   clock: Clock;
   workflows: WorkflowService;
   audit: Pick<AuditService, 'recordStep'>;
@@ -94,23 +96,37 @@ export class SessionTransport {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
   }
 
-  async projection(id: string, browserToken: string | undefined): Promise<Projection> {
+  /** The binding decision, for other browser-facing routes of a session (e.g. the signer's receipts). */
+  get binding(): BrowserBinding {
+    return this.deps.binding;
+  }
+
+  /**
+   * The status projection. A browser without a valid server-issued cookie gets one here (`issued`, to set as
+   * the cookie), so that a later Start binds to a value the browser already holds.
+   */
+  async projection(id: string, browserCookie: unknown): Promise<{ projection: Projection; issued?: string }> {
     const s = await this.open(id);
     // support timeline: the first time the link was opened (reloads are not news)
     await recordSessionEventOnce(this.deps.ds.manager, s, { kind: 'opened', at: this.deps.clock.now() });
-    return this.project(s, browserToken);
+    const valid = this.deps.binding.verified(browserCookie);
+    const issued = valid ? undefined : this.deps.binding.issue();
+    return { projection: await this.project(s, valid ?? issued), ...(issued ? { issued } : {}) };
   }
 
-  /** Explicit start from this browser. Returns the projection and the browser token to set as cookie. */
-  async start(
-    id: string,
-    browserToken: string | undefined,
-  ): Promise<{ projection: Projection; token: string }> {
+  /**
+   * Explicit start from this browser: binds the session to the browser's server-issued cookie (issued now if
+   * it has none; a value the server did not issue is never used). A retried Start whose first answer was lost
+   * finds its own binding and succeeds; another browser gets session_bound_elsewhere.
+   */
+  async start(id: string, browserCookie: unknown): Promise<{ projection: Projection; issued?: string }> {
     const s = await this.open(id);
-    const token = browserToken && /^[\w-]{43}$/.test(browserToken) ? browserToken : randomToken(32);
+    const valid = this.deps.binding.verified(browserCookie);
+    const token = valid ?? this.deps.binding.issue();
+    const issued = valid ? undefined : token;
     if (s.status !== 'created') {
-      this.requireBound(s, browserToken);
-      return { projection: await this.project(s, token), token };
+      this.requireBound(s, token);
+      return { projection: await this.project(s, token), ...(issued ? { issued } : {}) };
     }
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
@@ -118,7 +134,7 @@ export class SessionTransport {
     const started = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
       return applyTransition(m, s, 'start', now, {
-        bindingHash: sha256Hex(token),
+        bindingHash: this.deps.binding.bindingHash(s.id, token),
         currentStage: 0,
         stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
       });
@@ -126,10 +142,10 @@ export class SessionTransport {
     if (!started) {
       // another browser (or tab) won the start: answer from the persisted state
       const fresh = await this.open(id);
-      this.requireBound(fresh, browserToken);
-      return { projection: await this.project(fresh, token), token };
+      this.requireBound(fresh, token);
+      return { projection: await this.project(fresh, token), ...(issued ? { issued } : {}) };
     }
-    return { projection: await this.project(started, token), token };
+    return { projection: await this.project(started, token), ...(issued ? { issued } : {}) };
   }
 
   /**
@@ -353,6 +369,9 @@ export class SessionTransport {
         ? await applyTransition(m, s, 'step_completed_gate', completedAt, {
             currentStage: nextStage,
             stepExpiresAt: null,
+            // the business's decision is due after DECISION_DUE_HOURS; one reminder per gate (ADR 0008)
+            decisionDueAt: new Date(completedAt.getTime() + this.deps.config.decisionDueHours * 3600_000),
+            decisionRemindedAt: null,
           })
         : next
           ? await applyTransition(m, s, 'step_completed_more', completedAt, {
@@ -447,12 +466,12 @@ export class SessionTransport {
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
   }
 
-  private bindingOf(s: SessionEntity, token: string | undefined): Projection['binding'] {
+  private bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
     if (!s.bindingHash) return 'none';
-    return token && safeEqual(s.bindingHash, sha256Hex(token)) ? 'this_browser' : 'other_browser';
+    return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
   }
 
-  private requireBound(s: SessionEntity, token: string | undefined): void {
+  private requireBound(s: SessionEntity, token: unknown): void {
     if (s.status === 'expired') throw new AppError('session_expired');
     if (this.bindingOf(s, token) !== 'this_browser') {
       if (s.bindingHash) throw new AppError('session_bound_elsewhere');
@@ -460,7 +479,7 @@ export class SessionTransport {
     }
   }
 
-  private requireActive(s: SessionEntity, token: string | undefined): void {
+  private requireActive(s: SessionEntity, token: unknown): void {
     this.requireBound(s, token);
     if (s.status !== 'in_progress')
       throw new AppError(
@@ -475,7 +494,7 @@ export class SessionTransport {
     ).steps;
   }
 
-  private async project(s: SessionEntity, token: string | undefined): Promise<Projection> {
+  private async project(s: SessionEntity, token: unknown): Promise<Projection> {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );

@@ -25,7 +25,7 @@ import { isEncryptedResponseMode, type ResponseEncryption } from '../verificatio
 import type { VerifierIdentityService } from '../verification/verifier-identity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { SessionEntity } from './session.entity';
-import { BROWSER_COOKIE, readCookie } from './session.rest';
+import { browserTokenOf } from './session.rest';
 import type { SessionTransport } from './session.transport';
 
 type Json = Record<string, unknown>;
@@ -170,7 +170,7 @@ export function registerWalletRoutes(
   reg: RouteRegistry,
   deps: { transport: SessionTransport; wallets: WalletTransports },
 ): void {
-  const token = (req: express.Request) => readCookie(req, BROWSER_COOKIE);
+  const token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
   const kindOf = (v: unknown): WalletRequestKind => {
     if (v === undefined || v === 'dc_api' || v === 'dc_api_signed' || v === 'cross_device')

@@ -1,6 +1,7 @@
 // Thin GraphQL resolver over SupportService (dashboard: sessions for support).
-import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver } from 'type-graphql';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import type { FailureReason } from '../session/session.state';
 import {
   SessionListFilterGql,
@@ -21,7 +22,7 @@ const summaryOut = (s: SessionSummary): SessionSummaryGql => ({
 export function createSupportResolver(service: SupportService) {
   @Resolver()
   class SupportResolver {
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => SessionSummaryPageGql, {
       description:
         'Sessions, newest first (keyset pagination), filtered by status, workflow, environment and created range.',
@@ -39,7 +40,7 @@ export function createSupportResolver(service: SupportService) {
       };
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => SessionTimelineGql, {
       description:
         'What happened in a session, oldest first: created, opened, started, wallet requests and responses ' +

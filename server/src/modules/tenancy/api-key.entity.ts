@@ -14,4 +14,9 @@ export class ApiKeyEntity {
   @Column({ ...str(200), name: 'label' }) label!: string;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(true), name: 'revoked_at' }) revokedAt!: Date | null;
+  /** Comma-separated scopes; NULL = full access (every key issued before scopes existed). */
+  @Column({ ...str(200, true), name: 'scopes' }) scopes!: string | null;
+  /** The dashboard user id (or `operator:<name>`) that created the key; NULL for seeded keys. */
+  @Column({ ...str(80, true), name: 'created_by' }) createdBy!: string | null;
+  @Column({ ...time(true), name: 'last_used_at' }) lastUsedAt!: Date | null;
 }

@@ -1,7 +1,7 @@
 // Owns businesses and their API keys. A key is shown once, stored as SHA-256, and its prefix tells the
 // environment (sk_sandbox_ / sk_production_). Verification is constant-time on the digest.
 import { randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import type { Actor } from '../../common/context';
 import { safeEqual } from '../../common/crypto';
@@ -37,7 +37,12 @@ export class TenancyService {
     return this.deps.ds.getRepository(BusinessEntity).findOneBy({ id });
   }
 
-  async issueApiKey(businessId: string, environment: Environment, label = 'default'): Promise<IssuedApiKey> {
+  async issueApiKey(
+    businessId: string,
+    environment: Environment,
+    label = 'default',
+    opts: { scopes?: readonly string[] | null; createdBy?: string | null; manager?: EntityManager } = {},
+  ): Promise<IssuedApiKey> {
     const lookup = base32(randomBytes(8)).slice(0, 12);
     const secret = base32(randomBytes(25)).slice(0, 40);
     const key = `sk_${environment}_${lookup}_${secret}`;
@@ -50,8 +55,11 @@ export class TenancyService {
       label,
       createdAt: this.deps.clock.now(),
       revokedAt: null,
+      scopes: opts.scopes && opts.scopes.length > 0 ? [...opts.scopes].sort().join(',') : null,
+      createdBy: opts.createdBy ?? null,
+      lastUsedAt: null,
     });
-    await this.deps.ds.getRepository(ApiKeyEntity).insert(row);
+    await (opts.manager ?? this.deps.ds.manager).getRepository(ApiKeyEntity).insert(row);
     return { id: row.id, key, environment };
   }
 
@@ -72,7 +80,27 @@ export class TenancyService {
     const row = await this.deps.ds.getRepository(ApiKeyEntity).findOneBy({ lookup: m[2] });
     const ok = row !== null && safeEqual(row.secretHash, sha256Hex(presented));
     if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw fail();
-    return { kind: 'api_key', apiKeyId: row.id, businessId: row.businessId, environment: row.environment };
+    // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.
+    // "Last used" is written at most once a minute per key, as a guarded update.
+    const now = this.deps.clock.now();
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= 60_000) {
+      await this.deps.ds
+        .createQueryBuilder()
+        .update(ApiKeyEntity)
+        .set({ lastUsedAt: now })
+        .where('id = :id AND (last_used_at IS NULL OR last_used_at < :cut)', {
+          id: row.id,
+          cut: new Date(now.getTime() - 60_000),
+        })
+        .execute();
+    }
+    return {
+      kind: 'api_key',
+      apiKeyId: row.id,
+      businessId: row.businessId,
+      environment: row.environment,
+      scopes: row.scopes ? row.scopes.split(',') : null,
+    };
   }
 }
 

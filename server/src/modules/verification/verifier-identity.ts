@@ -11,6 +11,7 @@ import * as x509 from '@peculiar/x509';
 import { CompactSign, importJWK, type JWK } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { isUniqueViolation } from '../../db/data-source';
 import type { KeySealer } from './response-encryption';
 import { VerifierIdentityEntity } from './verifier-identity.entity';
 
@@ -73,8 +74,7 @@ export class VerifierIdentityService {
       try {
         await repo.insert(await this.generate(id, now));
       } catch (e) {
-        const code = (e as { code?: string; driverError?: { code?: string } }).driverError?.code;
-        if (code !== 'ER_DUP_ENTRY' && !String(code).startsWith('SQLITE_CONSTRAINT')) throw e;
+        if (!isUniqueViolation(e)) throw e;
       }
       row = await repo.findOneBy({ id });
     }

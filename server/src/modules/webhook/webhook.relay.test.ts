@@ -443,10 +443,13 @@ describe('dev webhook receiver', () => {
     app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
     const router = express.Router();
     const pass: express.RequestHandler = (_req, _res, next) => next();
-    registry.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass } satisfies Record<
-      AuthDecision,
-      express.RequestHandler
-    >);
+    registry.mount(router, {
+      api_key: pass,
+      public: pass,
+      signer: pass,
+      sandbox: pass,
+      dashboard: pass,
+    } satisfies Record<AuthDecision, express.RequestHandler>);
     app.use(router);
     const server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

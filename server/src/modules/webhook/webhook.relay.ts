@@ -66,6 +66,8 @@ export interface WebhookRelayDeps {
   timeoutMs?: number;
   /** ops (issue 11): counts recorded attempts by outcome for /metrics. */
   metrics?: { delivery(outcome: 'delivered' | 'retry' | 'failed'): void };
+  /** True when err means the database is away: that outage is logged once elsewhere, not on every poll. */
+  isOutage?: (err: unknown) => boolean;
 }
 
 interface Claimed {
@@ -135,7 +137,8 @@ export class WebhookRelay {
     }
     this.running = this.runOnce()
       .catch((err: unknown) => {
-        this.deps.logger.error('webhook relay run failed', { error: describeError(err) });
+        if (!this.deps.isOutage?.(err))
+          this.deps.logger.error('webhook relay run failed', { error: describeError(err) });
         return 0;
       })
       .then((n) => {

@@ -1,8 +1,9 @@
 // Thin GraphQL resolver over WebhookService: map arguments, call, map results.
-import { Arg, Authorized, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Page } from '../../common/cursor';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import {
   ConfiguredWebhookEndpointGql,
   RotatedWebhookSecretGql,
@@ -33,7 +34,7 @@ async function gqlParam<T>(call: () => Promise<T>, names: Record<string, string>
 export function createWebhookResolver(service: WebhookService) {
   @Resolver()
   class WebhookResolver {
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => WebhookEndpointGql, {
       nullable: true,
       description: 'The webhook endpoint of this environment.',
@@ -42,7 +43,7 @@ export function createWebhookResolver(service: WebhookService) {
       return service.getEndpoint(ctx);
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => ConfiguredWebhookEndpointGql, {
       description: 'Sets the webhook URL of this environment and issues a new signing secret (shown once).',
     })
@@ -53,7 +54,7 @@ export function createWebhookResolver(service: WebhookService) {
       return { ...(await service.configureEndpoint(ctx, url)), previousSecretExpiresAt: null };
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => RotatedWebhookSecretGql, {
       description:
         'Issues a new signing secret (shown once). The old one keeps signing next to it until ' +
@@ -68,7 +69,7 @@ export function createWebhookResolver(service: WebhookService) {
       });
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => WebhookDeliveryPageGql, {
       description: 'Deliveries of this environment, newest first (keyset pagination).',
     })
@@ -83,7 +84,7 @@ export function createWebhookResolver(service: WebhookService) {
       return pageOut(await service.deliveryPage(ctx, { first, after, status, sessionId }));
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => WebhookAttemptPageGql, {
       description:
         "The delivery log of this environment's endpoint: every attempt, newest first (keyset pagination); " +
@@ -98,7 +99,7 @@ export function createWebhookResolver(service: WebhookService) {
       return pageOut(await service.attemptPage(ctx, { first, after, deliveryEventId }));
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => Int, {
       description:
         'Queues every failed delivery of this environment again (same delivery ids, fresh schedules); ' +
@@ -108,7 +109,7 @@ export function createWebhookResolver(service: WebhookService) {
       return service.redeliverAllFailed(ctx);
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => WebhookDeliveryGql, {
       description:
         'Sandbox only: sends a `webhook.test` event (not tied to a session) to the endpoint, signed like any ' +
@@ -118,7 +119,7 @@ export function createWebhookResolver(service: WebhookService) {
       return service.sendTestEvent(ctx);
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => [WebhookDeliveryGql], { description: 'Recent webhook deliveries, newest first.' })
     async webhookDeliveries(
       @Arg('sessionId', () => ID, { nullable: true }) sessionId: string | undefined,
@@ -135,7 +136,7 @@ export function createWebhookResolver(service: WebhookService) {
       });
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => Boolean, {
       description: 'Queues a permanently failed delivery again with a fresh schedule.',
     })

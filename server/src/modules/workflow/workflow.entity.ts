@@ -1,12 +1,16 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { bool, idCol, int, str, text, time } from '../../db/columns';
 
-/** A workflow's editable draft. Published revisions live in workflow_revision and never change. */
+/**
+ * A workflow's editable draft. Published revisions live in workflow_revision and never change. A workflow
+ * belongs to one environment, set at creation from the creating credential (ADR 0007).
+ */
 @Entity('workflow')
 @Index('IDX_workflow_business', ['businessId'])
 export class WorkflowEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
+  @Column({ ...str(16), name: 'environment', default: 'sandbox' }) environment!: 'sandbox' | 'production';
   @Column({ ...str(200), name: 'name' }) name!: string;
   @Column({ ...bool(), name: 'api_only' }) apiOnly!: boolean;
   /** JSON array of step definitions (see workflow.steps.ts). */

@@ -47,6 +47,11 @@ export class CreateWorkflowInput {
 @ObjectType('Workflow')
 export class WorkflowGql {
   @Field(() => ID) id!: string;
+  @Field(() => String, {
+    description:
+      'sandbox or production: the environment of the credential that created it; only its sessions run it.',
+  })
+  environment!: string;
   @Field(() => String) name!: string;
   @Field(() => Boolean) apiOnly!: boolean;
   @Field(() => [WorkflowStepGql], { description: 'The editable draft; publish to make it usable.' })

@@ -1,6 +1,7 @@
 // Thin GraphQL resolver over WorkflowService: map arguments, call, map results.
-import { Arg, Authorized, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GqlContext } from '../../graphql/context';
+import { Roles, RULES } from '../accounts/roles';
 import {
   CreateWorkflowInput,
   WorkflowGql,
@@ -37,19 +38,19 @@ const revisionOut = (r: RevisionView): WorkflowRevisionGql => ({ ...r, steps: st
 export function createWorkflowResolver(service: WorkflowService) {
   @Resolver()
   class WorkflowResolver {
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => [WorkflowGql], { description: "The business's workflows." })
     async workflows(@GqlCtx() { ctx }: GqlContext): Promise<WorkflowGql[]> {
       return (await service.list(ctx)).map(workflowOut);
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => WorkflowGql)
     async workflow(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<WorkflowGql> {
       return workflowOut(await service.get(ctx, id));
     }
 
-    @Authorized()
+    @Roles(RULES.read)
     @Query(() => [WorkflowRevisionGql], { description: 'Published revisions, oldest first.' })
     async workflowRevisions(
       @Arg('workflowId', () => ID) workflowId: string,
@@ -58,7 +59,7 @@ export function createWorkflowResolver(service: WorkflowService) {
       return (await service.revisions(ctx, workflowId)).map(revisionOut);
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => WorkflowGql)
     async createWorkflow(
       @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
@@ -73,7 +74,7 @@ export function createWorkflowResolver(service: WorkflowService) {
       );
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => WorkflowGql, { description: "Replaces the draft's steps." })
     async setWorkflowSteps(
       @Arg('workflowId', () => ID) workflowId: string,
@@ -84,7 +85,7 @@ export function createWorkflowResolver(service: WorkflowService) {
       return workflowOut(await service.setSteps(ctx, workflowId, stepsIn(steps), apiOnly ?? undefined));
     }
 
-    @Authorized()
+    @Roles(RULES.build)
     @Mutation(() => WorkflowRevisionGql, { description: 'Publishes the draft as a new immutable revision.' })
     async publishWorkflow(
       @Arg('workflowId', () => ID) workflowId: string,

@@ -1,4 +1,7 @@
-// Owns workflows: drafts are editable; publishing writes an immutable revision that sessions pin.
+// Owns workflows: drafts are editable; publishing writes an immutable revision that sessions pin. A workflow
+// belongs to the environment of the credential that created it; every read, edit, publish and session
+// pinning is scoped to the caller's business AND environment, so a sandbox credential can never see or change
+// what production runs (another environment's workflow is "not found"; ADR 0007).
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { tenantOf } from '../../common/context';
@@ -11,6 +14,7 @@ import { WorkflowRevisionEntity } from './workflow-revision.entity';
 
 export interface WorkflowView {
   id: string;
+  environment: 'sandbox' | 'production';
   name: string;
   apiOnly: boolean;
   draftSteps: WorkflowStep[];
@@ -30,6 +34,7 @@ export interface RevisionView {
 
 const toView = (w: WorkflowEntity): WorkflowView => ({
   id: w.id,
+  environment: w.environment,
   name: w.name,
   apiOnly: w.apiOnly,
   draftSteps: JSON.parse(w.draftSteps) as WorkflowStep[],
@@ -51,7 +56,7 @@ export class WorkflowService {
   constructor(private readonly deps: { ds: DataSource }) {}
 
   async create(ctx: Ctx, input: { name: string; apiOnly?: boolean; steps?: unknown }): Promise<WorkflowView> {
-    const { businessId } = tenantOf(ctx);
+    const { businessId, environment } = tenantOf(ctx);
     const name = input.name?.trim();
     if (!name || name.length > 200)
       throw new AppError('validation_failed', 'name must be 1-200 characters.', { param: 'name' });
@@ -60,6 +65,7 @@ export class WorkflowService {
     const w = Object.assign(new WorkflowEntity(), {
       id: newId('wf'),
       businessId,
+      environment,
       name,
       apiOnly: input.apiOnly ?? true,
       draftSteps: JSON.stringify(steps),
@@ -72,10 +78,10 @@ export class WorkflowService {
   }
 
   async list(ctx: Ctx): Promise<WorkflowView[]> {
-    const { businessId } = tenantOf(ctx);
+    const { businessId, environment } = tenantOf(ctx);
     const rows = await this.deps.ds
       .getRepository(WorkflowEntity)
-      .find({ where: { businessId }, order: { createdAt: 'ASC' } });
+      .find({ where: { businessId, environment }, order: { createdAt: 'ASC' } });
     return rows.map(toView);
   }
 
@@ -92,7 +98,7 @@ export class WorkflowService {
     await this.deps.ds
       .getRepository(WorkflowEntity)
       .update(
-        { id: w.id, businessId: w.businessId },
+        { id: w.id, businessId: w.businessId, environment: w.environment },
         { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt },
       );
     return toView(w);
@@ -108,7 +114,11 @@ export class WorkflowService {
         .createQueryBuilder()
         .update(WorkflowEntity)
         .set({ latestRevision: revision, updatedAt: ctx.clock.now() })
-        .where('id = :id AND latest_revision = :prev', { id: w.id, prev: w.latestRevision })
+        .where('id = :id AND environment = :env AND latest_revision = :prev', {
+          id: w.id,
+          env: w.environment,
+          prev: w.latestRevision,
+        })
         .execute();
       if (res.affected !== 1)
         throw new AppError('session_state_conflict', 'The workflow was published concurrently; retry.');
@@ -135,13 +145,17 @@ export class WorkflowService {
     return rows.map(toRevisionView);
   }
 
-  /** The latest published revision of a workflow of this business, for pinning a new session. */
+  /**
+   * The latest published revision of a workflow of this business and environment, for pinning a new session:
+   * a session only ever runs a workflow of its own environment.
+   */
   async latestPublished(
     m: EntityManager,
     businessId: string,
+    environment: 'sandbox' | 'production',
     workflowId: string,
   ): Promise<WorkflowRevisionEntity> {
-    const w = await m.getRepository(WorkflowEntity).findOneBy({ id: workflowId, businessId });
+    const w = await m.getRepository(WorkflowEntity).findOneBy({ id: workflowId, businessId, environment });
     if (!w) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'workflow_id' });
     if (w.latestRevision === 0)
       throw new AppError('workflow_not_published', 'Publish the workflow before creating sessions.', {
@@ -160,9 +174,10 @@ export class WorkflowService {
     return r;
   }
 
+  /** A workflow of the caller's business and environment; any other is "not found", never "forbidden". */
   private async load(ctx: Ctx, id: string, m: EntityManager): Promise<WorkflowEntity> {
-    const { businessId } = tenantOf(ctx);
-    const w = await m.getRepository(WorkflowEntity).findOneBy({ id, businessId });
+    const { businessId, environment } = tenantOf(ctx);
+    const w = await m.getRepository(WorkflowEntity).findOneBy({ id, businessId, environment });
     if (!w) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'id' });
     return w;
   }

@@ -1,0 +1,71 @@
+// Owns "is this request's browser the bound browser" (the one place that decides it; the hosted transport and
+// the signer's receipt routes both ask here). Opening the hosted page gives a browser a server-issued cookie
+// `<random>.<HMAC(key, random)>`; a value the server did not issue is never accepted, so a client can never
+// choose its binding. Start binds the session to SHA-256(session id, cookie): a Start whose answer was lost
+// finds its own binding when the same browser retries, and another browser (another cookie) cannot act.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { safeEqual } from '../../common/crypto';
+import { sha256Hex } from '../../common/ids';
+import { isUniqueViolation } from '../../db/data-source';
+import { ServiceSecretEntity } from './service-secret.entity';
+
+export const BROWSER_COOKIE_NAME = 'svc_browser';
+const SECRET_NAME = 'browser_binding_v1';
+const COOKIE_SHAPE = /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/;
+
+export class BrowserBinding {
+  constructor(private readonly key: Buffer) {}
+
+  /** A fresh server-issued browser cookie value. */
+  issue(): string {
+    const nonce = randomBytes(32).toString('base64url');
+    return `${nonce}.${this.mac(nonce)}`;
+  }
+
+  /** The cookie value if this service issued it; anything else (absent, malformed, forged) is undefined. */
+  verified(cookie: unknown): string | undefined {
+    if (typeof cookie !== 'string' || !COOKIE_SHAPE.test(cookie)) return undefined;
+    const [nonce, mac] = cookie.split('.') as [string, string];
+    return safeEqual(mac, this.mac(nonce)) ? cookie : undefined;
+  }
+
+  /** The binding stored on a session started by the browser holding `cookie` (a verified value). */
+  bindingHash(sessionId: string, cookie: string): string {
+    return sha256Hex(`${sessionId}:${cookie}`);
+  }
+
+  /**
+   * Is the browser presenting `cookie` the one bound to this session? False for an unbound session, and for
+   * any cookie the service did not issue. Constant-time on the stored hash.
+   */
+  isBoundBrowser(session: { id: string; bindingHash: string | null }, cookie: unknown): boolean {
+    const valid = this.verified(cookie);
+    if (!session.bindingHash || !valid) return false;
+    return safeEqual(session.bindingHash, this.bindingHash(session.id, valid));
+  }
+
+  private mac(nonce: string): string {
+    return createHmac('sha256', this.key).update(`browser-binding:v1:${nonce}`).digest('base64url');
+  }
+}
+
+/** The shared MAC key: created by the first node that finds none (a racing node reads the winner's). */
+export async function loadBrowserBinding(ds: DataSource, clock: Clock): Promise<BrowserBinding> {
+  const repo = ds.getRepository(ServiceSecretEntity);
+  let row = await repo.findOneBy({ name: SECRET_NAME });
+  if (!row) {
+    try {
+      await repo.insert({
+        name: SECRET_NAME,
+        value: randomBytes(32).toString('base64url'),
+        createdAt: clock.now(),
+      });
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+    }
+    row = await repo.findOneByOrFail({ name: SECRET_NAME });
+  }
+  return new BrowserBinding(Buffer.from(row.value, 'base64url'));
+}

@@ -1,0 +1,311 @@
+// `pnpm operator <command>`: the tooling of the people who run the service. It builds the same service graph
+// as the server (same config from the environment, same database, same services) without listening, runs one
+// command, and leaves an operator entry in account_audit for every change. Output is JSON on stdout.
+import 'reflect-metadata';
+import { createHash, X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { IsNull } from 'typeorm';
+import { AppError } from '../common/errors';
+import { newId } from '../common/ids';
+import { loadConfig } from '../config/config';
+import { isEnvironment } from '../modules/accounts/roles';
+import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
+import { LocalKmsProvider, loadOrCreateLocalMasterKey } from '../modules/kms/local-kms.provider';
+import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
+import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
+import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
+import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
+import { createService, type Service } from '../service';
+
+const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
+
+  create-business --name <name> --owner-email <email>
+      A business and the invitation of its first owner (mailed; the link is printed too).
+  trust-issuer --env <sandbox|production> --name <label>
+      (--issuer <iss> --jwk <file|json>)        SD-JWT VC issuer by public key
+    | (--issuer <iss> --anchor <pem file>)      SD-JWT VC issuer by X.509 anchor
+    | (--doctype <doctype> --iaca <pem file>)   mdoc issuer (IACA) for a document type
+  distrust-issuer --env <sandbox|production> (--issuer <iss> | --doctype <doctype>)
+      Retires every key and anchor of that issuer (or doctype) in the environment.
+  set-route --route <route id> [--provider true|false] [--issuer-accepted true|false] [--service true|false]
+      Records a route's production acceptances (production availability needs all three).
+  rotate-audit-key
+      A new audit signing key version; the previous one stays in the public key set.
+  list-keys
+      Audit/evidence KMS key versions and the trusted issuer keys and anchors.
+  audit-log [--limit <n>]
+      The latest operator actions.
+`;
+
+type Flags = Record<string, string | undefined>;
+
+function need(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (!v) throw new AppError('validation_failed', `--${name} is required.`, { param: name });
+  return v;
+}
+
+function env(flags: Flags) {
+  const e = need(flags, 'env');
+  if (!isEnvironment(e)) throw new AppError('validation_failed', '--env must be sandbox or production.');
+  return e;
+}
+
+const readArg = (v: string): string => (fs.existsSync(v) ? fs.readFileSync(v, 'utf8') : v);
+
+const bool = (flags: Flags, name: string): boolean | undefined => {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (v !== 'true' && v !== 'false')
+    throw new AppError('validation_failed', `--${name} must be true or false.`);
+  return v === 'true';
+};
+
+async function run(svc: Service, command: string, flags: Flags, operator: string): Promise<unknown> {
+  const now = svc.clock.now();
+  const audit = (action: string, target: string | null, detail?: Record<string, unknown>) =>
+    svc.accounts.recordOperatorAction(operator, action, target, detail);
+  switch (command) {
+    case 'create-business': {
+      const out = await svc.accounts.createBusinessWithOwner(
+        need(flags, 'name'),
+        need(flags, 'owner-email'),
+        operator,
+      );
+      return {
+        business_id: out.businessId,
+        invitation_id: out.invitationId,
+        invitation_link: out.link,
+        expires: out.expiresAt.toISOString(),
+      };
+    }
+    case 'trust-issuer': {
+      const environment = env(flags);
+      const name = need(flags, 'name');
+      if (flags.doctype) {
+        const pem = readArg(need(flags, 'iaca'));
+        new X509Certificate(pem); // refuse garbage before writing
+        await new MdocTrustStore(svc.ds).register({
+          environment,
+          doctypes: [flags.doctype],
+          name,
+          certificatePem: pem,
+          now,
+        });
+        await audit('trust.mdoc_iaca', flags.doctype, { environment, name });
+        return { trusted: 'mdoc_iaca', doctype: flags.doctype, environment };
+      }
+      const issuer = need(flags, 'issuer');
+      if (flags.jwk) {
+        const jwk = JSON.parse(readArg(flags.jwk)) as Record<string, unknown>;
+        if (typeof jwk.kty !== 'string' || 'd' in jwk)
+          throw new AppError('validation_failed', '--jwk must be a public JWK.');
+        const id = newId('tri');
+        await svc.ds.transaction(async (m) => {
+          await m.getRepository(TrustedIssuerEntity).insert({
+            id,
+            issuer,
+            environment,
+            name,
+            publicJwk: JSON.stringify(jwk),
+            createdAt: now,
+            retiredAt: null,
+          });
+          await svc.accounts.audit(m, {
+            businessId: null,
+            actor: { kind: 'operator', id: operator },
+            action: 'trust.issuer_key',
+            target: issuer,
+            detail: { environment, id },
+          });
+        });
+        return { trusted: 'issuer_key', id, issuer, environment };
+      }
+      const pem = readArg(need(flags, 'anchor'));
+      const cert = new X509Certificate(pem);
+      const id = newId('tra');
+      await svc.ds.transaction(async (m) => {
+        await m.getRepository(TrustAnchorEntity).insert({
+          id,
+          issuer,
+          environment,
+          name,
+          certificate: cert.toString(),
+          fingerprint: createHash('sha256').update(cert.raw).digest('hex'),
+          notAfter: new Date(cert.validTo),
+          createdAt: now,
+          retiredAt: null,
+        });
+        await svc.accounts.audit(m, {
+          businessId: null,
+          actor: { kind: 'operator', id: operator },
+          action: 'trust.issuer_anchor',
+          target: issuer,
+          detail: { environment, id },
+        });
+      });
+      return { trusted: 'issuer_anchor', id, issuer, environment };
+    }
+    case 'distrust-issuer': {
+      const environment = env(flags);
+      let retired = 0;
+      await svc.ds.transaction(async (m) => {
+        if (flags.doctype) {
+          retired +=
+            (
+              await m
+                .getRepository(MdocTrustAnchorEntity)
+                .update({ environment, doctype: flags.doctype, retiredAt: IsNull() }, { retiredAt: now })
+            ).affected ?? 0;
+        } else {
+          const issuer = need(flags, 'issuer');
+          retired +=
+            (
+              await m
+                .getRepository(TrustedIssuerEntity)
+                .update({ environment, issuer, retiredAt: IsNull() }, { retiredAt: now })
+            ).affected ?? 0;
+          retired +=
+            (
+              await m
+                .getRepository(TrustAnchorEntity)
+                .update({ environment, issuer, retiredAt: IsNull() }, { retiredAt: now })
+            ).affected ?? 0;
+        }
+        if (retired === 0) throw new AppError('not_found', 'Nothing trusted matches in this environment.');
+        await svc.accounts.audit(m, {
+          businessId: null,
+          actor: { kind: 'operator', id: operator },
+          action: 'trust.retire',
+          target: flags.doctype ?? flags.issuer ?? null,
+          detail: { environment, retired },
+        });
+      });
+      return { retired, environment };
+    }
+    case 'set-route': {
+      const route = need(flags, 'route');
+      const acceptance = {
+        provider: bool(flags, 'provider'),
+        issuer: bool(flags, 'issuer-accepted'),
+        service: bool(flags, 'service'),
+      };
+      const clean = Object.fromEntries(Object.entries(acceptance).filter(([, v]) => v !== undefined));
+      const view = await svc.catalog.setAcceptance(route, clean);
+      await audit('route.acceptance', route, clean);
+      return view;
+    }
+    case 'rotate-audit-key': {
+      const kms = new LocalKmsProvider({
+        ds: svc.ds,
+        keyRing: svc.config.kmsKeyRing,
+        masterKey: loadOrCreateLocalMasterKey(svc.config.dataDir),
+        clock: svc.clock,
+      });
+      const kid = await kms.rotate('audit-signing');
+      await audit('kms.rotate', kid, { purpose: 'audit-signing' });
+      return { kid };
+    }
+    case 'list-keys': {
+      const kms = await svc.ds.getRepository(KmsKeyVersionEntity).find({
+        select: { kid: true, purpose: true, state: true, createdAt: true },
+        order: { createdAt: 'ASC' },
+      });
+      const issuers = await svc.ds.getRepository(TrustedIssuerEntity).find({ order: { createdAt: 'ASC' } });
+      const anchors = await svc.ds.getRepository(TrustAnchorEntity).find({ order: { createdAt: 'ASC' } });
+      const mdoc = await svc.ds.getRepository(MdocTrustAnchorEntity).find({ order: { createdAt: 'ASC' } });
+      return {
+        kms: kms.map((k) => ({
+          kid: k.kid,
+          purpose: k.purpose,
+          state: k.state,
+          created: k.createdAt.toISOString(),
+        })),
+        issuer_keys: issuers.map((i) => ({
+          id: i.id,
+          issuer: i.issuer,
+          environment: i.environment,
+          name: i.name,
+          retired: i.retiredAt?.toISOString() ?? null,
+        })),
+        issuer_anchors: anchors.map((a) => ({
+          id: a.id,
+          issuer: a.issuer,
+          environment: a.environment,
+          name: a.name,
+          fingerprint: a.fingerprint,
+          retired: a.retiredAt?.toISOString() ?? null,
+        })),
+        mdoc_iacas: mdoc.map((a) => ({
+          id: a.id,
+          doctype: a.doctype,
+          environment: a.environment,
+          name: a.name,
+          retired: a.retiredAt?.toISOString() ?? null,
+        })),
+      };
+    }
+    case 'audit-log': {
+      const rows = await svc.accounts.operatorAudit(Number(flags.limit ?? 50) || 50);
+      return rows.map((r) => ({
+        at: r.createdAt.toISOString(),
+        operator: r.actorId,
+        action: r.action,
+        target: r.target,
+        detail: r.detail ? JSON.parse(r.detail) : null,
+      }));
+    }
+    default:
+      throw new AppError('validation_failed', `Unknown command ${command}.`);
+  }
+}
+
+async function main(): Promise<number> {
+  const [command, ...rest] = process.argv.slice(2).filter((a) => a !== '--');
+  if (!command || command === 'help' || command === '--help') {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    strict: false,
+    options: Object.fromEntries(
+      [
+        'operator',
+        'name',
+        'owner-email',
+        'env',
+        'issuer',
+        'jwk',
+        'anchor',
+        'doctype',
+        'iaca',
+        'route',
+        'provider',
+        'issuer-accepted',
+        'service',
+        'limit',
+      ].map((k) => [k, { type: 'string' as const }]),
+    ),
+  });
+  const flags = values as Flags;
+  const operator = flags.operator ?? process.env.USER ?? '';
+  if (!operator) throw new AppError('validation_failed', 'Say who you are: --operator <name>.');
+  const svc = await createService(loadConfig(), { workers: false });
+  try {
+    const out = await run(svc, command, flags, operator);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } finally {
+    await svc.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`operator: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,103 @@
+// A dashboard browser as an integrator's test sees it: the session cookie from a sign-in answer, its CSRF
+// token, and the environment it acts in. Talks to /auth and to GraphQL over real HTTP.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Json } from './harness';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The `svc_dashboard` cookie set by a sign-in answer, and its attributes. */
+export function sessionCookie(res: Response): { value: string; attributes: string } | null {
+  const raw = res.headers.getSetCookie().find((c) => c.startsWith('svc_dashboard='));
+  if (!raw) return null;
+  const [pair, ...attrs] = raw.split(';');
+  return { value: (pair as string).slice('svc_dashboard='.length), attributes: attrs.join(';').trim() };
+}
+
+/** The token of a link in a mail (`…#token=<token>`). */
+export function linkToken(text: string | undefined): string {
+  const m = /#token=([\w-]+)/.exec(text ?? '');
+  if (!m) throw new Error(`no link in mail: ${text}`);
+  return m[1] as string;
+}
+
+export class DashboardClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly cookie: string,
+    readonly csrfToken: string,
+    readonly environment: 'sandbox' | 'production' = 'sandbox',
+  ) {}
+
+  /** Signs in from a /auth answer (invitation accept, email link, passkey). */
+  static async from(baseUrl: string, res: Response): Promise<DashboardClient> {
+    const body = (await res.json()) as Json;
+    const c = sessionCookie(res);
+    if (!c) throw new Error(`no session cookie (status ${res.status}): ${JSON.stringify(body)}`);
+    return new DashboardClient(baseUrl, c.value, body.csrf_token);
+  }
+
+  in(environment: 'sandbox' | 'production'): DashboardClient {
+    return new DashboardClient(this.baseUrl, this.cookie, this.csrfToken, environment);
+  }
+
+  async gql(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; data?: Json; errors?: Json[]; code?: string }> {
+    const res = await fetch(`${this.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Cookie: `svc_dashboard=${this.cookie}`,
+        'X-CSRF-Token': this.csrfToken,
+        'X-Environment': this.environment,
+        ...headers,
+      },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as Json;
+    return { status: res.status, ...body, code: body.errors?.[0]?.extensions?.code ?? body.code };
+  }
+
+  async rest(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(`${this.baseUrl}${p}`, {
+      method,
+      headers: {
+        Cookie: `svc_dashboard=${this.cookie}`,
+        'X-CSRF-Token': this.csrfToken,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
+  }
+}
+
+/** POSTs JSON to a public /auth route; returns the raw Response (cookie included). */
+export const authPost = (baseUrl: string, p: string, body: unknown): Promise<Response> =>
+  fetch(`${baseUrl}${p}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** Runs `pnpm operator <args>` (the real CLI, in its own process) against a service's database and mail. */
+export function runOperator(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
+      ['--tsconfig', 'server/tsconfig.json', 'server/src/tools/operator.ts', ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'error', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

@@ -1,0 +1,23 @@
+// Child-process entry of service-process.ts: a test service on its own database, one business, an identify
+// and a sign workflow. Stops (and drops its database) on SIGTERM.
+import { Api, createBusiness, startTestService } from './harness';
+import { publishWorkflow } from './workflows';
+
+const t = await startTestService({ label: 'child', workers: false });
+const { apiKey } = await createBusiness(t);
+const api = new Api(t.baseUrl, apiKey);
+const { workflowId } = await publishWorkflow(
+  api,
+  [{ primitive: 'identify', claims: ['given_name'] }],
+  `${t.baseUrl}/dev/webhook-receiver`,
+);
+const { workflowId: signWorkflowId } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, baseUrl: t.baseUrl, apiKey, workflowId, signWorkflowId })}\n`,
+);
+process.on('SIGTERM', () => {
+  t.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});
