@@ -107,7 +107,7 @@ describe.each([
     const n1 = await startNode(db, dataDir, env(kms.url, key(1)));
     const biz = await createBusiness({ svc: n1.svc } as never, 'Cloud KMS GmbH');
     const { workflowId } = await setUpIdentifyWorkflow(
-      new Api(n1.baseUrl, biz.apiKey),
+      new Api(n1.baseUrl, biz.apiKey, biz.dashboard),
       'http://127.0.0.1:9/h',
     );
     const first = await auditedStep(n1, biz.apiKey, workflowId);
