@@ -41,6 +41,7 @@ import { createCatalogResolver } from './modules/catalog/catalog.resolver';
 import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
+import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
@@ -52,6 +53,9 @@ import { ServiceMetrics } from './modules/ops/metrics';
 import { registerOpsRoutes } from './modules/ops/ops.rest';
 import { OpsService } from './modules/ops/ops.service';
 import { readOutboxBacklog } from './modules/ops/outbox-backlog';
+import { createReceiptResolver } from './modules/receipt/receipt.resolver';
+import { registerReceiptRoutes } from './modules/receipt/receipt.rest';
+import { ReceiptService } from './modules/receipt/receipt.service';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -133,6 +137,10 @@ export interface Service {
   mail: MailSender;
   /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
   accounts: AccountsService;
+  /** The signer's record: receipt PDF, originals, emailed receipt, close online access. */
+  receipts: ReceiptService;
+  /** Removes transient uploads of sign steps that never completed (worker pass; tests call pass()). */
+  cleanup: TransientUploadCleanup;
   /** Sessions for support: list and timeline (dashboard). */
   support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
@@ -203,9 +211,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       },
     );
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
-  const documents = new DocumentService({
-    blobs: new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
-  });
+  const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const documents = new DocumentService({ blobs });
+  // Transient uploads of sign steps that never completed: removed by a worker pass (modules/document/cleanup.ts).
+  const cleanup = new TransientUploadCleanup({ ds, blobs, logger });
   const evidence = new EvidenceService({ kms });
   const sessions = new SessionService({
     ds,
@@ -248,10 +257,23 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
+    signerAccess: { assertSignerAccessOpen: (s): Promise<void> => receipts.assertSignerAccessOpen(s) },
   });
 
   const mail = createMailSender(config);
   const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
+  // The signer's record (receipt PDF, originals, emailed receipt, close access); modules/receipt.
+  const receipts: ReceiptService = new ReceiptService({
+    ds,
+    clock,
+    config,
+    logger,
+    audit,
+    workflows,
+    documents,
+    transport,
+    mail,
+  });
 
   const services: ApiServices = {
     config,
@@ -276,6 +298,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     metrics,
     mail,
     accounts,
+    receipts,
+    cleanup,
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
@@ -403,6 +427,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let receiptWorker: NodeJS.Timeout | undefined;
   const service: Service = {
     ...services,
     app,
@@ -434,6 +459,15 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           sessions.sweepDecisionsDue().catch(failed('decision sweep'));
           sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
         }, 30_000);
+        // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)
+        receiptWorker = setInterval(() => {
+          cleanup
+            .pass()
+            .then(() => receipts.deliverPending())
+            .catch((e) => {
+              if (!isOutage(e)) logger.error('cleanup/receipt pass failed', { error: String(e) });
+            });
+        }, 60_000);
       }
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
@@ -444,6 +478,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       ops.drain();
       if (sweeper) clearInterval(sweeper);
       availability.stop();
+      if (receiptWorker) clearInterval(receiptWorker);
       const drained = server ? drainHttp(server, opts.shutdownGraceMs ?? 10_000) : Promise.resolve();
       await relay.stop();
       await drained;
@@ -495,6 +530,7 @@ export function declareApi(s: ApiServices): {
   registerOpsRoutes(routes, s.ops);
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
+  registerReceiptRoutes(routes, s.receipts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -512,6 +548,7 @@ export function declareApi(s: ApiServices): {
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
     createAccountsResolver(s.accounts),
+    createReceiptResolver(s.receipts),
     createSupportResolver(s.support),
   ];
   return { routes, resolvers };

@@ -5,6 +5,7 @@ import { CredentialCatalog1763900000008 } from './1763900000008-credential-catal
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
 import { Boundaries1764000000200 } from './1764000000200-boundaries';
+import { Receipts1764000000300 } from './1764000000300-receipts';
 import { Accounts1764000000400 } from './1764000000400-accounts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
@@ -15,6 +16,7 @@ export const MIGRATIONS = [
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
   Boundaries1764000000200,
+  Receipts1764000000300,
   Accounts1764000000400, // accounts (issue 9)
   WebhookOpsAndSupport1764000000500,
 ];
