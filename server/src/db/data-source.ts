@@ -111,6 +111,7 @@ export async function transactionWithRetry<T>(
 export async function lockSessionRow(m: EntityManager, sessionId: string): Promise<void> {
   const type = m.connection.options.type;
   if (type === 'mysql' || type === 'mariadb')
+    // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
     await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);
 }
 

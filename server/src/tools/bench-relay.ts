@@ -18,18 +18,7 @@ import { createDataSource, transactionWithRetry } from '../db/data-source';
 import { createTestDatabase } from '../db/test-database';
 import { enqueueEvent } from '../modules/webhook/outbox';
 import { deliveryHeaders, WebhookRelay } from '../modules/webhook/webhook.relay';
-
-/** One row of the `pnpm bench` table (shape shared by every bench-*.ts; the runner dedupes the interface). */
-export interface BenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  baseline: number;
-  baselineName: string;
-  /** value / baseline, higher is better (for latencies: baseline / value). */
-  ratio: number;
-  goal?: string;
-}
+import type { BenchRow } from './bench/types';
 
 const SECRET = 'whsec_bench_relay';
 const BUSINESS = 'biz_bench_relay';

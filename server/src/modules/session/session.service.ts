@@ -212,6 +212,7 @@ export function sweepStatements(ds: DataSource, batch: number): [string, string]
   if (!s) {
     const cols = columnList(ds, SessionEntity);
     const q = (col: string, index: string) =>
+      // sql-lint-allow: session-scope: the expiry sweeper scans overdue sessions of every tenant by design (a scatter query on Vitess)
       `SELECT ${cols} FROM session${isMysql(ds) ? ` FORCE INDEX (${index})` : ''} WHERE status IN (?, ?) AND ${col} <= ? LIMIT ${batch}`;
     s = [
       q('expires_at', 'IDX_session_status_expires'),
@@ -376,6 +377,7 @@ export class SessionService {
         'idempotency_in_progress',
         'A request with this Idempotency-Key is still in progress; retry.',
       );
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const s = await this.deps.ds.getRepository(SessionEntity).findOneByOrFail({ id: r.sessionId });
     return { statusCode: r.statusCode ?? 201, session: this.created(s), replayed: true };
   }
@@ -419,6 +421,7 @@ export class SessionService {
   }
 
   async results(m: EntityManager, sessionId: string): Promise<StepResultView[]> {
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
     const rows = await m
       .getRepository(StepResultEntity)
       .find({ where: { sessionId }, order: { stage: 'ASC' } });

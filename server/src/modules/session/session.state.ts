@@ -175,6 +175,7 @@ export async function enforceExpiry(
       onQueued?.();
       return won;
     }
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const fresh = await ds.getRepository(SessionEntity).findOneBy({ id: s.id });
     if (!fresh) return cur;
     cur = fresh;
@@ -192,6 +193,7 @@ export async function rereadSession(
   id: string,
   onQueued?: () => void,
 ): Promise<SessionEntity | null> {
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
   const fresh = await ds.getRepository(SessionEntity).findOneBy({ id });
   return fresh ? enforceExpiry(ds, clock, fresh, onQueued) : null;
 }

@@ -69,6 +69,7 @@ async function rawSelect(): Promise<void> {
   const server = http.createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
     pool
+      // sql-lint-allow: session-scope: the raw primary-key SELECT baseline of the bench, by globally unique id
       .execute('SELECT * FROM session WHERE id = ?', [id])
       .then(([rows]) => {
         const r = (rows as Record<string, unknown>[])[0];
