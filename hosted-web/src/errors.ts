@@ -46,6 +46,15 @@ export const ERROR_COPY: Record<string, string> = {
   device_signed_unauthorized: `This credential cannot be used to sign documents or terms. ${TRY_AGAIN_WALLET}`,
   response_not_encrypted: `The wallet answer was not protected as required. ${TRY_AGAIN_WALLET}`,
   response_decryption_failed: 'The wallet answer was meant for another request. Please share again.',
+  // the signer's record (receipts)
+  receipt_not_available: 'A receipt is available once a step is completed.',
+  receipt_access_ended:
+    'Online access to this record has ended (48 hours after the verification ended). Files you saved stay valid.',
+  receipt_access_closed: 'Online access to this record was closed. Files you saved stay valid.',
+  receipt_code_invalid: 'That code is not correct. Check the email and try again.',
+  receipt_code_expired: 'That code has expired or was already used. Ask for a new code.',
+  receipt_code_too_soon: 'Please wait a minute before asking for a new code.',
+  receipt_code_limit: 'You have asked for five codes this hour. Please try again later.',
   // browser wallet (Digital Credentials API) outcomes, decided on the page
   wallet_cancelled: 'Sharing was cancelled. You can try again when you are ready.',
   wallet_unavailable: 'No wallet on this device could answer. Try again, or use another device.',

@@ -40,12 +40,16 @@ import { createCatalogResolver } from './modules/catalog/catalog.resolver';
 import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { FilesystemBlobStore } from './modules/document/blob-store';
+import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
 import { createMailSender, type MailSender } from './modules/mail/mail';
+import { createReceiptResolver } from './modules/receipt/receipt.resolver';
+import { registerReceiptRoutes } from './modules/receipt/receipt.rest';
+import { ReceiptService } from './modules/receipt/receipt.service';
 import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { registerSandboxRoutes } from './modules/sandbox/sandbox.rest';
@@ -118,6 +122,10 @@ export interface Service {
   mail: MailSender;
   /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
   accounts: AccountsService;
+  /** The signer's record: receipt PDF, originals, emailed receipt, close online access. */
+  receipts: ReceiptService;
+  /** Removes transient uploads of sign steps that never completed (worker pass; tests call pass()). */
+  cleanup: TransientUploadCleanup;
   /** Sessions for support: list and timeline (dashboard). */
   support: SupportService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
@@ -176,9 +184,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
-  const documents = new DocumentService({
-    blobs: new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
-  });
+  const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const documents = new DocumentService({ blobs });
+  // Transient uploads of sign steps that never completed: removed by a worker pass (modules/document/cleanup.ts).
+  const cleanup = new TransientUploadCleanup({ ds, blobs, logger });
   const evidence = new EvidenceService({ kms });
   const sessions = new SessionService({
     ds,
@@ -221,10 +230,23 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
+    signerAccess: { assertSignerAccessOpen: (s): Promise<void> => receipts.assertSignerAccessOpen(s) },
   });
 
   const mail = createMailSender(config);
   const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
+  // The signer's record (receipt PDF, originals, emailed receipt, close access); modules/receipt.
+  const receipts: ReceiptService = new ReceiptService({
+    ds,
+    clock,
+    config,
+    logger,
+    audit,
+    workflows,
+    documents,
+    transport,
+    mail,
+  });
 
   const services: ApiServices = {
     config,
@@ -247,6 +269,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     signedWallet,
     mail,
     accounts,
+    receipts,
+    cleanup,
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
@@ -359,6 +383,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   let server: http.Server | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let receiptWorker: NodeJS.Timeout | undefined;
   const service: Service = {
     ...services,
     app,
@@ -378,6 +403,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           sessions.sweepDecisionsDue().catch(failed('decision sweep'));
           sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
         }, 30_000);
+        // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)
+        receiptWorker = setInterval(() => {
+          cleanup
+            .pass()
+            .then(() => receipts.deliverPending())
+            .catch((e) => logger.error('cleanup/receipt pass failed', { error: String(e) }));
+        }, 60_000);
       }
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
@@ -385,6 +417,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     async close() {
       if (sweeper) clearInterval(sweeper);
       availability.stop();
+      if (receiptWorker) clearInterval(receiptWorker);
       await relay.stop();
       await gql.stop();
       if (server) {
@@ -418,6 +451,7 @@ export function declareApi(s: ApiServices): {
   registerCatalogRoutes(routes, s.catalog);
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
+  registerReceiptRoutes(routes, s.receipts);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -435,6 +469,7 @@ export function declareApi(s: ApiServices): {
     createSessionResolver(s.sessions),
     createCatalogResolver(s.catalog),
     createAccountsResolver(s.accounts),
+    createReceiptResolver(s.receipts),
     createSupportResolver(s.support),
   ];
   return { routes, resolvers };

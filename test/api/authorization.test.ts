@@ -271,6 +271,46 @@ describe('authorization', () => {
         ]);
       }
     });
+
+    it('refuses every signer operation (receipts) from a browser that is not the bound one', async () => {
+      const { apiKey } = await createBusiness(t, 'Signer ops');
+      const biz = new Api(t.baseUrl, apiKey);
+      const { workflowId } = await setUpIdentifyWorkflow(biz, 'http://127.0.0.1:9/h');
+      const created = await biz.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      const signer = new SignerClient(t.baseUrl, created.body.id);
+      expect((await signer.start()).status).toBe(200);
+      const decisions = operationDecisions(declaredApi().resolvers);
+      const signerOps = decisions.filter((d) => d.decision?.startsWith('signer:'));
+      expect(signerOps.length).toBeGreaterThanOrEqual(4);
+      for (const op of signerOps) {
+        const field = live().find((l) => l.operation === op.operation && l.field.name === op.field)?.field;
+        if (!field) throw new Error(`${op.field} is not in the live schema`);
+        const required = field.args.filter((a) => a.type.kind === 'NON_NULL');
+        const vars = required.map((a) => `$${a.name}: ${typeText(a.type)}`).join(', ');
+        const args = required.map((a) => `${a.name}: $${a.name}`).join(', ');
+        const query = `${op.operation.toLowerCase()}(${vars}) { ${field.name}(${args}) { __typename } }`;
+        const values = Object.fromEntries(
+          required.map((a) => [
+            a.name,
+            a.name === 'sessionId'
+              ? created.body.id
+              : a.name === 'email'
+                ? 'a@example.org'
+                : a.name === 'code'
+                  ? '123456'
+                  : sample(a.type),
+          ]),
+        );
+        // the anonymous client has no binding cookie; a business API key is no substitute for it
+        for (const client of [anon, biz]) {
+          const res = await client.gql(query, values);
+          expect([`${op.operation}.${op.field}`, res.errors?.[0]?.extensions?.code]).toEqual([
+            `${op.operation}.${op.field}`,
+            'session_bound_elsewhere',
+          ]);
+        }
+      }
+    });
   });
 
   describe('tenant isolation', () => {

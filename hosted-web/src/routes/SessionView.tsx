@@ -4,6 +4,7 @@ import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Switch 
 import { getSession, startSession } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { focusPanel } from '../components/focus';
+import { ReceiptPanel } from '../components/ReceiptPanel';
 import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
 import { IdentifyStep } from '../steps/IdentifyStep';
@@ -123,7 +124,7 @@ export function SessionView(props: {
               <h2 ref={focusPanel} tabIndex={-1}>
                 Verification complete.
               </h2>
-              <p>You can close this page.</p>
+              <p>Your record of it is below, under “Your record”.</p>
             </div>
           </Match>
           <Match when={status() === 'expired'}>
@@ -195,6 +196,10 @@ export function SessionView(props: {
           </Match>
         </Switch>
       </section>
+
+      <Show when={canAct() && p().completed_stages.length > 0}>
+        <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+      </Show>
 
       <footer class="footer">
         Status: <span data-testid="status">{status()}</span>

@@ -77,6 +77,18 @@ export const ERROR_CODES = {
   email_in_use: { status: 409, title: 'This email address already has an account' },
   // hardening (issue 7): the database cannot be reached; retry after Retry-After seconds
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable' },
+  // receipts (the signer's record: receipt PDF, originals, emailed receipt, close online access)
+  receipt_not_available: { status: 409, title: 'No step of this session has completed yet' },
+  receipt_access_ended: {
+    status: 410,
+    title:
+      'Online access to this session’s receipt and originals has ended (48 hours after the session ended)',
+  },
+  receipt_access_closed: { status: 410, title: 'Online access to this session’s materials was closed' },
+  receipt_code_invalid: { status: 422, title: 'The code is not correct' },
+  receipt_code_expired: { status: 410, title: 'The code has expired or was already used; request a new one' },
+  receipt_code_too_soon: { status: 429, title: 'A new code can be requested one minute after the last one' },
+  receipt_code_limit: { status: 429, title: 'At most five codes per hour can be sent for a session' },
   // webhook operations and sessions for support (issue 9, webhook-ops)
   sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
   cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },

@@ -10,6 +10,11 @@ import {
 import { DocumentEntity } from '../modules/document/document.entity';
 import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
+import {
+  ReceiptAccessEntity,
+  ReceiptCodeEntity,
+  ReceiptDeliveryEntity,
+} from '../modules/receipt/receipt.entities';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
@@ -57,6 +62,9 @@ export const ENTITIES = [
   AuditRecordEntity,
   DocumentEntity,
   StepEvidenceEntity,
+  ReceiptAccessEntity,
+  ReceiptCodeEntity,
+  ReceiptDeliveryEntity,
   ServiceSecretEntity,
   ...ACCOUNT_ENTITIES, // accounts (issue 9)
   SessionEventEntity,

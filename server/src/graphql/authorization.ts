@@ -7,6 +7,13 @@ const PUBLIC_KEY = 'publicOperation';
 /** Marks an operation as deliberately callable without an API key; the reason is kept for reviewers. */
 export const Public = (reason: string) => Extensions({ [PUBLIC_KEY]: reason });
 
+const SIGNER_KEY = 'signerOperation';
+/**
+ * Marks a signer operation (modules/receipt): no API key; the service authorizes the binding cookie of the
+ * browser bound to the session named in the arguments (a signer actor).
+ */
+export const SignerOperation = () => Extensions({ [SIGNER_KEY]: true });
+
 export interface OperationDecision {
   operation: 'Query' | 'Mutation';
   field: string;
@@ -38,10 +45,19 @@ export function operationDecisions(resolvers: readonly Function[]): OperationDec
       const publicReason = storage.fieldExtensions.find(
         (e) => e.target === h.target && e.fieldName === h.methodName && PUBLIC_KEY in e.extensions,
       )?.extensions[PUBLIC_KEY];
+      const signer = storage.fieldExtensions.some(
+        (e) => e.target === h.target && e.fieldName === h.methodName && SIGNER_KEY in e.extensions,
+      );
       out.push({
         operation,
         field: h.schemaName,
-        decision: authorized ? 'authorized' : publicReason ? `public: ${String(publicReason)}` : null,
+        decision: authorized
+          ? 'authorized'
+          : publicReason
+            ? `public: ${String(publicReason)}`
+            : signer
+              ? 'signer: binding cookie of the bound browser'
+              : null,
         roles,
       });
     }

@@ -88,7 +88,10 @@ export async function graphqlMiddleware(
   });
   await apollo.start();
   const handler = expressMiddleware(apollo, {
-    context: async ({ req }: { req: Parameters<RequestHandler>[0] }) => ({ ctx: await contextFor(req) }),
+    context: async ({ req }: { req: Parameters<RequestHandler>[0] }) => ({
+      ctx: await contextFor(req),
+      req,
+    }),
   });
   return { handler, stop: () => apollo.stop() };
 }

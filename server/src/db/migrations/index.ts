@@ -6,6 +6,7 @@ import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor'
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
 import { Boundaries1764000000200 } from './1764000000200-boundaries';
 import { Accounts1764000000400 } from './1764000000400-accounts';
+import { Receipts1764000000300 } from './1764000000300-receipts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
 export const MIGRATIONS = [
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   WalletTransports1763900000010,
   Boundaries1764000000200,
   Accounts1764000000400, // accounts (issue 9)
+  Receipts1764000000300,
   WebhookOpsAndSupport1764000000500,
 ];

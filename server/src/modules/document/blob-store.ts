@@ -11,6 +11,11 @@ export interface BlobStore {
   /** The exact bytes of a blob; throws when absent or when the bytes no longer match their address. */
   get(sha256: string): Promise<Buffer>;
   has(sha256: string): Promise<boolean>;
+  /**
+   * Removes a blob. Only the transient-upload cleanup calls it, and only for a blob that no document row
+   * references any more (modules/document/cleanup.ts); evidence blobs are never removed.
+   */
+  remove(sha256: string): Promise<void>;
 }
 
 export const sha256HexOf = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -47,6 +52,10 @@ export class FilesystemBlobStore implements BlobStore {
     const bytes = await fs.readFile(this.pathOf(sha256));
     if (sha256HexOf(bytes) !== sha256) throw new Error('blob content does not match its address');
     return bytes;
+  }
+
+  async remove(sha256: string): Promise<void> {
+    await fs.rm(this.pathOf(sha256), { force: true });
   }
 
   async has(sha256: string): Promise<boolean> {

@@ -83,6 +83,8 @@ export interface TransportDeps {
   /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
   wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
   onEventsQueued?: () => void;
+  /** Signer access to materials (modules/receipt): refuses downloads after the 48 h window or closing. */
+  signerAccess?: { assertSignerAccessOpen(s: SessionEntity): Promise<void> };
 }
 
 /** Thrown inside a transaction to roll it back when its guarded session write lost. */
@@ -444,6 +446,7 @@ export class SessionTransport {
   ): Promise<{ doc: DocumentEntity; bytes: Buffer }> {
     const s = await this.open(id);
     this.requireBound(s, browserToken);
+    await this.deps.signerAccess?.assertSignerAccessOpen(s);
     const doc = Number.isInteger(position)
       ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id)).find(
           (d) => d.position === position,
@@ -462,7 +465,8 @@ export class SessionTransport {
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
   }
 
-  private bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
+  /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
+  bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
     if (!s.bindingHash) return 'none';
     return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
   }

@@ -1,0 +1,337 @@
+// Owns the receipt as a file: the machine form (receipt.json) and the readable PDF that carries it as an
+// embedded, associated file (pdf-lib `attach`, AFRelationship Data). Pure: data in, bytes out, no database.
+// The PDF is a readable record of what the service already signed (the audit records); it adds no signature
+// of its own. Text is set in DejaVu Sans (embedded, subset) because pdf-lib's standard fonts are WinAnsi only
+// and cannot encode names such as "Łukasz", "Şule", "Ирина" or "Ελένη".
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import fontkit from '@pdf-lib/fontkit';
+import {
+  AFRelationship,
+  PDFDict,
+  PDFDocument,
+  type PDFFont,
+  PDFName,
+  type PDFPage,
+  PDFRawStream,
+  rgb,
+} from 'pdf-lib';
+import type { AuditRecordView } from '../audit/audit.service';
+import type { JwkSet } from '../audit/verify';
+
+export const RECEIPT_JSON_NAME = 'receipt.json';
+export const RECEIPT_JSON_TYPE = 'application/vnd.service.receipt+json';
+
+export const RECEIPT_STATEMENT =
+  'This receipt is a readable record of steps the service already verified and signed. It is not a new ' +
+  'signature. Each step is backed by an audit record whose service_signature anyone can verify offline with ' +
+  'the public key included in the attached receipt.json (or the live key set).';
+
+export interface ReceiptStep {
+  stage: number;
+  primitive: string;
+  completed_at: string;
+  /** The result exactly as the business received it (its canonical SHA-256 is the record's result_digest). */
+  result: Record<string, unknown>;
+  /** attestation: the terms the signer approved (their SHA-256 is in the result). */
+  terms?: string;
+  audit_id: string;
+  /** Hex SHA-256 of the canonical record content (without service_signature): the signed digest. */
+  audit_digest: string;
+  /** The full audit record with its detached service_signature, as GET /v1/audits/{id} returns it. */
+  audit_record: AuditRecordView;
+}
+
+/** receipt.json: everything needed to verify every step offline, without the service. */
+export interface ReceiptData {
+  type: 'service.receipt';
+  version: 1;
+  generated_at: string;
+  /** partial: the session did not complete every step; example: a sandbox session (test data). */
+  partial: boolean;
+  example: boolean;
+  statement: string;
+  session: {
+    id: string;
+    status: string;
+    environment: 'sandbox' | 'production';
+    created_at: string;
+    ended_at: string | null;
+    total_steps: number;
+  };
+  business: { name: string };
+  workflow: { id: string; name: string; revision: number };
+  steps: ReceiptStep[];
+  /** The public keys (JWK) of every kid used by the steps' signatures. */
+  keys: JwkSet;
+  jwks_url: string;
+}
+
+let fontBytes: Uint8Array | undefined;
+/** DejaVu Sans from the npm package `dejavu-fonts-ttf` (Bitstream Vera licence), read once. */
+export function receiptFontBytes(): Uint8Array {
+  if (!fontBytes) {
+    const require = createRequire(import.meta.url);
+    fontBytes = fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'));
+  }
+  return fontBytes;
+}
+
+/**
+ * OpenType features off: the receipt sets Latin, Greek and Cyrillic text that needs no shaping, and fontkit's
+ * per-line GSUB/GPOS pass was most of the render time (bench-receipt.ts). Kerning off changes spacing only.
+ */
+const NO_SHAPING = {
+  kern: false,
+  liga: false,
+  clig: false,
+  calt: false,
+  ccmp: false,
+  locl: false,
+  mark: false,
+  mkmk: false,
+  rlig: false,
+};
+
+const PAGE = { width: 595.28, height: 841.89, margin: 48 }; // A4 in points
+const INK = rgb(0.1, 0.1, 0.12);
+const MUTED = rgb(0.38, 0.4, 0.45);
+const ALERT = rgb(0.62, 0.18, 0.05);
+
+/** Lays out lines top to bottom, wrapping long text and adding pages as needed. */
+class Writer {
+  private page!: PDFPage;
+  private y = 0;
+  constructor(
+    private readonly doc: PDFDocument,
+    private readonly font: PDFFont,
+  ) {
+    this.newPage();
+  }
+  private newPage(): void {
+    this.page = this.doc.addPage([PAGE.width, PAGE.height]);
+    this.y = PAGE.height - PAGE.margin;
+  }
+  /** Advance widths per character at size 1, cached: fontkit layout per call is slow for long tokens. */
+  private readonly advance = new Map<string, number>();
+  private width(text: string, size: number): number {
+    let w = 0;
+    for (const ch of text) {
+      let a = this.advance.get(ch);
+      if (a === undefined) {
+        a = this.font.widthOfTextAtSize(ch, 1);
+        this.advance.set(ch, a);
+      }
+      w += a;
+    }
+    return w * size;
+  }
+  private wrap(text: string, size: number, width: number): string[] {
+    const out: string[] = [];
+    for (const para of text.split('\n')) {
+      let line = '';
+      for (const word of para.split(/(\s+)/)) {
+        const next = line + word;
+        if (this.width(next, size) <= width) {
+          line = next;
+          continue;
+        }
+        if (line.trim()) out.push(line.trimEnd());
+        line = word.trimStart();
+        // a single token wider than the line (a hash, a JWT): break it by characters
+        while (this.width(line, size) > width) {
+          let i = 0;
+          let w = 0;
+          for (const ch of line) {
+            w += this.width(ch, size);
+            if (w > width) break;
+            i += ch.length;
+          }
+          out.push(line.slice(0, Math.max(i, 1)));
+          line = line.slice(Math.max(i, 1));
+        }
+      }
+      out.push(line.trimEnd());
+    }
+    return out;
+  }
+  text(text: string, opts: { size?: number; color?: ReturnType<typeof rgb>; indent?: number } = {}): void {
+    const size = opts.size ?? 10;
+    const indent = opts.indent ?? 0;
+    const lh = size * 1.35;
+    for (const line of this.wrap(text, size, PAGE.width - 2 * PAGE.margin - indent)) {
+      if (this.y - lh < PAGE.margin) this.newPage();
+      this.y -= lh;
+      this.page.drawText(line, {
+        x: PAGE.margin + indent,
+        y: this.y,
+        size,
+        font: this.font,
+        color: opts.color ?? INK,
+      });
+    }
+  }
+  gap(points = 8): void {
+    this.y -= points;
+  }
+  rule(): void {
+    if (this.y - 10 < PAGE.margin) this.newPage();
+    this.y -= 6;
+    this.page.drawLine({
+      start: { x: PAGE.margin, y: this.y },
+      end: { x: PAGE.width - PAGE.margin, y: this.y },
+      thickness: 0.5,
+      color: MUTED,
+    });
+    this.y -= 4;
+  }
+}
+
+const PRIMITIVE_TITLE: Record<string, string> = {
+  identify: 'Identity',
+  age_verify: 'Age check',
+  sign: 'Signature on documents',
+  attestation: 'Attestation',
+};
+
+const short = (s: string, n = 48): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** The readable lines of one step's result: what the business received, in words. */
+function resultLines(step: ReceiptStep): string[] {
+  const r = step.result;
+  switch (step.primitive) {
+    case 'identify': {
+      const claims = (r.claims ?? {}) as Record<string, unknown>;
+      return Object.entries(claims).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    }
+    case 'age_verify':
+      return [`Over ${String(r.threshold)}: ${r.over === true ? 'yes' : 'no'}`];
+    case 'sign': {
+      const docs = (r.documents ?? []) as {
+        label: string;
+        sha256: string;
+        size: number;
+        content_type: string;
+      }[];
+      const key = (r.holder_key ?? {}) as { thumbprint?: string };
+      return [
+        ...docs.flatMap((d) => [
+          `Document: ${d.label} (${d.content_type}, ${d.size} bytes)`,
+          `  SHA-256: ${d.sha256}`,
+        ]),
+        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
+        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
+      ];
+    }
+    case 'attestation': {
+      const key = (r.holder_key ?? {}) as { thumbprint?: string };
+      return [
+        ...(step.terms !== undefined ? [`Terms: ${step.terms}`] : []),
+        `Terms SHA-256: ${String(r.terms_sha256)}`,
+        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
+        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
+      ];
+    }
+    default:
+      return [JSON.stringify(r)];
+  }
+}
+
+/** Builds the receipt PDF with receipt.json attached. Deterministic for the same data (no random ids). */
+export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  // A parsed fontkit font must not be shared between documents: a subset built from a font that already
+  // served another document's subset loses glyphs (seen: 'Επιβεβαιώνω' rendered as 'Επ β βα ώνω').
+  doc.registerFontkit(fontkit);
+  const font = await doc.embedFont(receiptFontBytes(), { subset: true, features: NO_SHAPING });
+  const at = new Date(data.generated_at);
+  doc.setTitle(`Receipt: ${data.workflow.name}`);
+  doc.setSubject('Record of completed verification steps (not a signature)');
+  doc.setProducer('credential verification service');
+  doc.setCreationDate(at);
+  doc.setModificationDate(at);
+
+  const w = new Writer(doc, font);
+  const labels = [data.example ? 'EXAMPLE' : null, data.partial ? 'PARTIAL' : null].filter(Boolean);
+  if (labels.length) {
+    w.text(labels.join(' · '), { size: 16, color: ALERT });
+    if (data.example)
+      w.text('Example receipt: a sandbox session with test data. It proves nothing about a real person.', {
+        color: ALERT,
+      });
+    if (data.partial)
+      w.text(
+        `Partial receipt: ${data.steps.length} of ${data.session.total_steps} steps completed; the session is ${data.session.status}.`,
+        { color: ALERT },
+      );
+    w.gap();
+  }
+  w.text('Receipt', { size: 20 });
+  w.text(`${data.business.name}: ${data.workflow.name} (revision ${data.workflow.revision})`, { size: 12 });
+  w.gap(4);
+  w.text(`Session: ${data.session.id.slice(0, 12)}… (${data.session.status}, ${data.session.environment})`);
+  w.text(`Started: ${data.session.created_at}`);
+  if (data.session.ended_at) w.text(`Ended: ${data.session.ended_at}`);
+  w.text(`Receipt generated: ${data.generated_at}`);
+  w.gap();
+  w.text(RECEIPT_STATEMENT, { size: 9, color: MUTED });
+  for (const step of data.steps) {
+    w.rule();
+    w.text(`Step ${step.stage + 1}: ${PRIMITIVE_TITLE[step.primitive] ?? step.primitive}`, { size: 13 });
+    w.text(`Completed: ${step.completed_at}`, { color: MUTED });
+    for (const line of resultLines(step)) w.text(line, { indent: 8 });
+    w.gap(4);
+    w.text(`Audit id: ${step.audit_id}`, { size: 8, color: MUTED });
+    w.text(`Audit digest (SHA-256): ${step.audit_digest}`, { size: 8, color: MUTED });
+    w.text(`Signing key (kid): ${step.audit_record.service_signature.kid}`, { size: 8, color: MUTED });
+    w.text(`service_signature: ${step.audit_record.service_signature.value}`, { size: 8, color: MUTED });
+  }
+  w.rule();
+  w.text('How to verify', { size: 12 });
+  w.text(
+    `The attached ${RECEIPT_JSON_NAME} holds each audit record, its signature and the public key (JWK) that ` +
+      `verifies it. Run "pnpm --filter server verify-receipt receipt.pdf", or verify each record with openssl: ` +
+      `remove service_signature, canonicalize the record (RFC 8785), SHA-256 it, and run "openssl pkeyutl ` +
+      `-verify -pubin -inkey key.pem -in digest.bin -sigfile sig.der". Live key set: ${data.jwks_url}`,
+    { size: 9 },
+  );
+  for (const key of data.keys.keys) {
+    w.text(`Key ${String(key.kid)}: x=${String(key.x)} y=${String(key.y)}`, { size: 7, color: MUTED });
+  }
+
+  await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {
+    mimeType: 'application/json',
+    description: 'The receipt in machine form: audit records, signatures and verifying keys',
+    creationDate: at,
+    modificationDate: at,
+    afRelationship: AFRelationship.Data,
+  });
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The bytes of the embedded receipt.json of a receipt PDF, or null when there is none. */
+export async function extractReceiptJson(pdf: Uint8Array): Promise<Buffer | null> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
+  const embedded = names?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
+  const list = embedded?.lookup(PDFName.of('Names'));
+  if (!list || !('size' in list)) return null;
+  const arr = list as unknown as { size(): number; lookup(i: number): unknown };
+  for (let i = 0; i + 1 < arr.size(); i += 2) {
+    const name = arr.lookup(i) as { decodeText?: () => string };
+    if (name?.decodeText?.() !== RECEIPT_JSON_NAME) continue;
+    const spec = arr.lookup(i + 1) as PDFDict;
+    const ef = spec.lookupMaybe(PDFName.of('EF'), PDFDict);
+    const stream = ef?.lookup(PDFName.of('F'));
+    if (!(stream instanceof PDFRawStream)) return null;
+    const filter = stream.dict.get(PDFName.of('Filter'));
+    const raw = Buffer.from(stream.getContents());
+    if (!filter) return raw;
+    if (String(filter) === '/FlateDecode') {
+      const { inflateSync } = await import('node:zlib');
+      return inflateSync(raw);
+    }
+    return null;
+  }
+  return null;
+}
