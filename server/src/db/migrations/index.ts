@@ -5,8 +5,8 @@ import { CredentialCatalog1763900000008 } from './1763900000008-credential-catal
 import { MdocTrustAnchor1763900000009 } from './1763900000009-mdoc-trust-anchor';
 import { WalletTransports1763900000010 } from './1763900000010-wallet-transports';
 import { Boundaries1764000000200 } from './1764000000200-boundaries';
-import { Accounts1764000000400 } from './1764000000400-accounts';
 import { Receipts1764000000300 } from './1764000000300-receipts';
+import { Accounts1764000000400 } from './1764000000400-accounts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 
 export const MIGRATIONS = [
