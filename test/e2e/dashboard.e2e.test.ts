@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
 import { startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
@@ -45,10 +46,12 @@ describe('dashboard app in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     smtp = await startSmtpServer();
+    await receiver.start();
     t = await startTestService({
       label: 'dashboard-e2e',
       host: 'localhost',
@@ -76,6 +79,7 @@ describe('dashboard app in Chromium', () => {
     await browser?.close();
     await t?.stop();
     await smtp?.stop();
+    await receiver.stop();
   });
 
   it('a broken invitation link shows the copy for its code', async () => {
@@ -164,6 +168,34 @@ describe('dashboard app in Chromium', () => {
     await page.getByLabel('Environment').selectOption('sandbox');
     await page.getByText('CI key').waitFor();
     expect(await topColour()).not.toBe(production);
+
+    // webhook endpoint: set the URL (secret shown once), rotate the secret (the old one keeps signing)
+    await page.getByRole('link', { name: 'Webhook endpoint' }).click();
+    await page.getByText('No endpoint in sandbox yet.').waitFor();
+    await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    const first = await page.getByLabel('Signing secret (sandbox)').inputValue();
+    expect(first).toMatch(/^whsec_/);
+    await page.getByRole('term').filter({ hasText: 'URL' }).waitFor();
+    expect(await page.locator('dd code').textContent()).toBe(receiver.url);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    await page.getByText('Old secret signs until').waitFor();
+    const second = await page.getByLabel('Signing secret (sandbox)').inputValue();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await check(page, 'webhooks');
+
+    // a bad URL: the server's code, shown with its copy, and nothing changes
+    await page.getByLabel('Endpoint URL (https)').fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.getByRole('alert').getByText('webhook_url_invalid').waitFor();
+    expect(await page.locator('dd code').textContent()).toBe(receiver.url);
+
+    // the route catalog of the environment
+    await page.getByRole('link', { name: 'Route catalog' }).click();
+    await page.getByRole('table', { name: 'Routes in sandbox' }).getByRole('row').nth(1).waitFor();
+    await check(page, 'catalog');
   }, 120_000);
 
   it('an unknown dashboard path is a page, not a server error; signed out, a screen goes to sign-in', async () => {

@@ -7,8 +7,10 @@ import { linkClick, navigate, path } from './router';
 import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
 import { ApiKeys } from './screens/ApiKeys';
+import { Catalog } from './screens/Catalog';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
 import { Team } from './screens/Team';
+import { Webhooks } from './screens/Webhooks';
 
 interface RouteDef {
   path: string;
@@ -19,6 +21,8 @@ interface RouteDef {
 const ROUTES: RouteDef[] = [
   { path: '/dashboard/team', title: 'Team and invitations', view: Team },
   { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
+  { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
+  { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
   { path: '/dashboard/account', title: 'Your account', view: Account },
 ];
 

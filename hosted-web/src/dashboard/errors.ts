@@ -14,6 +14,8 @@ const COPY: Record<string, string> = {
   rate_limited: 'Too many attempts. Wait a moment and try again.',
   service_unavailable: 'The service is temporarily unavailable. Try again in a moment.',
   network_error: 'The service cannot be reached. Check your connection.',
+  webhook_url_invalid:
+    'This URL cannot receive webhooks: use https on a public host (sandbox also allows private hosts where enabled).',
   passkey_cancelled: 'The passkey prompt was closed before it finished.',
 };
 

@@ -39,3 +39,43 @@ export const CREATE_API_KEY = `mutation CreateApiKey($label: String!) { createAp
 export type CreateApiKeyData = { createApiKey: { key: string; apiKey: { id: string; prefix: string } } };
 
 export const REVOKE_API_KEY = `mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`;
+
+export interface WebhookDelivery {
+  id: string;
+  deliveryId: string;
+  event: string;
+  status: string;
+  attempts: number;
+  createdAt: string;
+  deliveredAt: string | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+}
+export const WEBHOOKS = `query Webhooks { webhookEndpoint { id url createdAt previousSecretExpiresAt } webhookDeliveries(limit: 50) { id deliveryId event status attempts createdAt deliveredAt nextAttemptAt lastError } }`;
+export type WebhooksData = {
+  webhookEndpoint: {
+    id: string;
+    url: string;
+    createdAt: string;
+    previousSecretExpiresAt: string | null;
+  } | null;
+  webhookDeliveries: WebhookDelivery[];
+};
+export const CONFIGURE_WEBHOOK = `mutation ConfigureWebhook($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }`;
+export type ConfigureWebhookData = { configureWebhookEndpoint: { id: string; url: string; secret: string } };
+export const ROTATE_WEBHOOK_SECRET = `mutation RotateWebhookSecret { rotateWebhookSecret { secret previousSecretExpiresAt } }`;
+export type RotateWebhookSecretData = {
+  rotateWebhookSecret: { secret: string; previousSecretExpiresAt: string | null };
+};
+export const REDELIVER_WEBHOOK = `mutation RedeliverWebhook($id: ID!) { redeliverWebhook(id: $id) }`;
+
+export interface CatalogRoute {
+  id: string;
+  formats: string[];
+  wallet: { name: string };
+  issuer: { name: string; country: string | null };
+  sandbox: { available: boolean };
+  production: { available: boolean };
+}
+export const CATALOG = `query Catalog { catalog { id formats wallet { name } issuer { name country } sandbox { available } production { available } } }`;
+export type CatalogData = { catalog: CatalogRoute[] };

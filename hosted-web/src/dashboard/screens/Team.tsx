@@ -98,28 +98,30 @@ export function Team() {
                     <td>{i.status}</td>
                     <td>{when(i.expiresAt)}</td>
                     <td class="d-actions">
-                      <Show when={pending(i)}>
-                        <button
-                          type="button"
-                          onClick={() =>
-                            act(() => gql(RESEND_INVITATION, { id: i.id }), `New link sent to ${i.email}.`)
-                          }
-                        >
-                          Resend
-                        </button>
-                        <button
-                          type="button"
-                          class="d-danger"
-                          onClick={() =>
-                            act(
-                              () => gql(REVOKE_INVITATION, { id: i.id }),
-                              `Invitation for ${i.email} revoked.`,
-                            )
-                          }
-                        >
-                          Revoke
-                        </button>
-                      </Show>
+                      <div>
+                        <Show when={pending(i)}>
+                          <button
+                            type="button"
+                            onClick={() =>
+                              act(() => gql(RESEND_INVITATION, { id: i.id }), `New link sent to ${i.email}.`)
+                            }
+                          >
+                            Resend
+                          </button>
+                          <button
+                            type="button"
+                            class="d-danger"
+                            onClick={() =>
+                              act(
+                                () => gql(REVOKE_INVITATION, { id: i.id }),
+                                `Invitation for ${i.email} revoked.`,
+                              )
+                            }
+                          >
+                            Revoke
+                          </button>
+                        </Show>
+                      </div>
                     </td>
                   </tr>
                 )}
