@@ -35,6 +35,15 @@ async function check(page: Page, name: string): Promise<void> {
   expect(await axeSerious(page), `axe on ${name}`).toEqual([]);
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
+    // nothing wider than the viewport: wide tables scroll inside their own box, never the page
+    const wide = await page.evaluate(
+      (w) =>
+        [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
+          .map((e) => `${e.tagName}.${e.className}`),
+      width,
+    );
+    expect(wide, `${name} at ${width}px`).toEqual([]);
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
