@@ -409,7 +409,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           cleanup
             .pass()
             .then(() => receipts.deliverPending())
-            .catch((e) => logger.error('cleanup/receipt pass failed', { error: String(e) }));
+            .catch((e) => {
+              if (!isOutage(e)) logger.error('cleanup/receipt pass failed', { error: String(e) });
+            });
         }, 60_000);
       }
       const { port } = server.address() as AddressInfo;

@@ -38,7 +38,7 @@ async function check(page: Page, name: string): Promise<void> {
     // nothing wider than the viewport: wide tables scroll inside their own box, never the page
     const wide = await page.evaluate(
       (w) =>
-        [...document.querySelectorAll('body *')]
+        Array.from(document.querySelectorAll('body *'))
           .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
           .map((e) => `${e.tagName}.${e.className}`),
       width,

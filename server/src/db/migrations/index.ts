@@ -16,7 +16,7 @@ export const MIGRATIONS = [
   DocumentsAndEvidence1763900000007,
   WalletTransports1763900000010,
   Boundaries1764000000200,
-  Accounts1764000000400, // accounts (issue 9)
   Receipts1764000000300,
+  Accounts1764000000400, // accounts (issue 9)
   WebhookOpsAndSupport1764000000500,
 ];
