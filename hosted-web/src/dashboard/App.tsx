@@ -8,6 +8,7 @@ import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
 import { ApiKeys } from './screens/ApiKeys';
 import { Catalog } from './screens/Catalog';
+import { SessionDetail, Sessions } from './screens/Sessions';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
 import { Team } from './screens/Team';
 import { Webhooks } from './screens/Webhooks';
@@ -21,6 +22,7 @@ interface RouteDef {
 const ROUTES: RouteDef[] = [
   { path: '/dashboard/team', title: 'Team and invitations', view: Team },
   { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
+  { path: '/dashboard/sessions', title: 'Sessions', view: Sessions },
   { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
   { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
   { path: '/dashboard/account', title: 'Your account', view: Account },
@@ -52,7 +54,11 @@ function Shell(props: { route: RouteDef }) {
           <For each={ROUTES}>
             {(r) => (
               <li>
-                <a href={r.path} onClick={linkClick} aria-current={path() === r.path ? 'page' : undefined}>
+                <a
+                  href={r.path}
+                  onClick={linkClick}
+                  aria-current={path() === r.path || path().startsWith(`${r.path}/`) ? 'page' : undefined}
+                >
                   {r.title}
                 </a>
               </li>
@@ -98,7 +104,15 @@ function SignedIn(props: { route: RouteDef }) {
 }
 
 export function App() {
-  const route = () => ROUTES.find((r) => r.path === path().replace(/\/$/, ''));
+  const route = () => {
+    const p = path().replace(/\/$/, '');
+    const detail = /^\/dashboard\/sessions\/([\w-]+)$/.exec(p);
+    if (detail) {
+      const id = detail[1] as string;
+      return { path: '/dashboard/sessions', title: 'Session', view: () => <SessionDetail id={id} /> };
+    }
+    return ROUTES.find((r) => r.path === p);
+  };
   return (
     <Switch fallback={<NotFound />}>
       <Match when={path().replace(/\/$/, '') === '/dashboard'}>

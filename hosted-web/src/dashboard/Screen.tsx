@@ -10,7 +10,8 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   return (
     <div class="d-error" role="alert">
       <p>{errorCopy(code(), detail())}</p>
-      <p class="d-muted">Code: {code()}</p>
+      {detail() && errorCopy(code(), detail()) !== detail() ? <p>{detail()}</p> : null}
+      <p>Code: {code()}</p>
       {props.retry && (
         <button type="button" onClick={() => props.retry?.()}>
           Try again

@@ -9,7 +9,7 @@ const COPY: Record<string, string> = {
   sign_in_link_invalid: 'This sign-in link is invalid, already used or expired. Request a new one.',
   passkey_invalid: 'The passkey could not be verified. Try again or use an emailed link.',
   email_in_use: 'This email address already has an account.',
-  validation_failed: 'Some input is not valid. Check the highlighted fields.',
+  validation_failed: 'Some input is not valid.',
   not_found: 'Not found in this environment.',
   rate_limited: 'Too many attempts. Wait a moment and try again.',
   service_unavailable: 'The service is temporarily unavailable. Try again in a moment.',
