@@ -248,4 +248,26 @@ describe('dashboard app in Chromium', () => {
     expect(p.url()).toBe(`${t.baseUrl}/dashboard/sign-in`);
     await fresh.close();
   }, 60_000);
+
+  it('signs in with an emailed one-time link (after the owner exists)', async () => {
+    const fresh = await browser.newContext();
+    const p = await fresh.newPage();
+    await p.goto(`${t.baseUrl}/dashboard/sign-in`);
+    await p.getByLabel('Email address').fill('owner@acme.test');
+    await p.getByRole('button', { name: 'Email me a link' }).click();
+    await p.getByText('a sign-in link is on its way').waitFor();
+    const mail = await smtp.waitFor(
+      (m) => JSON.stringify(m.to).includes('owner@acme.test') && /sign-in#token=/.test(m.text ?? ''),
+    );
+    const link = /(https?:\/\/\S+\/dashboard\/sign-in#token=[\w-]+)/.exec(mail.text ?? '')?.[1] as string;
+    await p.goto('about:blank');
+    await p.goto(link);
+    await p.getByRole('heading', { name: 'Team and invitations' }).waitFor();
+    expect(p.url()).toBe(`${t.baseUrl}/dashboard/team`); // the spent token left the address bar
+    // the same link again: used once only
+    await p.goto('about:blank');
+    await p.goto(link);
+    await p.getByRole('alert').getByText('sign_in_link_invalid').waitFor();
+    await fresh.close();
+  }, 60_000);
 });
