@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     const qs = await seedQuickstart(svc);
     if (qs) process.stdout.write(quickstartBanner(qs));
   }
+  // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
   const shutdown = () => {
     svc.logger.info('shutting down');
     svc.close().then(
@@ -25,8 +26,8 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
 }
 
 main().catch((e: unknown) => {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
+import { Redis } from 'ioredis';
 import type { NonEmptyArray } from 'type-graphql';
 import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
@@ -44,9 +45,14 @@ import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { registerErrorReferenceRoutes } from './modules/errors/error-reference.rest';
 import { EvidenceService } from './modules/evidence/evidence.service';
-import { LocalKmsProvider, loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.factory';
+import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
 import { createMailSender, type MailSender } from './modules/mail/mail';
+import { ServiceMetrics } from './modules/ops/metrics';
+import { registerOpsRoutes } from './modules/ops/ops.rest';
+import { OpsService } from './modules/ops/ops.service';
+import { readOutboxBacklog } from './modules/ops/outbox-backlog';
 import { createReceiptResolver } from './modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from './modules/receipt/receipt.rest';
 import { ReceiptService } from './modules/receipt/receipt.service';
@@ -92,6 +98,10 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Start the webhook relay and expiry sweeper loops (tests may drive them by hand). */
   workers?: boolean;
+  /** Cloud KMS client options beyond config (tests: credentials for the wire-protocol fakes). */
+  kmsClients?: KmsClientOverrides;
+  /** Graceful shutdown: how long close() waits for in-flight requests before cutting connections. */
+  shutdownGraceMs?: number;
 }
 
 export interface Service {
@@ -118,6 +128,11 @@ export interface Service {
   walletTransports: WalletTransports;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
+  /** Health, readiness and the /metrics answer (ops, issue 11). */
+  ops: OpsService;
+  metrics: ServiceMetrics;
+  /** One expiry-sweeper pass, counted in /metrics (the workers run it every 30 s; tests call it). */
+  sweep(): Promise<number>;
   /** Outgoing mail (receipts, sign-in links, invitations): SMTP, or .eml files under DATA_DIR/mail. */
   mail: MailSender;
   /** Dashboard users, sign-in, invitations, API key management (modules/accounts). */
@@ -144,12 +159,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
-  const kms = new LocalKmsProvider({
-    ds,
-    keyRing: config.kmsKeyRing,
-    masterKey,
-    clock,
-  });
+  const kmsProvider = createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
+  const kms = kmsProvider.kms;
   await kms.currentKeyVersion('audit-signing');
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
@@ -159,11 +170,18 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onQueued: () => relay.kick(),
   });
+  // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
+  // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
+  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
+  if (relayDs !== ds) await relayDs.initialize();
+  const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
+  const ops = new OpsService({ ds, metrics, metricsToken: config.metricsToken });
   const relay = new WebhookRelay({
-    ds,
+    ds: relayDs,
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    metrics,
     isOutage,
   });
   const kick = () => relay.kick();
@@ -183,6 +201,19 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
     mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
   });
+  // Verification outcomes for /metrics, counted here so the verifier itself stays unaware of metrics.
+  const verify = verifier.verify.bind(verifier);
+  verifier.verify = (input) =>
+    verify(input).then(
+      (r) => {
+        metrics.verification('verified');
+        return r;
+      },
+      (e: unknown) => {
+        metrics.verification(e instanceof AppError ? e.code : 'internal_error');
+        throw e;
+      },
+    );
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
   const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   const documents = new DocumentService({ blobs });
@@ -267,6 +298,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     signedWallet,
+    ops,
+    metrics,
     mail,
     accounts,
     receipts,
@@ -274,7 +307,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
-  const limitByApiKey = rateLimitByApiKey(new RateLimiter(clock, config.rateLimit));
+  // Shared rate-limit counters when REDIS_URL is set (ADR 0016); commands fail fast while Redis is away
+  // (no offline queue), and the limiter's memory insurance answers instead.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
+    : undefined;
+  redis?.on('error', (e: Error) => logger.warn('redis unavailable', { error: e.message }));
+  await redis?.connect().catch(() => {}); // logged above; ioredis keeps reconnecting
+  const limitByApiKey = rateLimitByApiKey(
+    new RateLimiter(clock, config.rateLimit, { redis, keyPrefix: config.rateLimitKeyPrefix }),
+  );
 
   const apiKeyAuth: RequestHandler = (req, res, next) => {
     tenancy
@@ -310,7 +352,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.set('trust proxy', false);
   // problem `type` URIs point at the error reference this service serves (modules/errors)
   app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
+  // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
+  // revalidates them; routes that want revalidation set their own (the audit JWKS does).
+  app.set('etag', false);
   app.use(requestContext(clock));
+  app.use(metrics.http());
+  app.use((_req, res, next) => {
+    // While shutting down, answers close their connection so clients reconnect to another node.
+    if (ops.isDraining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(pathEncodingGuard());
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -389,6 +440,18 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ...services,
     app,
     routes,
+    sweep() {
+      return sessions.sweepOverdue().then(
+        (n) => {
+          metrics.sweep('ok', n);
+          return n;
+        },
+        (e: unknown) => {
+          metrics.sweep('error');
+          throw e;
+        },
+      );
+    },
     async listen() {
       server = http.createServer(app);
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));
@@ -399,7 +462,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           const failed = (what: string) => (e: unknown) => {
             if (!isOutage(e)) logger.error(`${what} failed`, { error: String(e) });
           };
-          sessions.sweepOverdue().catch(failed('expiry sweep'));
+          service.sweep().catch(failed('expiry sweep')); // counted in /metrics
           // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
           sessions.sweepDecisionsDue().catch(failed('decision sweep'));
           sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
@@ -418,23 +481,48 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       return `http://${config.host}:${port}`;
     },
     async close() {
+      // Graceful: readiness fails and new connections are refused at once; requests in flight and the
+      // relay's in-flight deliveries (whose outcome writes release their leases) finish; then the pool closes.
+      ops.drain();
       if (sweeper) clearInterval(sweeper);
       availability.stop();
       if (receiptWorker) clearInterval(receiptWorker);
+      const drained = server ? drainHttp(server, opts.shutdownGraceMs ?? 10_000) : Promise.resolve();
       await relay.stop();
+      await drained;
       await gql.stop();
       if (server) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      if (relayDs !== ds) await relayDs.destroy();
+      await kmsProvider.close();
+      redis?.disconnect();
       await ds.destroy();
     },
   };
   return service;
 }
 
+/**
+ * Stops accepting connections, closes keep-alive connections as they turn idle, and resolves when every
+ * request in flight has been answered, or after `graceMs`, when the remaining connections are cut.
+ */
+async function drainHttp(server: http.Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  server.closeIdleConnections();
+  try {
+    await closed;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
+}
+
 /** The services the HTTP surfaces are declared over. */
-export type ApiServices = Omit<Service, 'app' | 'routes' | 'listen' | 'close'>;
+export type ApiServices = Omit<Service, 'app' | 'routes' | 'listen' | 'close' | 'sweep'>;
 
 /**
  * Declares every REST route (with its auth decision) and every GraphQL resolver, once. createService mounts
@@ -452,6 +540,7 @@ export function declareApi(s: ApiServices): {
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
+  registerOpsRoutes(routes, s.ops);
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
   registerReceiptRoutes(routes, s.receipts);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../server/src/common/logger';
 import { configFrom } from '../../server/src/config/config';
 import { createService, type Service } from '../../server/src/service';
-import { Api, freePort } from '../support/harness';
+import { Api, freePort, ownerSession, type TestService } from '../support/harness';
 import { type ScratchMariaDb, scratchMariaDb } from '../support/scratch-mariadb';
 import { publishWorkflow } from '../support/workflows';
 
@@ -52,7 +52,9 @@ beforeAll(async () => {
   await svc.listen();
   const biz = await svc.tenancy.createBusiness('Outage GmbH');
   const key = await svc.tenancy.issueApiKey(biz.id, 'sandbox');
-  api = new Api(baseUrl, key.key);
+  // workflows are dashboard operations: the business owner signs in (the harness's path, on this service)
+  const dashboard = await ownerSession({ svc } as TestService, biz.id, 'sandbox');
+  api = new Api(baseUrl, key.key, dashboard);
   ({ workflowId } = await publishWorkflow(
     api,
     [{ primitive: 'identify', claims: ['given_name'] }],

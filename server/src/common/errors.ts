@@ -63,6 +63,8 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',
   },
+  // ops (issue 11): readiness
+  not_ready: { status: 503, title: 'The service is not ready to take traffic' },
   // accounts: dashboard users, sign-in, invitations, API keys (issue 9)
   dashboard_user_required: {
     status: 403,

@@ -1,15 +1,25 @@
-// Owns the per-API-key rate limit of the business API: a token bucket per key, in memory, per process.
-// N service nodes therefore allow up to N times the budget per key; a shared store (e.g. the database or
-// Redis) is future work. Time comes from the injected clock, so tests move a ManualClock instead of sleeping.
+// Owns the per-API-key rate limit of the business API, on rate-limiter-flexible: a fixed window per key
+// (`limit` requests per `windowSeconds`), counted in memory per process by default or in Redis when
+// REDIS_URL is set, so every node draws on one budget per key. The window a request falls in comes from the
+// injected clock (it is part of the counter's key), so tests move a ManualClock instead of sleeping; the
+// store's own expiry (real time) only garbage-collects old windows. With Redis, a memory limiter insures
+// against a Redis outage: each node then limits on its own until Redis is back (ADR 0016).
 import type { RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import type { Clock } from './clock';
 import { AppError } from './errors';
 import { type AppRequest, sendProblem } from './http';
 
 export interface RateLimitPolicy {
-  /** Bucket size: requests allowed in a burst. */
+  /** Requests allowed per window. */
   limit: number;
-  /** Seconds in which an empty bucket refills completely (limit / windowSeconds requests per second). */
+  /** Window length in seconds (windows start at multiples of it on the clock). */
   windowSeconds: number;
 }
 
@@ -21,76 +31,87 @@ export interface RateLimitDecision {
   limit: number;
   /** Whole requests left after this one. */
   remaining: number;
-  /** Seconds until the bucket is full again. */
+  /** Seconds until the window ends and the whole budget is back. */
   resetSeconds: number;
   /** When refused: seconds until the next request is allowed (at least 1). */
   retryAfterSeconds: number;
 }
 
-/** Buckets kept before full (idle) ones are dropped; a full bucket is the same as no bucket. */
-const PRUNE_ABOVE = 10_000;
+/** Where the counters live: this process (default) or a Redis shared by every node. */
+export interface RateLimitStore {
+  redis?: Redis;
+  /** Key prefix in the store (deployments or tests sharing one Redis keep apart by prefix). */
+  keyPrefix?: string;
+}
 
-/**
- * Token bucket in integer units: one token = windowMs units, and each millisecond adds `limit` units, so the
- * bucket (limit * windowMs units) refills in exactly one window without floating-point drift.
- */
 export class RateLimiter {
-  private readonly buckets = new Map<string, { level: number; at: number }>();
   private readonly windowMs: number;
-  private readonly capacity: number;
+  private readonly limiter: RateLimiterAbstract;
 
   constructor(
     private readonly clock: Clock,
     readonly policy: RateLimitPolicy = DEFAULT_RATE_LIMIT,
+    store: RateLimitStore = {},
   ) {
     this.windowMs = policy.windowSeconds * 1000;
-    this.capacity = policy.limit * this.windowMs;
+    const keyPrefix = `${store.keyPrefix ?? 'rl'}:api`;
+    // Counters outlive their window by a margin: the window is chosen by the injected clock, the expiry
+    // runs on real time, and a counter must not vanish while its window is still current.
+    const duration = policy.windowSeconds * 2 + 60;
+    const memory = new RateLimiterMemory({ keyPrefix, points: policy.limit, duration });
+    this.limiter = store.redis
+      ? new RateLimiterRedis({
+          storeClient: store.redis,
+          keyPrefix,
+          points: policy.limit,
+          duration,
+          insuranceLimiter: memory,
+        })
+      : memory;
   }
 
-  private levelAt(key: string, now: number): number {
-    const b = this.buckets.get(key);
-    if (!b) return this.capacity;
-    const elapsed = Math.max(0, now - b.at);
-    return Math.min(this.capacity, b.level + elapsed * this.policy.limit);
-  }
-
-  /** Takes one request from `key`'s bucket if it has one. */
-  take(key: string): RateLimitDecision {
+  /** Takes one request from `key`'s budget in the current window if there is one left. */
+  async take(key: string): Promise<RateLimitDecision> {
     const now = this.clock.now().getTime();
-    let level = this.levelAt(key, now);
-    const allowed = level >= this.windowMs;
-    if (allowed) level -= this.windowMs;
-    if (this.buckets.size >= PRUNE_ABOVE && !this.buckets.has(key)) this.prune(now);
-    this.buckets.set(key, { level, at: now });
-    const msUntil = (target: number) => Math.max(0, Math.ceil((target - level) / this.policy.limit));
+    const window = Math.floor(now / this.windowMs);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));
+    let res: RateLimiterRes;
+    let allowed = true;
+    try {
+      res = await this.limiter.consume(`${key}:${window}`, 1);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      res = e;
+      allowed = false;
+    }
     return {
       allowed,
       limit: this.policy.limit,
-      remaining: Math.floor(level / this.windowMs),
-      resetSeconds: Math.ceil(msUntil(this.capacity) / 1000),
-      retryAfterSeconds: Math.max(1, Math.ceil(msUntil(this.windowMs) / 1000)),
+      remaining: Math.max(0, res.remainingPoints),
+      resetSeconds,
+      retryAfterSeconds: resetSeconds,
     };
-  }
-
-  private prune(now: number): void {
-    for (const key of [...this.buckets.keys()])
-      if (this.levelAt(key, now) >= this.capacity) this.buckets.delete(key);
   }
 }
 
 /**
  * Runs after API-key authentication: every answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
- * rate-limit headers, draft-07 field syntax); an empty bucket answers 429 `rate_limited` with `Retry-After`.
+ * rate-limit headers, draft-07 field syntax); a spent budget answers 429 `rate_limited` with `Retry-After`.
  */
 export function rateLimitByApiKey(limiter: RateLimiter): RequestHandler {
   const policy = `${limiter.policy.limit};w=${limiter.policy.windowSeconds}`;
   return (req, res, next) => {
     const actor = (req as AppRequest).ctx.actor;
     if (actor.kind !== 'api_key') return next();
-    const d = limiter.take(actor.apiKeyId);
+    limiter.take(actor.apiKeyId).then((d) => answer(d, req, res, next), next);
+  };
+  function answer(d: RateLimitDecision, ...[req, res, next]: Parameters<RequestHandler>): void {
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
-    if (d.allowed) return next();
+    if (d.allowed) {
+      next();
+      return;
+    }
     sendProblem(
       res,
       new AppError(
@@ -100,5 +121,5 @@ export function rateLimitByApiKey(limiter: RateLimiter): RequestHandler {
       ),
       (req as AppRequest).ctx.requestId,
     );
-  };
+  }
 }

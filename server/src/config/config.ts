@@ -29,6 +29,22 @@ const schema = z.object({
     .string()
     .regex(/^[1-9]\d*\/[1-9]\d*$/, 'RATE_LIMIT must be <requests>/<seconds>, e.g. 100/10')
     .default('100/10'),
+  // ops (issue 11): audit signing in a cloud KMS, shared rate limits, metrics
+  KMS_PROVIDER: z.enum(['local', 'gcp', 'aws']).default('local'),
+  GCP_KMS_KEY: z.string().optional(),
+  GCP_KMS_ENDPOINT: z.url().optional(),
+  AWS_KMS_KEY_ID: z.string().optional(),
+  AWS_KMS_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
+    .optional(),
+  RATE_LIMIT_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/)
+    .default('rl'),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   // boundaries (issue 7): how long a session may wait at a gate before session.decision_due (ADR 0008)
   DECISION_DUE_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   SMTP_URL: z
@@ -59,6 +75,23 @@ export interface Config {
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Per-API-key budget of /v1 requests: `limit` requests, refilled over `windowSeconds` (token bucket). */
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number };
+  // ops (issue 11)
+  /** Where the audit signing key lives; evidence encryption stays local with every provider. */
+  readonly kms:
+    | { readonly provider: 'local' }
+    | { readonly provider: 'gcp'; readonly keyVersion: string; readonly endpoint?: string }
+    | {
+        readonly provider: 'aws';
+        readonly keyId: string;
+        readonly endpoint?: string;
+        readonly region?: string;
+      };
+  /** Shared rate-limit store; unset = per-process memory. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of the rate-limit keys in Redis (several deployments or tests may share one Redis). */
+  readonly rateLimitKeyPrefix: string;
+  /** When set, /metrics requires `Authorization: Bearer <token>`; unset, /metrics is public. */
+  readonly metricsToken: string | undefined;
   /** Hours a session may wait in awaiting_decision before its decision is due (reminder webhook). */
   readonly decisionDueHours: number;
   /** Outgoing mail through SMTP (nodemailer); unset: .eml files under DATA_DIR/mail (modules/mail). */
@@ -110,10 +143,33 @@ function buildConfig(v: z.output<typeof schema>): Config {
       limit: Number(v.RATE_LIMIT.split('/')[0]),
       windowSeconds: Number(v.RATE_LIMIT.split('/')[1]),
     }),
+    kms: kmsConfig(v),
+    redisUrl: v.REDIS_URL,
+    rateLimitKeyPrefix: v.RATE_LIMIT_KEY_PREFIX,
+    metricsToken: v.METRICS_TOKEN,
     decisionDueHours: v.DECISION_DUE_HOURS,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
   });
+}
+
+function kmsConfig(v: z.output<typeof schema>): Config['kms'] {
+  if (v.KMS_PROVIDER === 'gcp') {
+    if (!v.GCP_KMS_KEY)
+      throw new Error('Invalid configuration:\n  GCP_KMS_KEY is required when KMS_PROVIDER=gcp');
+    return Object.freeze({ provider: 'gcp', keyVersion: v.GCP_KMS_KEY, endpoint: v.GCP_KMS_ENDPOINT });
+  }
+  if (v.KMS_PROVIDER === 'aws') {
+    if (!v.AWS_KMS_KEY_ID)
+      throw new Error('Invalid configuration:\n  AWS_KMS_KEY_ID is required when KMS_PROVIDER=aws');
+    return Object.freeze({
+      provider: 'aws',
+      keyId: v.AWS_KMS_KEY_ID,
+      endpoint: v.AWS_KMS_ENDPOINT,
+      region: v.AWS_REGION,
+    });
+  }
+  return Object.freeze({ provider: 'local' });
 }
 
 /** Masks a secret-bearing value for logs: keeps a short prefix only. */

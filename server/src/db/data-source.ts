@@ -8,7 +8,11 @@ import type { Config } from '../config/config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-export async function createDataSource(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<DataSource> {
+export async function createDataSource(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  /** Connections of this DataSource's MySQL pool (default 20); the webhook relay runs on its own small one. */
+  opts: { poolSize?: number } = {},
+): Promise<DataSource> {
   if (config.databaseUrl) {
     return new DataSource({
       // MariaDB reports column metadata differently (e.g. NULL defaults); TypeORM needs to know which it is.
@@ -19,7 +23,7 @@ export async function createDataSource(config: Pick<Config, 'databaseUrl' | 'dat
       synchronize: false,
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
-      extra: { connectionLimit: 20 },
+      extra: { connectionLimit: opts.poolSize ?? 20 },
       migrationsTransactionMode: 'each',
     });
   }
@@ -63,29 +67,39 @@ export async function inTransaction<T>(
   fn: (m: EntityManager) => Promise<T>,
 ): Promise<T> {
   if (manager?.queryRunner?.isTransactionActive) return fn(manager);
-  return ds.transaction(fn);
+  return transactionWithRetry(ds, fn);
 }
 
-const isDeadlock = (e: unknown): boolean => {
+/**
+ * True for errors on which the whole transaction must be re-run: an InnoDB deadlock victim, and a Galera
+ * certification conflict, which MariaDB reports as the same ER_LOCK_DEADLOCK (1213, "Deadlock found when trying
+ * to get lock; try restarting transaction") at COMMIT or at the next statement after a brute-force abort.
+ * Lock wait timeouts (1205) are not retried: they mean a stuck holder, not a lost race.
+ */
+export const isDeadlock = (e: unknown): boolean => {
   const err = e as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
   const code = err?.driverError?.code ?? err?.code;
   return code === 'ER_LOCK_DEADLOCK' || (err?.driverError?.errno ?? err?.errno) === 1213;
 };
 
 /**
- * A transaction retried when MySQL picks it as a deadlock victim (the whole unit of work re-runs, so it must
- * re-read what it decides on: every caller here does, through guarded writes).
+ * A transaction re-run whole when it loses a race the database resolves by aborting it: an InnoDB deadlock or
+ * a Galera certification conflict (several nodes writing the same rows through different members). The unit of
+ * work re-runs from its first read, so it must decide only on what it reads inside: every caller here does,
+ * through guarded writes. Every state-changing transaction of the service goes through here (or through
+ * inTransaction, which does). A short jittered pause spreads the re-runs of the racers.
  */
 export async function transactionWithRetry<T>(
   ds: DataSource,
   fn: (m: EntityManager) => Promise<T>,
-  attempts = 3,
+  attempts = 6,
 ): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await ds.transaction(fn);
     } catch (e) {
       if (i >= attempts || !isDeadlock(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** i));
     }
   }
 }
@@ -97,6 +111,7 @@ export async function transactionWithRetry<T>(
 export async function lockSessionRow(m: EntityManager, sessionId: string): Promise<void> {
   const type = m.connection.options.type;
   if (type === 'mysql' || type === 'mariadb')
+    // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
     await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);
 }
 

@@ -12,16 +12,7 @@ import {
   receiptFontBytes,
   renderReceiptPdf,
 } from '../modules/receipt/receipt.document';
-
-export interface BenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  baseline: number;
-  baselineName: string;
-  ratio: number;
-  goal?: string;
-}
+import type { BenchRow } from './bench/types';
 
 /** A realistic four-step receipt whose audit records are signed like the KMS signs them. */
 export function fourStepReceipt(): ReceiptData {

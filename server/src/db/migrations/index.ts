@@ -8,6 +8,8 @@ import { Boundaries1764000000200 } from './1764000000200-boundaries';
 import { Receipts1764000000300 } from './1764000000300-receipts';
 import { Accounts1764000000400 } from './1764000000400-accounts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
+import { OutboxLease1764000000600 } from './1764000000600-outbox-lease';
+import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-step-expiry-index';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -19,4 +21,8 @@ export const MIGRATIONS = [
   Receipts1764000000300,
   Accounts1764000000400, // accounts (issue 9)
   WebhookOpsAndSupport1764000000500,
+  // scale-out (ADR 0014)
+  OutboxLease1764000000600,
+  // perf (issue 11): the sweeper's second index range scan
+  SessionStepExpiryIndex1764000000700,
 ];

@@ -63,6 +63,7 @@ export class AuditService {
     input: AuditStepInput,
   ): Promise<{ auditId: string; digest: string }> {
     const auditId = auditIdOf(input.sessionId, input.stage);
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
     const previous = await manager.getRepository(AuditRecordEntity).findOne({
       where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
       order: { stage: 'DESC' },
@@ -105,6 +106,7 @@ export class AuditService {
   /** A record of another business or environment is not_found, never forbidden. */
   async getForBusiness(ctx: Ctx, auditId: string): Promise<AuditRecordView> {
     const tenant = tenantOf(ctx);
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard; the tenant is checked on the row
     const row = await (ctx.manager ?? this.ds.manager)
       .getRepository(AuditRecordEntity)
       .findOneBy({ id: auditId });

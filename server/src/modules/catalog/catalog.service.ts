@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
@@ -100,8 +101,46 @@ const union = (a: PrimitiveFlags, b: PrimitiveFlags): PrimitiveFlags =>
  * The stored column is kept equal to this by every write; reads still AND it in, so a hand-edited row can
  * never open production on its own.
  */
-const productionAvailable = (r: CredentialRouteEntity, issuer: CredentialIssuerEntity): boolean =>
+const productionAvailable = (
+  r: CredentialRouteEntity,
+  issuer: Pick<CredentialIssuerEntity, 'sandboxOnly'>,
+): boolean =>
   r.productionAvailable && r.providerAccepted && r.issuerAccepted && r.serviceAccepted && !issuer.sandboxOnly;
+
+/**
+ * The primitives routes offer in an environment: the same rules as catalog().environments, for callers that
+ * read the route rows themselves (a session create reads them in the statement that reads its workflow).
+ */
+export function offeredPrimitives(
+  routes: readonly { route: CredentialRouteEntity; issuer: Pick<CredentialIssuerEntity, 'sandboxOnly'> }[],
+  environment: Environment,
+): PrimitiveFlags {
+  let offered = noPrimitives();
+  for (const { route, issuer } of routes) {
+    const primitiveFormats = formatsByPrimitive(route, JSON.parse(route.formats) as string[]);
+    const capabilities = Object.fromEntries(
+      PRIMITIVES.map((p) => [p, primitiveFormats[p].length > 0]),
+    ) as PrimitiveFlags;
+    const available = environment === 'sandbox' ? route.sandboxAvailable : productionAvailable(route, issuer);
+    offered = union(offered, masked(capabilities, available));
+  }
+  return offered;
+}
+
+/** 409 route_unavailable unless every primitive of the steps is offered (see assertAvailable). */
+export function assertPrimitivesOffered(
+  offered: PrimitiveFlags,
+  environment: Environment,
+  steps: readonly { primitive: Primitive }[],
+): void {
+  const missing = [...new Set(steps.map((s) => s.primitive))].filter((p) => !offered[p]);
+  if (missing.length > 0)
+    throw new AppError(
+      'route_unavailable',
+      `No credential route available in ${environment} supports ${missing.join(', ')}; see GET /v1/catalog.`,
+      { param: 'workflow_id' },
+    );
+}
 
 export class CatalogService {
   constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
@@ -199,14 +238,7 @@ export class CatalogService {
     environment: Environment,
     steps: readonly { primitive: Primitive }[],
   ): Promise<void> {
-    const offered = (await this.catalog(m)).environments[environment];
-    const missing = [...new Set(steps.map((s) => s.primitive))].filter((p) => !offered[p]);
-    if (missing.length > 0)
-      throw new AppError(
-        'route_unavailable',
-        `No credential route available in ${environment} supports ${missing.join(', ')}; see GET /v1/catalog.`,
-        { param: 'workflow_id' },
-      );
+    assertPrimitivesOffered((await this.catalog(m)).environments[environment], environment, steps);
   }
 
   /**
@@ -215,7 +247,7 @@ export class CatalogService {
    */
   async setAcceptance(routeId: string, acceptance: Partial<RouteAcceptance>): Promise<RouteView> {
     const { ds, clock } = this.deps;
-    await ds.transaction(async (m) => {
+    await transactionWithRetry(ds, async (m) => {
       const repo = m.getRepository(CredentialRouteEntity);
       const route = await repo.findOneBy({ id: routeId });
       if (!route) throw new AppError('not_found', 'No route with this id.');

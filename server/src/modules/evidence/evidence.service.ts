@@ -57,6 +57,7 @@ export class EvidenceService {
 
   /** Decrypts the evidence of a step (null when the step has none). Throws when it was tampered with. */
   async open(m: EntityManager, sessionId: string, stage: number): Promise<Buffer | null> {
+    // sql-lint-allow: session-scope: by (session_id, stage), session ids are unique across tenants (lookup vindex)
     const row = await m.getRepository(StepEvidenceEntity).findOneBy({ sessionId, stage });
     if (!row) return null;
     const key = await this.deps.kms.decryptDataKey(row.kid, row.wrappedKey);

@@ -93,7 +93,10 @@ export class LocalKmsProvider implements KmsProvider {
       // concurrent creator then collides on the primary key (and we read its version back) instead of
       // each process adding its own enabled version.
       const versions = await this.repo.find({ where: { purpose }, select: { kid: true, state: true } });
-      const current = latest(versions.filter((v) => v.state === 'enabled'));
+      // Only versions of this key ring: a cloud key version (KMS_PROVIDER=gcp|aws) may be enabled in the same
+      // table, and after switching back to local it must stay verifiable but never be signed with here.
+      const prefix = `${cryptoKeyOf(this.keyRing, purpose)}/cryptoKeyVersions/`;
+      const current = latest(versions.filter((v) => v.state === 'enabled' && v.kid.startsWith(prefix)));
       if (current) return current.kid;
       try {
         return await this.createVersion(purpose, versions);

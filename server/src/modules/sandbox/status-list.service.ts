@@ -6,7 +6,7 @@ import { type BitsPerStatus, createHeaderAndPayload, StatusList } from '@sd-jwt/
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { isMysql } from '../../db/data-source';
+import { isMysql, transactionWithRetry } from '../../db/data-source';
 import { StatusListEntity } from './status-list.entity';
 
 /** Lifetime of a signed status list token, and the caching hint (ttl) given to verifiers, in seconds. */
@@ -44,7 +44,7 @@ export class StatusListService {
 
   /** Sets one entry and moves next_index past it (indices here are assigned by the caller). */
   async setStatus(id: string, idx: number, value: number): Promise<void> {
-    await this.ds.transaction(async (m) => {
+    await transactionWithRetry(this.ds, async (m) => {
       // Row lock on MySQL; SQLite serialises writers itself and has no FOR UPDATE.
       const lock = isMysql(this.ds) ? { mode: 'pessimistic_write' as const } : undefined;
       const row = await m.getRepository(StatusListEntity).findOne({ where: { id }, lock });

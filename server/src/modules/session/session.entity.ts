@@ -7,6 +7,7 @@ import type { SessionStatus } from './session.machine';
 @Index('IDX_session_business_created', ['businessId', 'createdAt'])
 @Index('IDX_session_status_expires', ['status', 'expiresAt'])
 @Index('IDX_session_status_decision_due', ['status', 'decisionDueAt'])
+@Index('IDX_session_status_step_expires', ['status', 'stepExpiresAt'])
 export class SessionEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;

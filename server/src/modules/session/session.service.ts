@@ -8,8 +8,10 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { isMysql, isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { columnList, hydrate, insertRow, paramFor, sql } from '../../db/fast-sql';
 import type { CatalogService } from '../catalog/catalog.service';
+import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
 import { recordSessionEvent } from '../support/session-events';
@@ -19,6 +21,12 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import {
+  insertIfCurrent,
+  knownRevision,
+  readCreateContext,
+  rememberRevision,
+} from './session.create-context';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
 import { applyTransition, enforceExpiry, type FailureReason, rereadSession } from './session.state';
@@ -159,6 +167,62 @@ export function stepWindowEnd(step: WorkflowStep, now: Date, overall: Date): Dat
   return end < overall ? end : overall;
 }
 
+const resultView = (r: StepResultEntity): StepResultView => ({
+  stage: r.stage,
+  primitive: r.primitive,
+  audit_id: r.auditId,
+  completed_at: r.completedAt.toISOString(),
+  ...(JSON.parse(r.result) as Record<string, unknown>),
+});
+
+const getStatements = new WeakMap<DataSource, string>();
+/**
+ * GET's one statement: the session's columns as they are, its results' columns prefixed r_. No ORDER BY: with
+ * the TEXT columns in the row, MariaDB sorts through an on-disk temporary table; results are sorted in JS.
+ */
+function getStatement(ds: DataSource): string {
+  let s = getStatements.get(ds);
+  if (!s) {
+    s = `SELECT ${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}
+FROM session s LEFT JOIN step_result r ON r.session_id = s.id
+WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
+    getStatements.set(ds, s);
+  }
+  return s;
+}
+
+/** The statuses that can expire (created, in_progress: see isOverdue). */
+const SWEPT_STATUSES = ['created', 'in_progress'] as const;
+
+const sweeps = new WeakMap<DataSource, Map<number, [string, string]>>();
+/**
+ * The sweeper's two reads. Each is one range scan on its own index, (status, expires_at) and (status,
+ * step_expires_at): `status IN (…) AND <deadline> <= ?` reads only the overdue entries. No ORDER BY (a filesort
+ * of rows with TEXT columns goes through a temporary table); the index order is the natural order anyway.
+ * session.sweeper.test.ts checks the plans with EXPLAIN.
+ */
+export function sweepStatements(ds: DataSource, batch: number): [string, string] {
+  if (!Number.isInteger(batch) || batch < 1) throw new Error('batch must be a positive integer');
+  let perDs = sweeps.get(ds);
+  if (!perDs) {
+    perDs = new Map();
+    sweeps.set(ds, perDs);
+  }
+  let s = perDs.get(batch);
+  if (!s) {
+    const cols = columnList(ds, SessionEntity);
+    const q = (col: string, index: string) =>
+      // sql-lint-allow: session-scope: the expiry sweeper scans overdue sessions of every tenant by design (a scatter query on Vitess)
+      `SELECT ${cols} FROM session${isMysql(ds) ? ` FORCE INDEX (${index})` : ''} WHERE status IN (?, ?) AND ${col} <= ? LIMIT ${batch}`;
+    s = [
+      q('expires_at', 'IDX_session_status_expires'),
+      q('step_expires_at', 'IDX_session_status_step_expires'),
+    ];
+    perDs.set(batch, s);
+  }
+  return s;
+}
+
 export class SessionService {
   constructor(private readonly deps: SessionDeps) {}
 
@@ -193,69 +257,88 @@ export class SessionService {
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     const { ds, clock } = this.deps;
+    // One attempt of the create, in its transaction `m` (retried whole on deadlock).
+    const attempt = async (m: EntityManager): Promise<SessionEntity> => {
+      const now = clock.now();
+      const id = newId('sess');
+      if (key) {
+        try {
+          // The reservation names its session up front (it commits with it or not at all), so no UPDATE follows.
+          await insertRow(
+            ds,
+            IdempotencyKeyEntity,
+            Object.assign(new IdempotencyKeyEntity(), {
+              businessId,
+              environment,
+              key,
+              sessionId: id,
+              statusCode: 201,
+              createdAt: now,
+              expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
+            }),
+            m,
+          );
+        } catch (e) {
+          if (isDuplicateKey(e)) throw new IdempotentReplay();
+          throw e;
+        }
+      }
+      // validation after the reservation: a repeat never re-validates (bodies are not compared)
+      const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+      const tenant = { businessId, environment };
+      const newSession = (revision: number) =>
+        Object.assign(new SessionEntity(), {
+          id,
+          businessId,
+          environment,
+          workflowId,
+          workflowRevision: revision,
+          status: 'created',
+          version: 0,
+          currentStage: 0,
+          metadata: metadata ? JSON.stringify(metadata) : null,
+          expiresAt: new Date(now.getTime() + expiresIn * 1000),
+          stepExpiresAt: null,
+          bindingHash: null,
+          createdAt: now,
+          updatedAt: now,
+          endedAt: null,
+          failureReason: null,
+        } satisfies Partial<SessionEntity>);
+      // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
+      // seen last is still the latest, the endpoint exists and the routes are available
+      // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
+      const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
+      if (seen && !seen.primitives.includes('sign')) {
+        const session = newSession(seen.revision.revision);
+        if (await insertIfCurrent(ds, m, session, seen)) {
+          await recordSessionEvent(m, session, { kind: 'created', at: now });
+          return session;
+        }
+      }
+      // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
+      const cfg = await readCreateContext(ds, m, tenant, workflowId);
+      const steps = toRevisionView(cfg.revision).steps;
+      // Every refusal about documents happens here, before anything is written (no row, no blob).
+      const documents = this.deps.documents.plan(steps, uploads ?? null);
+      assertPrimitivesOffered(cfg.offered, environment, steps);
+      if (!cfg.hasEndpoint)
+        throw new AppError(
+          'webhook_endpoint_required',
+          `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
+        );
+      rememberRevision(tenant, workflowId, cfg.revision, steps);
+      const session = newSession(cfg.revision.revision);
+      await insertRow(ds, SessionEntity, session, m);
+      await recordSessionEvent(m, session, { kind: 'created', at: now });
+      // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
+      if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
+      return session;
+    };
     try {
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
-      const s = await transactionWithRetry(
-        ds,
-        async (m) => {
-          const now = clock.now();
-          if (key) {
-            try {
-              await m.getRepository(IdempotencyKeyEntity).insert({
-                businessId,
-                environment,
-                key,
-                sessionId: null,
-                statusCode: null,
-                createdAt: now,
-                expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
-              });
-            } catch (e) {
-              if (isDuplicateKey(e)) throw new IdempotentReplay();
-              throw e;
-            }
-          }
-          // validation after the reservation: a repeat never re-validates (bodies are not compared)
-          const { workflowId, metadata, expiresIn } = validateCreateInput(input);
-          const rev = await this.deps.workflows.latestPublished(m, businessId, environment, workflowId);
-          // Every refusal about documents happens here, before anything is written (no row, no blob).
-          const documents = this.deps.documents.plan(toRevisionView(rev).steps, uploads ?? null);
-          await this.deps.catalog.assertAvailable(m, environment, toRevisionView(rev).steps);
-          if (!(await this.deps.webhooks.hasEndpoint(m, businessId, environment)))
-            throw new AppError(
-              'webhook_endpoint_required',
-              `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
-            );
-          const session = Object.assign(new SessionEntity(), {
-            id: newId('sess'),
-            businessId,
-            environment,
-            workflowId,
-            workflowRevision: rev.revision,
-            status: 'created',
-            version: 0,
-            currentStage: 0,
-            metadata: metadata ? JSON.stringify(metadata) : null,
-            expiresAt: new Date(now.getTime() + expiresIn * 1000),
-            stepExpiresAt: null,
-            bindingHash: null,
-            createdAt: now,
-            updatedAt: now,
-            endedAt: null,
-            failureReason: null,
-          } satisfies Partial<SessionEntity>);
-          await m.getRepository(SessionEntity).insert(session);
-          await recordSessionEvent(m, session, { kind: 'created', at: now });
-          // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
-          await this.deps.documents.store(m, session, documents, now);
-          if (key)
-            await m
-              .getRepository(IdempotencyKeyEntity)
-              .update({ businessId, environment, key }, { sessionId: session.id, statusCode: 201 });
-          return session;
-        },
-        CREATE_ATTEMPTS,
-      );
+      // Always a transaction: the session and its `created` timeline row commit together (support view).
+      const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
       return { statusCode: 201, session: this.created(s), replayed: false };
     } catch (e) {
       if (key && isLockWaitTimeout(e))
@@ -294,6 +377,7 @@ export class SessionService {
         'idempotency_in_progress',
         'A request with this Idempotency-Key is still in progress; retry.',
       );
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const s = await this.deps.ds.getRepository(SessionEntity).findOneByOrFail({ id: r.sessionId });
     return { statusCode: r.statusCode ?? 201, session: this.created(s), replayed: true };
   }
@@ -306,13 +390,30 @@ export class SessionService {
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
   }
 
+  /**
+   * The session with its results in one statement (session LEFT JOIN step_result), expiry enforced. The read
+   * is tenant-scoped like load(): another tenant's session is "not found".
+   */
   async get(ctx: Ctx, id: string): Promise<SessionView> {
-    const s = await this.load(ctx, id);
+    const { businessId, environment } = tenantOf(ctx);
+    const { ds } = this.deps;
+    const rows = await sql(ds, getStatement(ds), [id, businessId, environment]);
+    if (!rows[0]) throw new AppError('not_found', 'No session with this id.');
+    const s = await enforceExpiry(
+      ds,
+      this.deps.clock,
+      hydrate(ds, SessionEntity, rows[0]),
+      this.deps.onEventsQueued,
+    );
     return {
       ...this.created(s),
       created: s.createdAt.toISOString(),
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
-      results: await this.results(this.deps.ds.manager, s.id),
+      results: rows
+        .filter((r) => r.r_stage !== null && r.r_stage !== undefined)
+        .map((r) => hydrate(ds, StepResultEntity, r, 'r_'))
+        .sort((a, b) => a.stage - b.stage)
+        .map(resultView),
       decision_due:
         s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null,
       ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
@@ -320,16 +421,11 @@ export class SessionService {
   }
 
   async results(m: EntityManager, sessionId: string): Promise<StepResultView[]> {
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
     const rows = await m
       .getRepository(StepResultEntity)
       .find({ where: { sessionId }, order: { stage: 'ASC' } });
-    return rows.map((r) => ({
-      stage: r.stage,
-      primitive: r.primitive,
-      audit_id: r.auditId,
-      completed_at: r.completedAt.toISOString(),
-      ...(JSON.parse(r.result) as Record<string, unknown>),
-    }));
+    return rows.map(resultView);
   }
 
   /**
@@ -385,22 +481,39 @@ export class SessionService {
     );
   }
 
-  /** Expires overdue sessions nobody reads, so the business still hears session.expired. */
-  async sweepOverdue(limit = 100): Promise<number> {
-    const now = this.deps.clock.now();
-    const rows = await this.deps.ds
-      .getRepository(SessionEntity)
-      .createQueryBuilder('s')
-      .where('s.status IN (:...st)', { st: ['created', 'in_progress'] })
-      .andWhere('(s.expires_at <= :now OR s.step_expires_at <= :now)', { now })
-      .limit(limit)
-      .getMany();
-    let n = 0;
-    for (const s of rows) {
-      const after = await enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
-      if (after.status === 'expired') n++;
+  /**
+   * Expires overdue sessions nobody reads, so the business still hears session.expired. A pass costs what is
+   * overdue, not what is live: two index range scans (SWEEP_STATEMENTS, one per deadline column), in batches
+   * of `batch` until none is due (at most `maxBatches` per pass, so one pass never runs unbounded). Each
+   * session expires through enforceExpiry's guarded write: racing sweepers and readers, on any node, queue
+   * exactly one session.expired.
+   */
+  async sweepOverdue(batch = 100, maxBatches = 100): Promise<number> {
+    const { ds, clock } = this.deps;
+    const [byExpiry, byStep] = sweepStatements(ds, batch);
+    let expired = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const params = [...SWEPT_STATUSES, paramFor(ds, SessionEntity, 'expiresAt', clock.now())];
+      const [a, b] = await Promise.all([sql(ds, byExpiry, params), sql(ds, byStep, params)]);
+      const due = new Map<string, SessionEntity>();
+      for (const row of [...a, ...b]) {
+        const s = hydrate(ds, SessionEntity, row);
+        due.set(s.id, s);
+      }
+      let n = 0;
+      for (const s of due.values()) {
+        // counted only when this pass's guarded write won (onQueued runs for the winner alone)
+        await enforceExpiry(ds, clock, s, () => {
+          n++;
+          this.deps.onEventsQueued?.();
+        });
+      }
+      expired += n;
+      // Done when both scans came back short; also stop if nothing could be expired (another node won them
+      // all, or the rows changed): the next pass picks up whatever is still due.
+      if ((a.length < batch && b.length < batch) || n === 0) break;
     }
-    return n;
+    return expired;
   }
 
   /**

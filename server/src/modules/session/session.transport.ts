@@ -222,6 +222,7 @@ export class SessionTransport {
     const requestId = body.request_id;
     if (typeof requestId !== 'string')
       throw new AppError('validation_failed', 'request_id is required.', { param: 'request_id' });
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
@@ -236,6 +237,7 @@ export class SessionTransport {
    * hosted submission.
    */
   async submitDirectWalletResponse(requestId: string, answer: unknown): Promise<void> {
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, state: 'open' });
@@ -418,6 +420,7 @@ export class SessionTransport {
         code: refusal.code,
         detail: { request_id: req.id },
       });
+      // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
       const refusals = await m
         .getRepository(WalletRequestEntity)
         .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
@@ -459,7 +462,8 @@ export class SessionTransport {
   private async open(id: string): Promise<SessionEntity> {
     const s =
       typeof id === 'string' && id.startsWith('sess_')
-        ? await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
+        ? // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+          await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
         : null;
     if (!s) throw new AppError('not_found', 'This session link is not valid.');
     return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);

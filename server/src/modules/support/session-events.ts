@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { base32, newId } from '../../common/ids';
+import { insertRow } from '../../db/fast-sql';
 import { SessionEventEntity } from './session-event.entity';
 
 /** Timeline kinds. */
@@ -67,7 +68,8 @@ export async function recordSessionEvent(
   s: SessionRef,
   e: SessionEventInput,
 ): Promise<void> {
-  await m.getRepository(SessionEventEntity).insert(row(s, e, newId('sev')));
+  // plain INSERT (fast-sql.ts): one runs in every session create and transition (perf, ADR 0015)
+  await insertRow(m.connection, SessionEventEntity, row(s, e, newId('sev')), m);
 }
 
 /**

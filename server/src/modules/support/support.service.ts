@@ -125,7 +125,7 @@ export class SupportService {
     const attempts = deliveries.length
       ? await m
           .getRepository(WebhookAttemptEntity)
-          .find({ where: { eventId: In(deliveries.map((d) => d.id)) } })
+          .find({ where: { eventId: In(deliveries.map((d) => d.id)), businessId } })
       : [];
     const byId = new Map(deliveries.map((d) => [d.id, d]));
     const entries: Sortable[] = [

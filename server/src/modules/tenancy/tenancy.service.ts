@@ -8,6 +8,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { base32, newId, sha256Hex } from '../../common/ids';
 import type { Environment } from '../../config/config';
+import { columnList, hydrate, sql } from '../../db/fast-sql';
 import { ApiKeyEntity } from './api-key.entity';
 import { BusinessEntity } from './business.entity';
 
@@ -77,7 +78,13 @@ export class TenancyService {
     if (!presented) throw fail();
     const m = KEY_RE.exec(presented);
     if (!m) throw fail();
-    const row = await this.deps.ds.getRepository(ApiKeyEntity).findOneBy({ lookup: m[2] });
+    // Read on every request, never cached: a revocation takes effect at once on every node (plain SQL: this
+    // runs before every /v1 call, and the repository call cost more CPU than the whole baseline request).
+    const ds = this.deps.ds;
+    const rows = await sql(ds, `SELECT ${columnList(ds, ApiKeyEntity)} FROM api_key WHERE lookup = ?`, [
+      m[2],
+    ]);
+    const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0]) : null;
     const ok = row !== null && safeEqual(row.secretHash, sha256Hex(presented));
     if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw fail();
     // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.

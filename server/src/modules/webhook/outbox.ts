@@ -23,6 +23,7 @@ export interface OutboxEvent {
  * read below (MySQL) additionally reads the latest committed rows rather than a stale snapshot.
  */
 export async function enqueueEvent(manager: EntityManager, e: OutboxEvent): Promise<{ deliveryId: string }> {
+  // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
   const qb = manager
     .getRepository(WebhookEventEntity)
     .createQueryBuilder('e')

@@ -9,6 +9,7 @@ import { idCol, int, str, text, time } from '../../db/columns';
 @Index('IDX_webhook_event_delivery', ['deliveryId'], { unique: true })
 @Index('IDX_webhook_event_session_seq', ['sessionId', 'sequence'], { unique: true })
 @Index('IDX_webhook_event_due', ['status', 'nextAttemptAt'])
+@Index('IDX_webhook_event_claim', ['claimToken'])
 export class WebhookEventEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
@@ -26,4 +27,8 @@ export class WebhookEventEntity {
   @Column({ ...str(500, true), name: 'last_error' }) lastError!: string | null;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(true), name: 'delivered_at' }) deliveredAt!: Date | null;
+  /** Fencing token of the relay claim that holds this row (ADR 0014); every outcome write is guarded by it. */
+  @Column({ ...str(40, true), name: 'claim_token' }) claimToken!: string | null;
+  /** Until when that claim holds; a claim may take the row over only after it. */
+  @Column({ ...time(true), name: 'lease_until' }) leaseUntil!: Date | null;
 }

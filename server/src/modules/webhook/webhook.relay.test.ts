@@ -386,7 +386,7 @@ describe('webhook relay', () => {
     });
   });
 
-  it('two relays running concurrently deliver every event exactly once and in order (SKIP LOCKED)', async () => {
+  it('two relays running concurrently deliver every event exactly once and in order (lease claim)', async () => {
     const svc = new WebhookService({ ds, allowPrivateTargets: true });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sessions = Array.from({ length: 12 }, () => newId('sess'));

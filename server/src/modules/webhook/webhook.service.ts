@@ -296,7 +296,7 @@ export class WebhookService {
         data: { test: true, endpoint_id: endpoint.id, environment, sent_at: now.toISOString() },
         now,
       });
-      const row = await m.getRepository(WebhookEventEntity).findOneByOrFail({ deliveryId });
+      const row = await m.getRepository(WebhookEventEntity).findOneByOrFail({ deliveryId, businessId });
       return deliveryView(row);
     });
     this.deps.onQueued?.();
@@ -350,7 +350,7 @@ export class WebhookService {
       (rows.length
         ? await m.getRepository(WebhookEventEntity).find({
             select: { id: true, event: true, deliveryId: true },
-            where: { id: In([...new Set(rows.map((r) => r.eventId))]) },
+            where: { id: In([...new Set(rows.map((r) => r.eventId))]), businessId },
           })
         : []
       ).map((e) => [e.id, e]),

@@ -1,0 +1,127 @@
+// Plain SQL for the request hot paths (API-key check, session create, session read). TypeORM's repository
+// and query-builder calls cost about half of a create's CPU (query building, property-name rewriting, result
+// transformation) and one QueryRunner per statement; these helpers skip all of that and keep only what makes
+// the rows portable: column names and value conversion come from the entity metadata and the driver, so the
+// same code serves MySQL/MariaDB and the embedded SQLite. See docs/adr/0015-hot-path-performance.md.
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { isMysql } from './data-source';
+
+type Row = Record<string, unknown>;
+
+interface MysqlPool {
+  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+/**
+ * Runs one statement. Inside the caller's transaction it goes on that transaction's connection; otherwise on
+ * MySQL straight to the driver's mysql2 pool (no QueryRunner), and on SQLite through ds.query.
+ */
+export function sql<T = Row[]>(
+  ds: DataSource,
+  statement: string,
+  params: unknown[],
+  m?: EntityManager,
+): Promise<T> {
+  if (m?.queryRunner?.isTransactionActive) return m.query(statement, params) as Promise<T>;
+  if (isMysql(ds)) {
+    // execute: a server-side prepared statement, cached per connection, so the server parses each hot
+    // statement once per connection instead of once per request
+    const pool = (ds.driver as unknown as { pool: MysqlPool }).pool;
+    return new Promise<T>((resolve, reject) =>
+      pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
+    );
+  }
+  return ds.query(statement, params) as Promise<T>;
+}
+
+interface EntityShape {
+  table: string;
+  columns: ColumnMetadata[];
+  insert: string;
+}
+const shapes = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, EntityShape>>();
+
+function shapeOf(ds: DataSource, target: EntityTarget<ObjectLiteral>): EntityShape {
+  let perDs = shapes.get(ds);
+  if (!perDs) {
+    perDs = new Map();
+    shapes.set(ds, perDs);
+  }
+  let s = perDs.get(target);
+  if (!s) {
+    const meta = ds.getMetadata(target);
+    const columns = meta.columns;
+    s = {
+      table: meta.tableName,
+      columns,
+      insert: `INSERT INTO ${ds.driver.escape(meta.tableName)} (${columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    };
+    perDs.set(target, s);
+  }
+  return s;
+}
+
+/** An entity from a raw row (column names as in the table; extra columns of a join are ignored). */
+export function hydrate<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T> & (new () => T),
+  row: Row,
+  prefix = '',
+): T {
+  const e = new target() as Row;
+  for (const c of shapeOf(ds, target).columns)
+    e[c.propertyName] = ds.driver.prepareHydratedValue(row[prefix + c.databaseName], c);
+  return e as T;
+}
+
+/** INSERT of every column of an entity, values converted by the driver as TypeORM's own insert does. */
+export async function insertRow<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+  m?: EntityManager,
+): Promise<void> {
+  await sql(ds, shapeOf(ds, target).insert, rowValues(ds, target, entity), m);
+}
+
+/** Every column's value of an entity, in columnList order, converted by the driver. */
+export function rowValues<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+): unknown[] {
+  return shapeOf(ds, target).columns.map((c) =>
+    ds.driver.preparePersistentValue((entity as Row)[c.propertyName], c),
+  );
+}
+
+/**
+ * The columns of an entity's table for a SELECT list, optionally qualified and renamed
+ * (`s.id, s.status, …` or `rv.id AS rv_id, …` for a join read back with hydrate(…, prefix)).
+ */
+export function columnList(
+  ds: DataSource,
+  target: EntityTarget<ObjectLiteral>,
+  alias?: string,
+  prefix?: string,
+): string {
+  return shapeOf(ds, target)
+    .columns.map((c) => {
+      const col = alias ? `${alias}.${c.databaseName}` : c.databaseName;
+      return prefix ? `${col} AS ${prefix}${c.databaseName}` : col;
+    })
+    .join(', ');
+}
+
+/** A value as a statement parameter for a column of an entity, converted by the driver (e.g. dates on SQLite). */
+export function paramFor<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  property: keyof T & string,
+  value: unknown,
+): unknown {
+  const col = shapeOf(ds, target).columns.find((c) => c.propertyName === property);
+  if (!col) throw new Error(`no column ${property}`);
+  return ds.driver.preparePersistentValue(value, col);
+}

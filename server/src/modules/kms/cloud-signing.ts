@@ -1,0 +1,146 @@
+// Owns what the cloud KMS providers (GCP, AWS) share: the audit signature comes from the cloud, everything
+// else stays local. A cloud key version used to sign is recorded in kms_key_version (no private material:
+// private_key_enc holds `external:<provider>`), so the audit JWKS keeps every key version that ever signed
+// until it is retired, across restarts, nodes and rotations. Rotation = configuring a new key version
+// (GCP asymmetric keys have no primary version, AWS asymmetric keys no versions at all): on first use the new
+// one becomes `enabled` and the previous ones `retained`. Evidence encryption keeps using the local provider.
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import type {
+  AuditJwk,
+  DataKey,
+  KmsEncryptionPurpose,
+  KmsProvider,
+  KmsPurpose,
+  KmsSigningPurpose,
+} from './kms';
+import { KmsKeyVersionEntity } from './kms-key-version.entity';
+
+/** The two calls a cloud KMS adapter makes for the audit key. */
+export interface CloudSigner {
+  readonly provider: 'gcp' | 'aws';
+  /** The configured key version: its exact resource name (GCP) or key ARN (AWS) and its public key. */
+  describe(): Promise<{ kid: string; spki: Buffer }>;
+  /** ECDSA P-256 over the 32-byte digest, ASN.1 DER. */
+  sign(kid: string, digest: Uint8Array): Promise<Uint8Array>;
+}
+
+const isDuplicateKey = (e: unknown): boolean => {
+  const err = e as { code?: string; driverError?: { code?: string } };
+  const code = err?.driverError?.code ?? err?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT';
+};
+
+/** Public JWK (x, y) of a P-256 SubjectPublicKeyInfo; anything else is a configuration error. */
+export function p256JwkFromSpki(spki: Buffer): { x: string; y: string } {
+  const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+  const jwk = key.export({ format: 'jwk' }) as JsonWebKey;
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y)
+    throw new Error('the configured KMS key is not an EC P-256 signing key');
+  return { x: jwk.x, y: jwk.y };
+}
+
+export class CloudSigningKms implements KmsProvider {
+  private readonly ds: DataSource;
+  private readonly clock: Clock;
+  private readonly signer: CloudSigner;
+  private readonly local: KmsProvider;
+  private current: Promise<string> | undefined;
+
+  constructor(deps: { ds: DataSource; clock: Clock; signer: CloudSigner; local: KmsProvider }) {
+    this.ds = deps.ds;
+    this.clock = deps.clock;
+    this.signer = deps.signer;
+    this.local = deps.local;
+  }
+
+  private get repo() {
+    return this.ds.getRepository(KmsKeyVersionEntity);
+  }
+
+  async currentKeyVersion(purpose: KmsPurpose): Promise<string> {
+    if (purpose !== 'audit-signing') return this.local.currentKeyVersion(purpose);
+    // Once per process: the configured version does not change while the process runs.
+    this.current ??= this.register().catch((e: unknown) => {
+      this.current = undefined;
+      throw e;
+    });
+    return this.current;
+  }
+
+  /** Records the configured key version (public key from the cloud) and makes it the one that signs. */
+  private async register(): Promise<string> {
+    const { kid, spki } = await this.signer.describe();
+    const pub = p256JwkFromSpki(spki);
+    const existing = await this.repo.findOneBy({ kid });
+    if (existing?.state === 'retired') throw new Error('the configured KMS key version has been retired');
+    if (!existing) {
+      try {
+        await this.repo.insert({
+          kid,
+          purpose: 'audit-signing',
+          algorithm: 'ES256',
+          publicJwk: JSON.stringify({ kty: 'EC', crv: 'P-256', ...pub }),
+          privateKeyEnc: `external:${this.signer.provider}`,
+          state: 'enabled',
+          createdAt: this.clock.now(),
+        });
+      } catch (e) {
+        if (!isDuplicateKey(e)) throw e; // another node registered it first
+      }
+    } else if (existing.state !== 'enabled') {
+      await this.repo.update({ kid }, { state: 'enabled' });
+    }
+    // Every other signing version stays verifiable (JWKS) but no longer signs here.
+    await this.ds
+      .createQueryBuilder()
+      .update(KmsKeyVersionEntity)
+      .set({ state: 'retained' })
+      .where('purpose = :purpose AND state = :state AND kid <> :kid', {
+        purpose: 'audit-signing',
+        state: 'enabled',
+        kid,
+      })
+      .execute();
+    return kid;
+  }
+
+  async signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array> {
+    if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
+    if (kid !== (await this.currentKeyVersion('audit-signing')))
+      throw new Error('key version is not available for signing');
+    return this.signer.sign(kid, digest);
+  }
+
+  async publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]> {
+    const rows = await this.repo.find({ where: { purpose } });
+    // Newest first (the one that signs now leads), then by registration time.
+    return rows
+      .filter((r) => r.state !== 'retired')
+      .sort(
+        (a, b) =>
+          Number(b.state === 'enabled') - Number(a.state === 'enabled') ||
+          b.createdAt.getTime() - a.createdAt.getTime(),
+      )
+      .map((r) => {
+        const pub = JSON.parse(r.publicJwk) as { x: string; y: string };
+        return { kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: r.kid, x: pub.x, y: pub.y };
+      });
+  }
+
+  /** Removes a key version from the JWKS for good (records it signed no longer verify against the JWKS). */
+  async retire(kid: string): Promise<void> {
+    const res = await this.repo.update({ kid }, { state: 'retired' });
+    if (!res.affected) throw new Error('unknown key version');
+    if (this.current && (await this.current.catch(() => undefined)) === kid) this.current = undefined;
+  }
+
+  generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey> {
+    return this.local.generateDataKey(purpose);
+  }
+
+  decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array> {
+    return this.local.decryptDataKey(kid, wrapped);
+  }
+}

@@ -1,0 +1,40 @@
+// Owns the choice of KMS provider from configuration (KMS_PROVIDER=local|gcp|aws). The local provider is
+// always built: it holds the evidence key-encryption keys with every provider, and the audit key with `local`.
+import type { KMSClientConfig } from '@aws-sdk/client-kms';
+import type { KeyManagementServiceClient } from '@google-cloud/kms';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import type { Config } from '../../config/config';
+import { AwsKmsSigner } from './aws-kms.provider';
+import { CloudSigningKms } from './cloud-signing';
+import { GcpKmsSigner } from './gcp-kms.provider';
+import type { KmsProvider } from './kms';
+import { LocalKmsProvider } from './local-kms.provider';
+
+/** Cloud SDK client options beyond configuration (credentials: the true edge tests replace). */
+export interface KmsClientOverrides {
+  gcp?: ConstructorParameters<typeof KeyManagementServiceClient>[0];
+  aws?: KMSClientConfig;
+}
+
+export function createKmsProvider(deps: {
+  config: Config;
+  ds: DataSource;
+  clock: Clock;
+  masterKey: Buffer;
+  overrides?: KmsClientOverrides;
+}): { kms: KmsProvider; close(): Promise<void> } {
+  const { config, ds, clock } = deps;
+  const local = new LocalKmsProvider({ ds, keyRing: config.kmsKeyRing, masterKey: deps.masterKey, clock });
+  const k = config.kms;
+  if (k.provider === 'local') return { kms: local, close: async () => {} };
+  const signer =
+    k.provider === 'gcp'
+      ? new GcpKmsSigner(k.keyVersion, { endpoint: k.endpoint, clientOptions: deps.overrides?.gcp })
+      : new AwsKmsSigner(k.keyId, {
+          endpoint: k.endpoint,
+          region: k.region,
+          clientOptions: deps.overrides?.aws,
+        });
+  return { kms: new CloudSigningKms({ ds, clock, signer, local }), close: () => signer.close() };
+}

@@ -1,0 +1,212 @@
+// The configuration a session create depends on, read in ONE statement: the workflow (tenant-checked) with its
+// latest published revision, whether the business has a webhook endpoint in the environment, and the
+// credential routes that decide which primitives are available. Before this, a create spent seven statements
+// (and most of its CPU) re-reading these. Nothing here is cached: every create sees the configuration as
+// committed, on every node, so publishing, endpoint changes and route acceptances take effect at once.
+import type { DataSource, EntityManager } from 'typeorm';
+import { AppError } from '../../common/errors';
+import type { Environment } from '../../config/config';
+import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
+import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
+import { PRIMITIVE_FORMATS } from '../verification/primitives';
+import type { Primitive } from '../workflow/workflow.steps';
+import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
+import { SessionEntity } from './session.entity';
+
+export interface CreateContext {
+  revision: WorkflowRevisionEntity;
+  hasEndpoint: boolean;
+  /** The primitives some available route supports in the environment. */
+  offered: PrimitiveFlags;
+}
+
+const ROUTE_COLUMNS = [
+  'formats',
+  'identify',
+  'age_verify',
+  'sign',
+  'attestation',
+  'sandbox_available',
+  'production_available',
+  'provider_accepted',
+  'issuer_accepted',
+  'service_accepted',
+] as const;
+
+const statements = new WeakMap<DataSource, string>();
+
+function statement(ds: DataSource): string {
+  let s = statements.get(ds);
+  if (!s) {
+    const rv = columnList(ds, WorkflowRevisionEntity, 'rv', 'rv_');
+    // A route is offered only with its wallet and issuer present (CatalogService.routes skips dangling ones).
+    s = `SELECT w.latest_revision AS w_latest_revision, ${rv},
+  (SELECT COUNT(*) FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?) AS endpoints,
+  ${ROUTE_COLUMNS.map((c) => `c.${c} AS cr_${c}`).join(', ')}, c.sandbox_only AS ci_sandbox_only
+FROM workflow w
+LEFT JOIN workflow_revision rv ON rv.workflow_id = w.id AND rv.revision = w.latest_revision
+LEFT JOIN (
+  SELECT ${ROUTE_COLUMNS.map((c) => `cr.${c}`).join(', ')}, ci.sandbox_only
+  FROM credential_route cr
+  JOIN credential_issuer ci ON ci.id = cr.issuer_id
+  JOIN wallet wa ON wa.id = cr.wallet_id
+) c ON 1 = 1
+WHERE w.id = ? AND w.business_id = ? AND w.environment = ?`;
+    statements.set(ds, s);
+  }
+  return s;
+}
+
+const flag = (v: unknown): boolean => v === true || v === 1 || v === '1';
+
+/** Throws workflow_not_found / workflow_not_published like WorkflowService.latestPublished. */
+export async function readCreateContext(
+  ds: DataSource,
+  m: EntityManager | undefined,
+  tenant: { businessId: string; environment: Environment },
+  workflowId: string,
+): Promise<CreateContext> {
+  const { businessId, environment } = tenant;
+  const rows = await sql(
+    ds,
+    statement(ds),
+    [businessId, environment, workflowId, businessId, environment],
+    m,
+  );
+  const first = rows[0];
+  if (!first) throw new AppError('workflow_not_found', 'No workflow with this id.', { param: 'workflow_id' });
+  if (Number(first.w_latest_revision) === 0)
+    throw new AppError('workflow_not_published', 'Publish the workflow before creating sessions.', {
+      param: 'workflow_id',
+    });
+  if (first.rv_id === null || first.rv_id === undefined)
+    throw new AppError('internal_error', 'Published revision missing.');
+  const routes = rows
+    .filter((r) => r.cr_formats !== null && r.cr_formats !== undefined)
+    .map((r) => ({
+      route: Object.assign(new CredentialRouteEntity(), {
+        formats: String(r.cr_formats),
+        identify: flag(r.cr_identify),
+        ageVerify: flag(r.cr_age_verify),
+        sign: flag(r.cr_sign),
+        attestation: flag(r.cr_attestation),
+        sandboxAvailable: flag(r.cr_sandbox_available),
+        productionAvailable: flag(r.cr_production_available),
+        providerAccepted: flag(r.cr_provider_accepted),
+        issuerAccepted: flag(r.cr_issuer_accepted),
+        serviceAccepted: flag(r.cr_service_accepted),
+      }),
+      issuer: { sandboxOnly: flag(r.ci_sandbox_only) },
+    }));
+  return {
+    revision: hydrate(ds, WorkflowRevisionEntity, first, 'rv_'),
+    hasEndpoint: Number(first.endpoints) > 0,
+    offered: offeredPrimitives(routes, environment),
+  };
+}
+
+/**
+ * What a create already learned about a workflow: its latest published revision when last read. A published
+ * revision never changes, so this is only a guess of which revision is the latest; insertIfCurrent checks it,
+ * and everything mutable, in the INSERT itself.
+ */
+export interface KnownRevision {
+  revision: WorkflowRevisionEntity;
+  primitives: Primitive[];
+}
+
+const KNOWN_MAX = 10_000;
+const known = new Map<string, KnownRevision>();
+const knownKey = (t: { businessId: string; environment: Environment }, workflowId: string) =>
+  `${t.businessId}\u0000${t.environment}\u0000${workflowId}`;
+
+export function knownRevision(
+  t: { businessId: string; environment: Environment },
+  workflowId: string,
+): KnownRevision | undefined {
+  return known.get(knownKey(t, workflowId));
+}
+
+export function rememberRevision(
+  t: { businessId: string; environment: Environment },
+  workflowId: string,
+  revision: WorkflowRevisionEntity,
+  steps: readonly { primitive: Primitive }[],
+): void {
+  if (known.size >= KNOWN_MAX) known.clear(); // a bounded guess cache: dropping it only costs a full read
+  known.set(knownKey(t, workflowId), {
+    revision,
+    primitives: [...new Set(steps.map((s) => s.primitive))].sort(),
+  });
+}
+
+const PRIMITIVE_COLUMN: Record<Primitive, string> = {
+  identify: 'identify',
+  age_verify: 'age_verify',
+  sign: 'sign',
+  attestation: 'attestation',
+};
+
+/**
+ * The route condition of offeredPrimitives() in SQL, for one primitive in one environment: a route with its
+ * wallet and issuer, claiming the primitive with a format this service verifies for it, available in the
+ * environment (production: all three acceptances, never a sandbox-only issuer). Formats are a JSON array of
+ * strings, so a format is present when its quoted form is.
+ */
+function offeredCondition(p: Primitive, environment: Environment): string {
+  const formats = PRIMITIVE_FORMATS[p].map(
+    (f) => `cr.formats LIKE '%"${f.replace(/[!%_]/g, '!$&').replace(/'/g, "''")}"%' ESCAPE '!'`,
+  );
+  const available =
+    environment === 'sandbox'
+      ? 'cr.sandbox_available = 1'
+      : 'cr.production_available = 1 AND cr.provider_accepted = 1 AND cr.issuer_accepted = 1 AND cr.service_accepted = 1 AND ci.sandbox_only = 0';
+  return `EXISTS (SELECT 1 FROM credential_route cr JOIN credential_issuer ci ON ci.id = cr.issuer_id JOIN wallet wa ON wa.id = cr.wallet_id WHERE cr.${PRIMITIVE_COLUMN[p]} = 1 AND (${formats.join(' OR ')}) AND ${available})`;
+}
+
+const guarded = new WeakMap<DataSource, Map<string, string>>();
+
+function guardedInsert(ds: DataSource, environment: Environment, primitives: Primitive[]): string {
+  let perDs = guarded.get(ds);
+  if (!perDs) {
+    perDs = new Map();
+    guarded.set(ds, perDs);
+  }
+  const k = `${environment}:${primitives.join(',')}`;
+  let s = perDs.get(k);
+  if (!s) {
+    const cols = columnList(ds, SessionEntity);
+    const n = cols.split(', ').length;
+    s = `INSERT INTO session (${cols}) SELECT ${Array(n).fill('?').join(', ')} FROM workflow w
+WHERE w.id = ? AND w.business_id = ? AND w.environment = ? AND w.latest_revision = ?
+AND EXISTS (SELECT 1 FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?)
+${primitives.map((p) => `AND ${offeredCondition(p, environment)}`).join('\n')}`;
+    perDs.set(k, s);
+  }
+  return s;
+}
+
+/**
+ * Inserts the session pinned to `k.revision` in one statement, only if, as committed now, that revision is
+ * still the workflow's latest, the business has a webhook endpoint in the environment and every primitive of
+ * the revision has an available route. False when any of it no longer holds: the caller then reads the
+ * configuration (readCreateContext) to refuse with the right error or pin the new revision. MySQL/MariaDB
+ * only (the embedded SQLite takes the read-then-insert path).
+ */
+export async function insertIfCurrent(
+  ds: DataSource,
+  m: EntityManager | undefined,
+  session: SessionEntity,
+  k: KnownRevision,
+): Promise<boolean> {
+  const { businessId, environment } = session;
+  const values = rowValues(ds, SessionEntity, session);
+  const res = await sql<{ affectedRows?: number }>(
+    ds,
+    guardedInsert(ds, environment, k.primitives),
+    [...values, session.workflowId, businessId, environment, k.revision.revision, businessId, environment],
+    m,
+  );
+  return res.affectedRows === 1;
+}

@@ -1,0 +1,222 @@
+// The relay's lease-based claim (ADR 0014) on real MariaDB and on the embedded SQLite: a compare-and-set claim
+// that no lock backs, a fencing token that stops a relay whose lease ran out, kept-alive connections, and the
+// continuous background pipeline. Deliveries go over real HTTP to a local receiver; time moves only through the
+// ManualClock.
+import 'reflect-metadata';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import { createLogger } from '../../common/logger';
+import { createDataSource } from '../../db/data-source';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
+import { enqueueEvent } from './outbox';
+import { WebhookRelay } from './webhook.relay';
+import { WebhookAttemptEntity } from './webhook-attempt.entity';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { WebhookEventEntity } from './webhook-event.entity';
+
+/** A receiver that answers 200, or holds a request until released (to stretch a delivery past its lease). */
+async function startReceiver() {
+  const ids: string[] = [];
+  const held: (() => void)[] = [];
+  let hold = 0;
+  let connections = 0;
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      ids.push(String(req.headers['x-service-delivery-id']));
+      const answer = () => res.writeHead(200).end();
+      if (hold > 0) {
+        hold--;
+        held.push(answer);
+      } else answer();
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    ids,
+    connections: () => connections,
+    holdNext: (n = 1) => {
+      hold += n;
+    },
+    releaseHeld: () => {
+      for (const a of held.splice(0)) a();
+    },
+    until: (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (ids.length >= n ? resolve() : waiters.push(check));
+        check();
+      }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+interface Engine {
+  ds: DataSource;
+  close(): Promise<void>;
+}
+
+const engines: [string, () => Promise<Engine>][] = [
+  [
+    'MariaDB',
+    async () => {
+      const db: MigratedTestDatabase = await migratedTestDatabase('relay_lease');
+      return { ds: db.ds, close: () => db.close() };
+    },
+  ],
+  [
+    'SQLite',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lease-'));
+      const ds = await createDataSource({ databaseUrl: undefined, dataDir: dir });
+      await ds.initialize();
+      await ds.runMigrations();
+      return {
+        ds,
+        close: async () => {
+          await ds.destroy();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+];
+
+const silent = createLogger((process.env.TEST_LOG as 'debug') ?? 'silent');
+const T0 = new Date('2025-11-01T10:00:00.000Z');
+
+describe.each(engines)('webhook relay lease on %s', (_name, open) => {
+  let engine: Engine;
+  let ds: DataSource;
+  let clock: ManualClock;
+  let receiver: Receiver;
+
+  const relay = (opts: { concurrency?: number } = {}) =>
+    new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets: true, ...opts });
+
+  const enqueue = (sessionId: string, event: string) =>
+    ds.transaction((m) =>
+      enqueueEvent(m, {
+        businessId: 'biz_lease',
+        environment: 'sandbox',
+        sessionId,
+        event,
+        data: { session_id: sessionId },
+        now: clock.now(),
+      }),
+    );
+
+  beforeAll(async () => {
+    engine = await open();
+    ds = engine.ds;
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
+  beforeEach(async () => {
+    clock = new ManualClock(T0);
+    for (const t of ['webhook_attempt', 'webhook_event', 'webhook_endpoint'])
+      await ds.query(`DELETE FROM ${t}`);
+    receiver = await startReceiver();
+    await ds.getRepository(WebhookEndpointEntity).insert({
+      id: newId('whep'),
+      businessId: 'biz_lease',
+      environment: 'sandbox',
+      url: receiver.url,
+      secret: 'whsec_lease',
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    });
+    return () => receiver.close();
+  });
+
+  it('claims every due event exactly once across concurrent claimers (compare-and-set, no lock)', async () => {
+    const sessions = Array.from({ length: 60 }, () => newId('sess'));
+    for (const s of sessions) await enqueue(s, 'session.completed');
+    const relays = Array.from({ length: 4 }, () => relay());
+    const claims = await Promise.all(relays.flatMap((r) => [r.claim(25), r.claim(25)]));
+    const ids = claims.flat().map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length); // nobody holds a row another claimer holds
+    // Every claimed row carries the token of the claim that returned it.
+    const rows = await ds.getRepository(WebhookEventEntity).find();
+    const tokenOf = new Map(rows.map((r) => [r.id, r.claimToken]));
+    for (const d of claims.flat()) expect(tokenOf.get(d.id)).toBe(d.claimToken);
+    // What is left is claimed by the next round; nothing is claimed twice while the leases hold.
+    const rest = await relay().claim(100);
+    expect(new Set([...ids, ...rest.map((d) => d.id)]).size).toBe(60);
+    expect(await relay().claim(100)).toEqual([]);
+  });
+
+  it('fences a relay whose lease ran out: the later claimer delivers, the late outcome is only an attempt', async () => {
+    const sess = newId('sess');
+    await enqueue(sess, 'session.completed');
+    receiver.holdNext(1);
+    const slow = relay();
+    const slowRun = slow.runOnce();
+    await receiver.until(1); // the slow relay's POST has arrived and hangs
+    clock.advance(41_000); // past timeout (10 s) + lease margin (30 s)
+    expect(await relay().runOnce()).toBe(1); // a second relay takes the delivery over and gets its 2xx
+    receiver.releaseHeld();
+    expect(await slowRun).toBe(1);
+
+    const [ev] = await ds.getRepository(WebhookEventEntity).find({ where: { sessionId: sess } });
+    expect(ev).toMatchObject({ status: 'delivered', attempts: 1, claimToken: null, leaseUntil: null });
+    expect(await ds.getRepository(WebhookAttemptEntity).count({ where: { eventId: ev.id } })).toBe(2);
+    expect(receiver.ids).toEqual([`${sess}:session.completed:0`, `${sess}:session.completed:0`]);
+    expect(await relay().runOnce()).toBe(0);
+  });
+
+  it('keeps connections alive: 90 deliveries in three rounds open at most one round of connections', async () => {
+    for (let i = 0; i < 90; i++) await enqueue(newId('sess'), 'session.completed');
+    const r = relay({ concurrency: 30 });
+    expect(await r.runOnce()).toBe(30);
+    expect(await r.runOnce()).toBe(30);
+    expect(await r.runOnce()).toBe(30);
+    await r.stop();
+    expect(receiver.ids).toHaveLength(90);
+    expect(receiver.connections()).toBeLessThanOrEqual(30);
+  });
+
+  it('the background pipeline delivers a burst of many sessions, each strictly in order, none twice', async () => {
+    const sessions = Array.from({ length: 40 }, () => newId('sess'));
+    for (const s of sessions) {
+      await enqueue(s, 'step.completed');
+      await enqueue(s, 'step.completed');
+      await enqueue(s, 'session.completed');
+    }
+    const r = relay({ concurrency: 16 });
+    r.start(3_600_000); // a poll no test waits for: the pipeline and the wake-ups must carry it
+    try {
+      await receiver.until(120);
+    } finally {
+      await r.stop();
+    }
+    expect(receiver.ids).toHaveLength(120);
+    expect(new Set(receiver.ids).size).toBe(120);
+    for (const s of sessions) {
+      expect(receiver.ids.filter((id) => id.startsWith(`${s}:`))).toEqual([
+        `${s}:step.completed:0`,
+        `${s}:step.completed:1`,
+        `${s}:session.completed:0`,
+      ]);
+    }
+    expect(await ds.getRepository(WebhookEventEntity).count({ where: { status: 'delivered' } })).toBe(120);
+    expect(await ds.getRepository(WebhookAttemptEntity).count()).toBe(120);
+  });
+});

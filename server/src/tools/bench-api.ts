@@ -1,0 +1,148 @@
+// Benchmark: the business API's hot paths against raw baselines measured in the same run, same machine, same
+// database and table: POST /v1/sessions (JSON, with and without Idempotency-Key) against a bare node:http server
+// doing one mysql2 INSERT per request, and GET /v1/sessions/{id} against a bare primary-key SELECT server.
+// Each server runs in a child process; autocannon drives it from this process with 50 keep-alive connections.
+// Needs MySQL/MariaDB at BENCH_MYSQL_URL or TEST_MYSQL_URL (a fresh database is created and dropped).
+import { createTestDatabase } from '../db/test-database';
+import { type LoadResult, load, processCpuSeconds, startTarget, type Target } from './bench/load';
+import { type BenchOptions, type BenchRow, latencyRow, rateRow, runIfMain } from './bench/types';
+
+interface ServiceInfo {
+  url: string;
+  apiKey: string;
+  workflowId: string;
+  sessionIds: string[];
+}
+
+const CONNECTIONS = 50;
+
+export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
+  if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
+  const seconds = opts.smoke ? 2 : Number(process.env.BENCH_SECONDS ?? 10);
+  const db = await createTestDatabase('bench_api');
+  const env = { DATABASE_URL: db.url, BENCH_SESSIONS: opts.smoke ? '100' : '1000' };
+  const svc = await startTarget<ServiceInfo>('service', env);
+  const rawInsert = await startTarget<{ url: string }>('raw-insert', env);
+  const rawSelect = await startTarget<{ url: string }>('raw-select', env);
+  try {
+    const { url, apiKey, workflowId, sessionIds } = svc.info;
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const json = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ workflow_id: workflowId, metadata: { order: 'A-1' } });
+    const pick = (i: number) => sessionIds[i % sessionIds.length] as string;
+    // BENCH_API_ONLY=create,key,get limits the run (with BENCH_CPU_PROF, a profile of one path)
+    const only = process.env.BENCH_API_ONLY?.split(',');
+    // BENCH_DB_PID: the database server's pid on this machine, to report its CPU per request as well
+    const dbPid = process.env.BENCH_DB_PID ? Number(process.env.BENCH_DB_PID) : undefined;
+    const skipped: LoadResult = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, total: 0 };
+    const run = async (
+      label: string,
+      target: Target<unknown>,
+      spec: Parameters<typeof load>[0],
+      tag = '',
+    ): Promise<LoadResult> => {
+      if (only && !only.includes(tag)) return skipped;
+      await load({ ...spec, seconds: 1 }); // warm-up: JIT, pools, caches
+      const cpu0 = target.cpuSeconds();
+      const db0 = dbPid ? processCpuSeconds(dbPid) : Number.NaN;
+      const r = await load(spec);
+      r.cpuUs = ((target.cpuSeconds() - cpu0) * 1e6) / r.total;
+      const dbUs = dbPid ? ((processCpuSeconds(dbPid) - db0) * 1e6) / r.total : Number.NaN;
+      console.error(
+        `  ${label.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} us/req${dbPid ? `  database CPU ${dbUs.toFixed(0)} us/req` : ''}`,
+      );
+      return r;
+    };
+    const base = { connections: CONNECTIONS, seconds };
+    const rawC = await run(
+      'raw INSERT server',
+      rawInsert,
+      {
+        ...base,
+        url: `${rawInsert.info.url}/v1/sessions`,
+        method: 'POST',
+        headers: json,
+        body,
+      },
+      'create',
+    );
+    const create = await run(
+      'POST /v1/sessions',
+      svc,
+      {
+        ...base,
+        url: `${url}/v1/sessions`,
+        method: 'POST',
+        headers: { ...auth, ...json },
+        body,
+      },
+      'create',
+    );
+    const createKey = await run(
+      'POST /v1/sessions + Idempotency-Key',
+      svc,
+      {
+        ...base,
+        url: `${url}/v1/sessions`,
+        method: 'POST',
+        headers: { ...auth, ...json, 'idempotency-key': 'bench-[<id>]' },
+        body,
+        idReplacement: true,
+      },
+      'key',
+    );
+    const rawG = await run(
+      'raw PK SELECT server',
+      rawSelect,
+      {
+        ...base,
+        url: rawSelect.info.url,
+        pathFor: (i) => `/x/${pick(i)}`,
+      },
+      'get',
+    );
+    const get = await run(
+      'GET /v1/sessions/{id}',
+      svc,
+      {
+        ...base,
+        url,
+        headers: auth,
+        pathFor: (i) => `/v1/sessions/${pick(i)}`,
+      },
+      'get',
+    );
+    return [
+      rateRow('create (JSON)', create.rps, 'raw INSERT', rawC.rps, 'req/s', '>= 0.5'),
+      latencyRow('create p99 @50 conn', create.p99, 'raw INSERT p99', rawC.p99, 'ms', 'p99 <= 50 ms'),
+      rateRow('create + Idempotency-Key', createKey.rps, 'raw INSERT', rawC.rps, 'req/s', '>= 0.5'),
+      latencyRow(
+        'create + key p99 @50 conn',
+        createKey.p99,
+        'raw INSERT p99',
+        rawC.p99,
+        'ms',
+        'p99 <= 50 ms',
+      ),
+      rateRow('GET session', get.rps, 'raw PK SELECT', rawG.rps, 'req/s', '>= 0.7'),
+      latencyRow('GET p99 @50 conn', get.p99, 'raw PK SELECT p99', rawG.p99, 'ms'),
+      // CPU per request: what the ratios converge to when the machine is busy with other work
+      latencyRow('create CPU/req', create.cpuUs ?? Number.NaN, 'raw INSERT', rawC.cpuUs ?? Number.NaN, 'us'),
+      latencyRow(
+        'create + key CPU/req',
+        createKey.cpuUs ?? Number.NaN,
+        'raw INSERT',
+        rawC.cpuUs ?? Number.NaN,
+        'us',
+      ),
+      latencyRow('GET CPU/req', get.cpuUs ?? Number.NaN, 'raw PK SELECT', rawG.cpuUs ?? Number.NaN, 'us'),
+    ];
+  } finally {
+    // autocannon leaves the requests in flight at its deadline; let them finish before the pools close
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await Promise.all([svc.stop(), rawInsert.stop(), rawSelect.stop()]);
+    await db.drop();
+  }
+}
+
+runIfMain(import.meta.url, bench);

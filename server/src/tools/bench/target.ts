@@ -1,0 +1,181 @@
+// A server under test for tools/bench-api.ts, run in its own process. Prints one JSON line when ready.
+//   service     the real service (createService) on DATABASE_URL, seeded with a business, key, workflow,
+//               webhook endpoint and BENCH_SESSIONS sessions to read
+//   raw-insert  the create baseline: node:http, JSON body parsed, one mysql2 INSERT into the same session table
+//   raw-select  the GET baseline: node:http, one mysql2 primary-key SELECT of a session row, JSON out
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import type { Ctx } from '../../common/context';
+import { configFrom } from '../../config/config';
+import { createService } from '../../service';
+
+const mode = process.argv[2];
+const url = process.env.DATABASE_URL as string;
+
+function ready(server: http.Server, extra: Record<string, unknown> = {}): void {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, ...extra })}\n`);
+}
+
+async function rawInsert(): Promise<void> {
+  const pool = mysql.createPool({ uri: url, connectionLimit: 20, timezone: 'Z' });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { workflow_id: string };
+      const id = `sess_${randomBytes(12).toString('hex')}`;
+      const now = new Date();
+      const expires = new Date(now.getTime() + 3600_000);
+      pool
+        .execute(
+          'INSERT INTO session (id, business_id, environment, workflow_id, workflow_revision, status, version, current_stage, metadata, expires_at, step_expires_at, binding_hash, created_at, updated_at, ended_at) VALUES (?, ?, ?, ?, 1, ?, 0, 0, NULL, ?, NULL, NULL, ?, ?, NULL)',
+          [id, 'biz_raw', 'sandbox', body.workflow_id, 'created', expires, now, now],
+        )
+        .then(() => {
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              id,
+              workflow_id: body.workflow_id,
+              status: 'created',
+              expires: expires.toISOString(),
+            }),
+          );
+        })
+        .catch((e: unknown) => {
+          res.writeHead(500);
+          res.end(String(e));
+        });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  ready(server);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close();
+    pool.end().finally(() => process.exit(0));
+  });
+}
+
+async function rawSelect(): Promise<void> {
+  const pool = mysql.createPool({ uri: url, connectionLimit: 20, timezone: 'Z' });
+  const server = http.createServer((req, res) => {
+    const id = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
+    pool
+      // sql-lint-allow: session-scope: the raw primary-key SELECT baseline of the bench, by globally unique id
+      .execute('SELECT * FROM session WHERE id = ?', [id])
+      .then(([rows]) => {
+        const r = (rows as Record<string, unknown>[])[0];
+        if (!r) {
+          res.writeHead(404);
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(r));
+      })
+      .catch((e: unknown) => {
+        res.writeHead(500);
+        res.end(String(e));
+      });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  ready(server);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close();
+    pool.end().finally(() => process.exit(0));
+  });
+}
+
+async function service(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  const svc = await createService(
+    configFrom({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: url,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT: '100000000/1',
+    } as never),
+    { workers: false },
+  );
+  const base = await svc.listen();
+  if (process.env.BENCH_TRACE) traceStatements(svc.ds.driver as unknown as { pool: TracedPool });
+  const biz = await svc.tenancy.createBusiness('Bench GmbH');
+  const key = await svc.tenancy.issueApiKey(biz.id, 'sandbox');
+  const ctx: Ctx = {
+    actor: { kind: 'api_key', apiKeyId: key.id, businessId: biz.id, environment: 'sandbox' },
+    requestId: 'bench',
+    clock: svc.clock,
+  };
+  const wf = await svc.workflows.create(ctx, {
+    name: 'Bench',
+    steps: [{ primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] }],
+  });
+  await svc.workflows.publish(ctx, wf.id);
+  await svc.webhooks.configureEndpoint(ctx, `${base}/dev/webhook-receiver`);
+  const sessionIds: string[] = [];
+  const n = Number(process.env.BENCH_SESSIONS ?? 200);
+  for (let i = 0; i < n; i++)
+    sessionIds.push(
+      (await svc.sessions.create(ctx, { workflow_id: wf.id, metadata: { order: i } })).session.id,
+    );
+  // one http.Server is inside svc; report its URL
+  process.stdout.write(`${JSON.stringify({ url: base, apiKey: key.key, workflowId: wf.id, sessionIds })}\n`);
+  process.on('SIGTERM', () => {
+    svc.close().finally(() => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
+}
+
+interface TracedPool {
+  query(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+/** BENCH_TRACE=1: prints, every 2 s, statements per second and their mean time on the driver's pool. */
+function traceStatements(driver: { pool: TracedPool }): void {
+  const orig = driver.pool.query.bind(driver.pool);
+  const stats = new Map<string, { n: number; ms: number }>();
+  driver.pool.query = (sql, values, cb) => {
+    const t0 = performance.now();
+    const k = sql.slice(0, 40);
+    orig(sql, values, (err, rows) => {
+      const st = stats.get(k) ?? { n: 0, ms: 0 };
+      st.n++;
+      st.ms += performance.now() - t0;
+      stats.set(k, st);
+      cb(err, rows);
+    });
+  };
+  setInterval(() => {
+    for (const [k, v] of stats)
+      console.error(`trace ${k.padEnd(40)} ${v.n / 2}/s mean ${(v.ms / v.n).toFixed(1)} ms`);
+    stats.clear();
+  }, 2000).unref();
+}
+
+const modes: Record<string, () => Promise<void>> = {
+  'raw-insert': rawInsert,
+  'raw-select': rawSelect,
+  service,
+};
+const run = mode ? modes[mode] : undefined;
+if (!run) {
+  console.error(`usage: target.ts ${Object.keys(modes).join('|')}`);
+  process.exit(2);
+}
+run().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

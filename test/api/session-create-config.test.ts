@@ -1,0 +1,90 @@
+// A create sees the configuration as committed, on every request: after a new revision is published, a route
+// acceptance is withdrawn or an API key is revoked, the very next create answers accordingly. (The create path
+// remembers the last revision it pinned and checks it, with the endpoint and the routes, inside its INSERT:
+// these are the cases where that guess is wrong and the create must fall back to reading the configuration.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import {
+  Api,
+  createBusiness,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+
+describe('create follows configuration changes at once (MariaDB)', () => {
+  let t: TestService;
+  let production: Api;
+  let businessId: string;
+  let keyId: string;
+  let workflowId: string;
+  const ROUTE = 'rte_google_us_mdl';
+
+  const create = () => production.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+  const stored = () =>
+    t.svc.ds.getRepository(SessionEntity).countBy({ businessId, environment: 'production' });
+
+  beforeAll(async () => {
+    t = await startTestService({ workers: false, label: 'createcfg' });
+    businessId = (await createBusiness(t)).businessId;
+    const key = await t.svc.tenancy.issueApiKey(businessId, 'production');
+    keyId = key.id;
+    production = new Api(t.baseUrl, key.key);
+    // a public https IP literal passes the production webhook rules without DNS; workers are off
+    ({ workflowId } = await setUpIdentifyWorkflow(production, 'https://8.8.8.8/hooks', ['given_name']));
+    await t.svc.catalog.setAcceptance(ROUTE, { provider: true, issuer: true, service: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('refuses as soon as a route acceptance is withdrawn, and creates again once restored', async () => {
+    for (let i = 0; i < 3; i++) expect((await create()).body).toMatchObject({ workflow_revision: 1 });
+    await t.svc.catalog.setAcceptance(ROUTE, { service: false });
+    const refused = await create();
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('route_unavailable');
+    expect(await stored()).toBe(3);
+    await t.svc.catalog.setAcceptance(ROUTE, { service: true });
+    expect((await create()).status).toBe(201);
+    expect(await stored()).toBe(4);
+  });
+
+  it('pins the newly published revision on the next create', async () => {
+    const gql = async (query: string, variables: Record<string, unknown>) => {
+      const r = await production.gql(query, variables);
+      expect(r.errors).toBeUndefined();
+    };
+    const publish = async (steps: unknown[]) => {
+      await gql(
+        'mutation($id: ID!, $steps: [WorkflowStepInput!]!) { setWorkflowSteps(workflowId: $id, steps: $steps) { id } }',
+        {
+          id: workflowId,
+          steps,
+        },
+      );
+      await gql('mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }', { id: workflowId });
+    };
+    expect((await create()).body.workflow_revision).toBe(1);
+    // revision 2 has a sign step: a JSON create is refused for want of documents, not pinned to revision 1
+    await publish([{ primitive: 'sign', documents: 1 }]);
+    const refused = await create();
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('documents_required');
+    // revision 3: age verification, pinned at once
+    await publish([{ primitive: 'age_verify', threshold: 18 }]);
+    const created = await create();
+    expect(created.status).toBe(201);
+    expect(created.body.workflow_revision).toBe(3);
+    expect((await production.rest('GET', `/v1/sessions/${created.body.id}`)).body.workflow_revision).toBe(3);
+  });
+
+  it('a revoked API key is refused on the very next request', async () => {
+    expect((await create()).status).toBe(201);
+    await t.svc.tenancy.revokeApiKey(businessId, keyId);
+    const res = await create();
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthenticated');
+  });
+});
