@@ -574,7 +574,7 @@ export function declareApi(s: ApiServices): {
  */
 function mountDashboardPage(app: express.Express, config: Config): void {
   const page = path.join(config.hostedWebDist, 'dashboard.html');
-  app.get(/^\/dashboard(?:\/.*)?$/, (_req, res) => {
+  app.get(['/dashboard', '/dashboard/*splat'], (_req, res) => {
     if (!fs.existsSync(page)) {
       res
         .status(503)
