@@ -10,7 +10,8 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   return (
     <div class="d-error" role="alert">
       <p>{errorCopy(code(), detail())}</p>
-      {detail() && errorCopy(code(), detail()) !== detail() ? <p>{detail()}</p> : null}
+      {/* which field is wrong: only the server's detail says */}
+      {code() === 'validation_failed' && detail() ? <p>{detail()}</p> : null}
       <p>Code: {code()}</p>
       {props.retry && (
         <button type="button" onClick={() => props.retry?.()}>

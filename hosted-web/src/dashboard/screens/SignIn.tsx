@@ -124,7 +124,11 @@ export function AcceptInvitation() {
     <section class="d-card d-narrow" aria-labelledby="screen-title">
       <h1 id="screen-title">Accept your invitation</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
-      <Show when={token()}>
+      <Show
+        when={
+          token() && !(error() instanceof DashError && (error() as DashError).code === 'invitation_invalid')
+        }
+      >
         <p>You were invited to a business's dashboard. Accepting creates your account and signs you in.</p>
         <button type="button" class="d-primary" disabled={busy()} onClick={accept}>
           Accept invitation
