@@ -429,6 +429,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   );
 
   mountHostedPage(app, config);
+  mountDashboardPage(app, config); // dashboard app (issue 10, ADR 0017)
   app.use(notFoundHandler);
   app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
 
@@ -564,6 +565,32 @@ export function declareApi(s: ApiServices): {
     createSupportResolver(s.support),
   ];
   return { routes, resolvers };
+}
+
+/**
+ * Serves the dashboard entry of the same build (ADR 0017): dashboard.html for /dashboard and every path under
+ * it (client-side routes); it shares /assets with the hosted page. The page itself is public markup: all data
+ * comes from /auth and /graphql, which carry their own auth decisions.
+ */
+function mountDashboardPage(app: express.Express, config: Config): void {
+  const page = path.join(config.hostedWebDist, 'dashboard.html');
+  app.get(['/dashboard', '/dashboard/*splat'], (_req, res) => {
+    if (!fs.existsSync(page)) {
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The dashboard is not built: run `pnpm --filter hosted-web build`.');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.sendFile(page);
+  });
 }
 
 /** Serves the built Solid SPA: index.html for /s/:id, hashed assets under /assets. */

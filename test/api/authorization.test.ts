@@ -29,6 +29,8 @@ const ALLOWLIST: Record<string, string> = {
   'GET /s/:id':
     'the hosted page shell (static HTML); the session id is the capability and all data goes through the signer routes',
   'USE /assets': 'hashed static assets of the hosted page; public by nature',
+  'GET /dashboard,/dashboard/*splat':
+    'the dashboard app shell (static HTML, ADR 0017); all data goes through /auth and /graphql with their own decisions',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
   'USE /v1,/t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
   'USE /auth':

@@ -1,0 +1,154 @@
+// The dashboard shell: public routes (sign-in, accept invitation) and signed-in routes inside a shell with
+// navigation, the environment switch and a persistent environment badge. Sandbox and production differ in
+// colour (the whole top bar and a badge with the word, never colour alone).
+import { createResource, For, type JSX, Match, onMount, Show, Switch } from 'solid-js';
+import { type Environment, environment, restoreSession, setEnvironment, user } from './api';
+import { linkClick, navigate, path } from './router';
+import { ErrorNote, Screen } from './Screen';
+import { Account } from './screens/Account';
+import { ApiKeys } from './screens/ApiKeys';
+import { Catalog } from './screens/Catalog';
+import { SessionDetail, Sessions } from './screens/Sessions';
+import { AcceptInvitation, SignIn } from './screens/SignIn';
+import { Team } from './screens/Team';
+import { Webhooks } from './screens/Webhooks';
+
+interface RouteDef {
+  path: string;
+  title: string;
+  view: () => JSX.Element;
+}
+
+const ROUTES: RouteDef[] = [
+  { path: '/dashboard/team', title: 'Team and invitations', view: Team },
+  { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
+  { path: '/dashboard/sessions', title: 'Sessions', view: Sessions },
+  { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
+  { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
+  { path: '/dashboard/account', title: 'Your account', view: Account },
+];
+
+function Shell(props: { route: RouteDef }) {
+  const env = () => environment();
+  const onEnv = (e: Event) => setEnvironment((e.currentTarget as HTMLSelectElement).value as Environment);
+  return (
+    <div class={`d-shell d-env-${env()}`}>
+      <a class="d-skip" href="#main">
+        Skip to content
+      </a>
+      <header class="d-top">
+        <span class="d-brand">Verification dashboard</span>
+        <span class="d-badge" data-testid="environment-badge">
+          {env() === 'production' ? 'PRODUCTION: live data' : 'SANDBOX: test data'}
+        </span>
+        <label class="d-env">
+          <span>Environment</span>
+          <select value={env()} onChange={onEnv}>
+            <option value="sandbox">Sandbox</option>
+            <option value="production">Production</option>
+          </select>
+        </label>
+      </header>
+      <nav class="d-nav" aria-label="Dashboard">
+        <ul>
+          <For each={ROUTES}>
+            {(r) => (
+              <li>
+                <a
+                  href={r.path}
+                  onClick={linkClick}
+                  aria-current={path() === r.path || path().startsWith(`${r.path}/`) ? 'page' : undefined}
+                >
+                  {r.title}
+                </a>
+              </li>
+            )}
+          </For>
+        </ul>
+      </nav>
+      <main id="main" class="d-main">
+        <Screen title={props.route.title}>{props.route.view()}</Screen>
+      </main>
+    </div>
+  );
+}
+
+function SignedIn(props: { route: RouteDef }) {
+  // every signed-in route first restores the session (CSRF token) after a reload; signed out -> sign-in
+  const [session] = createResource(async () => {
+    const u = await restoreSession();
+    if (!u) navigate('/dashboard/sign-in', true);
+    return u;
+  });
+  return (
+    <Show
+      when={!session.error}
+      fallback={
+        <main class="d-main">
+          <ErrorNote error={session.error} />
+        </main>
+      }
+    >
+      <Show
+        when={user()}
+        fallback={
+          <p class="d-loading" role="status">
+            Loading…
+          </p>
+        }
+      >
+        <Shell route={props.route} />
+      </Show>
+    </Show>
+  );
+}
+
+export function App() {
+  const route = () => {
+    const p = path().replace(/\/$/, '');
+    const detail = /^\/dashboard\/sessions\/([\w-]+)$/.exec(p);
+    if (detail) {
+      const id = detail[1] as string;
+      return { path: '/dashboard/sessions', title: 'Session', view: () => <SessionDetail id={id} /> };
+    }
+    return ROUTES.find((r) => r.path === p);
+  };
+  return (
+    <Switch fallback={<NotFound />}>
+      <Match when={path().replace(/\/$/, '') === '/dashboard'}>
+        <Redirect to="/dashboard/team" />
+      </Match>
+      <Match when={path() === '/dashboard/sign-in'}>
+        <main class="d-main d-public">
+          <SignIn />
+        </main>
+      </Match>
+      <Match when={path() === '/dashboard/accept-invitation'}>
+        <main class="d-main d-public">
+          <AcceptInvitation />
+        </main>
+      </Match>
+      <Match when={route()}>{(r) => <SignedIn route={r()} />}</Match>
+    </Switch>
+  );
+}
+
+function NotFound() {
+  return (
+    <main class="d-main d-public">
+      <section class="d-card d-narrow">
+        <h1>Page not found</h1>
+        <p>
+          <a href="/dashboard/team" onClick={linkClick}>
+            Go to the dashboard
+          </a>
+        </p>
+      </section>
+    </main>
+  );
+}
+
+function Redirect(props: { to: string }) {
+  onMount(() => navigate(props.to, true));
+  return null;
+}

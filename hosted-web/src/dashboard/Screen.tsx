@@ -1,0 +1,50 @@
+// Every route renders inside a Screen: its own heading, loading state and error boundary, so one failing
+// screen never blanks the shell. Errors show the copy from the one map in errors.ts.
+import { ErrorBoundary, type JSX, Suspense } from 'solid-js';
+import { DashError } from './api';
+import { errorCopy } from './errors';
+
+export function ErrorNote(props: { error: unknown; retry?: () => void }) {
+  const code = () => (props.error instanceof DashError ? props.error.code : 'unknown');
+  const detail = () => (props.error instanceof DashError ? props.error.detail : undefined);
+  return (
+    <div class="d-error" role="alert">
+      <p>{errorCopy(code(), detail())}</p>
+      {/* which field is wrong: only the server's detail says */}
+      {code() === 'validation_failed' && detail() ? <p>{detail()}</p> : null}
+      <p>Code: {code()}</p>
+      {props.retry && (
+        <button type="button" onClick={() => props.retry?.()}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Screen(props: { title: string; children: JSX.Element }) {
+  return (
+    <section aria-labelledby="screen-title">
+      <h1 id="screen-title" tabindex="-1">
+        {props.title}
+      </h1>
+      <ErrorBoundary fallback={(err, reset) => <ErrorNote error={err} retry={reset} />}>
+        <Suspense
+          fallback={
+            <p class="d-loading" role="status">
+              Loading…
+            </p>
+          }
+        >
+          {props.children}
+        </Suspense>
+      </ErrorBoundary>
+    </section>
+  );
+}
+
+export const when = (iso: string | null | undefined): string =>
+  iso
+    ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) +
+      ' UTC'
+    : '—';

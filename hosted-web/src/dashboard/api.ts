@@ -1,0 +1,113 @@
+// Dashboard transport: same origin, the HttpOnly `svc_dashboard` cookie travels by itself; the CSRF token
+// from the sign-in answer (or GET /auth/session after a reload) rides on every GraphQL call and every unsafe
+// /auth call (ADR 0012). The environment a call acts in is the X-Environment header.
+import { createSignal } from 'solid-js';
+
+export type Environment = 'sandbox' | 'production';
+export interface SignedInUser {
+  id: string;
+  email: string;
+  role: string;
+  business_id: string;
+}
+
+export class DashError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly detail?: string,
+  ) {
+    super(code);
+    this.name = 'DashError';
+  }
+}
+
+let csrfToken = '';
+const [user, setUser] = createSignal<SignedInUser | null>(null);
+const initialEnv: Environment =
+  sessionStorage.getItem('dashboard.env') === 'production' ? 'production' : 'sandbox';
+const [environment, setEnvironmentSignal] = createSignal<Environment>(initialEnv);
+
+export { environment, user };
+
+export function setEnvironment(env: Environment): void {
+  sessionStorage.setItem('dashboard.env', env);
+  setEnvironmentSignal(env);
+}
+
+interface SignedInAnswer {
+  user: SignedInUser;
+  csrf_token: string;
+}
+
+function signedIn(a: SignedInAnswer): SignedInUser {
+  csrfToken = a.csrf_token;
+  setUser(a.user);
+  return a.user;
+}
+
+async function send(path: string, init: RequestInit): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin', cache: 'no-store', ...init });
+  } catch {
+    throw new DashError('network_error', 0);
+  }
+  const text = await res.text();
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
+  } catch {
+    body = null;
+  }
+  const errors = body?.errors as { message?: string; extensions?: { code?: string } }[] | undefined;
+  if (!res.ok || errors?.length) {
+    const first = errors?.[0];
+    const code = first?.extensions?.code ?? (body?.code as string | undefined) ?? `http_${res.status}`;
+    throw new DashError(code, res.status, first?.message ?? (body?.title as string | undefined));
+  }
+  return body;
+}
+
+/** POST to /auth/...; the CSRF header is added once signed in. */
+export async function authPost(path: string, body: unknown = {}): Promise<unknown> {
+  return send(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+export async function signInWith(path: string, body: unknown): Promise<SignedInUser> {
+  return signedIn((await authPost(path, body)) as SignedInAnswer);
+}
+
+/** The signed-in user after a reload (null when signed out). */
+export async function restoreSession(): Promise<SignedInUser | null> {
+  if (user()) return user();
+  try {
+    return signedIn((await send('/auth/session', { method: 'GET' })) as SignedInAnswer);
+  } catch (e) {
+    if (e instanceof DashError && e.status === 401) return null;
+    throw e;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  await authPost('/auth/sign-out');
+  csrfToken = '';
+  setUser(null);
+}
+
+export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const body = (await send('/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-csrf-token': csrfToken,
+      'x-environment': environment(),
+    },
+    body: JSON.stringify({ query, variables }),
+  })) as { data: T };
+  return body.data;
+}

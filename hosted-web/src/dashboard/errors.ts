@@ -1,0 +1,24 @@
+// The one map from a server error code to the copy the dashboard shows. Unknown codes fall back to the
+// server's own title (it is written for people), then to a generic line.
+const COPY: Record<string, string> = {
+  unauthenticated: 'You are signed out. Sign in again to continue.',
+  dashboard_user_required: 'This needs a signed-in dashboard user.',
+  role_insufficient: 'Your role does not allow this in this environment.',
+  csrf_token_invalid: 'Your session changed in another tab. Reload the page and try again.',
+  invitation_invalid: 'This invitation link is invalid, already used, revoked or expired. Ask for a new one.',
+  sign_in_link_invalid: 'This sign-in link is invalid, already used or expired. Request a new one.',
+  passkey_invalid: 'The passkey could not be verified. Try again or use an emailed link.',
+  email_in_use: 'This email address already has an account.',
+  validation_failed: 'Some input is not valid.',
+  not_found: 'Not found in this environment.',
+  rate_limited: 'Too many attempts. Wait a moment and try again.',
+  service_unavailable: 'The service is temporarily unavailable. Try again in a moment.',
+  network_error: 'The service cannot be reached. Check your connection.',
+  webhook_url_invalid:
+    'This URL cannot receive webhooks: use https on a public host (sandbox also allows private hosts where enabled).',
+  passkey_cancelled: 'The passkey prompt was closed before it finished.',
+};
+
+export function errorCopy(code: string, fallback?: string): string {
+  return COPY[code] ?? fallback ?? 'Something went wrong. Try again.';
+}

@@ -1,0 +1,113 @@
+// Every GraphQL document the dashboard sends, in one place, with the shape it reads back. When the generated
+// types from schema/schema.graphql land (issue 10, shared part), these interfaces are replaced by them.
+export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+}
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  status: string;
+  expiresAt: string;
+}
+export interface ApiKey {
+  id: string;
+  label: string;
+  prefix: string;
+  scopes: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export const TEAM = `query Team { me { id role } members { id email role createdAt } invitations { id email role status expiresAt } }`;
+export type TeamData = { me: { id: string; role: Role }; members: Member[]; invitations: Invitation[] };
+
+export const INVITE = `mutation Invite($email: String!, $role: Role!) { invite(email: $email, role: $role) { id } }`;
+export const REVOKE_INVITATION = `mutation RevokeInvitation($id: ID!) { revokeInvitation(id: $id) { id } }`;
+export const RESEND_INVITATION = `mutation ResendInvitation($id: ID!) { resendInvitation(id: $id) { id } }`;
+
+export const API_KEYS = `query ApiKeys { apiKeys { id label prefix scopes createdAt lastUsedAt revokedAt } }`;
+export type ApiKeysData = { apiKeys: ApiKey[] };
+
+export const CREATE_API_KEY = `mutation CreateApiKey($label: String!) { createApiKey(label: $label) { key apiKey { id prefix } } }`;
+export type CreateApiKeyData = { createApiKey: { key: string; apiKey: { id: string; prefix: string } } };
+
+export const REVOKE_API_KEY = `mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`;
+
+export interface WebhookDelivery {
+  id: string;
+  deliveryId: string;
+  event: string;
+  status: string;
+  attempts: number;
+  createdAt: string;
+  deliveredAt: string | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+}
+export const WEBHOOKS = `query Webhooks { webhookEndpoint { id url createdAt previousSecretExpiresAt } webhookDeliveries(limit: 50) { id deliveryId event status attempts createdAt deliveredAt nextAttemptAt lastError } }`;
+export type WebhooksData = {
+  webhookEndpoint: {
+    id: string;
+    url: string;
+    createdAt: string;
+    previousSecretExpiresAt: string | null;
+  } | null;
+  webhookDeliveries: WebhookDelivery[];
+};
+export const CONFIGURE_WEBHOOK = `mutation ConfigureWebhook($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }`;
+export type ConfigureWebhookData = { configureWebhookEndpoint: { id: string; url: string; secret: string } };
+export const ROTATE_WEBHOOK_SECRET = `mutation RotateWebhookSecret { rotateWebhookSecret { secret previousSecretExpiresAt } }`;
+export type RotateWebhookSecretData = {
+  rotateWebhookSecret: { secret: string; previousSecretExpiresAt: string | null };
+};
+export const REDELIVER_WEBHOOK = `mutation RedeliverWebhook($id: ID!) { redeliverWebhook(id: $id) }`;
+
+export interface CatalogRoute {
+  id: string;
+  formats: string[];
+  wallet: { name: string };
+  issuer: { name: string; country: string | null };
+  sandbox: { available: boolean };
+  production: { available: boolean };
+}
+export const CATALOG = `query Catalog { catalog { id formats wallet { name } issuer { name country } sandbox { available } production { available } } }`;
+export type CatalogData = { catalog: CatalogRoute[] };
+
+export interface SessionSummary {
+  id: string;
+  status: string;
+  environment: string;
+  workflowId: string;
+  workflowRevision: number;
+  createdAt: string;
+  endedAt: string | null;
+  failureReason: { code: string } | null;
+}
+const SUMMARY = 'id status environment workflowId workflowRevision createdAt endedAt failureReason { code }';
+export const SESSIONS = `query Sessions($first: Int, $after: String, $filter: SessionListFilter) { sessions(first: $first, after: $after, filter: $filter) { nodes { ${SUMMARY} } pageInfo { endCursor hasNextPage } } }`;
+export type SessionsData = {
+  sessions: { nodes: SessionSummary[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } };
+};
+export const SESSION_TIMELINE = `query SessionTimeline($id: ID!) { sessionTimeline(id: $id) { session { ${SUMMARY} } entries { at kind code detail } } }`;
+export type SessionTimelineData = {
+  sessionTimeline: {
+    session: SessionSummary;
+    entries: { at: string; kind: string; code: string | null; detail: unknown }[];
+  };
+};
+export const SESSION_STATUSES = [
+  'created',
+  'in_progress',
+  'awaiting_decision',
+  'completed',
+  'stopped',
+  'failed',
+  'expired',
+];

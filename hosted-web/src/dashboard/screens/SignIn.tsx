@@ -1,0 +1,139 @@
+// Sign-in: an emailed one-time link (the token arrives in the fragment, never in a server log) or a passkey
+// (discoverable credential, so no email is asked). Accepting an invitation posts its fragment token likewise.
+import { startAuthentication } from '@simplewebauthn/browser';
+import { createSignal, onMount, Show } from 'solid-js';
+import { authPost, DashError, signInWith } from '../api';
+import { navigate } from '../router';
+import { ErrorNote } from '../Screen';
+
+const fragmentToken = (): string | null => {
+  const m = /(?:^|&)token=([\w-]+)/.exec(location.hash.slice(1));
+  return m ? (m[1] as string) : null;
+};
+
+export function SignIn() {
+  const [email, setEmail] = createSignal('');
+  const [sent, setSent] = createSignal(false);
+  const [busy, setBusy] = createSignal(false);
+  const [error, setError] = createSignal<unknown>(null);
+
+  const run = async (f: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await f();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  onMount(() => {
+    const token = fragmentToken();
+    if (!token) return;
+    history.replaceState(null, '', location.pathname); // the token is spent; keep it out of history
+    void run(async () => {
+      await signInWith('/auth/email-link/verify', { token });
+      navigate('/dashboard/team', true);
+    });
+  });
+
+  const passkey = () =>
+    run(async () => {
+      const o = (await authPost('/auth/passkeys/authenticate/options')) as {
+        challenge_id: string;
+        options: never;
+      };
+      let response: unknown;
+      try {
+        response = await startAuthentication({ optionsJSON: o.options });
+      } catch {
+        throw new DashError('passkey_cancelled', 0);
+      }
+      await signInWith('/auth/passkeys/authenticate', { challenge_id: o.challenge_id, response });
+      navigate('/dashboard/team', true);
+    });
+
+  const link = (e: SubmitEvent) => {
+    e.preventDefault();
+    void run(async () => {
+      await authPost('/auth/email-link', { email: email() });
+      setSent(true);
+    });
+  };
+
+  return (
+    <section class="d-card d-narrow" aria-labelledby="screen-title">
+      <h1 id="screen-title">Sign in to the dashboard</h1>
+      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <button type="button" class="d-primary" disabled={busy()} onClick={passkey}>
+        Sign in with a passkey
+      </button>
+      <p class="d-muted">or get a one-time link by email</p>
+      <Show
+        when={!sent()}
+        fallback={
+          <p role="status">
+            If this address has an account, a sign-in link is on its way. It works once, for 15 minutes.
+          </p>
+        }
+      >
+        <form onSubmit={link}>
+          <label for="email">Email address</label>
+          <input
+            id="email"
+            type="email"
+            required
+            autocomplete="email"
+            value={email()}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+          <button type="submit" disabled={busy()}>
+            Email me a link
+          </button>
+        </form>
+      </Show>
+    </section>
+  );
+}
+
+export function AcceptInvitation() {
+  const [token] = createSignal(fragmentToken());
+  const [busy, setBusy] = createSignal(false);
+  const [error, setError] = createSignal<unknown>(token() ? null : new DashError('invitation_invalid', 410));
+
+  onMount(() => {
+    if (token()) history.replaceState(null, '', location.pathname);
+  });
+
+  const accept = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await signInWith('/auth/invitations/accept', { token: token() });
+      navigate('/dashboard/account', true);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="d-card d-narrow" aria-labelledby="screen-title">
+      <h1 id="screen-title">Accept your invitation</h1>
+      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <Show
+        when={
+          token() && !(error() instanceof DashError && (error() as DashError).code === 'invitation_invalid')
+        }
+      >
+        <p>You were invited to a business's dashboard. Accepting creates your account and signs you in.</p>
+        <button type="button" class="d-primary" disabled={busy()} onClick={accept}>
+          Accept invitation
+        </button>
+      </Show>
+    </section>
+  );
+}
