@@ -13,9 +13,12 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /**
    * Removes a blob. Only the transient-upload cleanup calls it, and only for a blob that no document row
-   * references any more (modules/document/cleanup.ts); evidence blobs are never removed.
+   * references any more (modules/document/cleanup.ts); evidence blobs are never removed. The blob is first
+   * moved out of its address, then `stillReferenced` is asked again (a fresh read): when a new upload of the
+   * same bytes committed meanwhile, the blob is put back. Together with the create path re-putting its blobs
+   * after commit (DocumentService.ensureStored), a blob a committed row references is never lost to the race.
    */
-  remove(sha256: string): Promise<void>;
+  remove(sha256: string, stillReferenced?: () => Promise<boolean>): Promise<void>;
 }
 
 export const sha256HexOf = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -54,8 +57,26 @@ export class FilesystemBlobStore implements BlobStore {
     return bytes;
   }
 
-  async remove(sha256: string): Promise<void> {
-    await fs.rm(this.pathOf(sha256), { force: true });
+  async remove(sha256: string, stillReferenced?: () => Promise<boolean>): Promise<void> {
+    const file = this.pathOf(sha256);
+    const trash = `${file}.${randomBytes(8).toString('hex')}.removing`;
+    try {
+      await fs.rename(file, trash); // atomic: from here on a put() of the same bytes writes a fresh copy
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    try {
+      if (stillReferenced && (await stillReferenced())) {
+        try {
+          await fs.link(trash, file);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // a put() already wrote it again
+        }
+      }
+    } finally {
+      await fs.rm(trash, { force: true });
+    }
   }
 
   async has(sha256: string): Promise<boolean> {

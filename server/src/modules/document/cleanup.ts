@@ -39,8 +39,12 @@ export class TransientUploadCleanup {
       }
       return out;
     });
-    // after commit: a crash here leaves an unreferenced blob (harmless, never a missing one)
-    for (const sha256 of orphaned) await this.deps.blobs.remove(sha256);
+    // After commit: a crash here leaves an unreferenced blob (harmless, never a missing one). The reference
+    // count is read again once the blob is out of its address, so an upload of the same bytes that committed
+    // in between keeps it (BlobStore.remove).
+    const documents = this.deps.ds.getRepository(DocumentEntity);
+    for (const sha256 of orphaned)
+      await this.deps.blobs.remove(sha256, async () => (await documents.countBy({ sha256 })) > 0);
     this.deps.logger.info('transient uploads removed', {
       documents: transient.length,
       blobs: orphaned.length,

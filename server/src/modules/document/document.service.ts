@@ -144,6 +144,15 @@ export class DocumentService {
     }
   }
 
+  /**
+   * After the create transaction committed: puts again any blob of `planned` that is missing. The cleanup may
+   * have moved a shared blob out of its address between store()'s put and the commit (BlobStore.remove); this
+   * writes it back from the request's bytes, so a committed document row never points at nothing.
+   */
+  async ensureStored(planned: PlannedDocument[]): Promise<void> {
+    for (const p of planned) await this.deps.blobs.put(p.bytes); // put never overwrites; a no-op when present
+  }
+
   async forSession(m: EntityManager, sessionId: string, stage?: number): Promise<DocumentEntity[]> {
     return m.getRepository(DocumentEntity).find({
       where: stage === undefined ? { sessionId } : { sessionId, stage },

@@ -12,7 +12,7 @@ import { isMysql, isUniqueViolation, lockSessionRow, transactionWithRetry } from
 import { columnList, hydrate, insertRow, paramFor, sql } from '../../db/fast-sql';
 import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
-import type { DocumentService } from '../document/document.service';
+import type { DocumentService, PlannedDocument } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
 import { recordSessionEvent } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
@@ -84,7 +84,7 @@ export interface SessionDeps {
   /** Refuses a workflow whose primitives have no credential route available in the environment. */
   catalog: Pick<CatalogService, 'assertAvailable'>;
   /** Sign-step documents: which uploads a workflow takes, and storing them at creation. */
-  documents: Pick<DocumentService, 'plan' | 'store'>;
+  documents: Pick<DocumentService, 'plan' | 'store' | 'ensureStored'>;
   /** Called after a commit that queued webhook events (wakes the relay). */
   onEventsQueued?: () => void;
 }
@@ -257,6 +257,8 @@ export class SessionService {
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     const { ds, clock } = this.deps;
+    // The documents the committed attempt stored (their blobs are re-put after commit).
+    let stored: PlannedDocument[] = [];
     // One attempt of the create, in its transaction `m` (retried whole on deadlock).
     const attempt = async (m: EntityManager): Promise<SessionEntity> => {
       const now = clock.now();
@@ -333,12 +335,14 @@ export class SessionService {
       await recordSessionEvent(m, session, { kind: 'created', at: now });
       // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
       if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
+      stored = documents;
       return session;
     };
     try {
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
       // Always a transaction: the session and its `created` timeline row commit together (support view).
       const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
+      if (stored.length > 0) await this.deps.documents.ensureStored(stored); // see ensureStored: cleanup race
       return { statusCode: 201, session: this.created(s), replayed: false };
     } catch (e) {
       if (key && isLockWaitTimeout(e))
