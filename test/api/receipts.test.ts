@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { ReceiptDeliveryEntity } from '../../server/src/modules/receipt/receipt.entities';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { opensslVerifyAudit } from '../support/openssl';
 import { pdfdetachJson, pdftotext, SignerBrowser, scratch, verifyReceiptCli } from '../support/receipts';
@@ -288,6 +289,28 @@ describe('the signer’s record (receipts)', () => {
       (await verifyReceiptCli(files.write('linked.pdf', Buffer.from(await linkPdf.arrayBuffer())))).code,
     ).toBe(0);
     expect((await fetch(`${link.slice(0, -3)}AAA`)).status).toBe(404);
+
+    // A sender that died between its claim (link minted) and the send: the worker pass frees the stale
+    // claim and sends it (at least once), with a fresh link.
+    const deliveries = t.svc.ds.getRepository(ReceiptDeliveryEntity);
+    const done = await deliveries.findOneByOrFail({ state: 'sent' });
+    const stuck = Object.assign(new ReceiptDeliveryEntity(), {
+      ...done,
+      id: `${done.id.slice(0, -4)}dead`,
+      state: 'pending',
+      linkHash: 'f'.repeat(64),
+      sentAt: null,
+      createdAt: new Date(clock.now().getTime() - 5 * 60_000),
+    });
+    await deliveries.insert(stuck);
+    const n7 = smtp.messages.length;
+    expect(await t.svc.receipts.deliverPending()).toBe(0); // claimed 5 minutes ago: maybe still in flight
+    clock.advance(6 * 60_000);
+    expect(await t.svc.receipts.deliverPending()).toBe(1);
+    await smtp.waitFor((m) => smtp.messages.indexOf(m) >= n7 && /receipt/i.test(m.subject ?? ''));
+    const retried = await deliveries.findOneByOrFail({ id: stuck.id });
+    expect(retried.state).toBe('sent');
+    expect(retried.linkHash).not.toBe('f'.repeat(64));
 
     // an hour after the first code, new codes can be sent again
     clock.advance(HOUR);

@@ -586,6 +586,22 @@ export class ReceiptService {
       order: { createdAt: 'ASC' },
       take: limit,
     });
+    // A sender that died between its claim (link minted) and the send leaves the delivery claimed for good:
+    // free such a claim once it is clearly not in flight any more (SMTP gives up long before 10 minutes). At
+    // worst a very slow sender and the retry both send: a receipt email is delivered at least once.
+    const stale = new Date(this.deps.clock.now().getTime() - 10 * 60_000);
+    for (const d of due)
+      if (d.linkHash && d.createdAt < stale)
+        await this.deps.ds
+          .createQueryBuilder()
+          .update(ReceiptDeliveryEntity)
+          .set({ linkHash: null })
+          .where('id = :id AND state = :pending AND link_hash = :claim', {
+            id: d.id,
+            pending: 'pending',
+            claim: d.linkHash,
+          })
+          .execute();
     let sent = 0;
     for (const d of due) if (await this.deliver(d.id).catch(() => false)) sent++;
     return sent;
