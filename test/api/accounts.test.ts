@@ -2,8 +2,10 @@
 // real SMTP server; the owner accepts from the mailed link, signs in by emailed link, invites a developer
 // (who cannot touch production), manages API keys (a revoked key gets 401 at once), and the old API-key access
 // to dashboard operations is refused. The service runs on a ManualClock for the 24 h invitation deadline.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { SignInLinkEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { authPost, DashboardClient, linkToken, runOperator, sessionCookie } from '../support/dashboard';
 import { Api, type Json, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
@@ -376,5 +378,26 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
       (await admin.in('production').gql('mutation { createApiKey(label: "live") { key } }')).data.createApiKey
         .key,
     ).toMatch(/^sk_production_/);
+  });
+
+  it('sends at most five sign-in links per person and hour; the sixth request is answered the same and mails nothing', async () => {
+    clock.advance(2 * 3600_000); // a fresh hour: the earlier tests' links are older than an hour
+    const before = smtp.messages.length;
+    for (let i = 0; i < 6; i++)
+      expect((await authPost(t.baseUrl, '/auth/email-link', { email: ownerEmail })).status).toBe(202);
+    await smtp.waitFor(
+      (m) => smtp.messages.slice(before).filter((x) => JSON.stringify(x.to).includes(ownerEmail)).length >= 5,
+    );
+    const links = await t.svc.ds
+      .getRepository(SignInLinkEntity)
+      .createQueryBuilder('l')
+      .where('l.created_at > :since', { since: new Date(clock.now().getTime() - 3600_000) })
+      .getCount();
+    expect(links).toBe(5);
+    // an hour later the person can ask again
+    clock.advance(3600_000 + 1);
+    const n = smtp.messages.length;
+    expect((await authPost(t.baseUrl, '/auth/email-link', { email: ownerEmail })).status).toBe(202);
+    await mailTo(ownerEmail, n);
   });
 });

@@ -11,7 +11,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { type DataSource, type EntityManager, IsNull, MoreThan } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import type { Actor, Ctx } from '../../common/context';
 import { safeEqual } from '../../common/crypto';
@@ -41,7 +41,9 @@ export interface AccountMailer {
 }
 
 export const INVITATION_TTL_MS = 24 * 60 * 60 * 1000;
-export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
+/** Sign-in links one person can be sent per hour (the rest of the requests are answered 202, silently). */
+export const SIGN_IN_LINKS_PER_HOUR = 5;
+const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -521,6 +523,13 @@ export class AccountsService {
     if (!user) return;
     const token = randomToken(32);
     const now = this.now();
+    // At most SIGN_IN_LINKS_PER_HOUR links per person and hour, counted in the database (every node sees the
+    // same count): nobody can flood an inbox through this public route. The answer stays 202 either way.
+    const recent = await this.deps.ds.getRepository(SignInLinkEntity).countBy({
+      userId: user.id,
+      createdAt: MoreThan(new Date(now.getTime() - 3600_000)),
+    });
+    if (recent >= SIGN_IN_LINKS_PER_HOUR) return;
     await this.deps.ds.getRepository(SignInLinkEntity).insert({
       id: newId('sil'),
       userId: user.id,
@@ -529,11 +538,15 @@ export class AccountsService {
       expiresAt: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS),
       usedAt: null,
     });
-    await this.deps.mail.send({
-      to: email,
-      subject: 'Your sign-in link',
-      text: `Open this link within 15 minutes to sign in to the dashboard:\n\n${this.origin}/dashboard/sign-in#token=${token}\n\nIf you did not ask for it, ignore this email.`,
-    });
+    // Not awaited: the 202 must take as long for an unknown address as for a known one (no account
+    // enumeration by timing). A failed send is logged; the person asks again.
+    this.deps.mail
+      .send({
+        to: email,
+        subject: 'Your sign-in link',
+        text: `Open this link within 15 minutes to sign in to the dashboard:\n\n${this.origin}/dashboard/sign-in#token=${token}\n\nIf you did not ask for it, ignore this email.`,
+      })
+      .catch((e: unknown) => this.deps.logger.warn('sign-in link not sent', { error: String(e) }));
   }
 
   async verifySignInLink(token: unknown, userAgent?: string): Promise<SignedIn> {
