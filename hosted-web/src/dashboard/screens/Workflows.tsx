@@ -81,7 +81,6 @@ export function Workflows() {
                 <th scope="col">Name</th>
                 <th scope="col">Latest revision</th>
                 <th scope="col">Updated</th>
-                <th scope="col">Id</th>
               </tr>
             </thead>
             <tbody>
@@ -95,9 +94,6 @@ export function Workflows() {
                     </td>
                     <td>{w.latestRevision === 0 ? 'Not published' : `Revision ${w.latestRevision}`}</td>
                     <td>{when(w.updatedAt)}</td>
-                    <td>
-                      <code>{w.id}</code>
-                    </td>
                   </tr>
                 )}
               </For>
