@@ -12,6 +12,7 @@ import { SessionDetail, Sessions } from './screens/Sessions';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
 import { Team } from './screens/Team';
 import { Webhooks } from './screens/Webhooks';
+import { WorkflowDetail, Workflows } from './screens/Workflows';
 
 interface RouteDef {
   path: string;
@@ -22,6 +23,7 @@ interface RouteDef {
 const ROUTES: RouteDef[] = [
   { path: '/dashboard/team', title: 'Team and invitations', view: Team },
   { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
+  { path: '/dashboard/workflows', title: 'Workflows', view: Workflows },
   { path: '/dashboard/sessions', title: 'Sessions', view: Sessions },
   { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
   { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
@@ -67,7 +69,10 @@ function Shell(props: { route: RouteDef }) {
         </ul>
       </nav>
       <main id="main" class="d-main">
-        <Screen title={props.route.title}>{props.route.view()}</Screen>
+        {/* keyed: each route gets a fresh Screen, so an error caught on one screen never sticks to the next */}
+        <Show when={props.route} keyed>
+          {(r) => <Screen title={r.title}>{r.view()}</Screen>}
+        </Show>
       </main>
     </div>
   );
@@ -110,6 +115,11 @@ export function App() {
     if (detail) {
       const id = detail[1] as string;
       return { path: '/dashboard/sessions', title: 'Session', view: () => <SessionDetail id={id} /> };
+    }
+    const workflow = /^\/dashboard\/workflows\/([\w-]+)$/.exec(p);
+    if (workflow) {
+      const id = workflow[1] as string;
+      return { path: '/dashboard/workflows', title: 'Workflow', view: () => <WorkflowDetail id={id} /> };
     }
     return ROUTES.find((r) => r.path === p);
   };

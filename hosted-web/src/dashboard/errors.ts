@@ -17,6 +17,10 @@ const COPY: Record<string, string> = {
   webhook_url_invalid:
     'This URL cannot receive webhooks: use https on a public host (sandbox also allows private hosts where enabled).',
   passkey_cancelled: 'The passkey prompt was closed before it finished.',
+  // workflows screen
+  workflow_not_found: 'This workflow does not exist in this environment.',
+  workflow_invalid: 'The workflow cannot be saved or published as it is: check each step.',
+  workflow_not_published: 'This workflow has no published revision yet.',
 };
 
 export function errorCopy(code: string, fallback?: string): string {

@@ -111,3 +111,41 @@ export const SESSION_STATUSES = [
   'failed',
   'expired',
 ];
+
+// Workflows (the workflows screen)
+export type Primitive = 'identify' | 'age_verify' | 'sign' | 'attestation';
+export interface WorkflowStep {
+  primitive: Primitive;
+  claims: string[] | null;
+  threshold: number | null;
+  documents: number | null;
+  terms: string | null;
+  gateAfter: boolean;
+}
+const STEP = 'primitive claims threshold documents terms gateAfter';
+export interface WorkflowSummary {
+  id: string;
+  name: string;
+  apiOnly: boolean;
+  latestRevision: number;
+  updatedAt: string;
+}
+export const WORKFLOWS = `query Workflows { workflows { id name apiOnly latestRevision updatedAt } }`;
+export type WorkflowsData = { workflows: WorkflowSummary[] };
+export const CREATE_WORKFLOW = `mutation CreateWorkflow($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }`;
+export type CreateWorkflowData = { createWorkflow: { id: string } };
+export interface WorkflowRevision {
+  revision: number;
+  name: string;
+  apiOnly: boolean;
+  publishedAt: string;
+  steps: WorkflowStep[];
+}
+export const WORKFLOW = `query Workflow($id: ID!) { workflow(id: $id) { id name apiOnly latestRevision updatedAt draftSteps { ${STEP} } } workflowRevisions(workflowId: $id) { revision name apiOnly publishedAt steps { ${STEP} } } }`;
+export type WorkflowData = {
+  workflow: WorkflowSummary & { draftSteps: WorkflowStep[] };
+  workflowRevisions: WorkflowRevision[];
+};
+export const SET_WORKFLOW_STEPS = `mutation SetWorkflowSteps($workflowId: ID!, $steps: [WorkflowStepInput!]!, $apiOnly: Boolean) { setWorkflowSteps(workflowId: $workflowId, steps: $steps, apiOnly: $apiOnly) { id } }`;
+export const PUBLISH_WORKFLOW = `mutation PublishWorkflow($workflowId: ID!) { publishWorkflow(workflowId: $workflowId) { revision } }`;
+export type PublishWorkflowData = { publishWorkflow: { revision: number } };

@@ -1,0 +1,420 @@
+// Workflows of the current environment: list and create; one workflow's draft editor (arrange steps, set each
+// primitive's settings and its gate, save, publish a revision) and every published revision. The draft lives
+// in local state until "Save draft"; publishing saves first, so what is published is what is on screen.
+import { createResource, createSignal, For, Index, Show } from 'solid-js';
+import { environment, gql } from '../api';
+import {
+  CREATE_WORKFLOW,
+  type CreateWorkflowData,
+  type Primitive,
+  PUBLISH_WORKFLOW,
+  type PublishWorkflowData,
+  SET_WORKFLOW_STEPS,
+  WORKFLOW,
+  WORKFLOWS,
+  type WorkflowData,
+  type WorkflowStep,
+  type WorkflowsData,
+} from '../queries';
+import { linkClick, navigate } from '../router';
+import { ErrorNote, when } from '../Screen';
+
+const PRIMITIVES: { value: Primitive; label: string }[] = [
+  { value: 'identify', label: 'Identify (requested claims)' },
+  { value: 'age_verify', label: 'Age check (threshold)' },
+  { value: 'sign', label: 'Sign documents' },
+  { value: 'attestation', label: 'Attestation (inline terms)' },
+];
+const LABEL: Record<Primitive, string> = {
+  identify: 'Identify',
+  age_verify: 'Age check',
+  sign: 'Sign documents',
+  attestation: 'Attestation',
+};
+/** The spec's limit for attestation terms; the server enforces it, the editor warns while typing. */
+const TERMS_MAX_WORDS = 1000;
+
+export const wordCount = (s: string): number => s.split(/\s+/).filter(Boolean).length;
+
+export function Workflows() {
+  const [list, { refetch }] = createResource(environment, () => gql<WorkflowsData>(WORKFLOWS));
+  const [name, setName] = createSignal('');
+  const [error, setError] = createSignal<unknown>(null);
+
+  const create = async (e: SubmitEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const { createWorkflow } = await gql<CreateWorkflowData>(CREATE_WORKFLOW, { input: { name: name() } });
+      setName('');
+      await refetch();
+      navigate(`/dashboard/workflows/${createWorkflow.id}`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <>
+      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <form class="d-form" onSubmit={create}>
+        <label for="workflow-name">Workflow name</label>
+        <input
+          id="workflow-name"
+          required
+          maxlength="200"
+          value={name()}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <button type="submit" class="d-primary">
+          Create {environment()} workflow
+        </button>
+      </form>
+      <Show
+        when={list()?.workflows.length}
+        fallback={<p class="d-muted">No workflows in {environment()} yet.</p>}
+      >
+        <div class="d-table-wrap">
+          <table aria-label={`Workflows in ${environment()}`}>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Latest revision</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              <For each={list()?.workflows}>
+                {(w) => (
+                  <tr>
+                    <td>
+                      <a href={`/dashboard/workflows/${w.id}`} onClick={linkClick}>
+                        {w.name}
+                      </a>
+                    </td>
+                    <td>{w.latestRevision === 0 ? 'Not published' : `Revision ${w.latestRevision}`}</td>
+                    <td>{when(w.updatedAt)}</td>
+                  </tr>
+                )}
+              </For>
+            </tbody>
+          </table>
+        </div>
+      </Show>
+    </>
+  );
+}
+
+/** A step as edited: text fields stay strings until saved, so a half-typed number is never lost. */
+interface DraftStep {
+  primitive: Primitive;
+  claims: string;
+  threshold: string;
+  documents: string;
+  terms: string;
+  gateAfter: boolean;
+}
+
+const toDraft = (s: WorkflowStep): DraftStep => ({
+  primitive: s.primitive,
+  claims: (s.claims ?? []).join(', '),
+  threshold: s.threshold == null ? '18' : String(s.threshold),
+  documents: s.documents == null ? '1' : String(s.documents),
+  terms: s.terms ?? '',
+  gateAfter: s.gateAfter,
+});
+
+const blank = (primitive: Primitive): DraftStep => ({
+  primitive,
+  claims: primitive === 'identify' ? 'given_name, family_name' : '',
+  threshold: '18',
+  documents: '1',
+  terms: '',
+  gateAfter: false,
+});
+
+/** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
+const toInput = (s: DraftStep) => {
+  const base = { primitive: s.primitive, gateAfter: s.gateAfter };
+  switch (s.primitive) {
+    case 'identify':
+      return {
+        ...base,
+        claims: s.claims
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      };
+    case 'age_verify':
+      return { ...base, threshold: Number.parseInt(s.threshold, 10) };
+    case 'sign':
+      return { ...base, documents: Number.parseInt(s.documents, 10) };
+    case 'attestation':
+      return { ...base, terms: s.terms };
+  }
+};
+
+const summary = (s: WorkflowStep): string => {
+  switch (s.primitive) {
+    case 'identify':
+      return `claims: ${(s.claims ?? []).join(', ')}`;
+    case 'age_verify':
+      return `at least ${s.threshold} years`;
+    case 'sign':
+      return `${s.documents} document(s)`;
+    case 'attestation':
+      return `terms of ${wordCount(s.terms ?? '')} words`;
+  }
+};
+
+export function WorkflowDetail(props: { id: string }) {
+  const [steps, setSteps] = createSignal<DraftStep[]>([]);
+  const [apiOnly, setApiOnly] = createSignal(true);
+  const [dirty, setDirty] = createSignal(false);
+  const [adding, setAdding] = createSignal<Primitive>('identify');
+  const [error, setError] = createSignal<unknown>(null);
+  const [notice, setNotice] = createSignal('');
+  const [data, { refetch }] = createResource(
+    () => ({ env: environment(), id: props.id }),
+    async (a) => {
+      const d = await gql<WorkflowData>(WORKFLOW, { id: a.id });
+      setSteps(d.workflow.draftSteps.map(toDraft));
+      setApiOnly(d.workflow.apiOnly);
+      setDirty(false);
+      return d;
+    },
+  );
+
+  const change = (next: DraftStep[]) => {
+    setSteps(next);
+    setDirty(true);
+    setNotice('');
+  };
+  const update = (i: number, patch: Partial<DraftStep>) =>
+    change(steps().map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const move = (i: number, by: -1 | 1) => {
+    const next = [...steps()];
+    const [s] = next.splice(i, 1);
+    next.splice(i + by, 0, s as DraftStep);
+    change(next);
+  };
+
+  const save = async () => {
+    await gql(SET_WORKFLOW_STEPS, { workflowId: props.id, steps: steps().map(toInput), apiOnly: apiOnly() });
+    setDirty(false);
+  };
+  const run = async (action: () => Promise<void>) => {
+    setError(null);
+    setNotice('');
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const onSave = () =>
+    run(async () => {
+      await save();
+      setNotice('Draft saved.');
+      await refetch();
+    });
+  const onPublish = () =>
+    run(async () => {
+      if (dirty()) await save();
+      const { publishWorkflow } = await gql<PublishWorkflowData>(PUBLISH_WORKFLOW, { workflowId: props.id });
+      await refetch();
+      setNotice(`Published revision ${publishWorkflow.revision}.`);
+    });
+
+  return (
+    <Show when={data()}>
+      {(d) => (
+        <>
+          <p>
+            <a href="/dashboard/workflows" onClick={linkClick}>
+              All workflows
+            </a>
+          </p>
+          <dl class="d-facts">
+            <dt>Name</dt>
+            <dd>{d().workflow.name}</dd>
+            <dt>Workflow id</dt>
+            <dd>
+              <code data-testid="workflow-id">{d().workflow.id}</code>
+            </dd>
+            <dt>Latest revision</dt>
+            <dd>{d().workflow.latestRevision === 0 ? 'Not published' : d().workflow.latestRevision}</dd>
+          </dl>
+
+          <h2>Draft steps</h2>
+          <Show when={!steps().length}>
+            <p class="d-muted">No steps yet. Add the first one below.</p>
+          </Show>
+          <ol class="d-steps">
+            <Index each={steps()}>
+              {(s, i) => (
+                <li class="d-card d-step">
+                  <h3>
+                    Step {i + 1}: {LABEL[s().primitive]}
+                  </h3>
+                  <Show when={s().primitive === 'identify'}>
+                    <label for={`claims-${i}`}>Requested claims (comma separated)</label>
+                    <input
+                      id={`claims-${i}`}
+                      value={s().claims}
+                      onInput={(e) => update(i, { claims: e.currentTarget.value })}
+                    />
+                  </Show>
+                  <Show when={s().primitive === 'age_verify'}>
+                    <label for={`threshold-${i}`}>Minimum age (years)</label>
+                    <input
+                      id={`threshold-${i}`}
+                      type="number"
+                      min="1"
+                      max="150"
+                      inputmode="numeric"
+                      value={s().threshold}
+                      onInput={(e) => update(i, { threshold: e.currentTarget.value })}
+                    />
+                  </Show>
+                  <Show when={s().primitive === 'sign'}>
+                    <label for={`documents-${i}`}>Documents each session uploads</label>
+                    <input
+                      id={`documents-${i}`}
+                      type="number"
+                      min="1"
+                      inputmode="numeric"
+                      value={s().documents}
+                      onInput={(e) => update(i, { documents: e.currentTarget.value })}
+                    />
+                  </Show>
+                  <Show when={s().primitive === 'attestation'}>
+                    <label for={`terms-${i}`}>Terms the signer attests</label>
+                    <textarea
+                      id={`terms-${i}`}
+                      rows="6"
+                      aria-describedby={`terms-count-${i}`}
+                      value={s().terms}
+                      onInput={(e) => update(i, { terms: e.currentTarget.value })}
+                    />
+                    <p
+                      id={`terms-count-${i}`}
+                      class={wordCount(s().terms) > TERMS_MAX_WORDS ? 'd-warn' : 'd-muted'}
+                      aria-live="polite"
+                      data-testid={`terms-count-${i}`}
+                    >
+                      {wordCount(s().terms)} of {TERMS_MAX_WORDS} words
+                      {wordCount(s().terms) > TERMS_MAX_WORDS
+                        ? `: too long by ${wordCount(s().terms) - TERMS_MAX_WORDS}; publishing will be refused.`
+                        : ''}
+                    </p>
+                  </Show>
+                  <label class="d-check">
+                    <input
+                      type="checkbox"
+                      checked={s().gateAfter}
+                      onChange={(e) => update(i, { gateAfter: e.currentTarget.checked })}
+                    />
+                    Gate: wait for us to continue or stop after this step
+                  </label>
+                  <div class="d-step-actions">
+                    <button
+                      type="button"
+                      disabled={i === 0}
+                      aria-label={`Move up step ${i + 1}`}
+                      onClick={() => move(i, -1)}
+                    >
+                      Move up
+                    </button>
+                    <button
+                      type="button"
+                      disabled={i === steps().length - 1}
+                      aria-label={`Move down step ${i + 1}`}
+                      onClick={() => move(i, 1)}
+                    >
+                      Move down
+                    </button>
+                    <button
+                      type="button"
+                      class="d-danger"
+                      aria-label={`Remove step ${i + 1}`}
+                      onClick={() => change(steps().filter((_, j) => j !== i))}
+                    >
+                      Remove
+                    </button>
+                  </div>
+                </li>
+              )}
+            </Index>
+          </ol>
+          <div class="d-form">
+            <label for="add-primitive">New step</label>
+            <select
+              id="add-primitive"
+              value={adding()}
+              onChange={(e) => setAdding(e.currentTarget.value as Primitive)}
+            >
+              <For each={PRIMITIVES}>{(p) => <option value={p.value}>{p.label}</option>}</For>
+            </select>
+            <button type="button" onClick={() => change([...steps(), blank(adding())])}>
+              Add step
+            </button>
+          </div>
+          <label class="d-check">
+            <input
+              type="checkbox"
+              checked={apiOnly()}
+              onChange={(e) => {
+                setApiOnly(e.currentTarget.checked);
+                setDirty(true);
+              }}
+            />
+            Sessions are created only through the API
+          </label>
+          <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+          <Show when={notice()}>
+            <p class="d-ok" role="status">
+              {notice()}
+            </p>
+          </Show>
+          <div class="d-step-actions">
+            <button type="button" onClick={onSave} disabled={!dirty()}>
+              Save draft
+            </button>
+            <button type="button" class="d-primary" onClick={onPublish} disabled={!steps().length}>
+              Publish revision
+            </button>
+          </div>
+
+          <h2>Published revisions</h2>
+          <Show
+            when={d().workflowRevisions.length}
+            fallback={
+              <p class="d-muted">Not published yet: sessions can use it once a revision is published.</p>
+            }
+          >
+            <For each={[...d().workflowRevisions].reverse()}>
+              {(r) => (
+                <details class="d-card d-revision">
+                  <summary>
+                    Revision {r.revision}, published {when(r.publishedAt)}
+                  </summary>
+                  <ol>
+                    <For each={r.steps}>
+                      {(s) => (
+                        <li>
+                          {LABEL[s.primitive]} ({summary(s)}){s.gateAfter ? ', gate after' : ''}
+                        </li>
+                      )}
+                    </For>
+                  </ol>
+                  <p class="d-muted">{r.apiOnly ? 'API only' : 'Not API only'}</p>
+                </details>
+              )}
+            </For>
+          </Show>
+        </>
+      )}
+    </Show>
+  );
+}
