@@ -57,6 +57,8 @@ export interface Projection {
   completed_stages: number[];
   expires: string;
   binding: 'none' | 'this_browser' | 'other_browser';
+  /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
+  return_url?: string;
 }
 
 export interface Persona {
@@ -527,6 +529,7 @@ export class SessionTransport {
       completed_stages: Array.from({ length: done }, (_, i) => i),
       expires: s.expiresAt.toISOString(),
       binding: this.bindingOf(s, token),
+      ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
     };
   }
 }
