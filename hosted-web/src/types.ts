@@ -47,6 +47,8 @@ export interface SessionProjection {
   completed_stages: number[];
   expires: string;
   binding: 'none' | 'this_browser' | 'other_browser';
+  /** Only once the session ended: the business's page to go back to (ADR 0019). */
+  return_url?: string;
 }
 
 export interface SandboxPersona {
