@@ -40,7 +40,8 @@ export interface SessionProjection {
   id: string;
   status: SessionStatus;
   environment: 'sandbox' | 'production';
-  business: { name: string };
+  /** accent_color: the business's `#rrggbb` (at least 4.5:1 against white) when branded (ADR 0019). */
+  business: { name: string; accent_color?: string };
   workflow: { name: string };
   steps: ProjectionStep[];
   current_stage: number;

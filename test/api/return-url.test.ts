@@ -125,4 +125,52 @@ describe('return_url on registered origins', () => {
       'https://shop.example',
     ]);
   });
+
+  describe('branding', () => {
+    const SET_BRANDING =
+      'mutation($i: BrandingInput!) { setBranding(input: $i) { displayName accentColor } }';
+
+    it('refuses an accent colour without AA contrast against white, and bad input', async () => {
+      const pale = await api.gql(SET_BRANDING, { i: { accentColor: '#7aa7ff' } });
+      expect(pale.errors?.[0]?.extensions).toMatchObject({
+        code: 'branding_contrast_insufficient',
+        param: 'input.accentColor',
+      });
+      for (const i of [
+        { accentColor: 'blue' },
+        { accentColor: '#12345' },
+        { displayName: ' ' },
+        { displayName: 'x'.repeat(81) },
+      ]) {
+        const r = await api.gql(SET_BRANDING, { i });
+        expect(r.errors?.[0]?.extensions?.code, JSON.stringify(i)).toBe('validation_failed');
+      }
+      expect((await api.gql('{ branding { displayName accentColor } }')).data.branding).toEqual({
+        displayName: null,
+        accentColor: null,
+      });
+    });
+
+    it('shows the display name and accent colour on the hosted page', async () => {
+      const set = await api.gql(SET_BRANDING, {
+        i: { displayName: '  Shop Online ', accentColor: '#0F5132' },
+      });
+      expect(set.data.setBranding).toEqual({ displayName: 'Shop Online', accentColor: '#0f5132' });
+      // the return origins set earlier are kept
+      expect((await api.gql(READ)).data.returnOrigins).toContain('https://shop.example');
+      const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      const projection = (await api.rest('GET', `/t/sessions/${created.body.id}`)).body;
+      expect(projection.business).toEqual({ name: 'Shop Online', accent_color: '#0f5132' });
+      // another business is not branded by it
+      expect((await other.gql('{ branding { displayName } }')).data.branding.displayName).toBeNull();
+
+      browser ??= await launchChromium();
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(created.body.url);
+      await page.getByTestId('start').waitFor();
+      expect(await page.locator('h1').textContent()).toBe('Shop Online');
+      const bg = await page.getByTestId('start').evaluate((b) => getComputedStyle(b).backgroundColor);
+      expect(bg).toBe('rgb(15, 81, 50)');
+    }, 60_000);
+  });
 });

@@ -72,6 +72,19 @@ export function SessionView(props: {
     onCleanup(() => clearInterval(timer));
   });
 
+  // Branding: the business's accent replaces ours for buttons and links (contrast checked by the server).
+  createEffect(() => {
+    const accent = p().business.accent_color;
+    const root = document.documentElement.style;
+    if (accent && /^#[0-9a-f]{6}$/.test(accent)) {
+      root.setProperty('--accent', accent);
+      root.setProperty('--accent-hover', accent);
+    } else {
+      root.removeProperty('--accent');
+      root.removeProperty('--accent-hover');
+    }
+  });
+
   createEffect(() => {
     document.title = t('page.title', { business: business() });
   });

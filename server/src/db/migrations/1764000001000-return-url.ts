@@ -1,13 +1,16 @@
-// return_url (issue 10, ADR 0019): the origins a business registered per environment, and the session's
-// return_url. Own table and one new nullable column only.
+// Hosted page settings (issue 10, ADR 0019): per business and environment, the registered return_url origins
+// and the branding (display name, accent colour); and the session's return_url. Own table and one new
+// nullable column only.
 import { type MigrationInterface, type QueryRunner, Table, TableColumn } from 'typeorm';
 
 const TABLE = new Table({
-  name: 'return_origins',
+  name: 'hosted_page_settings',
   columns: [
     { name: 'business_id', type: 'varchar', length: '40', isPrimary: true, isNullable: false },
     { name: 'environment', type: 'varchar', length: '16', isPrimary: true, isNullable: false },
     { name: 'origins', type: 'text', isNullable: false },
+    { name: 'display_name', type: 'varchar', length: '80', isNullable: true },
+    { name: 'accent_color', type: 'varchar', length: '7', isNullable: true },
     { name: 'updated_at', type: 'datetime', precision: 3, isNullable: false },
   ],
 });

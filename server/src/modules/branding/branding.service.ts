@@ -4,8 +4,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { inTransaction } from '../../db/data-source';
-import { ReturnOriginsEntity } from './branding.entity';
+import { inTransaction, isMysql } from '../../db/data-source';
+import { HostedPageSettingsEntity } from './branding.entity';
 
 export const RETURN_LIMITS = { maxOrigins: 20, urlMaxLength: 2048 } as const;
 
@@ -65,17 +65,110 @@ export class BrandingService {
       });
     const normalised = [...new Set(origins.map((o: string) => normaliseOrigin(o, environment)))].sort();
     const now = ctx.clock.now();
-    await inTransaction(this.deps.ds, ctx.manager, async (m) => {
-      // upsert by primary key: a save reads then writes, one row per (business, environment)
-      await m.getRepository(ReturnOriginsEntity).save({
-        businessId,
-        environment,
-        origins: JSON.stringify(normalised),
-        updatedAt: now,
-      });
-    });
+    await writeSettings(this.deps.ds, ctx, { origins: JSON.stringify(normalised), updatedAt: now });
     return normalised;
   }
+
+  /** The branding of the caller's environment (nulls: the defaults). */
+  async branding(ctx: Ctx): Promise<Branding> {
+    const { businessId, environment } = tenantOf(ctx);
+    return brandingOf(ctx.manager ?? this.deps.ds.manager, businessId, environment);
+  }
+
+  /**
+   * Sets the branding of the caller's environment. displayName: 1-80 characters after trimming, or null for
+   * the business name. accentColor: `#rrggbb` with at least 4.5:1 contrast against white (WCAG AA for the
+   * white button text on it), or null for the default.
+   */
+  async setBranding(ctx: Ctx, input: { displayName?: unknown; accentColor?: unknown }): Promise<Branding> {
+    const displayName = normaliseDisplayName(input.displayName);
+    const accentColor = normaliseAccent(input.accentColor);
+    await writeSettings(this.deps.ds, ctx, { displayName, accentColor, updatedAt: ctx.clock.now() });
+    return { displayName, accentColor };
+  }
+}
+
+export interface Branding {
+  displayName: string | null;
+  accentColor: string | null;
+}
+
+function normaliseDisplayName(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  const s = typeof v === 'string' ? v.trim() : '';
+  // control characters would render as nothing or break the page title
+  if (s.length < 1 || s.length > 80 || [...s].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127))
+    throw new AppError('validation_failed', 'displayName must be 1 to 80 printable characters.', {
+      param: 'displayName',
+    });
+  return s;
+}
+
+/** WCAG 2.x relative luminance of an sRGB `#rrggbb`. */
+function luminance(hex: string): number {
+  const ch = [1, 3, 5].map((i) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * (ch[0] as number) + 0.7152 * (ch[1] as number) + 0.0722 * (ch[2] as number);
+}
+
+/** Contrast ratio of a colour against white (luminance 1). */
+export const contrastWithWhite = (hex: string): number => 1.05 / (luminance(hex) + 0.05);
+
+function normaliseAccent(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(v))
+    throw new AppError('validation_failed', 'accentColor must be a colour as #rrggbb.', {
+      param: 'accentColor',
+    });
+  const hex = v.toLowerCase();
+  const ratio = contrastWithWhite(hex);
+  if (ratio < 4.5)
+    throw new AppError(
+      'branding_contrast_insufficient',
+      `White text on ${hex} has a contrast ratio of ${ratio.toFixed(2)}:1; WCAG AA needs at least 4.5:1. Choose a darker colour.`,
+      { param: 'accentColor', extra: { contrast_ratio: Math.floor(ratio * 100) / 100 } },
+    );
+  return hex;
+}
+
+/** Updates the settings row of the caller's tenant, creating it (no origins, default branding) first. */
+async function writeSettings(
+  ds: DataSource,
+  ctx: Ctx,
+  patch: Partial<Pick<HostedPageSettingsEntity, 'origins' | 'displayName' | 'accentColor'>> & {
+    updatedAt: Date;
+  },
+): Promise<void> {
+  const { businessId, environment } = tenantOf(ctx);
+  await inTransaction(ds, ctx.manager, async (m) => {
+    const repo = m.getRepository(HostedPageSettingsEntity);
+    const qb = repo
+      .createQueryBuilder('s')
+      .where('s.businessId = :businessId AND s.environment = :environment', { businessId, environment });
+    if (isMysql(ds)) qb.setLock('pessimistic_write');
+    if (await qb.getOne()) await repo.update({ businessId, environment }, patch);
+    else
+      await repo.insert({
+        businessId,
+        environment,
+        origins: '[]',
+        displayName: null,
+        accentColor: null,
+        ...patch,
+      });
+  });
+}
+
+/** The branding of a tenant; the hosted page reads it for a session's business and environment. */
+export async function brandingOf(
+  m: EntityManager,
+  businessId: string,
+  environment: Environment,
+): Promise<Branding> {
+  const row = await m.getRepository(HostedPageSettingsEntity).findOneBy({ businessId, environment });
+  return { displayName: row?.displayName ?? null, accentColor: row?.accentColor ?? null };
 }
 
 async function readOrigins(
@@ -83,7 +176,7 @@ async function readOrigins(
   businessId: string,
   environment: Environment,
 ): Promise<string[]> {
-  const row = await m.getRepository(ReturnOriginsEntity).findOneBy({ businessId, environment });
+  const row = await m.getRepository(HostedPageSettingsEntity).findOneBy({ businessId, environment });
   return row ? (JSON.parse(row.origins) as string[]) : [];
 }
 
