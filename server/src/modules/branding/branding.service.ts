@@ -56,7 +56,7 @@ export class BrandingService {
 
   /** Replaces the registered return origins of the caller's environment (an empty list allows none). */
   async setReturnOrigins(ctx: Ctx, origins: unknown): Promise<string[]> {
-    const { businessId, environment } = tenantOf(ctx);
+    const { environment } = tenantOf(ctx);
     if (!Array.isArray(origins) || origins.some((o) => typeof o !== 'string'))
       throw new AppError('validation_failed', 'origins must be a list of strings.', { param: 'origins' });
     if (origins.length > RETURN_LIMITS.maxOrigins)
