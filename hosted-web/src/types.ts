@@ -40,13 +40,16 @@ export interface SessionProjection {
   id: string;
   status: SessionStatus;
   environment: 'sandbox' | 'production';
-  business: { name: string };
+  /** accent_color: the business's `#rrggbb` (at least 4.5:1 against white) when branded (ADR 0019). */
+  business: { name: string; accent_color?: string };
   workflow: { name: string };
   steps: ProjectionStep[];
   current_stage: number;
   completed_stages: number[];
   expires: string;
   binding: 'none' | 'this_browser' | 'other_browser';
+  /** Only once the session ended: the business's page to go back to (ADR 0019). */
+  return_url?: string;
 }
 
 export interface SandboxPersona {

@@ -37,6 +37,8 @@ import { AccountsService } from './modules/accounts/accounts.service';
 import { requireScope, scopeForRoute } from './modules/accounts/roles';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
+import { createBrandingResolver } from './modules/branding/branding.resolver';
+import { BrandingService } from './modules/branding/branding.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
 import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
 import { CatalogService } from './modules/catalog/catalog.service';
@@ -563,6 +565,8 @@ export function declareApi(s: ApiServices): {
     createAccountsResolver(s.accounts),
     createReceiptResolver(s.receipts),
     createSupportResolver(s.support),
+    // branding and return_url (issue 10): a stateless service over the data source
+    createBrandingResolver(new BrandingService({ ds: s.ds })),
   ];
   return { routes, resolvers };
 }

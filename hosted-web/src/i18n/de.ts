@@ -21,6 +21,7 @@ export const de: Messages = {
   'state.doneTitle': 'Verifizierung abgeschlossen.',
   'state.doneText': 'Ihren Nachweis finden Sie unten unter „Ihr Nachweis“.',
   'state.return': 'Zurück zu {business}',
+  'state.returnTo': 'Zurück zu {host}',
   'state.expiredTitle': 'Dieser Link ist abgelaufen',
   'state.expiredText':
     'Damit ist nichts mehr möglich. Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',

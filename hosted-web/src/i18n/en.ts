@@ -21,6 +21,7 @@ export const en = {
   'state.doneTitle': 'Verification complete.',
   'state.doneText': 'Your record of it is below, under “Your record”.',
   'state.return': 'Return to {business}',
+  'state.returnTo': 'Return to {host}',
   'state.expiredTitle': 'This link has expired',
   'state.expiredText':
     'Nothing more can be done with it. If you still need to verify, ask {business} for a new link.',

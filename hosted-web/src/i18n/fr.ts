@@ -21,6 +21,7 @@ export const fr: Messages = {
   'state.doneTitle': 'Vérification terminée.',
   'state.doneText': 'Votre justificatif se trouve ci-dessous, sous « Votre justificatif ».',
   'state.return': 'Retour à {business}',
+  'state.returnTo': 'Retour à {host}',
   'state.expiredTitle': 'Ce lien a expiré',
   'state.expiredText':
     'Il ne permet plus rien. Si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',

@@ -72,11 +72,35 @@ export function SessionView(props: {
     onCleanup(() => clearInterval(timer));
   });
 
+  // Branding: the business's accent replaces ours for buttons and links (contrast checked by the server).
+  createEffect(() => {
+    const accent = p().business.accent_color;
+    const root = document.documentElement.style;
+    if (accent && /^#[0-9a-f]{6}$/.test(accent)) {
+      root.setProperty('--accent', accent);
+      root.setProperty('--accent-hover', accent);
+    } else {
+      root.removeProperty('--accent');
+      root.removeProperty('--accent-hover');
+    }
+  });
+
   createEffect(() => {
     document.title = t('page.title', { business: business() });
   });
 
   const canAct = () => p().binding === 'this_browser';
+  // The server sends return_url only after the end; parsed here to name its host, and only http(s) is linked.
+  const returnTarget = createMemo(() => {
+    const raw = p().return_url;
+    if (!raw) return undefined;
+    try {
+      const u = new URL(raw);
+      return u.protocol === 'https:' || u.protocol === 'http:' ? { href: u.href, host: u.host } : undefined;
+    } catch {
+      return undefined;
+    }
+  });
   const currentStep = () => p().steps.find((s) => s.stage === p().current_stage);
   // Keyed by stage so a step's local state (chosen persona, fetched request) resets when the next step begins,
   // but survives the new projection object every poll brings.
@@ -187,6 +211,16 @@ export function SessionView(props: {
             }}
           </Match>
         </Switch>
+        <Show when={returnTarget()}>
+          {(r) => (
+            <p>
+              {/* the business's URL exactly as registered at create: the page never appends results or a query */}
+              <a class="button" href={r().href} data-testid="return-link" rel="noopener noreferrer">
+                {t('state.returnTo', { host: r().host })}
+              </a>
+            </p>
+          )}
+        </Show>
       </section>
 
       <Show when={canAct() && p().completed_stages.length > 0}>

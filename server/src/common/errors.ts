@@ -94,6 +94,9 @@ export const ERROR_CODES = {
   // webhook operations and sessions for support (issue 9, webhook-ops)
   sandbox_only: { status: 409, title: 'This operation is available in the sandbox environment only' },
   cursor_invalid: { status: 400, title: 'The pagination cursor is not valid' },
+  // branding and return_url (issue 10, ADR 0019)
+  return_url_not_allowed: { status: 400, title: 'return_url is not on a registered origin' },
+  branding_contrast_insufficient: { status: 400, title: 'Accent colour has too little contrast' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

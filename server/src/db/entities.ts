@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
+import { HostedPageSettingsEntity } from '../modules/branding/branding.entity';
 import {
   CredentialIssuerEntity,
   CredentialRouteEntity,
@@ -68,4 +69,5 @@ export const ENTITIES = [
   ServiceSecretEntity,
   ...ACCOUNT_ENTITIES, // accounts (issue 9)
   SessionEventEntity,
+  HostedPageSettingsEntity, // branding and return_url (issue 10)
 ];

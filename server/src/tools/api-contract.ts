@@ -73,6 +73,15 @@ export const CreateSessionRequestSchema = z
       .max(SESSION_LIMITS.expiresInMax)
       .default(SESSION_LIMITS.expiresInDefault)
       .describe('Seconds until the session expires.'),
+    return_url: z
+      .string()
+      .max(2048)
+      .url()
+      .nullable()
+      .optional()
+      .describe(
+        'Where the hosted page offers the way back once the session ended (never carrying results). Its origin must be registered for the environment (GraphQL setReturnOrigins), else 400 return_url_not_allowed.',
+      ),
   })
   .meta({ title: 'CreateSessionRequest' });
 
@@ -82,6 +91,11 @@ export const CreateSessionMultipartSchema = z
     workflow_id: z.string().min(1).describe('A workflow with a published revision.'),
     metadata: z.string().optional().describe('The metadata JSON object, as a JSON string.'),
     expires_in: z.string().regex(/^\d+$/).optional().describe('Seconds until the session expires.'),
+    return_url: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe('As in the JSON request: on a registered origin, else 400 return_url_not_allowed.'),
     file: z
       .array(z.string().meta({ format: 'binary' }))
       .min(1)

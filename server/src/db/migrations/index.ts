@@ -10,6 +10,7 @@ import { Accounts1764000000400 } from './1764000000400-accounts';
 import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-and-support';
 import { OutboxLease1764000000600 } from './1764000000600-outbox-lease';
 import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-step-expiry-index';
+import { ReturnUrl1764000001000 } from './1764000001000-return-url';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -25,4 +26,6 @@ export const MIGRATIONS = [
   OutboxLease1764000000600,
   // perf (issue 11): the sweeper's second index range scan
   SessionStepExpiryIndex1764000000700,
+  // branding and return_url (issue 10, ADR 0019)
+  ReturnUrl1764000001000,
 ];

@@ -32,4 +32,6 @@ export class SessionEntity {
   @Column({ ...time(true), name: 'ended_at' }) endedAt!: Date | null;
   /** JSON FailureReason of a failed or expired session (session.state.ts), else NULL. */
   @Column({ ...text(true), name: 'failure_reason' }) failureReason!: string | null;
+  /** Where the hosted page offers the way back after the end; on a registered origin (ADR 0019). */
+  @Column({ ...str(2048, true), name: 'return_url' }) returnUrl!: string | null;
 }

@@ -93,4 +93,10 @@ export class CreateSessionInputGql {
   metadata?: unknown;
   @Field(() => Int, { nullable: true, description: 'Seconds from 60 to 86,400 (default 3,600).' })
   expiresIn?: number;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Where the hosted page offers the way back after the session ended; its origin must be registered (setReturnOrigins).',
+  })
+  returnUrl?: string;
 }

@@ -17,6 +17,7 @@ const GQL_PARAM: Record<string, string> = {
   workflow_id: 'input.workflowId',
   metadata: 'input.metadata',
   expires_in: 'input.expiresIn',
+  return_url: 'input.returnUrl',
   'Idempotency-Key': 'idempotencyKey',
   [FILE_FIELD]: 'documents',
 };
@@ -107,7 +108,12 @@ export function createSessionResolver(service: SessionService) {
       const out = await mapped(async () =>
         service.create(
           ctx,
-          { workflow_id: input.workflowId, metadata: input.metadata, expires_in: input.expiresIn },
+          {
+            workflow_id: input.workflowId,
+            metadata: input.metadata,
+            expires_in: input.expiresIn,
+            return_url: input.returnUrl,
+          },
           idempotencyKey ?? undefined,
           // read completely first, as REST reads the whole form before the service runs
           await documentsFromUploads(documents),

@@ -24,8 +24,9 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
       let body: Record<string, unknown>;
       let uploads: UploadedFile[] | null = null;
       if (req.is('multipart/form-data')) {
-        // A workflow with a sign step: file parts "file" plus workflow_id, metadata (a JSON string), expires_in.
-        const form = await readMultipart(req, ['workflow_id', 'metadata', 'expires_in']);
+        // A workflow with a sign step: file parts "file" plus workflow_id, metadata (a JSON string), expires_in,
+        // return_url.
+        const form = await readMultipart(req, ['workflow_id', 'metadata', 'expires_in', 'return_url']);
         body = createInputFromForm(form.fields);
         uploads = form.files;
       } else if (req.is('application/json')) {
@@ -72,6 +73,7 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
 function createInputFromForm(fields: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (fields.workflow_id !== undefined) out.workflow_id = fields.workflow_id;
+  if (fields.return_url !== undefined) out.return_url = fields.return_url;
   if (fields.expires_in !== undefined)
     out.expires_in = /^\d{1,9}$/.test(fields.expires_in) ? Number(fields.expires_in) : fields.expires_in;
   if (fields.metadata !== undefined) {

@@ -10,6 +10,7 @@ import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { isMysql, isUniqueViolation, lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import { columnList, hydrate, insertRow, paramFor, sql } from '../../db/fast-sql';
+import { checkReturnUrl } from '../branding/branding.service';
 import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService, PlannedDocument } from '../document/document.service';
@@ -45,6 +46,8 @@ export interface CreateSessionInput {
   workflow_id?: unknown;
   metadata?: unknown;
   expires_in?: unknown;
+  /** Where the hosted page offers the way back after the end (ADR 0019). */
+  return_url?: unknown;
 }
 
 /** The create response (spec 2.1). */
@@ -288,6 +291,7 @@ export class SessionService {
       // validation after the reservation: a repeat never re-validates (bodies are not compared)
       const { workflowId, metadata, expiresIn } = validateCreateInput(input);
       const tenant = { businessId, environment };
+      const returnUrl = await checkReturnUrl(m, tenant, input.return_url);
       const newSession = (revision: number) =>
         Object.assign(new SessionEntity(), {
           id,
@@ -306,6 +310,7 @@ export class SessionService {
           updatedAt: now,
           endedAt: null,
           failureReason: null,
+          returnUrl,
         } satisfies Partial<SessionEntity>);
       // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
       // seen last is still the latest, the endpoint exists and the routes are available

@@ -9,6 +9,7 @@ import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
+import { brandingOf } from '../branding/branding.service';
 import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { type DocumentView, toDocumentView } from '../document/document.service';
@@ -40,7 +41,8 @@ export interface Projection {
   id: string;
   status: string;
   environment: 'sandbox' | 'production';
-  business: { name: string };
+  /** name: the branding's display name, else the business name; accent_color: `#rrggbb` when branded. */
+  business: { name: string; accent_color?: string };
   workflow: { name: string };
   steps: {
     stage: number;
@@ -57,6 +59,8 @@ export interface Projection {
   completed_stages: number[];
   expires: string;
   binding: 'none' | 'this_browser' | 'other_browser';
+  /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
+  return_url?: string;
 }
 
 export interface Persona {
@@ -503,6 +507,7 @@ export class SessionTransport {
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );
     const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
+    const brand = await brandingOf(this.deps.ds.manager, s.businessId, s.environment);
     const done = Math.min(s.currentStage, rev.steps.length);
     const documents = rev.steps.some((st) => st.primitive === 'sign')
       ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
@@ -511,7 +516,10 @@ export class SessionTransport {
       id: s.id,
       status: s.status,
       environment: s.environment,
-      business: { name: business?.name ?? '' },
+      business: {
+        name: brand.displayName ?? business?.name ?? '',
+        ...(brand.accentColor ? { accent_color: brand.accentColor } : {}),
+      },
       workflow: { name: rev.name },
       steps: rev.steps.map((st, stage) => ({
         stage,
@@ -527,6 +535,7 @@ export class SessionTransport {
       completed_stages: Array.from({ length: done }, (_, i) => i),
       expires: s.expiresAt.toISOString(),
       binding: this.bindingOf(s, token),
+      ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
     };
   }
 }
