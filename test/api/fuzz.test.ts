@@ -515,6 +515,9 @@ describe('fuzz: every route of the registry and every GraphQL operation', () => 
       { method: 'get', path: '/s/:id', auth: 'public', handler: () => {} },
       { method: 'get', path: '/assets/:id', auth: 'public', handler: () => {} },
       { method: 'get', path: '/graphql', auth: 'public', handler: () => {} },
+      // the dashboard app's pages are served outside the registry, like /s/:id
+      { method: 'get', path: '/dashboard', auth: 'public', handler: () => {} },
+      { method: 'get', path: '/dashboard/:id', auth: 'public', handler: () => {} },
       { method: 'post', path: '/v1/:id', auth: 'api_key', handler: () => {} }, // unknown paths too
     ];
 
