@@ -17,6 +17,10 @@ const mmss = (ms: number) => {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
+// The spec's code lifetime and resend delay. A countdown never shows more than these, measured from when the
+// answer arrived, so a browser clock behind the server's cannot show 10:01.
+const CODE_VALID_MS = 10 * 60_000;
+const RESEND_AFTER_MS = 60_000;
 const kb = (n: number) => (n < 1024 ? t('step.bytes', { n }) : `${(n / 1024).toFixed(1)} kB`);
 
 export function ReceiptPanel(props: { sessionId: string; version: string }) {
@@ -32,13 +36,21 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
   const [now, setNow] = createSignal(Date.now());
   const tick = setInterval(() => setNow(Date.now()), 1000);
   onCleanup(() => clearInterval(tick));
+  // when the last answer arrived (the tick may be up to a second old by then)
+  const [receivedAt, setReceivedAt] = createSignal(Date.now());
+  const remaining = (until: string | null | undefined, cap: number) =>
+    until ? Math.min(Date.parse(until) - now(), cap - (now() - receivedAt())) : 0;
 
   const act = async (action: () => Promise<SignerReceipt>) => {
     if (busy()) return;
     setBusy(true);
     setError(undefined);
     try {
-      mutate(await action());
+      const next = await action();
+      const at = Date.now();
+      setNow(at);
+      setReceivedAt(at);
+      mutate(next);
     } catch (e) {
       setError(toUserError(e));
       void refetch();
@@ -143,9 +155,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   data-testid="email-input"
                 />
                 {(() => {
-                  const resendAt = () =>
-                    r().email.resendAvailableAt ? Date.parse(r().email.resendAvailableAt as string) : 0;
-                  const wait = () => resendAt() - now();
+                  const wait = () => remaining(r().email.resendAvailableAt, RESEND_AFTER_MS);
                   return (
                     <button
                       type="submit"
@@ -184,7 +194,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                         <>
                           {before}
                           <span data-testid="code-countdown" aria-live="off">
-                            {mmss(Date.parse(r().email.codeExpiresAt as string) - now())}
+                            {mmss(remaining(r().email.codeExpiresAt, CODE_VALID_MS))}
                           </span>
                           {after}
                         </>
