@@ -253,7 +253,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const transport = new SessionTransport({
     ds,
     config,
-    binding: await loadBrowserBinding(ds, clock),
+    binding: await loadBrowserBinding(ds, clock, sealer),
     clock,
     workflows,
     audit,

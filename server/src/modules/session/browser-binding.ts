@@ -9,6 +9,7 @@ import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
 import { sha256Hex } from '../../common/ids';
 import { isUniqueViolation } from '../../db/data-source';
+import type { KeySealer } from '../verification/response-encryption';
 import { ServiceSecretEntity } from './service-secret.entity';
 
 export const BROWSER_COOKIE_NAME = 'svc_browser';
@@ -51,15 +52,23 @@ export class BrowserBinding {
   }
 }
 
-/** The shared MAC key: created by the first node that finds none (a racing node reads the winner's). */
-export async function loadBrowserBinding(ds: DataSource, clock: Clock): Promise<BrowserBinding> {
+/**
+ * The shared MAC key: created by the first node that finds none (a racing node reads the winner's). Stored
+ * sealed under the service master key (AES-256-GCM, like the verifier's private keys), so a copy of the
+ * database alone cannot forge browser cookies. A key stored in clear by an earlier version is sealed in place.
+ */
+export async function loadBrowserBinding(
+  ds: DataSource,
+  clock: Clock,
+  sealer: KeySealer,
+): Promise<BrowserBinding> {
   const repo = ds.getRepository(ServiceSecretEntity);
   let row = await repo.findOneBy({ name: SECRET_NAME });
   if (!row) {
     try {
       await repo.insert({
         name: SECRET_NAME,
-        value: randomBytes(32).toString('base64url'),
+        value: sealer.seal(SEAL_AAD, randomBytes(32)),
         createdAt: clock.now(),
       });
     } catch (e) {
@@ -67,5 +76,12 @@ export async function loadBrowserBinding(ds: DataSource, clock: Clock): Promise<
     }
     row = await repo.findOneByOrFail({ name: SECRET_NAME });
   }
-  return new BrowserBinding(Buffer.from(row.value, 'base64url'));
+  if (isSealed(row.value)) return new BrowserBinding(sealer.open(SEAL_AAD, row.value));
+  const key = Buffer.from(row.value, 'base64url');
+  // guarded: only the clear value this node read is replaced (a racing node's seal of it is equivalent)
+  await repo.update({ name: SECRET_NAME, value: row.value }, { value: sealer.seal(SEAL_AAD, key) });
+  return new BrowserBinding(key);
 }
+
+const SEAL_AAD = `service_secret:${SECRET_NAME}`;
+const isSealed = (value: string) => value.startsWith('v1.');
