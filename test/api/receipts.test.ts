@@ -317,6 +317,37 @@ describe('the signer’s record (receipts)', () => {
     expect((await b.requestCode(to)).errors).toBeUndefined();
   });
 
+  it('a mail server that refuses: the code costs nothing and a verified receipt stays queued', async () => {
+    const b = await newIdentify();
+    await share(b);
+    const to = 'ana@example.org';
+    smtp.refusing = true;
+    const refused = await b.requestCode(to);
+    expect(errCode(refused)).toBe('service_unavailable');
+    expect(refused.errors?.[0]?.message).toContain('could not be sent');
+    // nobody got that code: no resend delay, no hourly budget spent
+    smtp.refusing = false;
+    const n = smtp.messages.length;
+    const again = await b.requestCode(to);
+    expect(again.errors).toBeUndefined();
+    expect(again.data.requestReceiptEmailCode.email.codesLeftThisHour).toBe(4);
+    const code = codeOf(await codeMail(to, n));
+
+    // the code is right but the receipt email bounces: accepted (authorized and committed), sent later
+    smtp.refusing = true;
+    const sent = await b.sendEmail(code);
+    expect(sent.errors).toBeUndefined();
+    expect(sent.data.sendReceiptEmail.email.sentTo).toEqual(['a***@example.org']);
+    smtp.refusing = false;
+    const n2 = smtp.messages.length;
+    clock.advance(31_000);
+    expect(await t.svc.receipts.deliverPending()).toBeGreaterThanOrEqual(1);
+    const mail = await smtp.waitFor(
+      (m) => smtp.messages.indexOf(m) >= n2 && /receipt/i.test(m.subject ?? '') && addr(m) === to,
+    );
+    expect(mail.attachments.some((a) => a.contentType === 'application/pdf')).toBe(true);
+  });
+
   it('closes online access for good: every download, read, email and link is refused', async () => {
     const b = await newIdentify();
     await share(b);

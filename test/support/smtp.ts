@@ -11,14 +11,23 @@ export interface TestSmtpServer {
   messages: ParsedMail[];
   /** Resolves with the first message (already received or arriving) that matches. */
   waitFor(pred: (m: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
+  /** While true, every recipient is refused (451, as a mail server that is down or throttling would). */
+  refusing: boolean;
   stop(): Promise<void>;
 }
 
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const messages: ParsedMail[] = [];
   const waiters: { pred: (m: ParsedMail) => boolean; resolve: (m: ParsedMail) => void }[] = [];
+  const state = { refusing: false };
   const server = new SMTPServer({
     authOptional: true,
+    onRcptTo(_address, _session, callback) {
+      if (!state.refusing) return callback();
+      const e = new Error('Mailbox temporarily unavailable') as Error & { responseCode: number };
+      e.responseCode = 451;
+      callback(e);
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, _session, callback) {
@@ -42,6 +51,12 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    get refusing() {
+      return state.refusing;
+    },
+    set refusing(v: boolean) {
+      state.refusing = v;
+    },
     waitFor(pred, timeoutMs = 10_000) {
       const found = messages.find(pred);
       if (found) return Promise.resolve(found);

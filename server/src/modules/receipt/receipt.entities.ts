@@ -16,7 +16,8 @@ export class ReceiptAccessEntity {
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
 }
 
-export type ReceiptCodeState = 'open' | 'used' | 'void' | 'superseded';
+/** `undelivered`: its email could not be sent; it counts against no limit and can never be used. */
+export type ReceiptCodeState = 'open' | 'used' | 'void' | 'superseded' | 'undelivered';
 
 /** A six-digit code sent to verify an email destination. Only its salted SHA-256 is stored. */
 @Entity('receipt_code')

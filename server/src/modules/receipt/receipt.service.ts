@@ -9,7 +9,7 @@
 //   MAX_CODE_ATTEMPTS wrong tries.
 // Nothing here starts or advances a session, and nothing writes evidence tables.
 import { randomInt } from 'node:crypto';
-import { type DataSource, In, LessThan, MoreThan } from 'typeorm';
+import { type DataSource, In, LessThan, MoreThan, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
@@ -301,7 +301,11 @@ export class ReceiptService {
     const now = this.deps.clock.now();
     const open = l.state === 'open';
     const codes = await this.deps.ds.getRepository(ReceiptCodeEntity).find({
-      where: { sessionId: l.s.id, createdAt: MoreThan(new Date(now.getTime() - 3600_000)) },
+      where: {
+        sessionId: l.s.id,
+        createdAt: MoreThan(new Date(now.getTime() - 3600_000)),
+        state: Not('undelivered'),
+      },
       order: { createdAt: 'DESC' },
     });
     const latest = codes[0];
@@ -426,7 +430,11 @@ export class ReceiptService {
       await lockSessionRow(m, l.s.id);
       const repo = m.getRepository(ReceiptCodeEntity);
       const recent = await repo.find({
-        where: { sessionId: l.s.id, createdAt: MoreThan(new Date(now.getTime() - 3600_000)) },
+        where: {
+          sessionId: l.s.id,
+          createdAt: MoreThan(new Date(now.getTime() - 3600_000)),
+          state: Not('undelivered'),
+        },
         order: { createdAt: 'DESC' },
       });
       const last = recent[0];
@@ -461,13 +469,29 @@ export class ReceiptService {
         expiresAt,
       });
     });
-    await this.mailer().send({
-      to,
-      subject: `Your verification code: ${code}`,
-      text:
-        `Your code to receive the receipt by email is ${code}.\n` +
-        `It is valid for 10 minutes. If you did not ask for it, ignore this message.\n`,
-    });
+    try {
+      await this.mailer().send({
+        to,
+        subject: `Your verification code: ${code}`,
+        text:
+          `Your code to receive the receipt by email is ${code}.\n` +
+          `It is valid for 10 minutes. If you did not ask for it, ignore this message.\n`,
+      });
+    } catch (e) {
+      // Nobody received this code: it must not count against the resend delay or the hourly limit, and it
+      // can never be used. The signer is told to try again (503 with Retry-After), nothing else changed.
+      await this.deps.ds
+        .getRepository(ReceiptCodeEntity)
+        .update({ id, state: 'open' }, { state: 'undelivered' });
+      this.deps.logger.error('receipt code email failed', { session: logTag(l.s.id), error: String(e) });
+      throw new AppError(
+        'service_unavailable',
+        'The email could not be sent right now. Try again in a minute.',
+        {
+          extra: { retry_after: 60 },
+        },
+      );
+    }
     return this.state(sessionId, browserToken);
   }
 
@@ -527,7 +551,9 @@ export class ReceiptService {
           : 'The code is not correct and can no longer be used: request a new code.',
         { param: 'code', extra: { attempts_left: outcome.left } },
       );
-    await this.deliver(outcome.deliveryId);
+    // Authorized and committed: a failed send stays queued and the worker retries it (deliverPending), so the
+    // signer sees the address as on its way rather than an error for something that will still happen.
+    await this.deliver(outcome.deliveryId).catch(() => false);
     return this.state(sessionId, browserToken);
   }
 
