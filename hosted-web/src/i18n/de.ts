@@ -137,6 +137,7 @@ export const de: Messages = {
   'error.step_window_expired':
     'Die Zeit für diesen Schritt ist abgelaufen. Bitten Sie das Unternehmen um einen neuen Link.',
   'error.forbidden': 'Das ist in diesem Browser nicht möglich.',
+  'error.service_unavailable': 'Das war gerade nicht möglich. Bitte versuchen Sie es in einer Minute erneut.',
   'error.rate_limited':
     'Zu viele Versuche in kurzer Zeit. Bitte warten Sie eine Minute und versuchen Sie es erneut.',
   'error.network_error':

@@ -130,6 +130,7 @@ export const en = {
     'This verification has moved on in the meantime. The page shows where it stands now.',
   'error.step_window_expired': 'The time for this step has run out. Ask the business for a new link.',
   'error.forbidden': 'You cannot do this from this browser.',
+  'error.service_unavailable': 'This could not be done right now. Please try again in a minute.',
   'error.rate_limited': 'Too many attempts in a short time. Please wait a minute and try again.',
   'error.network_error': 'We could not reach the server. Check your connection and try again.',
   'error.payload_too_large': 'The wallet answer was too large to accept. Please try again.',
