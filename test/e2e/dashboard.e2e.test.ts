@@ -44,6 +44,10 @@ async function check(page: Page, name: string): Promise<void> {
       width,
     );
     expect(wide, `${name} at ${width}px`).toEqual([]);
+    // and the page itself does not scroll sideways (a hidden header inside a table once widened it)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(
+      width,
+    );
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
