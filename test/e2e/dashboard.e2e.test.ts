@@ -170,6 +170,7 @@ describe('dashboard app in Chromium', () => {
     await page.getByRole('button', { name: 'Revoke key CI key' }).click();
     await page.getByText('Revoke key CI key? Requests with it fail at once.').waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    await check(page, 'api-keys-confirm-revoke');
     await page.getByRole('button', { name: 'Cancel' }).click();
     expect(await probe()).toBe(404);
     await page.getByRole('button', { name: 'Revoke key CI key' }).click();
