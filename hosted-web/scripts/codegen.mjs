@@ -41,7 +41,9 @@ const generated = await codegen({
   config: {
     enumsAsTypes: true,
     onlyOperationTypes: true,
-    avoidOptionals: true,
+    // result fields are always present (null, never missing); nullable inputs and variables may be left out,
+    // as GraphQL allows (the dashboard sends only the fields of a step's primitive)
+    avoidOptionals: { field: true, object: true, inputValue: false, defaultValue: false },
     useTypeImports: true,
     scalars: { DateTimeISO: 'string', JSON: 'unknown', ID: 'string' },
   },

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
 import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
@@ -44,6 +44,10 @@ async function check(page: Page, name: string): Promise<void> {
       width,
     );
     expect(wide, `${name} at ${width}px`).toEqual([]);
+    // and the page itself does not scroll sideways (a hidden header inside a table once widened it)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(
+      width,
+    );
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -162,7 +166,15 @@ describe('dashboard app in Chromium', () => {
     expect(await probe()).toBe(404); // authenticated: the session just does not exist
     await page.getByRole('button', { name: 'I have stored it' }).click();
     expect(await page.getByLabel('New sandbox key').count()).toBe(0); // never shown again
+    // revoking asks first; Cancel keeps the key working
     await page.getByRole('button', { name: 'Revoke key CI key' }).click();
+    await page.getByText('Revoke key CI key? Requests with it fail at once.').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    await check(page, 'api-keys-confirm-revoke');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await probe()).toBe(404);
+    await page.getByRole('button', { name: 'Revoke key CI key' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByText(/^Revoked /).waitFor();
     expect(await probe()).toBe(401);
     await check(page, 'api-keys');
@@ -325,6 +337,51 @@ describe('dashboard app in Chromium', () => {
     await page.getByRole('alert').getByText('Code: workflow_not_found').waitFor();
     await page.getByLabel('Environment').selectOption('sandbox');
   }, 120_000);
+
+  it('webhooks: a sandbox test event reaches the receiver and shows in the delivery log; production offers none', async () => {
+    // continues the signed-in sandbox owner (endpoint = the receiver, configured through the UI above)
+    await page.getByRole('link', { name: 'Webhook endpoint' }).click();
+    await page.getByRole('heading', { name: 'Test event' }).waitFor();
+    // a fresh secret, shown once here, to check the test event's signature with (as an integrator would)
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const secret = await page.getByLabel('Signing secret (sandbox)').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByTestId('send-test-event').click();
+    const notice = page.getByRole('status').filter({ hasText: 'Test event queued' });
+    await notice.waitFor();
+    const deliveryId = /delivery (\S+);/.exec((await notice.textContent()) ?? '')?.[1] as string;
+    expect(deliveryId).toMatch(/^whtest_[0-9a-z]+:webhook\.test:0$/);
+    const row = page
+      .getByRole('table', { name: 'Deliveries' })
+      .getByRole('row')
+      .filter({ hasText: deliveryId });
+    expect((await row.getByRole('cell').allTextContents()).slice(0, 4)).toEqual([
+      'webhook.test',
+      deliveryId,
+      'pending',
+      '0',
+    ]);
+
+    // the relay sends it (workers are off in this suite): a real receiver gets a signed webhook.test event
+    while ((await t.svc.relay.runOnce()) > 0) {}
+    const got = (await receiver.waitFor('webhook.test')).find((d) => d.body.delivery_id === deliveryId);
+    expect(got?.body.data).toMatchObject({ test: true, environment: 'sandbox' });
+    expect(signatureValid(got as Delivery, secret)).toBe(true);
+    await page.getByRole('button', { name: 'Refresh log' }).click();
+    await row.getByRole('cell', { name: 'delivered', exact: true }).waitFor();
+    expect((await row.getByRole('cell').allTextContents()).slice(2, 4)).toEqual(['delivered', '1']);
+    await check(page, 'webhooks-test-event');
+
+    // production: no button, a note saying why
+    await page.getByLabel('Environment').selectOption('production');
+    await page.getByText('No endpoint in production yet.').waitFor();
+    expect(await page.getByTestId('test-event-note').textContent()).toContain('sandbox only');
+    expect(await page.getByTestId('send-test-event').count()).toBe(0);
+    await check(page, 'webhooks-production');
+    await page.getByLabel('Environment').selectOption('sandbox');
+    await page.getByTestId('send-test-event').waitFor();
+  }, 60_000);
 
   it('an unknown dashboard path is a page, not a server error; signed out, a screen goes to sign-in', async () => {
     const res = await fetch(`${t.baseUrl}/dashboard/nowhere`);

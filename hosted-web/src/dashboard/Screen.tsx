@@ -13,6 +13,9 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
       {/* which field is wrong: only the server's detail says */}
       {code() === 'validation_failed' && detail() ? <p>{detail()}</p> : null}
       <p>Code: {code()}</p>
+      {props.error instanceof DashError && props.error.requestId ? (
+        <p>Request id: {props.error.requestId}</p>
+      ) : null}
       {props.retry && (
         <button type="button" onClick={() => props.retry?.()}>
           Try again

@@ -16,6 +16,8 @@ export class DashError extends Error {
     readonly code: string,
     readonly status: number,
     readonly detail?: string,
+    /** the server's request id (GraphQL extensions.request_id), for support */
+    readonly requestId?: string,
   ) {
     super(code);
     this.name = 'DashError';
@@ -60,11 +62,18 @@ async function send(path: string, init: RequestInit): Promise<unknown> {
   } catch {
     body = null;
   }
-  const errors = body?.errors as { message?: string; extensions?: { code?: string } }[] | undefined;
+  const errors = body?.errors as
+    | { message?: string; extensions?: { code?: string; request_id?: string } }[]
+    | undefined;
   if (!res.ok || errors?.length) {
     const first = errors?.[0];
     const code = first?.extensions?.code ?? (body?.code as string | undefined) ?? `http_${res.status}`;
-    throw new DashError(code, res.status, first?.message ?? (body?.title as string | undefined));
+    throw new DashError(
+      code,
+      res.status,
+      first?.message ?? (body?.title as string | undefined),
+      first?.extensions?.request_id ?? (body?.request_id as string | undefined),
+    );
   }
   return body;
 }
@@ -99,7 +108,41 @@ export async function signOut(): Promise<void> {
   setUser(null);
 }
 
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+/**
+ * One named operation of a `graphql/*.graphql` document, typed by the result and variables that
+ * scripts/codegen.mjs generates from schema/schema.graphql (no hand-written mirror of server shapes).
+ * The request carries the document's text (comments and spacing stripped at build, see vite.config.ts)
+ * and the operation's name.
+ */
+export interface Operation<TData, TVars> {
+  readonly document: string;
+  readonly name: string;
+  /** type-only: never set at runtime */
+  readonly types?: { data: TData; variables: TVars };
+}
+
+export const operation = <TData, TVars>(document: string, name: string): Operation<TData, TVars> => ({
+  document,
+  name,
+});
+
+/** Variables may be left out exactly when the operation declares none. */
+type VariablesArg<TVars> = TVars extends Record<string, never> ? [variables?: TVars] : [variables: TVars];
+
+export function gql<TData, TVars>(
+  op: Operation<TData, TVars>,
+  ...variables: VariablesArg<TVars>
+): Promise<TData>;
+/** Plain document text (the session screens' documents in queries.ts until they move to graphql/ too). */
+export function gql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+export async function gql(
+  op: Operation<unknown, unknown> | string,
+  variables: unknown = {},
+): Promise<unknown> {
+  const request =
+    typeof op === 'string'
+      ? { query: op, variables }
+      : { query: op.document, operationName: op.name, variables: variables ?? {} };
   const body = (await send('/graphql', {
     method: 'POST',
     headers: {
@@ -107,7 +150,7 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
       'x-csrf-token': csrfToken,
       'x-environment': environment(),
     },
-    body: JSON.stringify({ query, variables }),
-  })) as { data: T };
+    body: JSON.stringify(request),
+  })) as { data: unknown };
   return body.data;
 }

@@ -21,6 +21,12 @@ const COPY: Record<string, string> = {
   workflow_not_found: 'This workflow does not exist in this environment.',
   workflow_invalid: 'The workflow cannot be saved or published as it is: check each step.',
   workflow_not_published: 'This workflow has no published revision yet.',
+  // webhooks screen
+  webhook_endpoint_required: 'Save a webhook endpoint first: there is nowhere to send to yet.',
+  sandbox_only: 'This works in the sandbox only. Switch the environment to sandbox to use it.',
+  // any screen
+  forbidden: 'You are not allowed to do this.',
+  internal_error: 'Something went wrong on our side. Try again; if it keeps failing, tell support the code.',
 };
 
 export function errorCopy(code: string, fallback?: string): string {

@@ -5,11 +5,171 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type ApiKeyScope =
+  | 'audits_read'
+  | 'sessions_create'
+  | 'sessions_read'
+  | 'sessions_write';
+
+export type CreateWorkflowInput = {
+  /** Sessions are created only through the API (default true). */
+  apiOnly?: boolean | null | undefined;
+  name: string;
+  steps?: Array<WorkflowStepInput> | null | undefined;
+};
+
+/** The verification primitive a step runs. */
+export type Primitive =
+  | 'age_verify'
+  | 'attestation'
+  | 'identify'
+  | 'sign';
+
 /** open; ended (48 hours after the session ended); closed (by the signer, permanently). */
 export type ReceiptAccess =
   | 'closed'
   | 'ended'
   | 'open';
+
+/** viewer: reads everything. developer: builds in sandbox (workflows, webhooks, keys). admin: also production, and people. owner: also owners and admins. */
+export type Role =
+  | 'admin'
+  | 'developer'
+  | 'owner'
+  | 'viewer';
+
+export type WebhookDeliveryStatus =
+  | 'delivered'
+  | 'failed'
+  | 'pending';
+
+export type WorkflowStepInput = {
+  claims?: Array<string> | null | undefined;
+  documents?: number | null | undefined;
+  gateAfter?: boolean | null | undefined;
+  primitive: Primitive;
+  terms?: string | null | undefined;
+  threshold?: number | null | undefined;
+};
+
+export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix: string, scopes: Array<ApiKeyScope> | null, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }> };
+
+export type CreateApiKeyMutationVariables = Exact<{
+  label: string;
+}>;
+
+
+export type CreateApiKeyMutation = { createApiKey: { key: string, apiKey: { id: string, prefix: string } } };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string, revokedAt: string | null } };
+
+export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CatalogQuery = { catalog: Array<{ id: string, formats: Array<string>, wallet: { name: string }, issuer: { name: string, country: string | null }, sandbox: { available: boolean }, production: { available: boolean } }> };
+
+export type TeamQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type TeamQuery = { me: { id: string, role: Role }, members: Array<{ id: string, email: string, role: Role, createdAt: string }>, invitations: Array<{ id: string, email: string, role: Role, status: string, expiresAt: string }> };
+
+export type InviteMutationVariables = Exact<{
+  email: string;
+  role: Role;
+}>;
+
+
+export type InviteMutation = { invite: { id: string } };
+
+export type RevokeInvitationMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeInvitationMutation = { revokeInvitation: { id: string } };
+
+export type ResendInvitationMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ResendInvitationMutation = { resendInvitation: { id: string } };
+
+export type WebhookDeliveryRowFragment = { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null };
+
+export type WebhooksQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebhooksQuery = { webhookEndpoint: { id: string, url: string, createdAt: string, previousSecretExpiresAt: string | null } | null, webhookDeliveries: Array<{ id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null }> };
+
+export type ConfigureWebhookMutationVariables = Exact<{
+  url: string;
+}>;
+
+
+export type ConfigureWebhookMutation = { configureWebhookEndpoint: { id: string, url: string, secret: string } };
+
+export type RotateWebhookSecretMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RotateWebhookSecretMutation = { rotateWebhookSecret: { secret: string, previousSecretExpiresAt: string | null } };
+
+export type RedeliverWebhookMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RedeliverWebhookMutation = { redeliverWebhook: boolean };
+
+export type SendTestWebhookMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SendTestWebhookMutation = { sendTestWebhook: { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null } };
+
+export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean };
+
+export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WorkflowsQuery = { workflows: Array<{ id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string }> };
+
+export type CreateWorkflowMutationVariables = Exact<{
+  input: CreateWorkflowInput;
+}>;
+
+
+export type CreateWorkflowMutation = { createWorkflow: { id: string } };
+
+export type WorkflowQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }> };
+
+export type SetWorkflowStepsMutationVariables = Exact<{
+  workflowId: string;
+  steps: Array<WorkflowStepInput> | WorkflowStepInput;
+  apiOnly?: boolean | null | undefined;
+}>;
+
+
+export type SetWorkflowStepsMutation = { setWorkflowSteps: { id: string } };
+
+export type PublishWorkflowMutationVariables = Exact<{
+  workflowId: string;
+}>;
+
+
+export type PublishWorkflowMutation = { publishWorkflow: { revision: number } };
 
 export type SignerReceiptFieldsFragment = { sessionId: string, sessionStatus: string, environment: string, partial: boolean, completedSteps: number, totalSteps: number, access: ReceiptAccess, accessUntil: string | null, pdfDownloaded: boolean, canClose: boolean, receiptUrl: string, originals: Array<{ position: number, stage: number, label: string, sha256: string, size: number, contentType: string, url: string }>, email: { codeSentTo: string | null, codeExpiresAt: string | null, resendAvailableAt: string | null, codesLeftThisHour: number, sentTo: Array<string> } };
 

@@ -1,71 +1,78 @@
 // API keys of the current environment: create (the full key is shown once, right here), list by prefix,
 // revoke. Keys are per environment, so switching the environment reloads the list.
-import { createResource, createSignal, For, Show } from 'solid-js';
-import { environment, gql } from '../api';
-import {
-  API_KEYS,
-  type ApiKeysData,
-  CREATE_API_KEY,
-  type CreateApiKeyData,
-  REVOKE_API_KEY,
-} from '../queries';
-import { ErrorNote, when } from '../Screen';
+import { createResource, createSignal, Show } from 'solid-js';
+import type {
+  ApiKeysQuery,
+  ApiKeysQueryVariables,
+  CreateApiKeyMutation,
+  CreateApiKeyMutationVariables,
+  RevokeApiKeyMutation,
+  RevokeApiKeyMutationVariables,
+} from '../../graphql/generated';
+import { environment, gql, operation } from '../api';
+import { ActionStatus, createAction } from '../components/action';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { DataTable } from '../components/DataTable';
+import { TextField } from '../components/Field';
+import { SecretOnce } from '../components/SecretOnce';
+import DOCUMENT from '../graphql/api-keys.graphql?raw';
+import { when } from '../Screen';
+
+const API_KEYS = operation<ApiKeysQuery, ApiKeysQueryVariables>(DOCUMENT, 'ApiKeys');
+const CREATE_API_KEY = operation<CreateApiKeyMutation, CreateApiKeyMutationVariables>(
+  DOCUMENT,
+  'CreateApiKey',
+);
+const REVOKE_API_KEY = operation<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>(
+  DOCUMENT,
+  'RevokeApiKey',
+);
 
 export function ApiKeys() {
-  const [keys, { refetch }] = createResource(environment, () => gql<ApiKeysData>(API_KEYS));
+  const [keys, { refetch }] = createResource(environment, () => gql(API_KEYS));
   const [label, setLabel] = createSignal('');
-  const [created, setCreated] = createSignal<CreateApiKeyData['createApiKey'] | null>(null);
-  const [error, setError] = createSignal<unknown>(null);
+  const [created, setCreated] = createSignal<CreateApiKeyMutation['createApiKey'] | null>(null);
+  const action = createAction();
 
-  const create = async (e: SubmitEvent) => {
+  const create = (e: SubmitEvent) => {
     e.preventDefault();
-    setError(null);
-    try {
-      setCreated((await gql<CreateApiKeyData>(CREATE_API_KEY, { label: label() })).createApiKey);
+    void action.run(async () => {
+      setCreated((await gql(CREATE_API_KEY, { label: label() })).createApiKey);
       setLabel('');
       await refetch();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
+  const revoke = (id: string) =>
+    action.run(async () => {
       await gql(REVOKE_API_KEY, { id });
       await refetch();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <>
-      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <ActionStatus action={action} />
       <Show when={created()}>
         {(c) => (
-          <div class="d-card d-secret" role="status">
-            <p>
-              <strong>Copy this key now.</strong> It is shown only once; we store a hash of it.
-            </p>
-            <label for="new-key">New {environment()} key</label>
-            <input id="new-key" readonly value={c().key} onFocus={(e) => e.currentTarget.select()} />
-            <button type="button" onClick={() => setCreated(null)}>
-              I have stored it
-            </button>
-          </div>
+          <SecretOnce
+            id="new-key"
+            label={`New ${environment()} key`}
+            value={c().key}
+            onDone={() => setCreated(null)}
+          >
+            <strong>Copy this key now.</strong> It is shown only once; we store a hash of it.
+          </SecretOnce>
         )}
       </Show>
       <form class="d-form" onSubmit={create}>
-        <label for="key-label">Label</label>
-        <input
+        <TextField
           id="key-label"
+          label="Label"
           required
           maxlength="100"
           value={label()}
           onInput={(e) => setLabel(e.currentTarget.value)}
         />
-        <button type="submit" class="d-primary">
+        <button type="submit" class="d-primary" disabled={action.busy()}>
           Create {environment()} key
         </button>
       </form>
@@ -73,45 +80,31 @@ export function ApiKeys() {
         when={keys()?.apiKeys.length}
         fallback={<p class="d-muted">No API keys in {environment()} yet.</p>}
       >
-        <div class="d-table-wrap">
-          <table aria-label={`API keys in ${environment()}`}>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              <For each={keys()?.apiKeys}>
-                {(k) => (
-                  <tr>
-                    <td>{k.label}</td>
-                    <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td>{when(k.createdAt)}</td>
-                    <td>{when(k.lastUsedAt)}</td>
-                    <td>
-                      <Show when={!k.revokedAt} fallback={<>Revoked {when(k.revokedAt)}</>}>
-                        <button
-                          type="button"
-                          class="d-danger"
-                          aria-label={`Revoke key ${k.label}`}
-                          onClick={() => revoke(k.id)}
-                        >
-                          Revoke
-                        </button>
-                      </Show>
-                    </td>
-                  </tr>
-                )}
-              </For>
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={`API keys in ${environment()}`}
+          rows={keys()?.apiKeys}
+          columns={[
+            { header: 'Label', cell: (k) => k.label },
+            { header: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
+            { header: 'Created', cell: (k) => when(k.createdAt) },
+            { header: 'Last used', cell: (k) => when(k.lastUsedAt) },
+            {
+              header: 'Status',
+              cell: (k) => (
+                <Show when={!k.revokedAt} fallback={<>Revoked {when(k.revokedAt)}</>}>
+                  <ConfirmButton
+                    label={`Revoke key ${k.label}`}
+                    question={`Revoke key ${k.label}? Requests with it fail at once.`}
+                    confirm="Yes, revoke"
+                    onConfirm={() => revoke(k.id)}
+                  >
+                    Revoke
+                  </ConfirmButton>
+                </Show>
+              ),
+            },
+          ]}
+        />
       </Show>
     </>
   );

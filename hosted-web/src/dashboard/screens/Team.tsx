@@ -1,150 +1,136 @@
 // Team and invitations: the people of the business, pending invitations (resend rotates the link, revoke
 // kills it) and a form to invite someone with a role.
 import { createResource, createSignal, For, Show } from 'solid-js';
-import { environment, gql } from '../api';
-import {
-  INVITE,
-  type Invitation,
-  RESEND_INVITATION,
-  REVOKE_INVITATION,
-  type Role,
-  TEAM,
-  type TeamData,
-} from '../queries';
-import { ErrorNote, when } from '../Screen';
+import type {
+  InviteMutation,
+  InviteMutationVariables,
+  ResendInvitationMutation,
+  ResendInvitationMutationVariables,
+  RevokeInvitationMutation,
+  RevokeInvitationMutationVariables,
+  Role,
+  TeamQuery,
+  TeamQueryVariables,
+} from '../../graphql/generated';
+import { environment, gql, operation } from '../api';
+import { ActionStatus, createAction } from '../components/action';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { DataTable } from '../components/DataTable';
+import { SelectField, TextField } from '../components/Field';
+import DOCUMENT from '../graphql/team.graphql?raw';
+import { when } from '../Screen';
+
+const TEAM = operation<TeamQuery, TeamQueryVariables>(DOCUMENT, 'Team');
+const INVITE = operation<InviteMutation, InviteMutationVariables>(DOCUMENT, 'Invite');
+const REVOKE_INVITATION = operation<RevokeInvitationMutation, RevokeInvitationMutationVariables>(
+  DOCUMENT,
+  'RevokeInvitation',
+);
+const RESEND_INVITATION = operation<ResendInvitationMutation, ResendInvitationMutationVariables>(
+  DOCUMENT,
+  'ResendInvitation',
+);
+
+type Invitation = TeamQuery['invitations'][number];
 
 const ROLES: Role[] = ['viewer', 'developer', 'admin', 'owner'];
 
 export function Team() {
-  const [team, { refetch }] = createResource(environment, () => gql<TeamData>(TEAM));
+  const [team, { refetch }] = createResource(environment, () => gql(TEAM));
   const [email, setEmail] = createSignal('');
   const [role, setRole] = createSignal<Role>('developer');
-  const [error, setError] = createSignal<unknown>(null);
-  const [notice, setNotice] = createSignal('');
-
-  const act = async (f: () => Promise<unknown>, done: string) => {
-    setError(null);
-    setNotice('');
-    try {
-      await f();
-      setNotice(done);
-      await refetch();
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const action = createAction();
 
   const invite = (e: SubmitEvent) => {
     e.preventDefault();
-    void act(() => gql(INVITE, { email: email(), role: role() }), `Invitation sent to ${email()}.`).then(() =>
-      setEmail(''),
-    );
+    const to = email();
+    void action.run(async () => {
+      await gql(INVITE, { email: to, role: role() });
+      setEmail(''); // only once sent: a refused address stays in the field to be corrected
+      await refetch();
+      return `Invitation sent to ${to}.`;
+    });
   };
-
-  const pending = (i: Invitation) => i.status === 'pending';
+  const resend = (i: Invitation) =>
+    action.run(async () => {
+      await gql(RESEND_INVITATION, { id: i.id });
+      await refetch();
+      return `New link sent to ${i.email}.`;
+    });
+  const revoke = (i: Invitation) =>
+    action.run(async () => {
+      await gql(REVOKE_INVITATION, { id: i.id });
+      await refetch();
+      return `Invitation for ${i.email} revoked.`;
+    });
 
   return (
     <>
-      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
-      <Show when={notice()}>
-        <p role="status" class="d-ok">
-          {notice()}
-        </p>
-      </Show>
+      <ActionStatus action={action} />
       <h2 id="members-h">Members</h2>
-      <div class="d-table-wrap">
-        <table aria-labelledby="members-h">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-            </tr>
-          </thead>
-          <tbody>
-            <For each={team()?.members}>
-              {(m) => (
-                <tr>
-                  <td>{m.email}</td>
-                  <td>{m.role}</td>
-                  <td>{when(m.createdAt)}</td>
-                </tr>
-              )}
-            </For>
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        labelledby="members-h"
+        rows={team()?.members}
+        columns={[
+          { header: 'Email', cell: (m) => m.email },
+          { header: 'Role', cell: (m) => m.role },
+          { header: 'Joined', cell: (m) => when(m.createdAt) },
+        ]}
+      />
       <h2 id="invitations-h">Invitations</h2>
       <Show when={team()?.invitations.length} fallback={<p class="d-muted">No invitations yet.</p>}>
-        <div class="d-table-wrap">
-          <table aria-labelledby="invitations-h">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="d-sr">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              <For each={team()?.invitations}>
-                {(i) => (
-                  <tr>
-                    <td>{i.email}</td>
-                    <td>{i.role}</td>
-                    <td>{i.status}</td>
-                    <td>{when(i.expiresAt)}</td>
-                    <td class="d-actions">
-                      <div>
-                        <Show when={pending(i)}>
-                          <button
-                            type="button"
-                            onClick={() =>
-                              act(() => gql(RESEND_INVITATION, { id: i.id }), `New link sent to ${i.email}.`)
-                            }
-                          >
-                            Resend
-                          </button>
-                          <button
-                            type="button"
-                            class="d-danger"
-                            onClick={() =>
-                              act(
-                                () => gql(REVOKE_INVITATION, { id: i.id }),
-                                `Invitation for ${i.email} revoked.`,
-                              )
-                            }
-                          >
-                            Revoke
-                          </button>
-                        </Show>
-                      </div>
-                    </td>
-                  </tr>
-                )}
-              </For>
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          labelledby="invitations-h"
+          rows={team()?.invitations}
+          columns={[
+            { header: 'Email', cell: (i) => i.email },
+            { header: 'Role', cell: (i) => i.role },
+            { header: 'Status', cell: (i) => i.status },
+            { header: 'Expires', cell: (i) => when(i.expiresAt) },
+            {
+              header: 'Actions',
+              srOnly: true,
+              class: 'd-actions',
+              cell: (i) => (
+                <div>
+                  <Show when={i.status === 'pending'}>
+                    <button type="button" onClick={() => resend(i)}>
+                      Resend
+                    </button>
+                    <ConfirmButton
+                      question={`Revoke the invitation for ${i.email}? Its link stops working.`}
+                      confirm="Yes, revoke"
+                      onConfirm={() => revoke(i)}
+                    >
+                      Revoke
+                    </ConfirmButton>
+                  </Show>
+                </div>
+              ),
+            },
+          ]}
+        />
       </Show>
       <h2>Invite someone</h2>
       <form class="d-form" onSubmit={invite}>
-        <label for="invite-email">Email address</label>
-        <input
+        <TextField
           id="invite-email"
+          label="Email address"
           type="email"
           required
           value={email()}
           onInput={(e) => setEmail(e.currentTarget.value)}
         />
-        <label for="invite-role">Role</label>
-        <select id="invite-role" value={role()} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+        <SelectField
+          id="invite-role"
+          label="Role"
+          hint="Viewers read; developers build in the sandbox; admins also act in production and manage people."
+          value={role()}
+          onChange={(e) => setRole(e.currentTarget.value as Role)}
+        >
           <For each={ROLES}>{(r) => <option value={r}>{r}</option>}</For>
-        </select>
-        <button type="submit" class="d-primary">
+        </SelectField>
+        <button type="submit" class="d-primary" disabled={action.busy()}>
           Send invitation
         </button>
       </form>

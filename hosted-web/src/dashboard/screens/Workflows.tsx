@@ -2,22 +2,43 @@
 // primitive's settings and its gate, save, publish a revision) and every published revision. The draft lives
 // in local state until "Save draft"; publishing saves first, so what is published is what is on screen.
 import { createResource, createSignal, For, Index, Show } from 'solid-js';
-import { environment, gql } from '../api';
-import {
-  CREATE_WORKFLOW,
-  type CreateWorkflowData,
-  type Primitive,
-  PUBLISH_WORKFLOW,
-  type PublishWorkflowData,
-  SET_WORKFLOW_STEPS,
-  WORKFLOW,
-  WORKFLOWS,
-  type WorkflowData,
-  type WorkflowStep,
-  type WorkflowsData,
-} from '../queries';
+import type {
+  CreateWorkflowMutation,
+  CreateWorkflowMutationVariables,
+  Primitive,
+  PublishWorkflowMutation,
+  PublishWorkflowMutationVariables,
+  SetWorkflowStepsMutation,
+  SetWorkflowStepsMutationVariables,
+  WorkflowQuery,
+  WorkflowQueryVariables,
+  WorkflowStepFieldsFragment as WorkflowStep,
+  WorkflowStepInput,
+  WorkflowsQuery,
+  WorkflowsQueryVariables,
+} from '../../graphql/generated';
+import { environment, gql, operation } from '../api';
+import { ActionStatus, createAction } from '../components/action';
+import { DataTable } from '../components/DataTable';
+import { Field, SelectField, TextField } from '../components/Field';
+import DOCUMENT from '../graphql/workflows.graphql?raw';
 import { linkClick, navigate } from '../router';
-import { ErrorNote, when } from '../Screen';
+import { when } from '../Screen';
+
+const WORKFLOWS = operation<WorkflowsQuery, WorkflowsQueryVariables>(DOCUMENT, 'Workflows');
+const CREATE_WORKFLOW = operation<CreateWorkflowMutation, CreateWorkflowMutationVariables>(
+  DOCUMENT,
+  'CreateWorkflow',
+);
+const WORKFLOW = operation<WorkflowQuery, WorkflowQueryVariables>(DOCUMENT, 'Workflow');
+const SET_WORKFLOW_STEPS = operation<SetWorkflowStepsMutation, SetWorkflowStepsMutationVariables>(
+  DOCUMENT,
+  'SetWorkflowSteps',
+);
+const PUBLISH_WORKFLOW = operation<PublishWorkflowMutation, PublishWorkflowMutationVariables>(
+  DOCUMENT,
+  'PublishWorkflow',
+);
 
 const PRIMITIVES: { value: Primitive; label: string }[] = [
   { value: 'identify', label: 'Identify (requested claims)' },
@@ -37,36 +58,33 @@ const TERMS_MAX_WORDS = 1000;
 export const wordCount = (s: string): number => s.split(/\s+/).filter(Boolean).length;
 
 export function Workflows() {
-  const [list, { refetch }] = createResource(environment, () => gql<WorkflowsData>(WORKFLOWS));
+  const [list, { refetch }] = createResource(environment, () => gql(WORKFLOWS));
   const [name, setName] = createSignal('');
-  const [error, setError] = createSignal<unknown>(null);
+  const action = createAction();
 
-  const create = async (e: SubmitEvent) => {
+  const create = (e: SubmitEvent) => {
     e.preventDefault();
-    setError(null);
-    try {
-      const { createWorkflow } = await gql<CreateWorkflowData>(CREATE_WORKFLOW, { input: { name: name() } });
+    void action.run(async () => {
+      const { createWorkflow } = await gql(CREATE_WORKFLOW, { input: { name: name() } });
       setName('');
       await refetch();
       navigate(`/dashboard/workflows/${createWorkflow.id}`);
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
 
   return (
     <>
-      <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <ActionStatus action={action} />
       <form class="d-form" onSubmit={create}>
-        <label for="workflow-name">Workflow name</label>
-        <input
+        <TextField
           id="workflow-name"
+          label="Workflow name"
           required
           maxlength="200"
           value={name()}
           onInput={(e) => setName(e.currentTarget.value)}
         />
-        <button type="submit" class="d-primary">
+        <button type="submit" class="d-primary" disabled={action.busy()}>
           Create {environment()} workflow
         </button>
       </form>
@@ -74,32 +92,25 @@ export function Workflows() {
         when={list()?.workflows.length}
         fallback={<p class="d-muted">No workflows in {environment()} yet.</p>}
       >
-        <div class="d-table-wrap">
-          <table aria-label={`Workflows in ${environment()}`}>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Latest revision</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              <For each={list()?.workflows}>
-                {(w) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/workflows/${w.id}`} onClick={linkClick}>
-                        {w.name}
-                      </a>
-                    </td>
-                    <td>{w.latestRevision === 0 ? 'Not published' : `Revision ${w.latestRevision}`}</td>
-                    <td>{when(w.updatedAt)}</td>
-                  </tr>
-                )}
-              </For>
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={`Workflows in ${environment()}`}
+          rows={list()?.workflows}
+          columns={[
+            {
+              header: 'Name',
+              cell: (w) => (
+                <a href={`/dashboard/workflows/${w.id}`} onClick={linkClick}>
+                  {w.name}
+                </a>
+              ),
+            },
+            {
+              header: 'Latest revision',
+              cell: (w) => (w.latestRevision === 0 ? 'Not published' : `Revision ${w.latestRevision}`),
+            },
+            { header: 'Updated', cell: (w) => when(w.updatedAt) },
+          ]}
+        />
       </Show>
     </>
   );
@@ -134,7 +145,7 @@ const blank = (primitive: Primitive): DraftStep => ({
 });
 
 /** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
-const toInput = (s: DraftStep) => {
+const toInput = (s: DraftStep): WorkflowStepInput => {
   const base = { primitive: s.primitive, gateAfter: s.gateAfter };
   switch (s.primitive) {
     case 'identify':
@@ -172,12 +183,11 @@ export function WorkflowDetail(props: { id: string }) {
   const [apiOnly, setApiOnly] = createSignal(true);
   const [dirty, setDirty] = createSignal(false);
   const [adding, setAdding] = createSignal<Primitive>('identify');
-  const [error, setError] = createSignal<unknown>(null);
-  const [notice, setNotice] = createSignal('');
+  const action = createAction();
   const [data, { refetch }] = createResource(
     () => ({ env: environment(), id: props.id }),
     async (a) => {
-      const d = await gql<WorkflowData>(WORKFLOW, { id: a.id });
+      const d = await gql(WORKFLOW, { id: a.id });
       setSteps(d.workflow.draftSteps.map(toDraft));
       setApiOnly(d.workflow.apiOnly);
       setDirty(false);
@@ -188,7 +198,7 @@ export function WorkflowDetail(props: { id: string }) {
   const change = (next: DraftStep[]) => {
     setSteps(next);
     setDirty(true);
-    setNotice('');
+    action.clear();
   };
   const update = (i: number, patch: Partial<DraftStep>) =>
     change(steps().map((s, j) => (j === i ? { ...s, ...patch } : s)));
@@ -203,27 +213,18 @@ export function WorkflowDetail(props: { id: string }) {
     await gql(SET_WORKFLOW_STEPS, { workflowId: props.id, steps: steps().map(toInput), apiOnly: apiOnly() });
     setDirty(false);
   };
-  const run = async (action: () => Promise<void>) => {
-    setError(null);
-    setNotice('');
-    try {
-      await action();
-    } catch (err) {
-      setError(err);
-    }
-  };
   const onSave = () =>
-    run(async () => {
+    action.run(async () => {
       await save();
-      setNotice('Draft saved.');
       await refetch();
+      return 'Draft saved.';
     });
   const onPublish = () =>
-    run(async () => {
+    action.run(async () => {
       if (dirty()) await save();
-      const { publishWorkflow } = await gql<PublishWorkflowData>(PUBLISH_WORKFLOW, { workflowId: props.id });
+      const { publishWorkflow } = await gql(PUBLISH_WORKFLOW, { workflowId: props.id });
       await refetch();
-      setNotice(`Published revision ${publishWorkflow.revision}.`);
+      return `Published revision ${publishWorkflow.revision}.`;
     });
 
   return (
@@ -258,17 +259,17 @@ export function WorkflowDetail(props: { id: string }) {
                     Step {i + 1}: {LABEL[s().primitive]}
                   </h3>
                   <Show when={s().primitive === 'identify'}>
-                    <label for={`claims-${i}`}>Requested claims (comma separated)</label>
-                    <input
+                    <TextField
                       id={`claims-${i}`}
+                      label="Requested claims (comma separated)"
                       value={s().claims}
                       onInput={(e) => update(i, { claims: e.currentTarget.value })}
                     />
                   </Show>
                   <Show when={s().primitive === 'age_verify'}>
-                    <label for={`threshold-${i}`}>Minimum age (years)</label>
-                    <input
+                    <TextField
                       id={`threshold-${i}`}
+                      label="Minimum age (years)"
                       type="number"
                       min="1"
                       max="150"
@@ -278,9 +279,9 @@ export function WorkflowDetail(props: { id: string }) {
                     />
                   </Show>
                   <Show when={s().primitive === 'sign'}>
-                    <label for={`documents-${i}`}>Documents each session uploads</label>
-                    <input
+                    <TextField
                       id={`documents-${i}`}
+                      label="Documents each session uploads"
                       type="number"
                       min="1"
                       inputmode="numeric"
@@ -289,14 +290,17 @@ export function WorkflowDetail(props: { id: string }) {
                     />
                   </Show>
                   <Show when={s().primitive === 'attestation'}>
-                    <label for={`terms-${i}`}>Terms the signer attests</label>
-                    <textarea
-                      id={`terms-${i}`}
-                      rows="6"
-                      aria-describedby={`terms-count-${i}`}
-                      value={s().terms}
-                      onInput={(e) => update(i, { terms: e.currentTarget.value })}
-                    />
+                    <Field id={`terms-${i}`} label="Terms the signer attests">
+                      {() => (
+                        <textarea
+                          id={`terms-${i}`}
+                          rows="6"
+                          aria-describedby={`terms-count-${i}`}
+                          value={s().terms}
+                          onInput={(e) => update(i, { terms: e.currentTarget.value })}
+                        />
+                      )}
+                    </Field>
                     <p
                       id={`terms-count-${i}`}
                       class={wordCount(s().terms) > TERMS_MAX_WORDS ? 'd-warn' : 'd-muted'}
@@ -348,14 +352,14 @@ export function WorkflowDetail(props: { id: string }) {
             </Index>
           </ol>
           <div class="d-form">
-            <label for="add-primitive">New step</label>
-            <select
+            <SelectField
               id="add-primitive"
+              label="New step"
               value={adding()}
               onChange={(e) => setAdding(e.currentTarget.value as Primitive)}
             >
               <For each={PRIMITIVES}>{(p) => <option value={p.value}>{p.label}</option>}</For>
-            </select>
+            </SelectField>
             <button type="button" onClick={() => change([...steps(), blank(adding())])}>
               Add step
             </button>
@@ -371,17 +375,17 @@ export function WorkflowDetail(props: { id: string }) {
             />
             Sessions are created only through the API
           </label>
-          <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
-          <Show when={notice()}>
-            <p class="d-ok" role="status">
-              {notice()}
-            </p>
-          </Show>
+          <ActionStatus action={action} />
           <div class="d-step-actions">
-            <button type="button" onClick={onSave} disabled={!dirty()}>
+            <button type="button" onClick={onSave} disabled={!dirty() || action.busy()}>
               Save draft
             </button>
-            <button type="button" class="d-primary" onClick={onPublish} disabled={!steps().length}>
+            <button
+              type="button"
+              class="d-primary"
+              onClick={onPublish}
+              disabled={!steps().length || action.busy()}
+            >
               Publish revision
             </button>
           </div>
