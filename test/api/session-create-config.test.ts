@@ -3,7 +3,9 @@
 // remembers the last revision it pinned and checks it, with the endpoint and the routes, inside its INSERT:
 // these are the cases where that guess is wrong and the create must fall back to reading the configuration.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyKeyEntity } from '../../server/src/modules/session/idempotency-key.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { SessionEventEntity } from '../../server/src/modules/support/session-event.entity';
 import {
   Api,
   createBusiness,
@@ -78,6 +80,37 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect(created.status).toBe(201);
     expect(created.body.workflow_revision).toBe(3);
     expect((await production.rest('GET', `/v1/sessions/${created.body.id}`)).body.workflow_revision).toBe(3);
+  });
+
+  it('a create sent in one round trip writes the session, its timeline row and its key together, or nothing', async () => {
+    const events = () => t.svc.ds.getRepository(SessionEventEntity).countBy({ businessId, kind: 'created' });
+    const keys = () => t.svc.ds.getRepository(IdempotencyKeyEntity).countBy({ businessId });
+    expect((await create()).status).toBe(201); // the process has pinned the workflow's revision
+    const [s0, e0, k0] = [await stored(), await events(), await keys()];
+    const withKey = (k: string) =>
+      production.rest('POST', '/v1/sessions', { workflow_id: workflowId }, { 'Idempotency-Key': k });
+    const first = await withKey('one-trip-1');
+    expect(first.status).toBe(201);
+    const again = await withKey('one-trip-1');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect([await stored(), await events(), await keys()]).toEqual([s0 + 1, e0 + 1, k0 + 1]);
+    const timeline = await t.svc.ds
+      .getRepository(SessionEventEntity)
+      .findBy({ sessionId: String(first.body.id), businessId });
+    expect(timeline.map((e) => e.kind)).toEqual(['created']);
+    // configuration changed under the known revision: refused, and no reservation or timeline row is left
+    await t.svc.catalog.setAcceptance(ROUTE, { service: false });
+    const refused = await withKey('one-trip-2');
+    expect(refused.body.code).toBe('route_unavailable');
+    expect([await stored(), await events(), await keys()]).toEqual([s0 + 1, e0 + 1, k0 + 1]);
+    await t.svc.catalog.setAcceptance(ROUTE, { service: true });
+    // the refusal did not take the key: the same key now creates
+    const later = await withKey('one-trip-2');
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect([await stored(), await events(), await keys()]).toEqual([s0 + 2, e0 + 2, k0 + 2]);
   });
 
   it('a revoked API key is refused on the very next request', async () => {

@@ -6,12 +6,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
+import { batch, columnList, hydrate, insertSelect, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
+import { SessionEventEntity } from '../support/session-event.entity';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import type { Primitive } from '../workflow/workflow.steps';
 import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { SessionEntity } from './session.entity';
 
 export interface CreateContext {
@@ -209,4 +211,60 @@ export async function insertIfCurrent(
     m,
   );
   return res.affectedRows === 1;
+}
+
+/** How a one-round-trip create ended (createInOneTrip). */
+export type OneTripOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
+
+/**
+ * The whole create in ONE round trip (MySQL/MariaDB, a JSON create of a workflow whose revision this process
+ * has seen): `START TRANSACTION; guarded INSERT session; INSERT its created timeline row; [INSERT the
+ * Idempotency-Key reservation]; COMMIT`, sent as one batch (fast-sql.ts `batch`). The timeline row and the
+ * reservation are INSERT … SELECT FROM the new session row, so when the guard refuses (configuration changed:
+ * 'stale') nothing at all is written and the caller takes the full path. The reservation comes after the
+ * session here: a concurrent request with the same key still waits on the key's row lock and then replays
+ * ('key_taken' once the holder commits), exactly as when the reservation is written first.
+ */
+export async function createInOneTrip(
+  ds: DataSource,
+  session: SessionEntity,
+  k: KnownRevision,
+  event: SessionEventEntity,
+  reservation?: IdempotencyKeyEntity,
+): Promise<OneTripOutcome> {
+  const { businessId, environment } = session;
+  const ofNewSession = ' FROM session WHERE id = ? AND business_id = ? AND environment = ?';
+  const own = [session.id, businessId, environment];
+  const statements = [
+    'START TRANSACTION',
+    guardedInsert(ds, environment, k.primitives),
+    insertSelect(ds, SessionEventEntity) + ofNewSession,
+  ];
+  const params = [
+    ...rowValues(ds, SessionEntity, session),
+    session.workflowId,
+    businessId,
+    environment,
+    k.revision.revision,
+    businessId,
+    environment,
+    ...rowValues(ds, SessionEventEntity, event),
+    ...own,
+  ];
+  if (reservation) {
+    statements.push(insertSelect(ds, IdempotencyKeyEntity) + ofNewSession);
+    params.push(...rowValues(ds, IdempotencyKeyEntity, reservation), ...own);
+  }
+  statements.push('COMMIT');
+  try {
+    const res = await batch(ds, statements.join(';\n'), params);
+    return res[1]?.affectedRows === 1 ? 'created' : 'stale';
+  } catch (e) {
+    const err = e as { code?: string };
+    // session and timeline ids are random: a duplicate in this batch is the reservation's key
+    if (reservation && err.code === 'ER_DUP_ENTRY') return 'key_taken';
+    // a deadlock (or a Galera certification conflict) rolled it all back: the full path retries
+    if (err.code === 'ER_LOCK_DEADLOCK') return 'deadlock';
+    throw e;
+  }
 }

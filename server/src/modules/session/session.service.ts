@@ -15,7 +15,7 @@ import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService, PlannedDocument } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
-import { recordSessionEvent } from '../support/session-events';
+import { recordSessionEvent, sessionEventRow } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -23,6 +23,7 @@ import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import {
+  createInOneTrip,
   insertIfCurrent,
   knownRevision,
   readCreateContext,
@@ -108,6 +109,57 @@ const isLockWaitTimeout = (e: unknown): boolean => {
 const CREATE_ATTEMPTS = 50;
 
 class IdempotentReplay extends Error {}
+
+/** The Idempotency-Key reservation of a create, naming its session (it commits with it or not at all). */
+const reservationRow = (
+  businessId: string,
+  environment: 'sandbox' | 'production',
+  key: string,
+  sessionId: string,
+  now: Date,
+): IdempotencyKeyEntity =>
+  Object.assign(new IdempotencyKeyEntity(), {
+    businessId,
+    environment,
+    key,
+    sessionId,
+    statusCode: 201,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
+  });
+
+/** The row of a new session (status created), pinned to `revision`. */
+function sessionRow(a: {
+  id: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+  workflowId: string;
+  metadata: Record<string, unknown> | null;
+  expiresIn: number;
+  now: Date;
+  revision: number;
+  returnUrl: string | null;
+}): SessionEntity {
+  return Object.assign(new SessionEntity(), {
+    id: a.id,
+    businessId: a.businessId,
+    environment: a.environment,
+    workflowId: a.workflowId,
+    workflowRevision: a.revision,
+    status: 'created',
+    version: 0,
+    currentStage: 0,
+    metadata: a.metadata ? JSON.stringify(a.metadata) : null,
+    expiresAt: new Date(a.now.getTime() + a.expiresIn * 1000),
+    stepExpiresAt: null,
+    bindingHash: null,
+    createdAt: a.now,
+    updatedAt: a.now,
+    endedAt: null,
+    failureReason: null,
+    returnUrl: a.returnUrl,
+  } satisfies Partial<SessionEntity>);
+}
 
 export function validateCreateInput(input: CreateSessionInput): {
   workflowId: string;
@@ -269,20 +321,7 @@ export class SessionService {
       if (key) {
         try {
           // The reservation names its session up front (it commits with it or not at all), so no UPDATE follows.
-          await insertRow(
-            ds,
-            IdempotencyKeyEntity,
-            Object.assign(new IdempotencyKeyEntity(), {
-              businessId,
-              environment,
-              key,
-              sessionId: id,
-              statusCode: 201,
-              createdAt: now,
-              expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
-            }),
-            m,
-          );
+          await insertRow(ds, IdempotencyKeyEntity, reservationRow(businessId, environment, key, id, now), m);
         } catch (e) {
           if (isDuplicateKey(e)) throw new IdempotentReplay();
           throw e;
@@ -293,25 +332,17 @@ export class SessionService {
       const tenant = { businessId, environment };
       const returnUrl = await checkReturnUrl(m, tenant, input.return_url);
       const newSession = (revision: number) =>
-        Object.assign(new SessionEntity(), {
+        sessionRow({
           id,
           businessId,
           environment,
           workflowId,
-          workflowRevision: revision,
-          status: 'created',
-          version: 0,
-          currentStage: 0,
-          metadata: metadata ? JSON.stringify(metadata) : null,
-          expiresAt: new Date(now.getTime() + expiresIn * 1000),
-          stepExpiresAt: null,
-          bindingHash: null,
-          createdAt: now,
-          updatedAt: now,
-          endedAt: null,
-          failureReason: null,
+          metadata,
+          expiresIn,
+          now,
+          revision,
           returnUrl,
-        } satisfies Partial<SessionEntity>);
+        });
       // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
       // seen last is still the latest, the endpoint exists and the routes are available
       // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
@@ -344,6 +375,8 @@ export class SessionService {
       return session;
     };
     try {
+      const fast = await this.createInOneTrip(ctx, input, key, uploads);
+      if (fast) return { statusCode: 201, session: this.created(fast), replayed: false };
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
       // Always a transaction: the session and its `created` timeline row commit together (support view).
       const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
@@ -361,6 +394,56 @@ export class SessionService {
       if (!replayed) return this.create(ctx, input, idempotencyKey, uploads);
       return replayed;
     }
+  }
+
+  /**
+   * The common create in one round trip (session.create-context.ts createInOneTrip): MySQL/MariaDB, a JSON body
+   * that validates, no return_url (its check reads the business's origins), a workflow whose revision this
+   * process has pinned before and that has no sign step. Undefined when this path does not apply or the
+   * configuration changed since (nothing was written): the caller takes the full path, which refuses with the
+   * precise error or pins the new revision. Throws IdempotentReplay when another request holds the key.
+   */
+  private async createInOneTrip(
+    ctx: Ctx,
+    input: CreateSessionInput,
+    key: string | undefined,
+    uploads: UploadedFile[] | null | undefined,
+  ): Promise<SessionEntity | undefined> {
+    const { ds, clock } = this.deps;
+    if (uploads || !isMysql(ds) || (input.return_url !== undefined && input.return_url !== null)) return;
+    const tenant = tenantOf(ctx);
+    const workflowId = typeof input.workflow_id === 'string' ? input.workflow_id : undefined;
+    const seen = workflowId ? knownRevision(tenant, workflowId) : undefined;
+    if (!workflowId || !seen || seen.primitives.includes('sign')) return;
+    let valid: ReturnType<typeof validateCreateInput>;
+    try {
+      valid = validateCreateInput(input);
+    } catch {
+      return; // refused on the full path, after the reservation (a repeat replays, never re-validates)
+    }
+    const now = clock.now();
+    const id = newId('sess');
+    const { businessId, environment } = tenant;
+    const session = sessionRow({
+      id,
+      businessId,
+      environment,
+      workflowId,
+      metadata: valid.metadata,
+      expiresIn: valid.expiresIn,
+      now,
+      revision: seen.revision.revision,
+      returnUrl: null,
+    });
+    const outcome = await createInOneTrip(
+      ds,
+      session,
+      seen,
+      sessionEventRow(session, { kind: 'created', at: now }),
+      key ? reservationRow(businessId, environment, key, id, now) : undefined,
+    );
+    if (outcome === 'key_taken') throw new IdempotentReplay();
+    return outcome === 'created' ? session : undefined;
   }
 
   /** The original answer for a reservation; null when it had expired (it is deleted: the key is free). */

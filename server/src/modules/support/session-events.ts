@@ -63,6 +63,10 @@ const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
   detail: e.detail ? JSON.stringify(e.detail) : null,
 });
 
+/** The row recordSessionEvent writes, for a caller that writes it in a statement batch of its own. */
+export const sessionEventRow = (s: SessionRef, e: SessionEventInput): SessionEventEntity =>
+  Object.assign(new SessionEventEntity(), row(s, e, newId('sev')));
+
 export async function recordSessionEvent(
   m: EntityManager,
   s: SessionRef,

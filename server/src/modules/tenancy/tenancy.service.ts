@@ -71,6 +71,9 @@ export class TenancyService {
     if (!res.affected) throw new AppError('not_found', 'No such API key.');
   }
 
+  /** Per key: when this process last wrote its last_used_at (a write-side dedupe; reads never use it). */
+  private readonly lastUsedWrites = new Map<string, number>();
+
   /** Resolves a bearer key to its tenant actor, or throws `unauthenticated` (same answer for every failure). */
   async authenticate(presented: string | undefined): Promise<Extract<Actor, { kind: 'api_key' }>> {
     const fail = () =>
@@ -90,7 +93,15 @@ export class TenancyService {
     // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.
     // "Last used" is written at most once a minute per key, as a guarded update.
     const now = this.deps.clock.now();
-    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= 60_000) {
+    // Concurrent requests all read the old value; the first of this process writes, the others do not send
+    // an UPDATE that would change nothing (under load, 50 connections sent up to 50 per key per minute).
+    const touched = this.lastUsedWrites.get(row.id);
+    if (
+      (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= 60_000) &&
+      (touched === undefined || now.getTime() - touched >= 60_000 || now.getTime() < touched)
+    ) {
+      if (this.lastUsedWrites.size >= 10_000) this.lastUsedWrites.clear();
+      this.lastUsedWrites.set(row.id, now.getTime());
       await this.deps.ds
         .createQueryBuilder()
         .update(ApiKeyEntity)

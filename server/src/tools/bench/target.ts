@@ -109,7 +109,8 @@ async function service(): Promise<void> {
     { workers: false },
   );
   const base = await svc.listen();
-  if (process.env.BENCH_TRACE) traceStatements(svc.ds.driver as unknown as { pool: TracedPool });
+  if (process.env.BENCH_TRACE)
+    await traceStatements(svc.ds.driver as unknown as Parameters<typeof traceStatements>[0]);
   const biz = await svc.tenancy.createBusiness('Bench GmbH');
   const key = await svc.tenancy.issueApiKey(biz.id, 'sandbox');
   const ctx: Ctx = {
@@ -139,28 +140,62 @@ async function service(): Promise<void> {
   });
 }
 
-interface TracedPool {
-  query(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+interface TracedConnection {
+  query(...args: unknown[]): unknown;
+  execute(...args: unknown[]): unknown;
 }
 
-/** BENCH_TRACE=1: prints, every 2 s, statements per second and their mean time on the driver's pool. */
-function traceStatements(driver: { pool: TracedPool }): void {
-  const orig = driver.pool.query.bind(driver.pool);
+/**
+ * BENCH_TRACE=1: prints, every 2 s, statements per second and their mean round-trip time, per statement kind,
+ * for every statement any connection of the driver's pool sends (pool calls, transactions, prepared
+ * statements): the mysql2 connection prototype is wrapped, in this bench process only.
+ */
+async function traceStatements(driver: {
+  pool: { getConnection(cb: (e: Error | null, c: unknown) => void): void };
+}): Promise<void> {
+  const conn = await new Promise<{ release(): void }>((resolve, reject) =>
+    driver.pool.getConnection((e, c) => (e ? reject(e) : resolve(c as { release(): void }))),
+  );
+  // PoolConnection -> Connection (BaseConnection): the prototype that owns query and execute
+  let proto = Object.getPrototypeOf(conn) as TracedConnection;
+  while (proto && !Object.hasOwn(proto, 'execute')) proto = Object.getPrototypeOf(proto) as TracedConnection;
+  conn.release();
   const stats = new Map<string, { n: number; ms: number }>();
-  driver.pool.query = (sql, values, cb) => {
-    const t0 = performance.now();
-    const k = sql.slice(0, 40);
-    orig(sql, values, (err, rows) => {
-      const st = stats.get(k) ?? { n: 0, ms: 0 };
-      st.n++;
-      st.ms += performance.now() - t0;
-      stats.set(k, st);
-      cb(err, rows);
-    });
-  };
+  for (const method of ['query', 'execute'] as const) {
+    const orig = proto[method];
+    proto[method] = function (this: unknown, ...args: unknown[]) {
+      const first = args[0] as string | { sql: string };
+      const text = typeof first === 'string' ? first : first.sql;
+      const k = `${method === 'execute' ? 'X ' : 'Q '}${text.replace(/\s+/g, ' ').slice(0, 60)}`;
+      const t0 = performance.now();
+      const cbAt = args.findIndex((a) => typeof a === 'function');
+      const note = () => {
+        const st = stats.get(k) ?? { n: 0, ms: 0 };
+        st.n++;
+        st.ms += performance.now() - t0;
+        stats.set(k, st);
+      };
+      if (cbAt >= 0) {
+        const cb = args[cbAt] as (...r: unknown[]) => void;
+        args[cbAt] = (...r: unknown[]) => {
+          note();
+          cb(...r);
+        };
+      }
+      const cmd = orig.apply(this, args) as { once?: (ev: string, f: () => void) => void };
+      if (cbAt < 0) cmd?.once?.('end', note);
+      return cmd;
+    };
+  }
   setInterval(() => {
-    for (const [k, v] of stats)
-      console.error(`trace ${k.padEnd(40)} ${v.n / 2}/s mean ${(v.ms / v.n).toFixed(1)} ms`);
+    let total = 0;
+    for (const [k, v] of stats) {
+      total += v.n;
+      console.error(
+        `trace ${(v.n / 2).toFixed(0).padStart(6)}/s mean ${(v.ms / v.n).toFixed(1).padStart(6)} ms  ${k}`,
+      );
+    }
+    if (total) console.error(`trace total ${(total / 2).toFixed(0)} statements/s`);
     stats.clear();
   }, 2000).unref();
 }
