@@ -43,6 +43,8 @@ async function check(page: Page, name: string): Promise<void> {
       width,
     );
     expect(wide, `${name} at ${width}px`).toEqual([]);
+    // overflowing text is no element box: the page itself must not scroll sideways either
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} page width`).toBe(width);
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });

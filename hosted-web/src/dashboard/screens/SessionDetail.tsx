@@ -175,7 +175,9 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
       <h2 id="decision-h">Waiting for your decision</h2>
       <p>
         The signer finished a step with a gate after it. Continue to let them go on, or stop the session.
-        {props.due ? ` Decide by ${when(props.due)}; after that the session expires.` : ''}
+        {props.due
+          ? ` Decision due ${when(props.due)}: then a session.decision_due webhook reminds you; the session keeps waiting.`
+          : ''}
       </p>
       <Show when={error()}>
         <ErrorNote error={error()} />
