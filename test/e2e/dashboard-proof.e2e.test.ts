@@ -66,7 +66,9 @@ async function check(page: Page, name: string): Promise<void> {
     );
     expect(wide, `${name} at ${width}px`).toEqual([]);
     // and the page itself never scrolls sideways (content escaping a scroll box widens it)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(width);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(
+      width,
+    );
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
