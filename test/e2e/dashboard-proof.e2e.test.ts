@@ -254,6 +254,8 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     await signer.getByTestId('share-wallet').click();
     await signer.getByTestId('share-reference-wallet').waitFor();
     expect(await signer.getByTestId('persona').inputValue()).toBe('adult');
+    // the sandbox wallet's test person is described in German too
+    await signer.getByText('Volljährig, mit gültigem PID (DE, geboren am 12.01.1984).').waitFor();
     await check(signer, '12-signer-wallet-de');
     await signer.getByTestId('share-reference-wallet').click();
     await signer.getByTestId('waiting').waitFor({ timeout: 20_000 });
