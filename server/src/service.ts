@@ -35,6 +35,7 @@ import { createAccountsResolver } from './modules/accounts/accounts.resolver';
 import { dashboardAuth, dashboardCtx, registerAccountRoutes } from './modules/accounts/accounts.rest';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { requireScope, scopeForRoute } from './modules/accounts/roles';
+import { createAuditResolver } from './modules/audit/audit.resolver';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createBrandingResolver } from './modules/branding/branding.resolver';
@@ -565,6 +566,7 @@ export function declareApi(s: ApiServices): {
     createAccountsResolver(s.accounts),
     createReceiptResolver(s.receipts),
     createSupportResolver(s.support),
+    createAuditResolver(s.audit),
     // branding and return_url (issue 10): a stateless service over the data source
     createBrandingResolver(new BrandingService({ ds: s.ds })),
   ];

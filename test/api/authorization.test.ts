@@ -365,6 +365,11 @@ describe('authorization', () => {
         (await a.gql('query($id: ID!) { session(id: $id) { status } }', { id: sessionId })).data.session
           .status,
       ).toBe('completed');
+      // the dashboard user (the owner, in sandbox) reads the audit record over GraphQL too
+      const audit = await a.gql('query($id: ID!) { auditRecord(id: $id) { auditId record } }', {
+        id: `${sessionId}_0`,
+      });
+      expect(audit.data.auditRecord.record.session_id).toBe(sessionId);
       expect((await a.gql('{ workflows { id } }')).data.workflows.map((w: Json) => w.id)).toContain(
         workflowId,
       );
@@ -383,7 +388,7 @@ describe('authorization', () => {
         }
       });
 
-      it(`${who}: GraphQL answers not_found for sessions and deliveries`, async () => {
+      it(`${who}: GraphQL answers not_found for sessions, audit records and deliveries`, async () => {
         const other = who === 'another business' ? b : aProduction;
         const id = { id: sessionId };
         expect(gqlCode(await gql(other, 'query($id: ID!) { session(id: $id) { id } }', id))).toBe(
@@ -395,6 +400,12 @@ describe('authorization', () => {
         expect(gqlCode(await gql(other, 'mutation($id: ID!) { continueSession(id: $id) { id } }', id))).toBe(
           'not_found',
         );
+        // the audit record: another business's dashboard user, and the same business's in production
+        expect(
+          gqlCode(
+            await gql(other, 'query($id: ID!) { auditRecord(id: $id) { record } }', { id: `${sessionId}_0` }),
+          ),
+        ).toBe('not_found');
         const ds = await gql(other, 'query($s: ID) { webhookDeliveries(sessionId: $s) { id } }', {
           s: sessionId,
         });

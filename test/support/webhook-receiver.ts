@@ -17,6 +17,8 @@ export class WebhookReceiver {
   readonly script: number[] = [];
   /** Every request, whatever was answered (deliveries keeps only the 2xx ones). */
   readonly requests: Delivery[] = [];
+  /** Status to answer a given delivery with, ahead of `script` (undefined: fall through to it). */
+  statusFor: ((d: Delivery) => number | undefined) | undefined;
   /** Response body to answer with (e.g. to see it in the delivery log); none by default. */
   replyBody: string | undefined;
   private server?: http.Server;
@@ -28,8 +30,8 @@ export class WebhookReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const rawBody = Buffer.concat(chunks).toString('utf8');
-        const status = this.script.shift() ?? 200;
         const delivery = { headers: req.headers, rawBody, body: JSON.parse(rawBody), receivedAt: Date.now() };
+        const status = this.statusFor?.(delivery) ?? this.script.shift() ?? 200;
         this.requests.push(delivery);
         if (status >= 200 && status < 300) this.deliveries.push(delivery);
         res.statusCode = status;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { de } from '../../hosted-web/src/i18n/de';
 import { en } from '../../hosted-web/src/i18n/en';
 import { fr } from '../../hosted-web/src/i18n/fr';
+import { WALLET_CHOICES } from '../../server/src/modules/sandbox/personas';
 
 const catalogues: Record<string, Record<string, string>> = { de, fr };
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -41,5 +42,15 @@ describe('signer page message catalogues', () => {
       'generic',
     ];
     for (const code of required) expect(Object.keys(en)).toContain(`error.${code}`);
+  });
+
+  it("has a name and a note for every sandbox test person the server offers, the English ones the server's own", () => {
+    for (const c of WALLET_CHOICES) {
+      expect(en[`persona.${c.id}.label` as keyof typeof en], c.id).toBe(c.label);
+      expect(en[`persona.${c.id}.note` as keyof typeof en], c.id).toBe(c.description);
+    }
+    const ids = new Set(WALLET_CHOICES.map((c) => c.id));
+    for (const key of Object.keys(en).filter((k) => k.startsWith('persona.')))
+      expect(ids.has(key.split('.')[1] as string), key).toBe(true);
   });
 });

@@ -18,6 +18,10 @@ export type CreateWorkflowInput = {
   steps?: Array<WorkflowStepInput> | null | undefined;
 };
 
+export type Environment =
+  | 'production'
+  | 'sandbox';
+
 /** The verification primitive a step runs. */
 export type Primitive =
   | 'age_verify'
@@ -37,6 +41,27 @@ export type Role =
   | 'developer'
   | 'owner'
   | 'viewer';
+
+export type SessionListFilter = {
+  /** Created at or after. */
+  createdFrom?: string | null | undefined;
+  /** Created before. */
+  createdTo?: string | null | undefined;
+  /** Default: every environment the caller may read (today: its API key's). */
+  environment?: Environment | null | undefined;
+  status?: SessionStatus | null | undefined;
+  workflowId?: string | null | undefined;
+};
+
+/** completed, stopped, failed and expired are terminal. */
+export type SessionStatus =
+  | 'awaiting_decision'
+  | 'completed'
+  | 'created'
+  | 'expired'
+  | 'failed'
+  | 'in_progress'
+  | 'stopped';
 
 export type WebhookDeliveryStatus =
   | 'delivered'
@@ -75,6 +100,52 @@ export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type CatalogQuery = { catalog: Array<{ id: string, formats: Array<string>, wallet: { name: string }, issuer: { name: string, country: string | null }, sandbox: { available: boolean }, production: { available: boolean } }> };
+
+export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null };
+
+export type SessionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: SessionListFilter | null | undefined;
+}>;
+
+
+export type SessionsQuery = { sessions: { nodes: Array<{ id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type SessionDecisionFieldsFragment = { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> };
+
+export type SessionDetailQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }> } };
+
+export type AuditRecordQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type AuditRecordQuery = { auditRecord: { auditId: string, stage: number, kid: string, digest: string, record: unknown } };
+
+export type ContinueSessionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ContinueSessionMutation = { continueSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+
+export type StopSessionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type StopSessionMutation = { stopSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+
+export type SessionWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SessionWorkflowsQuery = { workflows: Array<{ id: string, name: string }> };
 
 export type TeamQueryVariables = Exact<{ [key: string]: never; }>;
 

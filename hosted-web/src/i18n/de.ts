@@ -202,4 +202,31 @@ export const de: Messages = {
     'Das Teilen wurde abgebrochen. Sie können es erneut versuchen, wenn Sie bereit sind.',
   'error.wallet_unavailable':
     'Keine Wallet auf diesem Gerät konnte antworten. Versuchen Sie es erneut oder verwenden Sie ein anderes Gerät.',
+  // the sandbox wallet's test persons (ids from the server's sandbox personas)
+  'persona.adult.label': 'Erika Mustermann',
+  'persona.adult.note': 'Volljährig, mit gültigem PID (DE, geboren am 12.01.1984).',
+  'persona.minor.label': 'Max Mustermann',
+  'persona.minor.note': 'Minderjährig, mit gültigem PID (DE, 12 Jahre alt).',
+  'persona.revoked.label': 'Erika Mustermann (widerrufener PID)',
+  'persona.revoked.note': 'Der Aussteller hat den PID widerrufen (Statuslisten-Wert 1).',
+  'persona.suspended.label': 'Erika Mustermann (ausgesetzter PID)',
+  'persona.suspended.note': 'Der Aussteller hat den PID ausgesetzt (Statuslisten-Wert 2).',
+  'persona.expired.label': 'Erika Mustermann (abgelaufener PID)',
+  'persona.expired.note': 'Der PID ist vor einem Monat abgelaufen.',
+  'persona.unknown_issuer.label': 'Erika Mustermann (unbekannter Aussteller)',
+  'persona.unknown_issuer.note': 'Ein PID, signiert von einem Aussteller, dem keine Umgebung vertraut.',
+  'persona.unknown_holder_key.label': 'Erika Mustermann (unbekannter Inhaberschlüssel)',
+  'persona.unknown_holder_key.note':
+    'Ein gültiger PID, aber die Wallet signiert mit einem Schlüssel, an den der Nachweis nicht gebunden ist (Schlüsselbindung ungültig).',
+  'persona.adult_mdoc.label': 'Erika Mustermann (mdoc-PID)',
+  'persona.adult_mdoc.note':
+    'Legt ISO-mdoc vor: den EU-PID (eu.europa.ec.eudi.pid.1) oder für eine Altersprüfung den EU-Altersnachweis.',
+  'persona.adult_mdl.label': 'Erika Mustermann (mobiler Führerschein)',
+  'persona.adult_mdl.note': 'Legt den mobilen Führerschein nach ISO 18013-5 vor (org.iso.18013.5.1.mDL).',
+  'persona.minor_mdoc.label': 'Max Mustermann (mdoc-PID)',
+  'persona.minor_mdoc.note':
+    'Minderjährig (12), legt ISO-mdoc vor: den EU-PID oder für eine Altersprüfung den EU-Altersnachweis.',
+  'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unbekannter Inhaberschlüssel, mdoc-PID)',
+  'persona.unknown_holder_key_mdoc.note':
+    'Legt den EU-PID als ISO-mdoc vor (oder den Altersnachweis), aber die Gerätesignatur stammt von einem anderen Schlüssel als dem Geräteschlüssel des MSO.',
 };

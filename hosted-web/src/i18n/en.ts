@@ -183,6 +183,33 @@ export const en = {
   'error.receipt_code_limit': 'You have asked for five codes this hour. Please try again later.',
   'error.wallet_cancelled': 'Sharing was cancelled. You can try again when you are ready.',
   'error.wallet_unavailable': 'No wallet on this device could answer. Try again, or use another device.',
+  // the sandbox wallet's test persons (ids from the server's sandbox personas)
+  'persona.adult.label': 'Erika Mustermann',
+  'persona.adult.note': 'Adult with a valid PID (DE, born 1984-01-12).',
+  'persona.minor.label': 'Max Mustermann',
+  'persona.minor.note': 'Minor with a valid PID (DE, 12 years old).',
+  'persona.revoked.label': 'Erika Mustermann (revoked PID)',
+  'persona.revoked.note': 'The PID has been revoked by its issuer (status list value 1).',
+  'persona.suspended.label': 'Erika Mustermann (suspended PID)',
+  'persona.suspended.note': 'The PID is suspended by its issuer (status list value 2).',
+  'persona.expired.label': 'Erika Mustermann (expired PID)',
+  'persona.expired.note': 'The PID expired a month ago.',
+  'persona.unknown_issuer.label': 'Erika Mustermann (unknown issuer)',
+  'persona.unknown_issuer.note': 'A PID signed by an issuer that no environment trusts.',
+  'persona.unknown_holder_key.label': 'Erika Mustermann (unknown holder key)',
+  'persona.unknown_holder_key.note':
+    'A valid PID, but the wallet signs with a key the credential is not bound to (key binding invalid).',
+  'persona.adult_mdoc.label': 'Erika Mustermann (mdoc PID)',
+  'persona.adult_mdoc.note':
+    'Presents ISO mdoc: the EU PID (eu.europa.ec.eudi.pid.1), or for an age check the EU age-verification attestation.',
+  'persona.adult_mdl.label': 'Erika Mustermann (mobile driving licence)',
+  'persona.adult_mdl.note': 'Presents the ISO 18013-5 mobile driving licence (org.iso.18013.5.1.mDL).',
+  'persona.minor_mdoc.label': 'Max Mustermann (mdoc PID)',
+  'persona.minor_mdoc.note':
+    'Minor (12) presenting ISO mdoc: the EU PID, or for an age check the EU age-verification attestation.',
+  'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unknown holder key, mdoc PID)',
+  'persona.unknown_holder_key_mdoc.note':
+    'Presents the ISO mdoc EU PID (or the age-verification attestation), but the device signature is made with a key other than the MSO device key.',
 } as const;
 
 export type MessageKey = keyof typeof en;

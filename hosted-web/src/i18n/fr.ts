@@ -194,4 +194,31 @@ export const fr: Messages = {
   'error.wallet_cancelled': 'Le partage a été annulé. Vous pouvez réessayer quand vous serez prêt.',
   'error.wallet_unavailable':
     'Aucun portefeuille de cet appareil n’a pu répondre. Réessayez, ou utilisez un autre appareil.',
+  // the sandbox wallet's test persons (ids from the server's sandbox personas)
+  'persona.adult.label': 'Erika Mustermann',
+  'persona.adult.note': 'Majeure, avec un PID valide (DE, née le 12/01/1984).',
+  'persona.minor.label': 'Max Mustermann',
+  'persona.minor.note': 'Mineur, avec un PID valide (DE, 12 ans).',
+  'persona.revoked.label': 'Erika Mustermann (PID révoqué)',
+  'persona.revoked.note': 'L’émetteur a révoqué le PID (valeur 1 de la liste de statuts).',
+  'persona.suspended.label': 'Erika Mustermann (PID suspendu)',
+  'persona.suspended.note': 'L’émetteur a suspendu le PID (valeur 2 de la liste de statuts).',
+  'persona.expired.label': 'Erika Mustermann (PID expiré)',
+  'persona.expired.note': 'Le PID a expiré il y a un mois.',
+  'persona.unknown_issuer.label': 'Erika Mustermann (émetteur inconnu)',
+  'persona.unknown_issuer.note': 'Un PID signé par un émetteur auquel aucun environnement ne fait confiance.',
+  'persona.unknown_holder_key.label': 'Erika Mustermann (clé du titulaire inconnue)',
+  'persona.unknown_holder_key.note':
+    'Un PID valide, mais le wallet signe avec une clé à laquelle le justificatif n’est pas lié (liaison de clé invalide).',
+  'persona.adult_mdoc.label': 'Erika Mustermann (PID mdoc)',
+  'persona.adult_mdoc.note':
+    'Présente un mdoc ISO : le PID de l’UE (eu.europa.ec.eudi.pid.1) ou, pour une vérification d’âge, l’attestation d’âge de l’UE.',
+  'persona.adult_mdl.label': 'Erika Mustermann (permis de conduire mobile)',
+  'persona.adult_mdl.note': 'Présente le permis de conduire mobile ISO 18013-5 (org.iso.18013.5.1.mDL).',
+  'persona.minor_mdoc.label': 'Max Mustermann (PID mdoc)',
+  'persona.minor_mdoc.note':
+    'Mineur (12 ans) présentant un mdoc ISO : le PID de l’UE ou, pour une vérification d’âge, l’attestation d’âge de l’UE.',
+  'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (clé du titulaire inconnue, PID mdoc)',
+  'persona.unknown_holder_key_mdoc.note':
+    'Présente le PID de l’UE en mdoc ISO (ou l’attestation d’âge), mais la signature de l’appareil est faite avec une autre clé que la clé d’appareil du MSO.',
 };

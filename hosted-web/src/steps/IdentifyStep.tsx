@@ -10,7 +10,7 @@ import {
   submitWalletResponse,
 } from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
-import { t } from '../i18n';
+import { hasMessage, t } from '../i18n';
 import type { ActionRunner } from '../routes/SessionView';
 import type { ProjectionStep, SandboxPersona, SessionProjection, WalletRequest } from '../types';
 import { CrossDevice } from './CrossDevice';
@@ -129,10 +129,10 @@ export function IdentifyStep(props: {
                 disabled={props.runner.busy()}
                 onChange={(e) => setPersona(e.currentTarget.value)}
               >
-                <For each={list()}>{(p) => <option value={p.id}>{p.label}</option>}</For>
+                <For each={list()}>{(p) => <option value={p.id}>{personaText(p, 'label')}</option>}</For>
               </select>
-              <Show when={list().find((p) => p.id === persona())?.description}>
-                {(description) => <p class="persona-note">{description()}</p>}
+              <Show when={list().find((p) => p.id === persona())}>
+                {(p) => <p class="persona-note">{personaText(p(), 'note')}</p>}
               </Show>
               <button
                 type="button"
@@ -155,4 +155,10 @@ export function IdentifyStep(props: {
       </Show>
     </div>
   );
+}
+
+/** A test person's name or note in the page's language; the server's English text for one we have no copy for. */
+function personaText(p: SandboxPersona, part: 'label' | 'note'): string {
+  const key = `persona.${p.id}.${part}`;
+  return hasMessage(key) ? t(key) : part === 'label' ? p.label : p.description;
 }

@@ -1,75 +1,114 @@
-// Sessions of the current environment, newest first, filtered by status (keyset pages), and one session's
-// timeline. Lists carry no results and no personal data (support view, ADR 0013).
+// Sessions of the selected environment, newest first: filters (status, workflow, environment, created
+// range) and keyset pages; each row links to the session detail (SessionDetail.tsx). Lists carry no results
+// and no personal data (support view, ADR 0013).
 import { createResource, createSignal, For, Show } from 'solid-js';
-import { environment, gql } from '../api';
-import {
-  SESSION_STATUSES,
-  SESSION_TIMELINE,
-  SESSIONS,
-  type SessionSummary,
-  type SessionsData,
-  type SessionTimelineData,
-} from '../queries';
+import type { SessionListFilter } from '../../graphql/generated';
+import { type Environment, environment, setEnvironment } from '../api';
 import { linkClick } from '../router';
 import { when } from '../Screen';
+import { listSessions, listWorkflows, SESSION_STATUSES, type SessionSummary } from '../sessions-api';
+
+export { SessionDetail } from './SessionDetail';
+
+/** A yyyy-mm-dd date input as the start of that UTC day (plus `days`), ISO; null when empty or invalid. */
+function utcDay(value: string, days = 0): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return null;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + days));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
 
 export function Sessions() {
   const [status, setStatus] = createSignal('');
+  const [workflowId, setWorkflowId] = createSignal('');
+  const [from, setFrom] = createSignal('');
+  const [to, setTo] = createSignal('');
   const [pages, setPages] = createSignal<(string | null)[]>([null]);
-  const args = () => ({ env: environment(), status: status(), after: pages()[pages().length - 1] ?? null });
+  const filter = (): SessionListFilter => ({
+    environment: environment(),
+    status: (status() || null) as SessionListFilter['status'],
+    workflowId: workflowId() || null,
+    createdFrom: utcDay(from()),
+    // "to" is inclusive on screen; the server's createdTo is "created before": the next UTC day
+    createdTo: utcDay(to(), 1),
+  });
+  const rangeWrong = () => !!from() && !!to() && from() > to();
+  const args = () => ({ filter: filter(), after: pages()[pages().length - 1] ?? null, bad: rangeWrong() });
   const [data] = createResource(args, (a) =>
-    gql<SessionsData>(SESSIONS, {
-      first: 20,
-      after: a.after,
-      filter: { environment: a.env, ...(a.status ? { status: a.status } : {}) },
-    }),
+    a.bad ? null : listSessions({ first: 20, after: a.after, filter: a.filter }),
   );
-  const onStatus = (e: Event) => {
-    setStatus((e.currentTarget as HTMLSelectElement).value);
+  const [workflows] = createResource(environment, () => listWorkflows());
+  const workflowName = (id: string) => workflows()?.find((w) => w.id === id)?.name;
+  /** Any filter change starts again from the newest page. */
+  const set = (setter: (v: string) => void) => (e: Event) => {
+    setter((e.currentTarget as HTMLInputElement | HTMLSelectElement).value);
     setPages([null]);
+  };
+  const onEnv = (e: Event) => {
+    setWorkflowId(''); // workflows belong to one environment
+    setPages([null]);
+    setEnvironment((e.currentTarget as HTMLSelectElement).value as Environment);
   };
   return (
     <>
-      <div class="d-form">
-        <label for="status-filter">Status</label>
-        <select id="status-filter" value={status()} onChange={onStatus}>
-          <option value="">Any status</option>
-          <For each={SESSION_STATUSES}>{(s) => <option value={s}>{s}</option>}</For>
-        </select>
-      </div>
-      <Show when={data()?.sessions.nodes.length} fallback={<p class="d-muted">No sessions match.</p>}>
-        <div class="d-table-wrap">
-          <table aria-label={`Sessions in ${environment()}`}>
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Status</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Created</th>
-                <th scope="col">Ended</th>
-              </tr>
-            </thead>
-            <tbody>
-              <For each={data()?.sessions.nodes}>
-                {(s: SessionSummary) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/sessions/${s.id}`} onClick={linkClick}>
-                        <code>{s.id}</code>
-                      </a>
-                    </td>
-                    <td>{s.status}</td>
-                    <td>
-                      <code>{s.workflowId}</code> r{s.workflowRevision}
-                    </td>
-                    <td>{when(s.createdAt)}</td>
-                    <td>{when(s.endedAt)}</td>
-                  </tr>
-                )}
-              </For>
-            </tbody>
-          </table>
+      <form class="d-filters" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label for="status-filter">Status</label>
+          <select id="status-filter" value={status()} onChange={set(setStatus)}>
+            <option value="">Any status</option>
+            <For each={SESSION_STATUSES}>{(s) => <option value={s}>{s}</option>}</For>
+          </select>
         </div>
+        <div>
+          <label for="workflow-filter">Workflow</label>
+          <select id="workflow-filter" value={workflowId()} onChange={set(setWorkflowId)}>
+            <option value="">Any workflow</option>
+            <For each={workflows()}>{(w) => <option value={w.id}>{w.name}</option>}</For>
+          </select>
+        </div>
+        <div>
+          {/* the same switch as the top bar: the dashboard shows one environment at a time */}
+          <label for="env-filter">Sessions from</label>
+          <select id="env-filter" value={environment()} onChange={onEnv}>
+            <option value="sandbox">Sandbox (test data)</option>
+            <option value="production">Production (live data)</option>
+          </select>
+        </div>
+        <div>
+          <label for="from-filter">Created from (UTC)</label>
+          <input id="from-filter" type="date" value={from()} onChange={set(setFrom)} />
+        </div>
+        <div>
+          <label for="to-filter">Created to (UTC, inclusive)</label>
+          <input id="to-filter" type="date" value={to()} onChange={set(setTo)} />
+        </div>
+      </form>
+      <Show when={rangeWrong()}>
+        <p class="d-error" role="alert">
+          “Created from” is after “Created to”: no session can match.
+        </p>
+      </Show>
+      <Show when={data()?.sessions.nodes.length} fallback={<p class="d-muted">No sessions match.</p>}>
+        <ul class="d-rows" aria-label={`Sessions in ${environment()}`}>
+          <For each={data()?.sessions.nodes}>
+            {(s: SessionSummary) => (
+              <li>
+                <a href={`/dashboard/sessions/${s.id}`} onClick={linkClick} data-testid="session-row">
+                  <code class="d-row-id">{s.id}</code>
+                  <span class={`d-status d-status-${s.status}`}>{s.status}</span>
+                  <span class="d-row-wf">
+                    {workflowName(s.workflowId) ?? <code>{s.workflowId}</code>} · revision{' '}
+                    {s.workflowRevision}
+                  </span>
+                  <span class="d-row-time">
+                    Created {when(s.createdAt)}
+                    {s.endedAt ? ` · ended ${when(s.endedAt)}` : ''}
+                  </span>
+                </a>
+              </li>
+            )}
+          </For>
+        </ul>
       </Show>
       <div class="d-actions">
         <div>
@@ -88,56 +127,6 @@ export function Sessions() {
           </Show>
         </div>
       </div>
-    </>
-  );
-}
-
-export function SessionDetail(props: { id: string }) {
-  const [data] = createResource(
-    () => ({ id: props.id, env: environment() }),
-    (a) => gql<SessionTimelineData>(SESSION_TIMELINE, { id: a.id }),
-  );
-  const s = () => data()?.sessionTimeline.session;
-  return (
-    <>
-      <p>
-        <a href="/dashboard/sessions" onClick={linkClick}>
-          All sessions
-        </a>
-      </p>
-      <Show when={s()}>
-        {(x) => (
-          <dl class="d-facts">
-            <dt>Session</dt>
-            <dd>
-              <code>{x().id}</code>
-            </dd>
-            <dt>Status</dt>
-            <dd data-testid="session-status">{x().status}</dd>
-            <dt>Workflow</dt>
-            <dd>
-              <code>{x().workflowId}</code> revision {x().workflowRevision}
-            </dd>
-            <dt>Created</dt>
-            <dd>{when(x().createdAt)}</dd>
-            <Show when={x().failureReason}>
-              <dt>Failure</dt>
-              <dd>{x().failureReason?.code}</dd>
-            </Show>
-          </dl>
-        )}
-      </Show>
-      <h2 id="timeline-h">Timeline</h2>
-      <ol class="d-timeline" aria-labelledby="timeline-h">
-        <For each={data()?.sessionTimeline.entries}>
-          {(e) => (
-            <li>
-              <span class="d-muted">{when(e.at)}</span> <strong>{e.kind}</strong>
-              {e.code ? <> ({e.code})</> : null}
-            </li>
-          )}
-        </For>
-      </ol>
     </>
   );
 }

@@ -105,6 +105,14 @@ export class AuditService {
 
   /** A record of another business or environment is not_found, never forbidden. */
   async getForBusiness(ctx: Ctx, auditId: string): Promise<AuditRecordView> {
+    return (await this.getWithDigest(ctx, auditId)).view;
+  }
+
+  /**
+   * The record as GET /v1/audits/{id} answers it, plus the stored digest (hex SHA-256 of the canonical
+   * content, the value the next record's previous_audit_hash chains to); same tenant scoping.
+   */
+  async getWithDigest(ctx: Ctx, auditId: string): Promise<{ view: AuditRecordView; digest: string }> {
     const tenant = tenantOf(ctx);
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard; the tenant is checked on the row
     const row = await (ctx.manager ?? this.ds.manager)
@@ -114,7 +122,10 @@ export class AuditService {
     if (!row || row.businessId !== tenant.businessId || content?.environment !== tenant.environment) {
       throw new AppError('not_found', 'No such audit record.');
     }
-    return { ...content, service_signature: { kid: row.kid, value: row.signature } };
+    return {
+      view: { ...content, service_signature: { kid: row.kid, value: row.signature } },
+      digest: row.digest,
+    };
   }
 
   async jwks(): Promise<{ keys: AuditJwk[] }> {

@@ -1,0 +1,191 @@
+// The dashboard's sessions screens in real Chromium: a signed-in owner filters the list, opens a gated session
+// whose first step completed with the sandbox wallet, sees its results and timeline, verifies the step's audit
+// record in the browser (WebCrypto against the public key set), continues the gate from the page, and stops
+// another session after confirming. A record changed on its way to the page fails the check. axe-core finds
+// nothing serious or critical; each screen is captured at 390 px and 1280 px.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser';
+import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { publishWorkflow } from '../support/workflows';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-sessions');
+
+async function axeSerious(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE); // CDP evaluation: CSP stays as served
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
+}
+
+/** No serious/critical axe finding, nothing wider than the viewport, and a screenshot at both widths. */
+async function check(page: Page, name: string): Promise<void> {
+  expect(await axeSerious(page), `axe on ${name}`).toEqual([]);
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const wide = await page.evaluate(
+      (w) =>
+        Array.from(document.querySelectorAll('body *'))
+          .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
+          .map((e) => `${e.tagName}.${e.className}`),
+      width,
+    );
+    expect(wide, `${name} at ${width}px`).toEqual([]);
+    // overflowing text is no element box: the page itself must not scroll sideways either
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} page width`).toBe(width);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('dashboard sessions in Chromium', () => {
+  let t: TestService;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let api: Api;
+  let workflowId: string;
+  const receiver = new WebhookReceiver();
+
+  /** A session of the gated workflow whose first step (identify) completed: it waits in awaiting_decision. */
+  const gatedSession = async (): Promise<string> => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    expect((await signer.start()).status).toBe(200);
+    expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+    return created.body.id as string;
+  };
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await receiver.start();
+    t = await startTestService({ label: 'dash-sessions-e2e', workers: false });
+    const biz = await createBusiness(t, 'Sessions GmbH');
+    api = new Api(t.baseUrl, biz.apiKey);
+    ({ workflowId } = await publishWorkflow(
+      api,
+      [
+        { primitive: 'identify', claims: ['given_name', 'family_name'], gateAfter: true },
+        { primitive: 'age_verify', threshold: 18 },
+      ],
+      receiver.url,
+      'Onboarding with review',
+    ));
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // signed in as the business's owner: the HttpOnly session cookie, as a sign-in answer sets it
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+    await receiver.stop();
+  });
+
+  it('filters the list, shows results and timeline, verifies an audit record, continues the gate', async () => {
+    const sessionId = await gatedSession();
+    const other = (await api.rest('POST', '/v1/sessions', { workflow_id: workflowId })).body.id as string;
+
+    await page.goto(`${t.baseUrl}/dashboard/sessions`);
+    const rows = page.getByTestId('session-row');
+    await rows.filter({ hasText: sessionId }).waitFor();
+    expect(await rows.count()).toBe(2);
+    await check(page, 'sessions-list');
+    await page.getByLabel('Status').selectOption('awaiting_decision');
+    await page.getByTestId('session-row').filter({ hasText: other }).waitFor({ state: 'detached' });
+    expect(await rows.allTextContents()).toEqual([expect.stringContaining(sessionId)]);
+    await page.getByLabel('Workflow').selectOption({ label: 'Onboarding with review' });
+    await page.getByLabel('Created from (UTC)').fill(new Date().toISOString().slice(0, 10));
+    await rows.filter({ hasText: sessionId }).waitFor();
+    expect(await rows.count()).toBe(1);
+    // a range that ends before today: nothing matches
+    await page.getByLabel('Created to (UTC, inclusive)').fill('2020-01-01');
+    await page.getByRole('alert').getByText('no session can match').waitFor();
+    await page.getByLabel('Created from (UTC)').fill('');
+    await page.getByText('No sessions match.').waitFor();
+    await page.getByLabel('Created to (UTC, inclusive)').fill('');
+    await rows.first().waitFor();
+
+    // the row is a link to the detail
+    await rows.filter({ hasText: sessionId }).click();
+    const detail = page.getByTestId('session-detail');
+    await detail.waitFor();
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
+    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    await detail.getByText('Sandbox: test data').waitFor();
+    const result = page.getByTestId('step-result-0');
+    await result.getByText('Step 1: Identify').waitFor();
+    expect(await result.textContent()).toContain('given_name');
+    expect(await result.textContent()).toContain(`${sessionId}_0`);
+    expect(await page.getByTestId('step-result-1').count()).toBe(0);
+    expect(await page.getByTestId('timeline').getByRole('listitem').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('awaiting_decision')]),
+    );
+
+    // the audit record, verified in this browser
+    const audit = page.getByTestId('audit-0');
+    await audit.getByText('Key id').waitFor();
+    await page.getByTestId('verify-audit-0').click();
+    await page.getByTestId('audit-verdict-0').getByText('Signature valid').waitFor();
+    await check(page, 'session-detail-awaiting');
+
+    // continue the gate: the page shows the new status and the timeline says so
+    await page.getByTestId('continue-session').click();
+    await page.getByTestId('session-status').getByText('in_progress').waitFor();
+    await page.getByTestId('timeline').getByText('continued').waitFor();
+    expect(await page.getByTestId('continue-session').count()).toBe(0);
+    expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('in_progress');
+    await check(page, 'session-detail-continued');
+  }, 180_000);
+
+  it('a record changed on its way to the page fails the check', async () => {
+    const sessionId = await gatedSession();
+    // the page's GraphQL answer is altered in flight: one fact of the signed record changes
+    await page.route('**/graphql', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (!body.includes('auditRecord')) return route.continue();
+      const res = await route.fetch();
+      const json = await res.json();
+      json.data.auditRecord.record.workflow_revision = 2;
+      await route.fulfill({ response: res, json });
+    });
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
+    await page.getByTestId('verify-audit-0').click();
+    const verdict = page.getByTestId('audit-verdict-0');
+    await verdict.getByText('Signature invalid').waitFor();
+    expect(await verdict.textContent()).toContain('does not match its digest');
+    await page.unroute('**/graphql');
+  }, 120_000);
+
+  it('stops a session after confirming; cancelling changes nothing', async () => {
+    const sessionId = await gatedSession();
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
+    await page.getByTestId('stop-session').click();
+    await page.getByTestId('confirm-stop').waitFor();
+    await check(page, 'session-detail-confirm-stop');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('awaiting_decision');
+    await page.getByTestId('stop-session').click();
+    await page.getByTestId('confirm-stop').click();
+    await page.getByTestId('session-status').getByText('stopped').waitFor();
+    expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('stopped');
+    expect(await page.getByTestId('stop-session').count()).toBe(0);
+  }, 120_000);
+});
