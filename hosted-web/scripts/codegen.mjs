@@ -43,7 +43,7 @@ const generated = await codegen({
     onlyOperationTypes: true,
     avoidOptionals: true,
     useTypeImports: true,
-    scalars: { DateTimeISO: 'string', JSON: 'unknown', ID: 'string' },
+    scalars: { DateTimeISO: 'string', JSON: 'unknown', ID: 'string', Upload: 'File' },
   },
   // typescript-operations 6 is standalone: it emits only the enums and inputs the documents use
   plugins: [{ typescriptOperations: {} }],

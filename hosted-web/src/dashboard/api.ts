@@ -99,7 +99,12 @@ export async function signOut(): Promise<void> {
   setUser(null);
 }
 
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+export async function gql<T>(
+  query: string,
+  variables: Record<string, unknown> = {},
+  /** Which operation of a document with several (the screens' .graphql files). */
+  operationName?: string,
+): Promise<T> {
   const body = (await send('/graphql', {
     method: 'POST',
     headers: {
@@ -107,7 +112,40 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
       'x-csrf-token': csrfToken,
       'x-environment': environment(),
     },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ query, variables, ...(operationName ? { operationName } : {}) }),
+  })) as { data: T };
+  return body.data;
+}
+
+/**
+ * One operation with file variables as a GraphQL multipart request (`operations`, `map`, file parts). The
+ * preflight header is what the server's CSRF rule for multipart bodies asks for.
+ */
+export async function gqlUpload<T>(
+  query: string,
+  operationName: string,
+  files: Record<string, File>,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
+  const names = Object.keys(files);
+  const form = new FormData();
+  const vars = { ...variables, ...Object.fromEntries(names.map((n) => [n, null])) };
+  form.append('operations', JSON.stringify({ query, operationName, variables: vars }));
+  form.append(
+    'map',
+    JSON.stringify(Object.fromEntries(names.map((n, i) => [String(i), [`variables.${n}`]]))),
+  );
+  names.forEach((n, i) => {
+    form.append(String(i), files[n] as File);
+  });
+  const body = (await send('/graphql', {
+    method: 'POST',
+    headers: {
+      'x-csrf-token': csrfToken,
+      'x-environment': environment(),
+      'apollo-require-preflight': 'true',
+    },
+    body: form,
   })) as { data: T };
   return body.data;
 }

@@ -21,6 +21,14 @@ const COPY: Record<string, string> = {
   workflow_not_found: 'This workflow does not exist in this environment.',
   workflow_invalid: 'The workflow cannot be saved or published as it is: check each step.',
   workflow_not_published: 'This workflow has no published revision yet.',
+  // branding screen
+  branding_contrast_insufficient:
+    'White button text on this accent colour is too hard to read (WCAG AA needs 4.5:1). Choose a darker colour.',
+  logo_type_unsupported:
+    'The logo must be a PNG, JPEG or WebP image. SVG and other formats are not accepted.',
+  logo_too_large: 'The logo file is larger than 256 KiB. Export it smaller and try again.',
+  logo_dimensions_invalid: 'The logo must be 16 to 2048 pixels on each side.',
+  return_url_not_allowed: 'The return URL is not on an origin registered for this environment.',
 };
 
 export function errorCopy(code: string, fallback?: string): string {

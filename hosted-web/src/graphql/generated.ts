@@ -5,11 +5,51 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type BrandingInput = {
+  /** #rrggbb with at least 4.5:1 contrast against white, else branding_contrast_insufficient. */
+  accentColor: string | null | undefined;
+  /** 1-80 characters; null or absent: the business name. */
+  displayName: string | null | undefined;
+};
+
 /** open; ended (48 hours after the session ended); closed (by the signer, permanently). */
 export type ReceiptAccess =
   | 'closed'
   | 'ended'
   | 'open';
+
+export type BrandingFieldsFragment = { displayName: string | null, accentColor: string | null, logoUrl: string | null };
+
+export type BrandingScreenQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetBrandingMutationVariables = Exact<{
+  input: BrandingInput;
+}>;
+
+
+export type SetBrandingMutation = { setBranding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetLogoMutationVariables = Exact<{
+  logo: File | null | undefined;
+}>;
+
+
+export type SetLogoMutation = { setLogo: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type RemoveLogoMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RemoveLogoMutation = { removeLogo: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetReturnOriginsMutationVariables = Exact<{
+  origins: Array<string> | string;
+}>;
+
+
+export type SetReturnOriginsMutation = { setReturnOrigins: Array<string> };
 
 export type SignerReceiptFieldsFragment = { sessionId: string, sessionStatus: string, environment: string, partial: boolean, completedSteps: number, totalSteps: number, access: ReceiptAccess, accessUntil: string | null, pdfDownloaded: boolean, canClose: boolean, receiptUrl: string, originals: Array<{ position: number, stage: number, label: string, sha256: string, size: number, contentType: string, url: string }>, email: { codeSentTo: string | null, codeExpiresAt: string | null, resendAvailableAt: string | null, codesLeftThisHour: number, sentTo: Array<string> } };
 
