@@ -45,7 +45,7 @@ const generated = await codegen({
     // as GraphQL allows (the dashboard sends only the fields of a step's primitive)
     avoidOptionals: { field: true, object: true, inputValue: false, defaultValue: false },
     useTypeImports: true,
-    scalars: { DateTimeISO: 'string', JSON: 'unknown', ID: 'string' },
+    scalars: { DateTimeISO: 'string', JSON: 'unknown', ID: 'string', Upload: 'File' },
   },
   // typescript-operations 6 is standalone: it emits only the enums and inputs the documents use
   plugins: [{ typescriptOperations: {} }],

@@ -40,8 +40,11 @@ export interface SessionProjection {
   id: string;
   status: SessionStatus;
   environment: 'sandbox' | 'production';
-  /** accent_color: the business's `#rrggbb` (at least 4.5:1 against white) when branded (ADR 0019). */
-  business: { name: string; accent_color?: string };
+  /**
+   * accent_color: the business's `#rrggbb` (at least 4.5:1 against white) when branded; logo_url: the path
+   * of its logo on this service when one is set (ADR 0019).
+   */
+  business: { name: string; accent_color?: string; logo_url?: string };
   workflow: { name: string };
   steps: ProjectionStep[];
   current_stage: number;

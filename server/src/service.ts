@@ -39,6 +39,7 @@ import { createAuditResolver } from './modules/audit/audit.resolver';
 import { registerAuditRoutes } from './modules/audit/audit.rest';
 import { AuditService } from './modules/audit/audit.service';
 import { createBrandingResolver } from './modules/branding/branding.resolver';
+import { registerBrandingRoutes } from './modules/branding/branding.rest';
 import { BrandingService } from './modules/branding/branding.service';
 import { createCatalogResolver } from './modules/catalog/catalog.resolver';
 import { registerCatalogRoutes } from './modules/catalog/catalog.rest';
@@ -538,6 +539,8 @@ export function declareApi(s: ApiServices): {
   resolvers: NonEmptyArray<Function>;
 } {
   const routes = new RouteRegistry();
+  // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
+  const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
   registerSessionRoutes(routes, s.sessions);
   registerTransportRoutes(routes, s.transport);
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
@@ -547,6 +550,7 @@ export function declareApi(s: ApiServices): {
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
   registerReceiptRoutes(routes, s.receipts);
+  registerBrandingRoutes(routes, branding);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
@@ -567,8 +571,7 @@ export function declareApi(s: ApiServices): {
     createReceiptResolver(s.receipts),
     createSupportResolver(s.support),
     createAuditResolver(s.audit),
-    // branding and return_url (issue 10): a stateless service over the data source
-    createBrandingResolver(new BrandingService({ ds: s.ds })),
+    createBrandingResolver(branding),
   ];
   return { routes, resolvers };
 }

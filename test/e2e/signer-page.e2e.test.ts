@@ -8,8 +8,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, stopE2E } from '../support/browser';
-import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { ManualClock } from '../../server/src/common/clock';
+import { launchChromium, startE2E, stopE2E } from '../support/browser';
+import {
+  Api,
+  createBusiness,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+import { SignerBrowser } from '../support/receipts';
+import { shareWithReferenceWallet, startedSession } from '../support/signer';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -216,5 +226,100 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await page.getByTestId('close-access').click();
     await page.getByTestId('close-confirm').waitFor();
     await checkScreen(page, 'receipt-code-close-fr');
+  });
+});
+
+// The remaining screens of the signer page and the emailed receipt page, each reached through the API as a
+// business and a signer would (stop, five refused wallet answers, a gate, an emailed receipt link, the clock
+// past the end), then opened in a fresh browser: axe finds nothing serious or critical on any of them.
+describe('the signer page end states and the receipt link page, accessible (Chromium)', () => {
+  const clock = new ManualClock(Date.parse('2030-04-01T08:00:00.000Z'));
+  let t: TestService;
+  let smtp: TestSmtpServer;
+  let browser: Browser;
+  let api: Api;
+  let identify: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startTestService({ label: 'e2e_signer_states', clock, smtpUrl: smtp.url, workers: false });
+    browser = await launchChromium();
+    api = new Api(t.baseUrl, (await createBusiness(t, 'Zustand GmbH')).apiKey);
+    ({ workflowId: identify } = await setUpIdentifyWorkflow(api, 'https://8.8.8.8/hooks', ['given_name']));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+    await smtp?.stop();
+  });
+
+  /** Opens the session's page in a fresh browser (not the bound one) and waits for the screen. */
+  const open = async (url: string, testId: string, locale = 'en-GB') => {
+    const page = await (await browser.newContext({ locale })).newPage();
+    await page.goto(url);
+    await page.getByTestId(testId).waitFor({ timeout: 20_000 });
+    return page;
+  };
+
+  it('stopped, in English and German', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: identify });
+    expect((await api.rest('POST', `/v1/sessions/${created.body.id}/stop`)).status).toBe(200);
+    await checkScreen(await open(created.body.url, 'stopped'), 'stopped');
+    await checkScreen(await open(created.body.url, 'stopped', 'de-DE'), 'stopped-de');
+  });
+
+  it('failed after five refused wallet answers', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: identify });
+    const { signer } = await startedSession(t.baseUrl, created);
+    for (let i = 0; i < 5; i++) await shareWithReferenceWallet(t.svc, signer, 'revoked');
+    expect((await signer.projection()).body.status).toBe('failed');
+    await checkScreen(await open(created.body.url, 'failed'), 'failed');
+  });
+
+  it('waiting for the business at a gate', async () => {
+    const { workflowId } = await publishWorkflow(
+      api,
+      [{ primitive: 'identify', claims: ['given_name'], gateAfter: true }],
+      'https://8.8.8.8/hooks',
+    );
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const { signer } = await startedSession(t.baseUrl, created);
+    expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+    expect((await signer.projection()).body.status).toBe('awaiting_decision');
+    await checkScreen(await open(created.body.url, 'waiting', 'fr-FR'), 'waiting-fr');
+  });
+
+  it('the receipt page of an emailed link, and of a link that is not valid', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: identify });
+    const b = new SignerBrowser(t.baseUrl, created.body.id);
+    await b.start();
+    expect((await shareWithReferenceWallet(t.svc, b.client)).status).toBe(200);
+    const to = 'signer@example.org';
+    const n = smtp.messages.length;
+    expect((await b.requestCode(to)).errors).toBeUndefined();
+    const codeMail = await smtp.waitFor(
+      (m) => smtp.messages.indexOf(m) >= n && /verification code/.test(m.subject ?? ''),
+    );
+    const code = (codeMail.subject ?? '').match(/(\d{6})/)?.[1] as string;
+    const m = smtp.messages.length;
+    expect((await b.sendEmail(code)).errors).toBeUndefined();
+    const mail = await smtp.waitFor((x) => smtp.messages.indexOf(x) >= m && /receipt/i.test(x.subject ?? ''));
+    const link = (mail.text ?? '').match(/(http:\/\/\S+\/r\/[\w-]{43})/)?.[1] as string;
+    expect(link).toBeDefined();
+
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Your receipt' }).waitFor();
+    await checkScreen(page, 'receipt-link');
+    await page.goto(`${link.slice(0, -3)}AAA`);
+    await page.getByRole('heading', { name: 'Receipt unavailable' }).waitFor();
+    await checkScreen(page, 'receipt-link-invalid');
+  });
+
+  it('expired (last: it moves the clock past every session of this block)', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: identify, expires_in: 60 });
+    clock.advance(61_000);
+    await t.svc.sweep();
+    await checkScreen(await open(created.body.url, 'expired'), 'expired');
   });
 });

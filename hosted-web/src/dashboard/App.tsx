@@ -7,6 +7,7 @@ import { linkClick, navigate, path } from './router';
 import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
 import { ApiKeys } from './screens/ApiKeys';
+import { Branding } from './screens/Branding';
 import { Catalog } from './screens/Catalog';
 import { SessionDetail, Sessions } from './screens/Sessions';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
@@ -27,6 +28,7 @@ const ROUTES: RouteDef[] = [
   { path: '/dashboard/sessions', title: 'Sessions', view: Sessions },
   { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
   { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
+  { path: '/dashboard/branding', title: 'Branding', view: Branding },
   { path: '/dashboard/account', title: 'Your account', view: Account },
 ];
 

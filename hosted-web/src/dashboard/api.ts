@@ -154,3 +154,36 @@ export async function gql(
   })) as { data: unknown };
   return body.data;
 }
+
+/**
+ * One operation with file variables as a GraphQL multipart request (`operations`, `map`, file parts). The
+ * preflight header is what the server's CSRF rule for multipart bodies asks for.
+ */
+export async function gqlUpload<T>(
+  query: string,
+  operationName: string,
+  files: Record<string, File>,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
+  const names = Object.keys(files);
+  const form = new FormData();
+  const vars = { ...variables, ...Object.fromEntries(names.map((n) => [n, null])) };
+  form.append('operations', JSON.stringify({ query, operationName, variables: vars }));
+  form.append(
+    'map',
+    JSON.stringify(Object.fromEntries(names.map((n, i) => [String(i), [`variables.${n}`]]))),
+  );
+  names.forEach((n, i) => {
+    form.append(String(i), files[n] as File);
+  });
+  const body = (await send('/graphql', {
+    method: 'POST',
+    headers: {
+      'x-csrf-token': csrfToken,
+      'x-environment': environment(),
+      'apollo-require-preflight': 'true',
+    },
+    body: form,
+  })) as { data: T };
+  return body.data;
+}

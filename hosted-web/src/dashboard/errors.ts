@@ -27,6 +27,14 @@ const COPY: Record<string, string> = {
   // any screen
   forbidden: 'You are not allowed to do this.',
   internal_error: 'Something went wrong on our side. Try again; if it keeps failing, tell support the code.',
+  // branding screen
+  branding_contrast_insufficient:
+    'White button text on this accent colour is too hard to read (WCAG AA needs 4.5:1). Choose a darker colour.',
+  logo_type_unsupported:
+    'The logo must be a PNG, JPEG or WebP image. SVG and other formats are not accepted.',
+  logo_too_large: 'The logo file is larger than 256 KiB. Export it smaller and try again.',
+  logo_dimensions_invalid: 'The logo must be 16 to 2048 pixels on each side.',
+  return_url_not_allowed: 'The return URL is not on an origin registered for this environment.',
 };
 
 export function errorCopy(code: string, fallback?: string): string {

@@ -11,6 +11,13 @@ export type ApiKeyScope =
   | 'sessions_read'
   | 'sessions_write';
 
+export type BrandingInput = {
+  /** #rrggbb with at least 4.5:1 contrast against white, else branding_contrast_insufficient. */
+  accentColor?: string | null | undefined;
+  /** 1-80 characters; null or absent: the business name. */
+  displayName?: string | null | undefined;
+};
+
 export type CreateWorkflowInput = {
   /** Sessions are created only through the API (default true). */
   apiOnly?: boolean | null | undefined;
@@ -95,6 +102,39 @@ export type RevokeApiKeyMutationVariables = Exact<{
 
 
 export type RevokeApiKeyMutation = { revokeApiKey: { id: string, revokedAt: string | null } };
+
+export type BrandingFieldsFragment = { displayName: string | null, accentColor: string | null, logoUrl: string | null };
+
+export type BrandingScreenQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetBrandingMutationVariables = Exact<{
+  input: BrandingInput;
+}>;
+
+
+export type SetBrandingMutation = { setBranding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetLogoMutationVariables = Exact<{
+  logo?: File | null | undefined;
+}>;
+
+
+export type SetLogoMutation = { setLogo: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type RemoveLogoMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RemoveLogoMutation = { removeLogo: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+
+export type SetReturnOriginsMutationVariables = Exact<{
+  origins: Array<string> | string;
+}>;
+
+
+export type SetReturnOriginsMutation = { setReturnOrigins: Array<string> };
 
 export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
 

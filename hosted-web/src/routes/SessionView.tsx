@@ -26,6 +26,11 @@ export function SessionView(props: {
   const p = () => props.projection;
   const status = createMemo(() => p().status);
   const business = () => p().business.name;
+  // only a path on this service (the CSP allows images from 'self' only anyway)
+  const logo = () => {
+    const u = p().business.logo_url;
+    return u && /^\/branding\/logos\/[0-9a-f]{64}$/.test(u) ? u : undefined;
+  };
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal<UserError>();
 
@@ -109,6 +114,9 @@ export function SessionView(props: {
   return (
     <>
       <header class="header">
+        <Show when={logo()}>
+          {(src) => <img class="logo" src={src()} alt={business()} data-testid="business-logo" />}
+        </Show>
         <Show when={p().environment === 'sandbox'}>
           <span class="badge" data-testid="sandbox-badge">
             {t('page.sandbox')}

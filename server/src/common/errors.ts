@@ -97,6 +97,9 @@ export const ERROR_CODES = {
   // branding and return_url (issue 10, ADR 0019)
   return_url_not_allowed: { status: 400, title: 'return_url is not on a registered origin' },
   branding_contrast_insufficient: { status: 400, title: 'Accent colour has too little contrast' },
+  logo_type_unsupported: { status: 400, title: 'The logo must be a PNG, JPEG or WebP image' },
+  logo_too_large: { status: 413, title: 'The logo is larger than 256 KiB' },
+  logo_dimensions_invalid: { status: 400, title: 'The logo must be 16 to 2048 pixels on each side' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Config } from '../config/config';
-import { ENTITIES } from './entities';
+import { ENTITIES, LOGO_ENTITY } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export async function createDataSource(
@@ -18,7 +18,7 @@ export async function createDataSource(
       // MariaDB reports column metadata differently (e.g. NULL defaults); TypeORM needs to know which it is.
       type: (await isMariaDb(config.databaseUrl)) ? 'mariadb' : 'mysql',
       url: config.databaseUrl,
-      entities: ENTITIES,
+      entities: [...ENTITIES, LOGO_ENTITY.mysql],
       migrations: MIGRATIONS,
       synchronize: false,
       timezone: 'Z',
@@ -41,7 +41,7 @@ export async function createDataSource(
       fs.writeFileSync(tmp, data);
       fs.renameSync(tmp, file);
     },
-    entities: ENTITIES,
+    entities: [...ENTITIES, LOGO_ENTITY.sqlite],
     migrations: MIGRATIONS,
     synchronize: false,
   });

@@ -2,7 +2,11 @@
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
-import { HostedPageSettingsEntity } from '../modules/branding/branding.entity';
+import {
+  HostedPageLogoMysqlEntity,
+  HostedPageLogoSqliteEntity,
+  HostedPageSettingsEntity,
+} from '../modules/branding/branding.entity';
 import {
   CredentialIssuerEntity,
   CredentialRouteEntity,
@@ -71,3 +75,6 @@ export const ENTITIES = [
   SessionEventEntity,
   HostedPageSettingsEntity, // branding and return_url (issue 10)
 ];
+
+/** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */
+export const LOGO_ENTITY = { mysql: HostedPageLogoMysqlEntity, sqlite: HostedPageLogoSqliteEntity } as const;

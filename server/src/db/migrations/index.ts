@@ -11,6 +11,7 @@ import { WebhookOpsAndSupport1764000000500 } from './1764000000500-webhook-ops-a
 import { OutboxLease1764000000600 } from './1764000000600-outbox-lease';
 import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-step-expiry-index';
 import { ReturnUrl1764000001000 } from './1764000001000-return-url';
+import { BrandingLogo1764400000000 } from './1764400000000-branding-logo';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   SessionStepExpiryIndex1764000000700,
   // branding and return_url (issue 10, ADR 0019)
   ReturnUrl1764000001000,
+  BrandingLogo1764400000000, // branding logo (issue 10, ADR 0019)
 ];

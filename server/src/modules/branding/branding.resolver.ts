@@ -1,9 +1,11 @@
-// Thin GraphQL operations of the return_url origins over BrandingService (ADR 0019).
+// Thin GraphQL operations of the return_url origins and the branding over BrandingService (ADR 0019).
+import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Field, Ctx as GqlCtx, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
 import type { GqlContext } from '../../graphql/context';
 import { Roles, RULES } from '../accounts/roles';
-import type { BrandingService } from './branding.service';
+import type { UploadValue } from '../document/uploads';
+import { type BrandingService, LOGO_LIMITS } from './branding.service';
 
 @ObjectType('Branding', { description: 'How the hosted page presents the business in this environment.' })
 export class BrandingGql {
@@ -14,6 +16,12 @@ export class BrandingGql {
     description: 'Accent colour #rrggbb (at least 4.5:1 against white); null: the default.',
   })
   accentColor!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Path of the logo on this service (/branding/logos/<sha256>, cached for a year); null: no logo.',
+  })
+  logoUrl!: string | null;
 }
 
 @InputType('BrandingInput')
@@ -36,6 +44,43 @@ async function gqlParams<T>(call: () => Promise<T>): Promise<T> {
       throw new AppError(e.code, e.message, { param: `input.${e.param}`, cause: e, extra: e.extra });
     throw e;
   }
+}
+
+/** graphql-upload-ts's 413 (the file hit its maxFileSize while streaming) or our own cap: logo_too_large. */
+const tooLarge = () =>
+  new AppError('logo_too_large', `A logo may have at most ${LOGO_LIMITS.maxBytes} bytes (256 KiB).`, {
+    param: 'logo',
+    extra: { max_bytes: LOGO_LIMITS.maxBytes },
+  });
+
+/**
+ * Reads an uploaded logo, stopping as soon as it passes LOGO_LIMITS.maxBytes. Its file name and declared type
+ * are ignored: the service judges the bytes.
+ */
+async function readLogo(upload: UploadValue): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    const file = await upload;
+    for await (const chunk of file.createReadStream()) {
+      size += (chunk as Buffer).length;
+      if (size > LOGO_LIMITS.maxBytes) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (isAppError(e)) throw e;
+    const status = (e as { status?: unknown } | null)?.status;
+    if (status === 413) throw tooLarge();
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      throw new AppError('validation_failed', (e as Error).message, { param: 'logo', cause: e });
+    if (e instanceof Error && (e as { syscall?: unknown }).syscall === undefined)
+      throw new AppError('validation_failed', 'The logo file part is cut off or malformed.', {
+        param: 'logo',
+        cause: e,
+      });
+    throw e;
+  }
+  return Buffer.concat(chunks);
 }
 
 export function createBrandingResolver(service: BrandingService) {
@@ -77,6 +122,36 @@ export function createBrandingResolver(service: BrandingService) {
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<BrandingGql> {
       return gqlParams(() => service.setBranding(ctx, input));
+    }
+
+    @Roles(RULES.build)
+    @Mutation(() => BrandingGql, {
+      description:
+        'Replaces the hosted page logo of this environment (a GraphQL multipart request): a PNG, JPEG or WebP ' +
+        'image (judged by its bytes; never SVG) of at most 256 KiB and 16-2048 pixels per side, else ' +
+        'logo_type_unsupported, logo_too_large or logo_dimensions_invalid and nothing is stored.',
+    })
+    async setLogo(
+      // nullable in the schema so that authorization runs before the file is looked at: an Upload! variable
+      // fails coercion (validation) before any resolver or @Roles check could answer
+      @Arg('logo', () => GraphQLUpload, {
+        nullable: true,
+        description: 'The image file (multipart file part); required.',
+      })
+      logo: UploadValue | null | undefined,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<BrandingGql> {
+      if (!logo)
+        throw new AppError('validation_failed', 'Attach the logo as a multipart file part.', {
+          param: 'logo',
+        });
+      return service.setLogo(ctx, await readLogo(logo));
+    }
+
+    @Roles(RULES.build)
+    @Mutation(() => BrandingGql, { description: 'Removes the hosted page logo of this environment.' })
+    async removeLogo(@GqlCtx() { ctx }: GqlContext): Promise<BrandingGql> {
+      return service.removeLogo(ctx);
     }
   }
   return BrandingResolver;

@@ -1,13 +1,24 @@
-// Owns the return_url origins a business registers per environment (issue 10, ADR 0019), and the check a
-// session create runs on its return_url against them.
+// Owns the hosted page settings a business sets per environment (issue 10, ADR 0019): the return_url origins
+// and the check a session create runs on its return_url against them, and the branding (display name, accent
+// colour, logo). Every change leaves an account_audit entry (who, what, when) in the same transaction.
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
-import { HostedPageSettingsEntity } from './branding.entity';
+import { LOGO_ENTITY } from '../../db/entities';
+import { type HostedPageLogoEntity, HostedPageSettingsEntity } from './branding.entity';
+import { type LogoHeader, readLogoHeader } from './logo-image';
 
 export const RETURN_LIMITS = { maxOrigins: 20, urlMaxLength: 2048 } as const;
+
+/** What a logo may be: bytes of the file, and pixels per side (from the image header). */
+export const LOGO_LIMITS = { maxBytes: 256 * 1024, minSide: 16, maxSide: 2048 } as const;
+
+/** Where the hosted page and the dashboard load a logo from: keyed by content hash, cached for a year. */
+export const LOGO_PATH = '/branding/logos';
+export const logoUrlOf = (sha256: string): string => `${LOGO_PATH}/${sha256}`;
 
 /**
  * The normalised origin of an absolute http(s) URL (WHATWG: lower-case host, punycode, default port dropped),
@@ -41,9 +52,29 @@ export function normaliseOrigin(raw: string, environment: Environment): string {
   return u.origin;
 }
 
+/** An account_audit entry (AccountsService.audit), written in the caller's transaction. */
+export type AccountAuditWriter = (
+  m: EntityManager,
+  e: {
+    businessId: string | null;
+    actor: { kind: 'user' | 'operator' | 'system'; id: string };
+    action: string;
+    target?: string | null;
+    detail?: Record<string, unknown>;
+  },
+) => Promise<void>;
+
 export interface BrandingDeps {
   ds: DataSource;
+  /** Records who changed the settings (accounts module's account_audit). */
+  audit: AccountAuditWriter;
 }
+
+/** The logo entity class of the data source's driver (MEDIUMBLOB on MySQL, BLOB on SQLite). */
+const logoEntity = (m: EntityManager) =>
+  m.connection.options.type === 'mysql' || m.connection.options.type === 'mariadb'
+    ? LOGO_ENTITY.mysql
+    : LOGO_ENTITY.sqlite;
 
 export class BrandingService {
   constructor(private readonly deps: BrandingDeps) {}
@@ -65,7 +96,9 @@ export class BrandingService {
       });
     const normalised = [...new Set(origins.map((o: string) => normaliseOrigin(o, environment)))].sort();
     const now = ctx.clock.now();
-    await writeSettings(this.deps.ds, ctx, { origins: JSON.stringify(normalised), updatedAt: now });
+    await this.write(ctx, { origins: JSON.stringify(normalised), updatedAt: now }, async (m) =>
+      this.record(ctx, m, 'return_origins.set', { origins: normalised }),
+    );
     return normalised;
   }
 
@@ -83,15 +116,132 @@ export class BrandingService {
   async setBranding(ctx: Ctx, input: { displayName?: unknown; accentColor?: unknown }): Promise<Branding> {
     const displayName = normaliseDisplayName(input.displayName);
     const accentColor = normaliseAccent(input.accentColor);
-    await writeSettings(this.deps.ds, ctx, { displayName, accentColor, updatedAt: ctx.clock.now() });
-    return { displayName, accentColor };
+    const row = await this.write(ctx, { displayName, accentColor, updatedAt: ctx.clock.now() }, (m) =>
+      this.record(ctx, m, 'branding.set', { displayName, accentColor }),
+    );
+    return viewOf(row);
+  }
+
+  /**
+   * Replaces the logo of the caller's environment with these exact bytes: a PNG, JPEG or WebP image (told by
+   * its magic bytes) of at most LOGO_LIMITS.maxBytes and LOGO_LIMITS.minSide..maxSide pixels per side.
+   * A refused file changes nothing.
+   */
+  async setLogo(ctx: Ctx, bytes: Buffer): Promise<Branding> {
+    const header = checkLogo(bytes);
+    const { businessId, environment } = tenantOf(ctx);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const now = ctx.clock.now();
+    const row = await this.write(ctx, { logoSha256: sha256, updatedAt: now }, async (m) => {
+      const repo = m.getRepository<HostedPageLogoEntity>(logoEntity(m));
+      await repo.delete({ businessId, environment });
+      await repo.insert({
+        businessId,
+        environment,
+        sha256,
+        ...header,
+        size: bytes.length,
+        createdAt: now,
+        bytes,
+      });
+      await this.record(ctx, m, 'branding.logo.set', { sha256, ...header, size: bytes.length });
+    });
+    return viewOf(row);
+  }
+
+  /** Removes the logo of the caller's environment (nothing to remove: no change and no audit entry). */
+  async removeLogo(ctx: Ctx): Promise<Branding> {
+    const { businessId, environment } = tenantOf(ctx);
+    const row = await this.write(ctx, { logoSha256: null, updatedAt: ctx.clock.now() }, async (m, before) => {
+      const removed = await m
+        .getRepository<HostedPageLogoEntity>(logoEntity(m))
+        .delete({ businessId, environment });
+      if (before || removed.affected) await this.record(ctx, m, 'branding.logo.remove', { sha256: before });
+    });
+    return viewOf(row);
+  }
+
+  /** A logo by content hash, for serving (any tenant's: the hash is of public bytes); null when none. */
+  async logoByHash(sha256: string): Promise<{ bytes: Buffer; contentType: string } | null> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+    const m = this.deps.ds.manager;
+    const row = await m
+      .getRepository<HostedPageLogoEntity>(logoEntity(m))
+      .findOne({ where: { sha256 }, select: { bytes: true, contentType: true, sha256: true } });
+    return row ? { bytes: Buffer.from(row.bytes), contentType: row.contentType } : null;
+  }
+
+  /** Writes the settings row, then calls `then` in the same transaction; answers the row as written. */
+  private write(
+    ctx: Ctx,
+    patch: SettingsPatch,
+    then: (m: EntityManager, logoBefore: string | null) => Promise<void>,
+  ): Promise<HostedPageSettingsEntity> {
+    return writeSettings(this.deps.ds, ctx, patch, then);
+  }
+
+  /** One account_audit entry for a change of the caller's environment's settings. */
+  private async record(ctx: Ctx, m: EntityManager, action: string, detail: Record<string, unknown>) {
+    const { businessId, environment } = tenantOf(ctx);
+    const a = ctx.actor;
+    const actor =
+      a.kind === 'dashboard'
+        ? { kind: 'user' as const, id: a.userId }
+        : a.kind === 'api_key'
+          ? { kind: 'system' as const, id: `api_key:${a.apiKeyId}` }
+          : { kind: 'system' as const, id: a.kind };
+    await this.deps.audit(m, {
+      businessId,
+      actor,
+      action,
+      target: environment,
+      detail: { environment, ...detail },
+    });
   }
 }
 
 export interface Branding {
   displayName: string | null;
   accentColor: string | null;
+  /** Path of the logo on this service (`/branding/logos/<sha256>`); null: no logo. */
+  logoUrl: string | null;
 }
+
+const viewOf = (row: HostedPageSettingsEntity): Branding => ({
+  displayName: row.displayName,
+  accentColor: row.accentColor,
+  logoUrl: row.logoSha256 ? logoUrlOf(row.logoSha256) : null,
+});
+
+/** The header of an acceptable logo, or the refusal (nothing is stored on a refusal). */
+export function checkLogo(bytes: Buffer): LogoHeader {
+  if (bytes.length > LOGO_LIMITS.maxBytes)
+    throw new AppError(
+      'logo_too_large',
+      `The logo has ${bytes.length} bytes; at most ${LOGO_LIMITS.maxBytes} (256 KiB) are allowed.`,
+      { param: 'logo', extra: { max_bytes: LOGO_LIMITS.maxBytes } },
+    );
+  const header = readLogoHeader(bytes);
+  if (!header)
+    throw new AppError(
+      'logo_type_unsupported',
+      'The logo must be a PNG, JPEG or WebP image (judged by its content, not its name or declared type; SVG is not accepted).',
+      { param: 'logo' },
+    );
+  const { width, height } = header;
+  const { minSide, maxSide } = LOGO_LIMITS;
+  if (width < minSide || height < minSide || width > maxSide || height > maxSide)
+    throw new AppError(
+      'logo_dimensions_invalid',
+      `The logo is ${width}x${height} pixels; each side must be ${minSide} to ${maxSide} pixels.`,
+      { param: 'logo', extra: { width, height } },
+    );
+  return header;
+}
+
+type SettingsPatch = Partial<
+  Pick<HostedPageSettingsEntity, 'origins' | 'displayName' | 'accentColor' | 'logoSha256'>
+> & { updatedAt: Date };
 
 function normaliseDisplayName(v: unknown): string | null {
   if (v === undefined || v === null) return null;
@@ -133,31 +283,39 @@ function normaliseAccent(v: unknown): string | null {
   return hex;
 }
 
-/** Updates the settings row of the caller's tenant, creating it (no origins, default branding) first. */
+/**
+ * Updates the settings row of the caller's tenant (locked), creating it (no origins, default branding)
+ * first; then runs `then` in the same transaction with the row as written and the logo hash before.
+ */
 async function writeSettings(
   ds: DataSource,
   ctx: Ctx,
-  patch: Partial<Pick<HostedPageSettingsEntity, 'origins' | 'displayName' | 'accentColor'>> & {
-    updatedAt: Date;
-  },
-): Promise<void> {
+  patch: SettingsPatch,
+  then: (m: EntityManager, logoBefore: string | null) => Promise<void>,
+): Promise<HostedPageSettingsEntity> {
   const { businessId, environment } = tenantOf(ctx);
-  await inTransaction(ds, ctx.manager, async (m) => {
+  return inTransaction(ds, ctx.manager, async (m) => {
     const repo = m.getRepository(HostedPageSettingsEntity);
     const qb = repo
       .createQueryBuilder('s')
       .where('s.businessId = :businessId AND s.environment = :environment', { businessId, environment });
     if (isMysql(ds)) qb.setLock('pessimistic_write');
-    if (await qb.getOne()) await repo.update({ businessId, environment }, patch);
-    else
-      await repo.insert({
-        businessId,
-        environment,
-        origins: '[]',
-        displayName: null,
-        accentColor: null,
-        ...patch,
-      });
+    const before = await qb.getOne();
+    const row: HostedPageSettingsEntity = before
+      ? { ...before, ...patch }
+      : {
+          businessId,
+          environment,
+          origins: '[]',
+          displayName: null,
+          accentColor: null,
+          logoSha256: null,
+          ...patch,
+        };
+    if (before) await repo.update({ businessId, environment }, patch);
+    else await repo.insert(row);
+    await then(m, before?.logoSha256 ?? null);
+    return row;
   });
 }
 
@@ -168,7 +326,11 @@ export async function brandingOf(
   environment: Environment,
 ): Promise<Branding> {
   const row = await m.getRepository(HostedPageSettingsEntity).findOneBy({ businessId, environment });
-  return { displayName: row?.displayName ?? null, accentColor: row?.accentColor ?? null };
+  return {
+    displayName: row?.displayName ?? null,
+    accentColor: row?.accentColor ?? null,
+    logoUrl: row?.logoSha256 ? logoUrlOf(row.logoSha256) : null,
+  };
 }
 
 async function readOrigins(

@@ -41,8 +41,11 @@ export interface Projection {
   id: string;
   status: string;
   environment: 'sandbox' | 'production';
-  /** name: the branding's display name, else the business name; accent_color: `#rrggbb` when branded. */
-  business: { name: string; accent_color?: string };
+  /**
+   * name: the branding's display name, else the business name; accent_color: `#rrggbb` when branded;
+   * logo_url: the logo's path on this service when one is set.
+   */
+  business: { name: string; accent_color?: string; logo_url?: string };
   workflow: { name: string };
   steps: {
     stage: number;
@@ -519,6 +522,7 @@ export class SessionTransport {
       business: {
         name: brand.displayName ?? business?.name ?? '',
         ...(brand.accentColor ? { accent_color: brand.accentColor } : {}),
+        ...(brand.logoUrl ? { logo_url: brand.logoUrl } : {}),
       },
       workflow: { name: rev.name },
       steps: rev.steps.map((st, stage) => ({
