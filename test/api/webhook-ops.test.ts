@@ -6,6 +6,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { AccountAuditEntity, DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { WebhookTestEventSchema } from '../../server/src/tools/api-contract';
 import {
   Api,
@@ -41,6 +42,8 @@ describe('webhook operations', () => {
   let api: Api;
   let workflowId: string;
   let secret: string;
+  let businessId: string;
+  let ownerId: string;
 
   const gql = async (query: string, variables: Record<string, unknown> = {}, who = api) =>
     who.gql(query, variables);
@@ -54,12 +57,44 @@ describe('webhook operations', () => {
   };
   const lastFor = (deliveryId: string) =>
     receiver.requests.filter((d) => d.body.delivery_id === deliveryId).at(-1) as Delivery;
+  /**
+   * The account audit trail of the business's webhook operations, as an operator reads it from account_audit:
+   * `since` the ids of an earlier read, the rows written after it.
+   */
+  const webhookAudit = async (since: Json[] = []) => {
+    const seen = new Set(since.map((r) => r.id));
+    return (await t.svc.ds.getRepository(AccountAuditEntity).findBy({ businessId }))
+      .filter((r) => r.action.startsWith('webhook.') && !seen.has(r.id))
+      .map((r) => ({ ...r, detail: r.detail ? JSON.parse(r.detail) : null })) as Json[];
+  };
+  /** The one audit row an operation wrote: by the signed-in owner, at the (manual) clock's time. */
+  const expectAudited = async (before: Json[], action: string, target: unknown, detail: Json) => {
+    const added = await webhookAudit(before);
+    expect(added).toEqual([
+      {
+        id: expect.stringMatching(/^acau_/),
+        businessId,
+        actorKind: 'user',
+        actorId: ownerId,
+        action,
+        target,
+        detail: { environment: 'sandbox', ...detail },
+        createdAt: clock.now(),
+      },
+    ]);
+    return added[0] as Json;
+  };
 
   beforeAll(async () => {
     t = await startTestService({ clock, workers: false, label: 'webhook_ops' });
     await receiver.start();
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
+    const biz = await createBusiness(t);
+    businessId = biz.businessId;
+    api = new Api(t.baseUrl, biz.apiKey);
     ({ workflowId, webhookSecret: secret } = await setUpIdentifyWorkflow(api, receiver.url));
+    ownerId = (
+      await t.svc.ds.getRepository(DashboardUserEntity).findOneByOrFail({ businessId, role: 'owner' })
+    ).id;
   });
   afterAll(async () => {
     await receiver.stop();
@@ -118,6 +153,7 @@ describe('webhook operations', () => {
   describe('secret rotation with an overlap window', () => {
     it('signs every attempt (retries included) with both secrets until the chosen time, then only the new one', async () => {
       const before = await gql('{ webhookEndpoint { id url previousSecretExpiresAt } }');
+      const audited = await webhookAudit();
       const ends = new Date(clock.now().getTime() + HOUR);
       const rotated = await gql(
         'mutation($at: DateTimeISO) { rotateWebhookSecret(oldSecretExpiresAt: $at) { id url secret previousSecretExpiresAt } }',
@@ -130,6 +166,12 @@ describe('webhook operations', () => {
       expect(r.secret).toMatch(/^whsec_/);
       expect(r.secret).not.toBe(secret);
       expect(r.previousSecretExpiresAt).toBe(ends.toISOString());
+      // who rotated, when, and until when the old secret signs; never a secret
+      const row = await expectAudited(audited, 'webhook.secret.rotate', r.id, {
+        old_secret_expires_at: ends.toISOString(),
+      });
+      expect(JSON.stringify(row)).not.toContain(r.secret.slice(6, 20));
+      expect(JSON.stringify(row)).not.toContain(secret.slice(6, 20));
       // shown once: no read returns it
       const read = await gql('{ webhookEndpoint { previousSecretExpiresAt } }');
       expect(read.data.webhookEndpoint.previousSecretExpiresAt).toBe(ends.toISOString());
@@ -195,6 +237,7 @@ describe('webhook operations', () => {
     });
 
     it('refuses an overlap end in the past or beyond 7 days with validation_failed', async () => {
+      const audited = await webhookAudit();
       for (const at of [
         new Date(clock.now().getTime() - 1000),
         new Date(clock.now().getTime() + 8 * 24 * HOUR),
@@ -217,6 +260,8 @@ describe('webhook operations', () => {
         },
       );
       expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed', status: 400 });
+      // a refused operation leaves no audit row
+      expect(await webhookAudit(audited)).toEqual([]);
     });
 
     it('answers webhook_endpoint_required when there is no endpoint to rotate', async () => {
@@ -369,10 +414,15 @@ describe('webhook operations', () => {
       expect(unknown.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
 
       const before = receiver.deliveries.length;
+      const audited = await webhookAudit();
       expect(
         (await gql('mutation($id: ID!) { redeliverWebhook(id: $id) }', { id: step.id })).data
           .redeliverWebhook,
       ).toBe(true);
+      await expectAudited(audited, 'webhook.redeliver', step.id, {
+        delivery_id: step.deliveryId,
+        event: 'step.completed',
+      });
       await deliverAll();
       const now = receiver.deliveries.slice(before).filter((d) => d.body.data.session_id === id);
       expect(now.map((d) => d.body.delivery_id)).toEqual([step.deliveryId, end.deliveryId]);
@@ -393,8 +443,10 @@ describe('webhook operations', () => {
     it('redelivers every failed event at once', async () => {
       const a = await sessionWithFailedHead();
       const b = await sessionWithFailedHead();
+      const audited = await webhookAudit();
       const r = await gql('mutation { redeliverFailedWebhooks }');
       expect(r.data.redeliverFailedWebhooks).toBe(2);
+      await expectAudited(audited, 'webhook.redeliver_all', null, { queued: 2 });
       await deliverAll();
       for (const s of [a, b]) {
         const got = receiver.deliveries
@@ -409,8 +461,14 @@ describe('webhook operations', () => {
   describe('test event', () => {
     it('sends a signed webhook.test event in the sandbox, matching its JSON schema', async () => {
       clock.set(Date.now()); // the library's verify checks webhook-timestamp against the wall clock
+      const audited = await webhookAudit();
       const ev = await sendTest();
       expect(ev).toMatchObject({ event: 'webhook.test', status: 'pending' });
+      const endpoint = (await gql('{ webhookEndpoint { id } }')).data.webhookEndpoint.id;
+      await expectAudited(audited, 'webhook.test_event', ev.id, {
+        delivery_id: ev.deliveryId,
+        endpoint_id: endpoint,
+      });
       expect(ev.deliveryId).toMatch(/^whtest_[0-9a-z]+:webhook\.test:0$/);
       await deliverAll();
       const d = lastFor(ev.deliveryId);
@@ -428,6 +486,42 @@ describe('webhook operations', () => {
       const sandbox = new Api(t.baseUrl, biz.apiKey);
       const none = await gql('mutation { sendTestWebhook { id } }', {}, sandbox);
       expect(none.errors?.[0]?.extensions).toMatchObject({ code: 'webhook_endpoint_required', status: 409 });
+    });
+  });
+
+  describe('endpoint URL change', () => {
+    it('is in the account audit with the old and new URL, without query, credentials or the secret', async () => {
+      const audited = await webhookAudit();
+      const { id } = (await gql('{ webhookEndpoint { id } }')).data.webhookEndpoint;
+      // the first configuration (before all tests) is there too
+      expect(audited.filter((a) => a.action === 'webhook.endpoint.create')).toMatchObject([
+        { actorKind: 'user', actorId: ownerId, target: id, detail: { url: receiver.url } },
+      ]);
+      const moved = `${receiver.url}/v2?token=integrator-secret-token#frag`;
+      const r = await gql(
+        'mutation($url: String!) { configureWebhookEndpoint(url: $url) { id url secret } }',
+        {
+          url: moved,
+        },
+      );
+      expect(r.errors).toBeUndefined();
+      expect(r.data.configureWebhookEndpoint).toMatchObject({ id, url: moved });
+      // the receiver's URL is http://127.0.0.1:<port>/hooks: scheme, host and path are kept
+      const row = await expectAudited(audited, 'webhook.endpoint.update', id, {
+        url: `${receiver.url}/v2`,
+        previous_url: receiver.url,
+      });
+      expect(JSON.stringify(row)).not.toContain('integrator-secret-token');
+      expect(JSON.stringify(row)).not.toContain(r.data.configureWebhookEndpoint.secret.slice(6, 20));
+      // a refused URL changes nothing and is not audited
+      const bad = await gql('mutation { configureWebhookEndpoint(url: "not a url") { id } }');
+      expect(bad.errors?.[0]?.extensions?.status).toBeLessThan(500);
+      expect(await webhookAudit([...audited, row])).toEqual([]);
+      // back to the receiver, for anything run after this
+      const back = await gql('mutation($url: String!) { configureWebhookEndpoint(url: $url) { secret } }', {
+        url: receiver.url,
+      });
+      secret = back.data.configureWebhookEndpoint.secret;
     });
   });
 });

@@ -92,14 +92,14 @@ export class InvitationEntity {
   @Column({ ...time(true), name: 'revoked_at' }) revokedAt!: Date | null;
 }
 
-/** Who changed people, keys, sessions or trust: dashboard users and operators (actor_kind 'operator'). */
+/** Who changed people, keys, sessions, webhooks or trust: dashboard users, operators (actor_kind 'operator'), API keys. */
 @Entity('account_audit')
 @Index('IDX_account_audit_business', ['businessId'])
 @Index('IDX_account_audit_actor', ['actorKind'])
 export class AccountAuditEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...str(40, true), name: 'business_id' }) businessId!: string | null;
-  @Column({ ...str(16), name: 'actor_kind' }) actorKind!: 'user' | 'operator' | 'system';
+  @Column({ ...str(16), name: 'actor_kind' }) actorKind!: 'user' | 'operator' | 'system' | 'api_key';
   @Column({ ...str(80), name: 'actor_id' }) actorId!: string;
   @Column({ ...str(64), name: 'action' }) action!: string;
   @Column({ ...str(120, true), name: 'target' }) target!: string | null;

@@ -33,6 +33,7 @@ import {
   SignInLinkEntity,
   WebauthnChallengeEntity,
 } from './accounts.entities';
+import { type AccountAuditEntry, writeAccountAudit } from './audit';
 import { API_KEY_SCOPES, type ApiKeyScope, atLeast } from './roles';
 
 /** The part of the shared mail sender (modules/mail) this module uses. */
@@ -147,26 +148,8 @@ export class AccountsService {
   }
 
   /** Writes an account audit row in the caller's transaction. */
-  async audit(
-    m: EntityManager,
-    e: {
-      businessId: string | null;
-      actor: { kind: 'user' | 'operator' | 'system'; id: string };
-      action: string;
-      target?: string | null;
-      detail?: Record<string, unknown>;
-    },
-  ): Promise<void> {
-    await m.getRepository(AccountAuditEntity).insert({
-      id: newId('acau'),
-      businessId: e.businessId,
-      actorKind: e.actor.kind,
-      actorId: e.actor.id,
-      action: e.action,
-      target: e.target ?? null,
-      detail: e.detail ? JSON.stringify(e.detail) : null,
-      createdAt: this.now(),
-    });
+  async audit(m: EntityManager, e: AccountAuditEntry): Promise<void> {
+    await writeAccountAudit(m, this.now(), e);
   }
 
   /** The dashboard user acting in ctx, or dashboard_user_required. */

@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
+import { auditActorOf, writeAccountAudit } from '../accounts/audit';
 import { enqueueEvent } from './outbox';
 import { newWebhookSecret } from './signature';
 import { assertDeliverableUrl } from './ssrf';
@@ -66,6 +67,23 @@ export interface WebhookDeliveryView {
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
+  /** The account audit row of a webhook operation (who, what, when), in the operation's transaction. */
+  private audit(
+    m: EntityManager,
+    ctx: Ctx,
+    action: string,
+    target: string | null,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    return writeAccountAudit(m, ctx.clock.now(), {
+      businessId: tenantOf(ctx).businessId,
+      actor: auditActorOf(ctx.actor),
+      action,
+      target,
+      detail: { environment: tenantOf(ctx).environment, ...detail },
+    });
+  }
+
   /**
    * Sets (or replaces) the endpoint of the caller's business and environment with a fresh secret, which is
    * returned only here. Replacing keeps the endpoint id and rotates the secret: the relay always signs with the
@@ -92,6 +110,10 @@ export class WebhookService {
           { id: existing.id },
           { url, secret, previousSecret: null, previousSecretExpiresAt: null, updatedAt: now },
         );
+        await this.audit(m, ctx, 'webhook.endpoint.update', existing.id, {
+          url: auditUrl(url),
+          previous_url: auditUrl(existing.url),
+        });
         return { id: existing.id, url, secret, createdAt: existing.createdAt };
       }
       const id = newId('whep');
@@ -106,6 +128,7 @@ export class WebhookService {
         createdAt: now,
         updatedAt: now,
       });
+      await this.audit(m, ctx, 'webhook.endpoint.create', id, { url: auditUrl(url) });
       return { id, url, secret, createdAt: now };
     });
   }
@@ -169,6 +192,9 @@ export class WebhookService {
       );
       if (changed.affected !== 1)
         throw new AppError('validation_failed', 'The secret was rotated concurrently; try again.');
+      await this.audit(m, ctx, 'webhook.secret.rotate', existing.id, {
+        old_secret_expires_at: ends.toISOString(),
+      });
       return {
         id: existing.id,
         url: existing.url,
@@ -235,6 +261,7 @@ export class WebhookService {
         { id: ev.id, status: 'failed' },
         { status: 'pending', attempts: 0, nextAttemptAt: now },
       );
+      await this.audit(m, ctx, 'webhook.redeliver', ev.id, { delivery_id: ev.deliveryId, event: ev.event });
       return deliveryView({ ...ev, status: 'pending', attempts: 0, nextAttemptAt: now });
     });
     this.deps.onQueued?.();
@@ -263,6 +290,7 @@ export class WebhookService {
         );
         queued += r.affected ?? 0;
       }
+      await this.audit(m, ctx, 'webhook.redeliver_all', null, { queued });
       return queued;
     });
     if (n > 0) this.deps.onQueued?.();
@@ -297,6 +325,10 @@ export class WebhookService {
         now,
       });
       const row = await m.getRepository(WebhookEventEntity).findOneByOrFail({ deliveryId, businessId });
+      await this.audit(m, ctx, 'webhook.test_event', row.id, {
+        delivery_id: deliveryId,
+        endpoint_id: endpoint.id,
+      });
       return deliveryView(row);
     });
     this.deps.onQueued?.();
@@ -405,4 +437,17 @@ function deliveryView(r: WebhookEventEntity): WebhookDeliveryView {
     nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null,
     deliveredAt: r.deliveredAt,
   };
+}
+
+/**
+ * An endpoint URL as the audit trail keeps it: scheme, host and path. User info, query and fragment are left
+ * out, since integrators sometimes put a token there and the audit must never hold a secret.
+ */
+export function auditUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(unparsable)';
+  }
 }
