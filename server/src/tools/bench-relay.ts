@@ -102,7 +102,10 @@ async function openDb(): Promise<Db> {
     await ds.initialize();
     await ds.runMigrations();
     // As in service.ts: the relay on its own small pool.
-    const relayDs = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }, { poolSize: 6 });
+    const relayDs = await createDataSource(
+      { databaseUrl: db.url, dataDir: '/nonexistent' },
+      { poolSize: 6, multipleStatements: true },
+    );
     await relayDs.initialize();
     return {
       ds,

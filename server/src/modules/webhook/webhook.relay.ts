@@ -341,6 +341,59 @@ export class WebhookRelay {
     }
   }
 
+  /** The relay pool's mysql2 pool when it allows multiple statements per query (service.ts), else null. */
+  private multiStatementPool(): MysqlPool | null {
+    if (this.sqlite) return null;
+    const driver = this.deps.ds.driver as unknown as {
+      pool?: MysqlPool;
+      options?: { multipleStatements?: boolean };
+    };
+    return driver.options?.multipleStatements === true && driver.pool ? driver.pool : null;
+  }
+
+  /**
+   * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
+   * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+   * failing statement; the transaction is then rolled back on the same connection before it goes back to the
+   * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
+   * Returns how many fenced rows were not ours any more (lease lost).
+   */
+  private async recordInOneRoundTrip(
+    pool: MysqlPool,
+    stmts: { sql: string; params: unknown[]; fenced?: number }[],
+  ): Promise<number> {
+    const text = [
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'START TRANSACTION',
+      ...stmts.map((st) => st.sql),
+      'COMMIT',
+    ].join(';\n');
+    const params = stmts.flatMap((st) => st.params);
+    for (let i = 1; ; i++) {
+      const conn = await new Promise<MysqlConnection>((resolve, reject) =>
+        pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+      );
+      try {
+        const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
+          conn.query(text, params, (err, res) =>
+            err ? reject(err) : resolve(res as { affectedRows?: number }[]),
+          ),
+        );
+        conn.release();
+        let lost = 0;
+        for (const [k, st] of stmts.entries())
+          if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
+        return lost;
+      } catch (e) {
+        // whatever ran before the failing statement is undone before the connection is reused
+        await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
+        conn.release();
+        if (i >= 5 || !isDeadlock(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+      }
+    }
+  }
+
   /**
    * Claims up to `max` due session heads by compare-and-set and returns them with their endpoints. Due events
    * behind an earlier undelivered one are parked (moved out of the due set) so they cannot fill every batch and
@@ -510,63 +563,74 @@ export class WebhookRelay {
     }
     const rows = batch.map(attemptRow);
     const cols = Object.keys(rows[0]);
-    let lost = 0;
-    await this.tx(async (m) => {
-      lost = 0;
-      await m.query(
-        `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
-        rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
-      );
-      for (const [token, list] of delivered) {
-        const ids = list.map((a) => a.d.id).sort();
-        const res = await update(
-          m,
-          // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-          `UPDATE webhook_event SET status = 'delivered', attempts = attempts + 1, delivered_at = ?,
+    // The statements of the outcome transaction; `fenced`: rows a fenced update must change (else lease lost).
+    const stmts: { sql: string; params: unknown[]; fenced?: number }[] = [
+      {
+        sql: `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
+        params: rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
+      },
+    ];
+    for (const [token, list] of delivered) {
+      const ids = list.map((a) => a.d.id).sort();
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET status = 'delivered', attempts = attempts + 1, delivered_at = ?,
              last_error = NULL, claim_token = NULL, lease_until = NULL
            WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
-          [this.t(now), token, ...ids],
-        );
-        lost += ids.length - res;
-      }
-      for (const { a, delay } of others) {
-        const error = a.outcome.error?.slice(0, 500) ?? null;
-        const res =
-          delay === null
-            ? await update(
-                m,
-                // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-                `UPDATE webhook_event SET status = 'failed', attempts = attempts + 1, last_error = ?,
+        params: [this.t(now), token, ...ids],
+        fenced: ids.length,
+      });
+    }
+    for (const { a, delay } of others) {
+      const error = a.outcome.error?.slice(0, 500) ?? null;
+      stmts.push(
+        delay === null
+          ? {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET status = 'failed', attempts = attempts + 1, last_error = ?,
                    claim_token = NULL, lease_until = NULL
                  WHERE id = ? AND claim_token = ? AND status = 'pending'`,
-                [error, a.d.id, a.d.claimToken],
-              )
-            : await update(
-                m,
-                // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-                `UPDATE webhook_event SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+              params: [error, a.d.id, a.d.claimToken],
+              fenced: 1,
+            }
+          : {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
                    claim_token = NULL, lease_until = NULL
                  WHERE id = ? AND claim_token = ? AND status = 'pending'`,
-                [error, this.t(new Date(now.getTime() + delay)), a.d.id, a.d.claimToken],
-              );
-        lost += 1 - res;
-      }
-      // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
-      // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
-      // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
-      // later event) is only made due early, and the claim parks it again.
-      const heads = [...delivered.values()].flat().map((a) => a.d);
-      if (heads.length > 0) {
-        const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
-        const next = [...new Set(heads.map((d) => d.sequence + 1))];
-        await m.query(
-          // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-          `UPDATE webhook_event SET next_attempt_at = ?
+              params: [error, this.t(new Date(now.getTime() + delay)), a.d.id, a.d.claimToken],
+              fenced: 1,
+            },
+      );
+    }
+    // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
+    // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
+    // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
+    // later event) is only made due early, and the claim parks it again.
+    const heads = [...delivered.values()].flat().map((a) => a.d);
+    if (heads.length > 0) {
+      const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
+      const next = [...new Set(heads.map((d) => d.sequence + 1))];
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET next_attempt_at = ?
            WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
-          [this.t(now), ...sessions, ...next],
-        );
-      }
-    });
+        params: [this.t(now), ...sessions, ...next],
+      });
+    }
+    let lost = 0;
+    const pool = this.multiStatementPool();
+    if (pool) {
+      lost = await this.recordInOneRoundTrip(pool, stmts);
+    } else {
+      await this.tx(async (m) => {
+        lost = 0;
+        for (const st of stmts) {
+          if (st.fenced === undefined) await m.query(st.sql, st.params);
+          else lost += st.fenced - (await update(m, st.sql, st.params));
+        }
+      });
+    }
     if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
     for (const { a, delay } of [
       ...[...delivered.values()].flat().map((a) => ({ a, delay: null })),
@@ -739,6 +803,14 @@ interface Answer {
   statusCode: number;
   retryAfter: string | undefined;
   excerpt: Buffer | null;
+}
+
+interface MysqlConnection {
+  query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
+  release(): void;
+}
+interface MysqlPool {
+  getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
 }
 
 const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
