@@ -39,6 +39,8 @@ const LEASE_MARGIN_MS = 30_000;
 const PARK_MS = 24 * 3600 * 1000;
 /** A URL that passed assertDeliverableUrl is not re-resolved for this long (new connections still are). */
 const URL_CHECK_TTL_MS = 30_000;
+/** Candidates read along with a claim are used for the next claim only within this age (endpoint changes). */
+const PREFETCH_TTL_MS = 1_000;
 /** Keep-alive agents kept (one per business and environment); the least recently used is closed beyond. */
 const MAX_AGENTS = 500;
 export const WEBHOOK_USER_AGENT = 'CredentialService-Webhooks/1.0';
@@ -166,6 +168,8 @@ export class WebhookRelay {
   private readonly idle = new Set<() => void>();
   private readonly agents = new Map<string, http.Agent>();
   private readonly checkedUrls = new Map<string, number>();
+  /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
+  private prefetched: { rows: Record<string, unknown>[]; at: number } | undefined;
   /** Counters for benchmarks and metrics: claims and outcome flushes, with the time spent in each. */
   readonly stats = { claims: 0, claimed: 0, claimMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
 
@@ -410,21 +414,14 @@ export class WebhookRelay {
     const lease = new Date(now.getTime() + leaseMs);
     const limit = Math.max(1, Math.min(max, 500));
     for (let round = 0; round < 5; round++) {
-      // head_seq: the lowest undelivered sequence of the session; failed_before: a failed event ahead of it.
-      const due: Record<string, unknown>[] = await ds.query(
-        `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-                e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
-                (SELECT MIN(h.sequence) FROM webhook_event h
-                  WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
-                (SELECT COUNT(*) FROM webhook_event f
-                  WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
-                  AS failed_before
-         FROM webhook_event e
-         LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-         WHERE e.status = 'pending' AND e.next_attempt_at <= ?
-         ORDER BY e.next_attempt_at LIMIT ${limit}`,
-        [this.t(now)],
-      );
+      // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
+      // still fresh; else read now.
+      const pre = this.prefetched;
+      this.prefetched = undefined;
+      const due: Record<string, unknown>[] =
+        round === 0 && pre && performance.now() - pre.at < PREFETCH_TTL_MS && pre.rows.length > 0
+          ? pre.rows.slice(0, limit)
+          : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
 
       const go: Record<string, unknown>[] = [];
@@ -450,15 +447,27 @@ export class WebhookRelay {
       const token = newId('clm');
       const ids = go.map((e) => String(e.id)).sort();
       let took: number;
-      try {
-        const res = await ds.query(
-          // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
-          `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
+      // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
+      const casSql = `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
            WHERE id IN (${marks(ids)}) AND status = 'pending' AND next_attempt_at <= ?
-             AND (lease_until IS NULL OR lease_until < ?)`,
-          [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)],
-        );
-        took = changedRows(res);
+             AND (lease_until IS NULL OR lease_until < ?)`;
+      const casParams = [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)];
+      try {
+        const pool = this.multiStatementPool();
+        if (pool) {
+          // One round trip: the compare-and-set, then the next claim's candidates (read after it, so without
+          // the rows just taken). Being a session head cannot be lost later (sequences only grow), and the
+          // next compare-and-set re-checks everything else.
+          const [res, next] = await multiQuery<[{ affectedRows?: number }, Record<string, unknown>[]]>(
+            pool,
+            `${casSql};\n${candidatesSql(limit)}`,
+            [...casParams, this.t(now)],
+          );
+          took = changedRows(res);
+          this.prefetched = { rows: next, at: performance.now() };
+        } else {
+          took = changedRows(await ds.query(casSql, casParams));
+        }
       } catch (e) {
         // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
         // this claim committed.
@@ -811,6 +820,37 @@ interface MysqlConnection {
 }
 interface MysqlPool {
   getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
+}
+
+/**
+ * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
+ * failed event is ahead of it, and its endpoint.
+ */
+const candidatesSql = (limit: number): string =>
+  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+          e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
+          (SELECT MIN(h.sequence) FROM webhook_event h
+            WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
+          (SELECT COUNT(*) FROM webhook_event f
+            WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
+            AS failed_before
+   FROM webhook_event e
+   LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
+   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+   ORDER BY e.next_attempt_at LIMIT ${limit}`;
+
+/** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
+function multiQuery<T>(pool: MysqlPool, text: string, params: unknown[]): Promise<T> {
+  return new Promise<T>((resolve, reject) =>
+    pool.getConnection((err, conn) => {
+      if (err) return reject(err);
+      conn.query(text, params, (qerr, res) => {
+        conn.release();
+        if (qerr) reject(qerr);
+        else resolve(res as T);
+      });
+    }),
+  );
 }
 
 const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
