@@ -176,7 +176,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   });
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
   // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
-  const relayDs = config.databaseUrl ? await createDataSource(config, { poolSize: 6 }) : ds;
+  const relayDs = config.databaseUrl
+    ? await createDataSource(config, { poolSize: 6, multipleStatements: true })
+    : ds;
   if (relayDs !== ds) await relayDs.initialize();
   const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
   const ops = new OpsService({ ds, metrics, metricsToken: config.metricsToken });

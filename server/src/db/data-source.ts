@@ -10,8 +10,12 @@ import { MIGRATIONS } from './migrations';
 
 export async function createDataSource(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
-  /** Connections of this DataSource's MySQL pool (default 20); the webhook relay runs on its own small one. */
-  opts: { poolSize?: number } = {},
+  /**
+   * poolSize: connections of this DataSource's MySQL pool (default 20); the webhook relay runs on its own small
+   * one. multipleStatements: lets the relay send a whole outcome transaction in one round trip (ADR 0014); only
+   * for a pool that runs nothing but the relay's own statements, whose values are all bound parameters.
+   */
+  opts: { poolSize?: number; multipleStatements?: boolean } = {},
 ): Promise<DataSource> {
   if (config.databaseUrl) {
     return new DataSource({
@@ -24,6 +28,7 @@ export async function createDataSource(
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
       extra: { connectionLimit: opts.poolSize ?? 20 },
+      multipleStatements: opts.multipleStatements === true,
       migrationsTransactionMode: 'each',
     });
   }

@@ -18,6 +18,7 @@ import { createDataSource, transactionWithRetry } from '../db/data-source';
 import { createTestDatabase } from '../db/test-database';
 import { enqueueEvent } from '../modules/webhook/outbox';
 import { deliveryHeaders, WebhookRelay } from '../modules/webhook/webhook.relay';
+import { processCpuSeconds } from './bench/load';
 import type { BenchRow } from './bench/types';
 
 const SECRET = 'whsec_bench_relay';
@@ -102,7 +103,10 @@ async function openDb(): Promise<Db> {
     await ds.initialize();
     await ds.runMigrations();
     // As in service.ts: the relay on its own small pool.
-    const relayDs = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }, { poolSize: 6 });
+    const relayDs = await createDataSource(
+      { databaseUrl: db.url, dataDir: '/nonexistent' },
+      { poolSize: 6, multipleStatements: true },
+    );
     await relayDs.initialize();
     return {
       ds,
@@ -234,20 +238,48 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
 
     // 1. Throughput: a queue of n events, drained by the relay's background pipeline.
     const bodies = await seed(db.ds, n);
-    const relay = new WebhookRelay({ ds: db.relayDs, clock: systemClock, logger, allowPrivateTargets: true });
+    // BENCH_RELAY_CONCURRENCY: the relay's in-flight window (default: the relay's own default)
+    const concurrency = process.env.BENCH_RELAY_CONCURRENCY
+      ? Number(process.env.BENCH_RELAY_CONCURRENCY)
+      : undefined;
+    const relay = new WebhookRelay({
+      ds: db.relayDs,
+      clock: systemClock,
+      logger,
+      allowPrivateTargets: true,
+      concurrency,
+    });
+    // CPU per delivery (this process: the relay; and the database server's with BENCH_DB_PID): on a machine shared
+    // with other work the rates swing with the load, CPU per delivery much less.
+    const dbPid = process.env.BENCH_DB_PID ? Number(process.env.BENCH_DB_PID) : undefined;
+    const dbCpu = () => (dbPid ? processCpuSeconds(dbPid) : Number.NaN);
+    const cpu0 = process.cpuUsage();
+    const db0 = dbCpu();
     const t0 = performance.now();
     relay.start(50);
     await until(async () => (await receiver.stats()).count >= n, 600_000);
     const relaySecs = (performance.now() - t0) / 1000;
     await relay.stop();
+    const relayCpu = process.cpuUsage(cpu0);
+    const relayCpuUs = (relayCpu.user + relayCpu.system) / n;
+    const relayDbUs = ((dbCpu() - db0) * 1e6) / n;
     if (process.env.BENCH_RELAY_DEBUG) console.error('relay stats', relay.stats);
     const relayPerSec = n / relaySecs;
     await receiver.reset();
+    const loopCpu0 = process.cpuUsage();
     const loop = await rawLoop(receiver.url, bodies);
+    const loopCpu = process.cpuUsage(loopCpu0);
+    const loopCpuUs = (loopCpu.user + loopCpu.system) / n;
     await receiver.reset();
 
     // 2. Commit-to-receipt at a steady `rate` events/s, each committed through the outbox like a state change.
-    const live = new WebhookRelay({ ds: db.relayDs, clock: systemClock, logger, allowPrivateTargets: true });
+    const live = new WebhookRelay({
+      ds: db.relayDs,
+      clock: systemClock,
+      logger,
+      allowPrivateTargets: true,
+      concurrency,
+    });
     live.start(500);
     const total = rate * seconds;
     let produced = 0;
@@ -304,6 +336,28 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
         ratio: relayPerSec / loop.perSec,
         goal: '>= 2000/s and >= 0.5',
       },
+      {
+        name: `relay CPU per delivery (${db_})`,
+        value: relayCpuUs,
+        unit: 'µs',
+        baseline: loopCpuUs,
+        baselineName: 'signed-POST loop CPU per POST',
+        ratio: loopCpuUs / relayCpuUs,
+        goal: 'info (>= 0.5 leaves room)',
+      },
+      ...(dbPid
+        ? [
+            {
+              name: `relay database CPU per delivery (${db_})`,
+              value: relayDbUs,
+              unit: 'µs',
+              baseline: loopCpuUs,
+              baselineName: 'signed-POST loop CPU per POST',
+              ratio: loopCpuUs / relayDbUs,
+              goal: 'info',
+            },
+          ]
+        : []),
       {
         name: `relay commit-to-receipt p50 @${rate}/s (${db_})`,
         value: latency.p50,

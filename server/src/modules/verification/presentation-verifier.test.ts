@@ -15,7 +15,7 @@ import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-d
 import { type PresentOverrides, ReferenceWallet } from '../sandbox/reference-wallet';
 import { registerSandboxRoutes } from '../sandbox/sandbox.rest';
 import { SandboxCredentialEntity } from '../sandbox/sandbox-credential.entity';
-import { SandboxIssuer } from '../sandbox/sandbox-issuer';
+import { SANDBOX_STATUS_LIST_ID, SandboxIssuer } from '../sandbox/sandbox-issuer';
 import { SandboxKeyEntity } from '../sandbox/sandbox-key.entity';
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
@@ -215,6 +215,18 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     ];
     const outcomes = await Promise.all(cases.map(async ([name, p, code]) => [name, await codeOf(p), code]));
     for (const [name, got, want] of outcomes) expect({ name, code: got }).toEqual({ name, code: want });
+  });
+
+  it('sees a status change at once: verified status lists are remembered by the exact token, not by the list', async () => {
+    // The same verifier verified this list before; the revocation changes the token, so nothing stale is used.
+    expect(await codeOf(presentAndVerify('adult'))).toBe('resolved');
+    await issuer.lists.setStatus(SANDBOX_STATUS_LIST_ID, 0, 1);
+    try {
+      expect(await codeOf(presentAndVerify('adult'))).toBe('credential_revoked');
+    } finally {
+      await issuer.lists.setStatus(SANDBOX_STATUS_LIST_ID, 0, 0);
+    }
+    expect(await codeOf(presentAndVerify('adult'))).toBe('resolved');
   });
 
   it('refuses a replayed presentation made for another request (its nonce)', async () => {

@@ -4,8 +4,11 @@
 // window, sd_hash over the exact string, unreferenced disclosures, status-list binding, transaction_data_hashes
 // over the exact stored strings) are explicit here.
 // Every refusal is an AppError with a code from the closed list.
+
+import { createHash } from 'node:crypto';
 import { SDJwt } from '@sd-jwt/core';
 import { digest } from '@sd-jwt/crypto-nodejs';
+import type { StatusList } from '@sd-jwt/jwt-status-list';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import {
   type DcqlCredentialQuery,
@@ -15,11 +18,8 @@ import {
 } from 'dcql';
 import {
   base64url,
-  calculateJwkThumbprint,
-  compactVerify,
   decodeJwt,
   decodeProtectedHeader,
-  importJWK,
   type JWK,
   type JWTPayload,
   type ProtectedHeaderParameters,
@@ -28,13 +28,13 @@ import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
+import { p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
 import {
   answersMdocQuery,
   type MdocPresentationVerifier,
   type MdocVerifiedPresentation,
   mdocHandoverOf,
 } from './mdoc/mdoc-verifier';
-import { SD_JWT_ALGS } from './request';
 import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from './transaction-data';
 import type { IssuerTrust, TrustStore } from './trust';
 import { dcqlPresentations } from './vp-token';
@@ -99,6 +99,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 export class PresentationVerifier {
   private readonly kbMaxAge: number;
   private readonly skew: number;
+  /** Verified, decoded status lists by (token hash, key): see verifiedStatusList. */
+  private readonly statusLists = new Map<string, StatusList>();
 
   constructor(private readonly deps: PresentationVerifierDeps) {
     this.kbMaxAge = deps.kbMaxAgeSeconds ?? 300;
@@ -148,7 +150,13 @@ export class PresentationVerifier {
     const trusted = await this.deps.trust.trustIssuer(issuer as string, input.environment, header, input.now);
     const issuerKey = trusted.key;
     checks.push('issuer_trusted');
-    await verifyJws(issuerJwt, issuerKey, 'credential_signature_invalid', 'The issuer signature is invalid.');
+    verifyJws(
+      issuerJwt,
+      issuerKey,
+      'trusted',
+      'credential_signature_invalid',
+      'The issuer signature is invalid.',
+    );
     checks.push('issuer_signature');
 
     // 3. Type and validity of the credential.
@@ -191,9 +199,10 @@ export class PresentationVerifier {
       return fail('key_binding_invalid', 'The key-binding JWT cannot be decoded.', e);
     }
     if (kbHeader.typ !== 'kb+jwt') fail('key_binding_invalid', 'The key-binding JWT typ is not kb+jwt.');
-    await verifyJws(
+    verifyJws(
       kbJwt,
       holderJwk as JWK,
+      'holder',
       'key_binding_invalid',
       'The key-binding signature is not by cnf.jwk.',
     );
@@ -227,7 +236,7 @@ export class PresentationVerifier {
       issuer: issuer as string,
       vct: vct as string,
       claims: { ...answer, [DOCUMENT_STATUS]: statusChecked.status },
-      holderKeyThumbprint: await calculateJwkThumbprint(holderJwk as JWK, 'sha256'),
+      holderKeyThumbprint: p256Thumbprint(holderJwk as JWK),
       statusChecked,
       holderJwk: publicJwkOf(holderJwk as JWK),
       verifiedAt: input.now,
@@ -257,6 +266,36 @@ export class PresentationVerifier {
       credentialQuery: credentialQuery as DcqlCredentialQuery.SdJwtVc,
       presented: entries[0] as string,
     };
+  }
+
+  /**
+   * The status list of a token whose signature `key` verified, decompressed. Verification and decompression
+   * are pure functions of (token bytes, key), so their result is memoized under exactly that pair (SHA-256 of
+   * the token and the key's public members): a status-list cache hit (TTL, status-list-fetch.ts) or a refetch
+   * of an unchanged list skips the third ES256 verify and the inflate. A new token (a status changed, a new
+   * `iat`) or another key is a miss. Everything that depends on time or on the reference (typ, the trust
+   * decision for the key, sub, exp, the index) is still checked on every use by the caller.
+   */
+  private verifiedStatusList(token: string, key: JWK): StatusList {
+    const memoKey = `${createHash('sha256').update(token).digest('base64url')} ${p256Thumbprint(key)}`;
+    const hit = this.statusLists.get(memoKey);
+    if (hit) return hit;
+    verifyJws(
+      token,
+      key,
+      'trusted',
+      'status_check_failed',
+      'The status list is not signed by the credential issuer.',
+    );
+    let list: StatusList;
+    try {
+      list = getListFromStatusListJWT(token);
+    } catch (e) {
+      return fail('status_check_failed', 'The status list cannot be decoded.', e);
+    }
+    if (this.statusLists.size >= 256) this.statusLists.delete(this.statusLists.keys().next().value as string);
+    this.statusLists.set(memoKey, list);
+    return list;
   }
 
   private async checkStatus(
@@ -292,19 +331,14 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', "The status list is not signed with the issuer's trust.", e);
     }
-    await verifyJws(
-      token,
-      listKey,
-      'status_check_failed',
-      'The status list is not signed by the credential issuer.',
-    );
+    const list = this.verifiedStatusList(token, listKey);
     if (claims.sub !== uri) fail('status_check_failed', 'The status list token is for another URI (sub).');
     if (typeof claims.exp === 'number' && claims.exp + this.skew <= now) {
       fail('status_check_failed', 'The status list token has expired.');
     }
     let status: number;
     try {
-      status = getListFromStatusListJWT(token).getStatus(idx);
+      status = list.getStatus(idx);
     } catch (e) {
       return fail('status_check_failed', 'The status index is outside the status list.', e);
     }
@@ -315,11 +349,13 @@ export class PresentationVerifier {
   }
 }
 
-/** JWS signature check with an allow-list of algorithms (never `none`). */
-async function verifyJws(jws: string, jwk: JWK, code: ErrorCode, detail: string): Promise<void> {
+/**
+ * JWS signature check, ES256 only (never `none`): es256.ts. A trusted key (issuer, status list) is imported
+ * once per distinct key; a holder key (cnf.jwk, one per credential) on every call.
+ */
+function verifyJws(jws: string, jwk: JWK, kind: 'trusted' | 'holder', code: ErrorCode, detail: string): void {
   try {
-    const key = await importJWK(jwk, SD_JWT_ALGS[0]);
-    await compactVerify(jws, key, { algorithms: [...SD_JWT_ALGS] });
+    verifyCompactEs256(jws, kind === 'trusted' ? trustedPublicKey(jwk) : publicKeyOf(jwk));
   } catch (e) {
     fail(code, detail, e);
   }

@@ -22,8 +22,8 @@ import { type DataSource, IsNull } from 'typeorm';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
+import { sql } from '../../db/fast-sql';
 import { TrustAnchorEntity } from './trust-anchor.entity';
-import { TrustedIssuerEntity } from './trusted-issuer.entity';
 
 /** Longest x5c chain accepted (leaf plus intermediates). */
 const MAX_X5C = 5;
@@ -152,10 +152,16 @@ export class TrustStore {
 
   /** The configured public key of an issuer in an environment, if any. */
   async issuerKey(issuer: string, environment: Environment): Promise<JWK | null> {
-    const row = await this.ds
-      .getRepository(TrustedIssuerEntity)
-      .findOne({ where: { issuer, environment, retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
-    return row ? (JSON.parse(row.publicJwk) as JWK) : null;
+    // Read on every verification (never cached: retiring a key takes effect at once on every node), as one
+    // plain indexed statement (fast-sql.ts: a prepared statement on MySQL, no query builder).
+    const rows = await sql<{ public_jwk: string }[]>(
+      this.ds,
+      `SELECT public_jwk FROM trusted_issuer
+       WHERE issuer = ? AND environment = ? AND retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      [issuer, environment],
+    );
+    const row = rows[0];
+    return row ? (JSON.parse(row.public_jwk) as JWK) : null;
   }
 
   /** The current anchor certificates of an issuer in an environment. */

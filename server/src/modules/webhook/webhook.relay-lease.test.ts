@@ -81,6 +81,25 @@ const engines: [string, () => Promise<Engine>][] = [
     },
   ],
   [
+    // The relay's own pool in service.ts: outcomes written as one multi-statement transaction.
+    'MariaDB (relay pool, multi-statement outcomes)',
+    async () => {
+      const db: MigratedTestDatabase = await migratedTestDatabase('relay_lease_multi');
+      const ds = await createDataSource(
+        { databaseUrl: db.url, dataDir: '/nonexistent' },
+        { poolSize: 6, multipleStatements: true },
+      );
+      await ds.initialize();
+      return {
+        ds,
+        close: async () => {
+          await ds.destroy();
+          await db.close();
+        },
+      };
+    },
+  ],
+  [
     'SQLite',
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lease-'));

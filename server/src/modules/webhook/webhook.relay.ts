@@ -39,6 +39,8 @@ const LEASE_MARGIN_MS = 30_000;
 const PARK_MS = 24 * 3600 * 1000;
 /** A URL that passed assertDeliverableUrl is not re-resolved for this long (new connections still are). */
 const URL_CHECK_TTL_MS = 30_000;
+/** Candidates read along with a claim are used for the next claim only within this age (endpoint changes). */
+const PREFETCH_TTL_MS = 1_000;
 /** Keep-alive agents kept (one per business and environment); the least recently used is closed beyond. */
 const MAX_AGENTS = 500;
 export const WEBHOOK_USER_AGENT = 'CredentialService-Webhooks/1.0';
@@ -166,6 +168,8 @@ export class WebhookRelay {
   private readonly idle = new Set<() => void>();
   private readonly agents = new Map<string, http.Agent>();
   private readonly checkedUrls = new Map<string, number>();
+  /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
+  private prefetched: { rows: Record<string, unknown>[]; at: number } | undefined;
   /** Counters for benchmarks and metrics: claims and outcome flushes, with the time spent in each. */
   readonly stats = { claims: 0, claimed: 0, claimMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
 
@@ -341,6 +345,59 @@ export class WebhookRelay {
     }
   }
 
+  /** The relay pool's mysql2 pool when it allows multiple statements per query (service.ts), else null. */
+  private multiStatementPool(): MysqlPool | null {
+    if (this.sqlite) return null;
+    const driver = this.deps.ds.driver as unknown as {
+      pool?: MysqlPool;
+      options?: { multipleStatements?: boolean };
+    };
+    return driver.options?.multipleStatements === true && driver.pool ? driver.pool : null;
+  }
+
+  /**
+   * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
+   * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+   * failing statement; the transaction is then rolled back on the same connection before it goes back to the
+   * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
+   * Returns how many fenced rows were not ours any more (lease lost).
+   */
+  private async recordInOneRoundTrip(
+    pool: MysqlPool,
+    stmts: { sql: string; params: unknown[]; fenced?: number }[],
+  ): Promise<number> {
+    const text = [
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'START TRANSACTION',
+      ...stmts.map((st) => st.sql),
+      'COMMIT',
+    ].join(';\n');
+    const params = stmts.flatMap((st) => st.params);
+    for (let i = 1; ; i++) {
+      const conn = await new Promise<MysqlConnection>((resolve, reject) =>
+        pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+      );
+      try {
+        const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
+          conn.query(text, params, (err, res) =>
+            err ? reject(err) : resolve(res as { affectedRows?: number }[]),
+          ),
+        );
+        conn.release();
+        let lost = 0;
+        for (const [k, st] of stmts.entries())
+          if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
+        return lost;
+      } catch (e) {
+        // whatever ran before the failing statement is undone before the connection is reused
+        await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
+        conn.release();
+        if (i >= 5 || !isDeadlock(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+      }
+    }
+  }
+
   /**
    * Claims up to `max` due session heads by compare-and-set and returns them with their endpoints. Due events
    * behind an earlier undelivered one are parked (moved out of the due set) so they cannot fill every batch and
@@ -357,21 +414,14 @@ export class WebhookRelay {
     const lease = new Date(now.getTime() + leaseMs);
     const limit = Math.max(1, Math.min(max, 500));
     for (let round = 0; round < 5; round++) {
-      // head_seq: the lowest undelivered sequence of the session; failed_before: a failed event ahead of it.
-      const due: Record<string, unknown>[] = await ds.query(
-        `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-                e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
-                (SELECT MIN(h.sequence) FROM webhook_event h
-                  WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
-                (SELECT COUNT(*) FROM webhook_event f
-                  WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
-                  AS failed_before
-         FROM webhook_event e
-         LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-         WHERE e.status = 'pending' AND e.next_attempt_at <= ?
-         ORDER BY e.next_attempt_at LIMIT ${limit}`,
-        [this.t(now)],
-      );
+      // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
+      // still fresh; else read now.
+      const pre = this.prefetched;
+      this.prefetched = undefined;
+      const due: Record<string, unknown>[] =
+        round === 0 && pre && performance.now() - pre.at < PREFETCH_TTL_MS && pre.rows.length > 0
+          ? pre.rows.slice(0, limit)
+          : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
 
       const go: Record<string, unknown>[] = [];
@@ -397,15 +447,27 @@ export class WebhookRelay {
       const token = newId('clm');
       const ids = go.map((e) => String(e.id)).sort();
       let took: number;
-      try {
-        const res = await ds.query(
-          // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
-          `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
+      // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
+      const casSql = `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
            WHERE id IN (${marks(ids)}) AND status = 'pending' AND next_attempt_at <= ?
-             AND (lease_until IS NULL OR lease_until < ?)`,
-          [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)],
-        );
-        took = changedRows(res);
+             AND (lease_until IS NULL OR lease_until < ?)`;
+      const casParams = [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)];
+      try {
+        const pool = this.multiStatementPool();
+        if (pool) {
+          // One round trip: the compare-and-set, then the next claim's candidates (read after it, so without
+          // the rows just taken). Being a session head cannot be lost later (sequences only grow), and the
+          // next compare-and-set re-checks everything else.
+          const [res, next] = await multiQuery<[{ affectedRows?: number }, Record<string, unknown>[]]>(
+            pool,
+            `${casSql};\n${candidatesSql(limit)}`,
+            [...casParams, this.t(now)],
+          );
+          took = changedRows(res);
+          this.prefetched = { rows: next, at: performance.now() };
+        } else {
+          took = changedRows(await ds.query(casSql, casParams));
+        }
       } catch (e) {
         // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
         // this claim committed.
@@ -510,63 +572,74 @@ export class WebhookRelay {
     }
     const rows = batch.map(attemptRow);
     const cols = Object.keys(rows[0]);
-    let lost = 0;
-    await this.tx(async (m) => {
-      lost = 0;
-      await m.query(
-        `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
-        rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
-      );
-      for (const [token, list] of delivered) {
-        const ids = list.map((a) => a.d.id).sort();
-        const res = await update(
-          m,
-          // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-          `UPDATE webhook_event SET status = 'delivered', attempts = attempts + 1, delivered_at = ?,
+    // The statements of the outcome transaction; `fenced`: rows a fenced update must change (else lease lost).
+    const stmts: { sql: string; params: unknown[]; fenced?: number }[] = [
+      {
+        sql: `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
+        params: rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
+      },
+    ];
+    for (const [token, list] of delivered) {
+      const ids = list.map((a) => a.d.id).sort();
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET status = 'delivered', attempts = attempts + 1, delivered_at = ?,
              last_error = NULL, claim_token = NULL, lease_until = NULL
            WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
-          [this.t(now), token, ...ids],
-        );
-        lost += ids.length - res;
-      }
-      for (const { a, delay } of others) {
-        const error = a.outcome.error?.slice(0, 500) ?? null;
-        const res =
-          delay === null
-            ? await update(
-                m,
-                // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-                `UPDATE webhook_event SET status = 'failed', attempts = attempts + 1, last_error = ?,
+        params: [this.t(now), token, ...ids],
+        fenced: ids.length,
+      });
+    }
+    for (const { a, delay } of others) {
+      const error = a.outcome.error?.slice(0, 500) ?? null;
+      stmts.push(
+        delay === null
+          ? {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET status = 'failed', attempts = attempts + 1, last_error = ?,
                    claim_token = NULL, lease_until = NULL
                  WHERE id = ? AND claim_token = ? AND status = 'pending'`,
-                [error, a.d.id, a.d.claimToken],
-              )
-            : await update(
-                m,
-                // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-                `UPDATE webhook_event SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+              params: [error, a.d.id, a.d.claimToken],
+              fenced: 1,
+            }
+          : {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
                    claim_token = NULL, lease_until = NULL
                  WHERE id = ? AND claim_token = ? AND status = 'pending'`,
-                [error, this.t(new Date(now.getTime() + delay)), a.d.id, a.d.claimToken],
-              );
-        lost += 1 - res;
-      }
-      // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
-      // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
-      // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
-      // later event) is only made due early, and the claim parks it again.
-      const heads = [...delivered.values()].flat().map((a) => a.d);
-      if (heads.length > 0) {
-        const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
-        const next = [...new Set(heads.map((d) => d.sequence + 1))];
-        await m.query(
-          // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
-          `UPDATE webhook_event SET next_attempt_at = ?
+              params: [error, this.t(new Date(now.getTime() + delay)), a.d.id, a.d.claimToken],
+              fenced: 1,
+            },
+      );
+    }
+    // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
+    // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
+    // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
+    // later event) is only made due early, and the claim parks it again.
+    const heads = [...delivered.values()].flat().map((a) => a.d);
+    if (heads.length > 0) {
+      const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
+      const next = [...new Set(heads.map((d) => d.sequence + 1))];
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET next_attempt_at = ?
            WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
-          [this.t(now), ...sessions, ...next],
-        );
-      }
-    });
+        params: [this.t(now), ...sessions, ...next],
+      });
+    }
+    let lost = 0;
+    const pool = this.multiStatementPool();
+    if (pool) {
+      lost = await this.recordInOneRoundTrip(pool, stmts);
+    } else {
+      await this.tx(async (m) => {
+        lost = 0;
+        for (const st of stmts) {
+          if (st.fenced === undefined) await m.query(st.sql, st.params);
+          else lost += st.fenced - (await update(m, st.sql, st.params));
+        }
+      });
+    }
     if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
     for (const { a, delay } of [
       ...[...delivered.values()].flat().map((a) => ({ a, delay: null })),
@@ -739,6 +812,45 @@ interface Answer {
   statusCode: number;
   retryAfter: string | undefined;
   excerpt: Buffer | null;
+}
+
+interface MysqlConnection {
+  query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
+  release(): void;
+}
+interface MysqlPool {
+  getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
+}
+
+/**
+ * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
+ * failed event is ahead of it, and its endpoint.
+ */
+const candidatesSql = (limit: number): string =>
+  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+          e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
+          (SELECT MIN(h.sequence) FROM webhook_event h
+            WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
+          (SELECT COUNT(*) FROM webhook_event f
+            WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
+            AS failed_before
+   FROM webhook_event e
+   LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
+   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+   ORDER BY e.next_attempt_at LIMIT ${limit}`;
+
+/** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
+function multiQuery<T>(pool: MysqlPool, text: string, params: unknown[]): Promise<T> {
+  return new Promise<T>((resolve, reject) =>
+    pool.getConnection((err, conn) => {
+      if (err) return reject(err);
+      conn.query(text, params, (qerr, res) => {
+        conn.release();
+        if (qerr) reject(qerr);
+        else resolve(res as T);
+      });
+    }),
+  );
 }
 
 const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');

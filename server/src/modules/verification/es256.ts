@@ -1,0 +1,74 @@
+// Owns compact-JWS ES256 verification on the presentation hot path (ADR 0021). jose's compactVerify goes through
+// WebCrypto: an async job on the thread pool plus a key import per call, about 3-4x the cost of the signature
+// check itself. Here the check is node:crypto's one-shot synchronous `verify` (the same call the bench's raw
+// ES256 baseline makes) with the checks compactVerify made for us kept explicit: exactly three base64url
+// parts, a JSON object header, `alg` in the allow-list (ES256 only: never `none`, never a MAC), no `crit`
+// (we understand no extension), a 64-byte IEEE P1363 signature, a P-256 key.
+//
+// Keys: trusted keys (a configured issuer key, an X.509 leaf's key) are memoized by their exact public
+// members, so the memo is content-addressed: nothing mutable is cached, and a changed or retired key is simply
+// a different (or no longer requested) entry. Holder keys (cnf.jwk) differ per credential and are imported
+// per call (publicKeyOf without the memo).
+import { createHash, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
+import type { JWK } from 'jose';
+
+const B64URL = /^[A-Za-z0-9_-]*$/;
+const MAX_KEYS = 1000;
+const trustedKeys = new Map<string, KeyObject>();
+
+/** The public members of a P-256 JWK as canonical JSON (RFC 7638 member order); throws when it is not one. */
+function p256Members(jwk: JWK): string {
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string')
+    throw new Error('the key is not a P-256 public key');
+  return JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+}
+
+/** A P-256 public key object from a JWK (private members ignored); OpenSSL checks the point is on the curve. */
+export function publicKeyOf(jwk: JWK): KeyObject {
+  const { kty, crv, x, y } = JSON.parse(p256Members(jwk)) as JWK;
+  return createPublicKey({ key: { kty, crv, x, y } as JsonWebKey, format: 'jwk' });
+}
+
+/** publicKeyOf for keys of the trust store, memoized by the key's own public members (bounded, oldest out). */
+export function trustedPublicKey(jwk: JWK): KeyObject {
+  const id = p256Members(jwk);
+  let key = trustedKeys.get(id);
+  if (!key) {
+    key = publicKeyOf(jwk);
+    if (trustedKeys.size >= MAX_KEYS) trustedKeys.delete(trustedKeys.keys().next().value as string);
+    trustedKeys.set(id, key);
+  }
+  return key;
+}
+
+/** RFC 7638 SHA-256 thumbprint (base64url) of a P-256 JWK: what jose's calculateJwkThumbprint computes. */
+export function p256Thumbprint(jwk: JWK): string {
+  return createHash('sha256').update(p256Members(jwk)).digest('base64url');
+}
+
+/**
+ * Verifies a compact ES256 JWS with `key`; throws (with a reason, never the key) when anything is off. The
+ * payload is not decoded here: callers decode it with jose's decodeJwt after this succeeds.
+ */
+export function verifyCompactEs256(jws: string, key: KeyObject): void {
+  const parts = jws.split('.');
+  if (parts.length !== 3) throw new Error('not a compact JWS');
+  const [h, p, s] = parts as [string, string, string];
+  if (h.length === 0 || !B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s))
+    throw new Error('not base64url');
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error('the protected header is not JSON');
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    throw new Error('the protected header is not an object');
+  const hdr = header as Record<string, unknown>;
+  if (hdr.alg !== 'ES256') throw new Error('alg is not ES256');
+  if (hdr.crit !== undefined) throw new Error('crit extensions are not supported');
+  const sig = Buffer.from(s, 'base64url');
+  if (sig.length !== 64) throw new Error('the signature is not 64 bytes');
+  if (!verify('sha256', Buffer.from(`${h}.${p}`, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, sig))
+    throw new Error('signature verification failed');
+}
