@@ -386,7 +386,7 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
     for (let i = 0; i < 6; i++)
       expect((await authPost(t.baseUrl, '/auth/email-link', { email: ownerEmail })).status).toBe(202);
     await smtp.waitFor(
-      (m) => smtp.messages.slice(before).filter((x) => JSON.stringify(x.to).includes(ownerEmail)).length >= 5,
+      () => smtp.messages.slice(before).filter((x) => JSON.stringify(x.to).includes(ownerEmail)).length >= 5,
     );
     const links = await t.svc.ds
       .getRepository(SignInLinkEntity)

@@ -134,7 +134,8 @@ export const fr: Messages = {
   'error.step_window_expired':
     'Le temps prévu pour cette étape est écoulé. Demandez un nouveau lien à l’entreprise.',
   'error.forbidden': 'Vous ne pouvez pas faire cela depuis ce navigateur.',
-  'error.service_unavailable': 'Cela n’a pas été possible pour le moment. Veuillez réessayer dans une minute.',
+  'error.service_unavailable':
+    'Cela n’a pas été possible pour le moment. Veuillez réessayer dans une minute.',
   'error.rate_limited': 'Trop de tentatives en peu de temps. Veuillez patienter une minute et réessayer.',
   'error.network_error': 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
   'error.payload_too_large': 'La réponse du portefeuille était trop volumineuse. Veuillez réessayer.',

@@ -23,6 +23,7 @@ const SET_RETURN_ORIGINS = operation<SetReturnOriginsMutation, SetReturnOriginsM
   DOCUMENT,
   'SetReturnOrigins',
 );
+
 import { ErrorNote } from '../Screen';
 import '../branding.css';
 
@@ -42,9 +43,7 @@ export function contrastWithWhite(hex: string): number {
 }
 
 export function Branding() {
-  const [data, { refetch }] = createResource(environment, () =>
-    gql(BRANDING),
-  );
+  const [data, { refetch }] = createResource(environment, () => gql(BRANDING));
   const [name, setName] = createSignal<string | undefined>();
   const [accent, setAccent] = createSignal<string | undefined>();
   const [file, setFile] = createSignal<File | null>(null);
