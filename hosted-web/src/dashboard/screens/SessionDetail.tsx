@@ -218,7 +218,7 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
             </div>
           }
         >
-          <div class="d-confirm">
+          <div class="d-stop-confirm">
             <p id="confirm-stop-q">
               <strong>Stop this session?</strong> The signer cannot finish it and this cannot be undone.
               Results already completed are kept.

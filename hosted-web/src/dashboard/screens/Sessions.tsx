@@ -70,8 +70,8 @@ export function Sessions() {
           {/* the same switch as the top bar: the dashboard shows one environment at a time */}
           <label for="env-filter">Sessions from</label>
           <select id="env-filter" value={environment()} onChange={onEnv}>
-            <option value="sandbox">Sandbox (test data)</option>
-            <option value="production">Production (live data)</option>
+            <option value="sandbox">Sandbox (test)</option>
+            <option value="production">Production (live)</option>
           </select>
         </div>
         <div>
