@@ -129,20 +129,11 @@ export const operation = <TData, TVars>(document: string, name: string): Operati
 /** Variables may be left out exactly when the operation declares none. */
 type VariablesArg<TVars> = TVars extends Record<string, never> ? [variables?: TVars] : [variables: TVars];
 
-export function gql<TData, TVars>(
+export async function gql<TData, TVars>(
   op: Operation<TData, TVars>,
-  ...variables: VariablesArg<TVars>
-): Promise<TData>;
-/** Plain document text (the session screens' documents in queries.ts until they move to graphql/ too). */
-export function gql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
-export async function gql(
-  op: Operation<unknown, unknown> | string,
-  variables: unknown = {},
-): Promise<unknown> {
-  const request =
-    typeof op === 'string'
-      ? { query: op, variables }
-      : { query: op.document, operationName: op.name, variables: variables ?? {} };
+  ...[variables]: VariablesArg<TVars>
+): Promise<TData> {
+  const request = { query: op.document, operationName: op.name, variables: variables ?? {} };
   const body = (await send('/graphql', {
     method: 'POST',
     headers: {
@@ -151,7 +142,7 @@ export async function gql(
       'x-environment': environment(),
     },
     body: JSON.stringify(request),
-  })) as { data: unknown };
+  })) as { data: TData };
   return body.data;
 }
 
@@ -159,12 +150,12 @@ export async function gql(
  * One operation with file variables as a GraphQL multipart request (`operations`, `map`, file parts). The
  * preflight header is what the server's CSRF rule for multipart bodies asks for.
  */
-export async function gqlUpload<T>(
-  query: string,
-  operationName: string,
+export async function gqlUpload<TData, TVars>(
+  op: Operation<TData, TVars>,
   files: Record<string, File>,
-  variables: Record<string, unknown> = {},
-): Promise<T> {
+  variables: Partial<TVars> = {},
+): Promise<TData> {
+  const { document: query, name: operationName } = op;
   const names = Object.keys(files);
   const form = new FormData();
   const vars = { ...variables, ...Object.fromEntries(names.map((n) => [n, null])) };
@@ -184,6 +175,6 @@ export async function gqlUpload<T>(
       'apollo-require-preflight': 'true',
     },
     body: form,
-  })) as { data: T };
+  })) as { data: TData };
   return body.data;
 }

@@ -1,65 +1,36 @@
 // The session screens' GraphQL calls: the named operations of graphql/sessions.graphql, typed by the
-// generated types (scripts/codegen.mjs), no hand-written mirror of server shapes. Each call sends only its
-// operation and the fragments it spreads, so the plain `gql(text, variables)` transport needs no
-// operationName.
+// generated types (scripts/codegen.mjs), no hand-written mirror of server shapes.
 
 import type {
   AuditRecordQuery,
+  AuditRecordQueryVariables,
   ContinueSessionMutation,
+  ContinueSessionMutationVariables,
   SessionDetailQuery,
-  SessionListFilter,
+  SessionDetailQueryVariables,
   SessionStatus,
   SessionsQuery,
+  SessionsQueryVariables,
   SessionWorkflowsQuery,
+  SessionWorkflowsQueryVariables,
   StopSessionMutation,
+  StopSessionMutationVariables,
 } from '../graphql/generated';
-import { gql } from './api';
+import { gql, operation } from './api';
 import DOCUMENT from './graphql/sessions.graphql?raw';
 
-/** Top-level definitions of a document by name (operations and fragments), comments removed. */
-function definitions(doc: string): Map<string, string> {
-  const text = doc.replace(/#[^\n]*/g, '');
-  const out = new Map<string, string>();
-  let depth = 0;
-  let start = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (depth === 0 && start < 0 && /\S/.test(c as string)) start = i;
-    if (c === '{') depth++;
-    else if (c === '}' && --depth === 0 && start >= 0) {
-      const def = text.slice(start, i + 1).trim();
-      const name = /^(?:query|mutation|fragment)\s+(\w+)/.exec(def)?.[1];
-      if (name) out.set(name, def);
-      start = -1;
-    }
-  }
-  return out;
-}
-
-const DEFS = definitions(DOCUMENT);
-
-/** One operation with every fragment it needs (transitively). */
-export function operationText(name: string, defs = DEFS): string {
-  const seen = new Set<string>();
-  const visit = (n: string) => {
-    if (seen.has(n)) return;
-    const def = defs.get(n);
-    if (!def) throw new Error(`no GraphQL definition ${n}`);
-    seen.add(n);
-    for (const m of def.matchAll(/\.\.\.\s*(\w+)/g)) visit(m[1] as string);
-  };
-  visit(name);
-  return [...seen].map((n) => defs.get(n)).join('\n');
-}
-
-const OPS = {
-  Sessions: operationText('Sessions'),
-  SessionDetail: operationText('SessionDetail'),
-  AuditRecord: operationText('AuditRecord'),
-  ContinueSession: operationText('ContinueSession'),
-  StopSession: operationText('StopSession'),
-  SessionWorkflows: operationText('SessionWorkflows'),
-};
+const SESSIONS = operation<SessionsQuery, SessionsQueryVariables>(DOCUMENT, 'Sessions');
+const SESSION_DETAIL = operation<SessionDetailQuery, SessionDetailQueryVariables>(DOCUMENT, 'SessionDetail');
+const AUDIT_RECORD = operation<AuditRecordQuery, AuditRecordQueryVariables>(DOCUMENT, 'AuditRecord');
+const CONTINUE_SESSION = operation<ContinueSessionMutation, ContinueSessionMutationVariables>(
+  DOCUMENT,
+  'ContinueSession',
+);
+const STOP_SESSION = operation<StopSessionMutation, StopSessionMutationVariables>(DOCUMENT, 'StopSession');
+const SESSION_WORKFLOWS = operation<SessionWorkflowsQuery, SessionWorkflowsQueryVariables>(
+  DOCUMENT,
+  'SessionWorkflows',
+);
 
 export type SessionSummary = SessionsQuery['sessions']['nodes'][number];
 export type SessionDetail = SessionDetailQuery['session'];
@@ -67,17 +38,13 @@ export type StepResult = SessionDetail['results'][number];
 export type TimelineEntry = SessionDetailQuery['sessionTimeline']['entries'][number];
 export type AuditRecord = AuditRecordQuery['auditRecord'];
 
-export const listSessions = (v: { first: number; after: string | null; filter: SessionListFilter }) =>
-  gql<SessionsQuery>(OPS.Sessions, v);
-export const getSessionDetail = (id: string) => gql<SessionDetailQuery>(OPS.SessionDetail, { id });
-export const getAuditRecord = async (id: string) =>
-  (await gql<AuditRecordQuery>(OPS.AuditRecord, { id })).auditRecord;
-export const continueSession = async (id: string) =>
-  (await gql<ContinueSessionMutation>(OPS.ContinueSession, { id })).continueSession;
-export const stopSession = async (id: string) =>
-  (await gql<StopSessionMutation>(OPS.StopSession, { id })).stopSession;
+export const listSessions = (v: SessionsQueryVariables) => gql(SESSIONS, v);
+export const getSessionDetail = (id: string) => gql(SESSION_DETAIL, { id });
+export const getAuditRecord = async (id: string) => (await gql(AUDIT_RECORD, { id })).auditRecord;
+export const continueSession = async (id: string) => (await gql(CONTINUE_SESSION, { id })).continueSession;
+export const stopSession = async (id: string) => (await gql(STOP_SESSION, { id })).stopSession;
 
-export const listWorkflows = async () => (await gql<SessionWorkflowsQuery>(OPS.SessionWorkflows)).workflows;
+export const listWorkflows = async () => (await gql(SESSION_WORKFLOWS)).workflows;
 
 export const SESSION_STATUSES: readonly SessionStatus[] = [
   'created',

@@ -10,6 +10,7 @@ import type {
   SetBrandingMutation,
   SetBrandingMutationVariables,
   SetLogoMutation,
+  SetLogoMutationVariables,
   SetReturnOriginsMutation,
   SetReturnOriginsMutationVariables,
 } from '../../graphql/generated';
@@ -18,6 +19,7 @@ import DOCUMENT from '../graphql/branding.graphql?raw';
 
 const BRANDING = operation<BrandingScreenQuery, BrandingScreenQueryVariables>(DOCUMENT, 'BrandingScreen');
 const SET_BRANDING = operation<SetBrandingMutation, SetBrandingMutationVariables>(DOCUMENT, 'SetBranding');
+const SET_LOGO = operation<SetLogoMutation, SetLogoMutationVariables>(DOCUMENT, 'SetLogo');
 const REMOVE_LOGO = operation<RemoveLogoMutation, RemoveLogoMutationVariables>(DOCUMENT, 'RemoveLogo');
 const SET_RETURN_ORIGINS = operation<SetReturnOriginsMutation, SetReturnOriginsMutationVariables>(
   DOCUMENT,
@@ -119,7 +121,7 @@ export function Branding() {
     const f = file();
     if (!f) return;
     void act(async () => {
-      await gqlUpload<SetLogoMutation>(DOCUMENT, 'SetLogo', { logo: f });
+      await gqlUpload(SET_LOGO, { logo: f });
       clearFile(fileInput);
       return 'Logo uploaded.';
     });
