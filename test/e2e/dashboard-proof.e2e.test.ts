@@ -211,7 +211,7 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
   it('configures the webhook endpoint and creates an API key (each secret shown once)', async () => {
     await page.getByRole('link', { name: 'Webhook endpoint' }).click();
     await page.getByText('No endpoint in sandbox yet.').waitFor();
-    await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
+    await page.getByLabel('Endpoint URL', { exact: true }).fill(receiver.url);
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     webhookSecret = await page.getByLabel('Signing secret (sandbox)').inputValue();
     expect(webhookSecret).toMatch(/^whsec_/);

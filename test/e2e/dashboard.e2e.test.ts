@@ -193,7 +193,7 @@ describe('dashboard app in Chromium', () => {
     // webhook endpoint: set the URL (secret shown once), rotate the secret (the old one keeps signing)
     await page.getByRole('link', { name: 'Webhook endpoint' }).click();
     await page.getByText('No endpoint in sandbox yet.').waitFor();
-    await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
+    await page.getByLabel('Endpoint URL', { exact: true }).fill(receiver.url);
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     const first = await page.getByLabel('Signing secret (sandbox)').inputValue();
     expect(first).toMatch(/^whsec_/);
@@ -208,7 +208,7 @@ describe('dashboard app in Chromium', () => {
     await check(page, 'webhooks');
 
     // a bad URL: the server's code, shown with its copy, and nothing changes
-    await page.getByLabel('Endpoint URL (https)').fill('ftp://example.com/hook');
+    await page.getByLabel('Endpoint URL', { exact: true }).fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     await page.getByRole('alert').getByText('webhook_url_invalid').waitFor();
     expect(await page.locator('dd code').textContent()).toBe(receiver.url);
@@ -372,6 +372,27 @@ describe('dashboard app in Chromium', () => {
     await row.getByRole('cell', { name: 'delivered', exact: true }).waitFor();
     expect((await row.getByRole('cell').allTextContents()).slice(2, 4)).toEqual(['delivered', '1']);
     await check(page, 'webhooks-test-event');
+
+    // the attempts behind the count: the person opens the delivery and sees its one attempt, as the
+    // receiver answered it (HTTP 200, with what it replied), with its time and latency
+    const attemptsOf = page.getByRole('table', { name: `Attempts of ${deliveryId}` });
+    const open = row.getByRole('button', { name: `1 attempt of ${deliveryId}` });
+    expect(await open.getAttribute('aria-expanded')).toBe('false');
+    await open.click();
+    expect(await open.getAttribute('aria-expanded')).toBe('true');
+    const attempt = attemptsOf.getByRole('row').nth(1);
+    await attempt.waitFor();
+    expect(await attemptsOf.getByRole('row').count()).toBe(2); // the header row and the one attempt
+    const [time, status, latency, response, error] = await attempt.getByRole('cell').allTextContents();
+    expect(time).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} UTC$/);
+    expect(status).toBe('200');
+    expect(latency).toMatch(/^\d+ ms$/);
+    expect([response, error]).toEqual(['—', '—']);
+    await check(page, 'webhooks-attempts');
+    // closed again, the log is as it was
+    await open.click();
+    await attemptsOf.waitFor({ state: 'detached' });
+    expect(await open.getAttribute('aria-expanded')).toBe('false');
 
     // production: no button, a note saying why
     await page.getByLabel('Environment').selectOption('production');
