@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
 import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
@@ -397,6 +397,20 @@ describe('dashboard app in Chromium', () => {
     await open.click();
     await attemptsOf.waitFor({ state: 'detached' });
     expect(await open.getAttribute('aria-expanded')).toBe('false');
+    // the attempts fail to load (the network drops the request): the error shows in place, the log stays,
+    // and Try again loads them
+    const dropAttempts = (route: Route) =>
+      route.request().postData()?.includes('WebhookAttempts') ? route.abort() : route.fallback();
+    await page.route('**/graphql', dropAttempts);
+    await open.click();
+    const failed = page.locator(`#${await open.getAttribute('aria-controls')}`).getByRole('alert');
+    await failed.getByText('Code: network_error').waitFor();
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('delivered');
+    await page.unroute('**/graphql', dropAttempts);
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await attemptsOf.getByRole('row').nth(1).getByRole('cell', { name: '200', exact: true }).waitFor();
+    expect(await failed.count()).toBe(0);
+    await open.click();
 
     // production: no button, a note saying why
     await page.getByLabel('Environment').selectOption('production');
