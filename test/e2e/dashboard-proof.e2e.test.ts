@@ -211,7 +211,7 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
   it('configures the webhook endpoint and creates an API key (each secret shown once)', async () => {
     await page.getByRole('link', { name: 'Webhook endpoint' }).click();
     await page.getByText('No endpoint in sandbox yet.').waitFor();
-    await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
+    await page.getByLabel('Endpoint URL', { exact: true }).fill(receiver.url);
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     webhookSecret = await page.getByLabel('Signing secret (sandbox)').inputValue();
     expect(webhookSecret).toMatch(/^whsec_/);
@@ -352,6 +352,16 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     const deliveryId = endings()[0]?.body.delivery_id as string;
     expect(new Set(endings().map((d) => d.body.delivery_id))).toEqual(new Set([deliveryId]));
     await check(page, '20-deliveries-failed');
+    // behind the count, every attempt as the receiver answered it: eight times HTTP 500, newest first
+    await row.getByRole('button', { name: `8 attempts of ${deliveryId}` }).click();
+    const attempts = page.getByRole('table', { name: `Attempts of ${deliveryId}` }).getByRole('row');
+    await expect.poll(() => attempts.count()).toBe(9); // the header row and eight attempts
+    const statuses = await attempts.evaluateAll((rows) =>
+      rows.slice(1).map((r) => r.children[1]?.textContent),
+    );
+    expect(statuses).toEqual(Array(8).fill('500'));
+    expect(await attempts.nth(1).getByRole('cell').nth(4).textContent()).toContain('500');
+    await check(page, '20-delivery-attempts');
 
     // the receiver is fixed; the person redelivers from the log: same delivery id, signed anew
     refuse = false;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
 import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
@@ -193,7 +193,7 @@ describe('dashboard app in Chromium', () => {
     // webhook endpoint: set the URL (secret shown once), rotate the secret (the old one keeps signing)
     await page.getByRole('link', { name: 'Webhook endpoint' }).click();
     await page.getByText('No endpoint in sandbox yet.').waitFor();
-    await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
+    await page.getByLabel('Endpoint URL', { exact: true }).fill(receiver.url);
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     const first = await page.getByLabel('Signing secret (sandbox)').inputValue();
     expect(first).toMatch(/^whsec_/);
@@ -208,7 +208,7 @@ describe('dashboard app in Chromium', () => {
     await check(page, 'webhooks');
 
     // a bad URL: the server's code, shown with its copy, and nothing changes
-    await page.getByLabel('Endpoint URL (https)').fill('ftp://example.com/hook');
+    await page.getByLabel('Endpoint URL', { exact: true }).fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     await page.getByRole('alert').getByText('webhook_url_invalid').waitFor();
     expect(await page.locator('dd code').textContent()).toBe(receiver.url);
@@ -364,7 +364,10 @@ describe('dashboard app in Chromium', () => {
     ]);
 
     // the relay sends it (workers are off in this suite): a real receiver gets a signed webhook.test event
+    // (and answers with a long body, which the attempts view below shows only the start of)
+    receiver.replyBody = `received ${'x'.repeat(300)}`;
     while ((await t.svc.relay.runOnce()) > 0) {}
+    receiver.replyBody = undefined;
     const got = (await receiver.waitFor('webhook.test')).find((d) => d.body.delivery_id === deliveryId);
     expect(got?.body.data).toMatchObject({ test: true, environment: 'sandbox' });
     expect(signatureValid(got as Delivery, secret)).toBe(true);
@@ -372,6 +375,42 @@ describe('dashboard app in Chromium', () => {
     await row.getByRole('cell', { name: 'delivered', exact: true }).waitFor();
     expect((await row.getByRole('cell').allTextContents()).slice(2, 4)).toEqual(['delivered', '1']);
     await check(page, 'webhooks-test-event');
+
+    // the attempts behind the count: the person opens the delivery and sees its one attempt, as the
+    // receiver answered it (HTTP 200, with what it replied), with its time and latency
+    const attemptsOf = page.getByRole('table', { name: `Attempts of ${deliveryId}` });
+    const open = row.getByRole('button', { name: `1 attempt of ${deliveryId}` });
+    expect(await open.getAttribute('aria-expanded')).toBe('false');
+    await open.click();
+    expect(await open.getAttribute('aria-expanded')).toBe('true');
+    const attempt = attemptsOf.getByRole('row').nth(1);
+    await attempt.waitFor();
+    expect(await attemptsOf.getByRole('row').count()).toBe(2); // the header row and the one attempt
+    const [time, status, latency, response, error] = await attempt.getByRole('cell').allTextContents();
+    expect(time).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} UTC$/);
+    expect(status).toBe('200');
+    expect(latency).toMatch(/^\d+ ms$/);
+    expect(response).toBe(`received ${'x'.repeat(191)}…`); // its first 200 characters
+    expect(error).toBe('—');
+    await check(page, 'webhooks-attempts');
+    // closed again, the log is as it was
+    await open.click();
+    await attemptsOf.waitFor({ state: 'detached' });
+    expect(await open.getAttribute('aria-expanded')).toBe('false');
+    // the attempts fail to load (the network drops the request): the error shows in place, the log stays,
+    // and Try again loads them
+    const dropAttempts = (route: Route) =>
+      route.request().postData()?.includes('WebhookAttempts') ? route.abort() : route.fallback();
+    await page.route('**/graphql', dropAttempts);
+    await open.click();
+    const failed = page.locator(`#${await open.getAttribute('aria-controls')}`).getByRole('alert');
+    await failed.getByText('Code: network_error').waitFor();
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('delivered');
+    await page.unroute('**/graphql', dropAttempts);
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await attemptsOf.getByRole('row').nth(1).getByRole('cell', { name: '200', exact: true }).waitFor();
+    expect(await failed.count()).toBe(0);
+    await open.click();
 
     // production: no button, a note saying why
     await page.getByLabel('Environment').selectOption('production');

@@ -245,6 +245,14 @@ export type SendTestWebhookMutationVariables = Exact<{ [key: string]: never; }>;
 
 export type SendTestWebhookMutation = { sendTestWebhook: { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null } };
 
+export type WebhookAttemptsQueryVariables = Exact<{
+  deliveryEventId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
 export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean };
 
 export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;

@@ -1,7 +1,7 @@
 // The webhook endpoint of the current environment: set its URL (the signing secret is shown once), rotate
 // the secret (the old one keeps signing during the overlap), send a test event (sandbox only), and the
 // delivery log with attempts and redelivery of failed deliveries.
-import { createResource, createSignal, Match, Show, Switch } from 'solid-js';
+import { createResource, createSignal, Match, onMount, Show, Switch } from 'solid-js';
 import type {
   ConfigureWebhookMutation,
   ConfigureWebhookMutationVariables,
@@ -11,6 +11,8 @@ import type {
   RotateWebhookSecretMutationVariables,
   SendTestWebhookMutation,
   SendTestWebhookMutationVariables,
+  WebhookAttemptsQuery,
+  WebhookAttemptsQueryVariables,
   WebhooksQuery,
   WebhooksQueryVariables,
 } from '../../graphql/generated';
@@ -20,7 +22,7 @@ import { DataTable } from '../components/DataTable';
 import { TextField } from '../components/Field';
 import { SecretOnce } from '../components/SecretOnce';
 import DOCUMENT from '../graphql/webhooks.graphql?raw';
-import { when } from '../Screen';
+import { ErrorNote, when } from '../Screen';
 
 const WEBHOOKS = operation<WebhooksQuery, WebhooksQueryVariables>(DOCUMENT, 'Webhooks');
 const CONFIGURE_WEBHOOK = operation<ConfigureWebhookMutation, ConfigureWebhookMutationVariables>(
@@ -39,12 +41,33 @@ const SEND_TEST_WEBHOOK = operation<SendTestWebhookMutation, SendTestWebhookMuta
   DOCUMENT,
   'SendTestWebhook',
 );
+const WEBHOOK_ATTEMPTS = operation<WebhookAttemptsQuery, WebhookAttemptsQueryVariables>(
+  DOCUMENT,
+  'WebhookAttempts',
+);
+
+/** What the server accepts as an endpoint URL, per environment (server/src/modules/webhook/ssrf.ts). */
+const URL_RULE = {
+  sandbox:
+    'Sandbox: https:// or http://. A loopback or private address (e.g. http://127.0.0.1:8080/hooks, a ' +
+    'receiver on your machine) works only where this service allows private targets, as development ' +
+    'setups do; otherwise the host must be public.',
+  production: 'Production: https:// only, to a public host (no loopback or private addresses).',
+} as const;
 
 export function Webhooks() {
   const [data, { refetch }] = createResource(environment, () => gql(WEBHOOKS));
   const [url, setUrl] = createSignal('');
   const [secret, setSecret] = createSignal('');
   const action = createAction();
+  // deliveries (by id) whose attempts are open; kept across refetches of the log
+  const [open, setOpen] = createSignal<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setOpen((o) => {
+      const next = new Set(o);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
 
   const configure = (e: SubmitEvent) => {
     e.preventDefault();
@@ -110,7 +133,8 @@ export function Webhooks() {
       <form class="d-form" onSubmit={configure}>
         <TextField
           id="webhook-url"
-          label="Endpoint URL (https)"
+          label="Endpoint URL"
+          hint={URL_RULE[environment()]}
           type="url"
           required
           value={url()}
@@ -158,11 +182,30 @@ export function Webhooks() {
         <DataTable
           labelledby="deliveries-h"
           rows={data()?.webhookDeliveries}
+          expanded={(d) => open().has(d.id)}
+          detail={(d) => <Attempts id={`attempts-${d.id}`} delivery={d} />}
           columns={[
             { header: 'Event', cell: (d) => d.event },
             { header: 'Delivery id', cell: (d) => <code>{d.deliveryId}</code> },
             { header: 'Status', cell: (d) => d.status },
-            { header: 'Attempts', cell: (d) => d.attempts },
+            {
+              header: 'Attempts',
+              // the count opens the delivery's attempts (the button's text stays the bare count)
+              cell: (d) => (
+                <Show when={d.attempts > 0} fallback={d.attempts}>
+                  <button
+                    type="button"
+                    class="d-disclosure"
+                    aria-expanded={open().has(d.id)}
+                    aria-controls={`attempts-${d.id}`}
+                    aria-label={`${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'} of ${d.deliveryId}`}
+                    onClick={() => toggle(d.id)}
+                  >
+                    {d.attempts}
+                  </button>
+                </Show>
+              ),
+            },
             { header: 'Created', cell: (d) => when(d.createdAt) },
             { header: 'Last error', cell: (d) => d.lastError ?? '—' },
             {
@@ -184,5 +227,79 @@ export function Webhooks() {
         />
       </Show>
     </>
+  );
+}
+
+type Attempt = WebhookAttemptsQuery['webhookAttempts']['nodes'][number];
+
+/** Attempt times to the second: the first retries come seconds apart. */
+const at = (iso: string): string =>
+  `${new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC`;
+
+/** The server keeps the first 1 KiB of each answer; the log shows its start. */
+const EXCERPT_CHARS = 200;
+const excerpt = (s: string | null | undefined): string =>
+  !s ? '—' : s.length > EXCERPT_CHARS ? `${s.slice(0, EXCERPT_CHARS)}…` : s;
+
+/**
+ * One delivery's attempts, newest first, loaded when opened (20 at a time), with its own loading and error
+ * state so a failure here leaves the log usable. Never shows the delivery id: rows of the log are found by it.
+ */
+function Attempts(props: { id: string; delivery: { id: string; deliveryId: string } }) {
+  const [nodes, setNodes] = createSignal<Attempt[]>([]);
+  const [next, setNext] = createSignal<string | null>(null);
+  const [loading, setLoading] = createSignal(false);
+  const [error, setError] = createSignal<unknown>(null);
+  const load = async (after: string | null) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const { webhookAttempts: page } = await gql(WEBHOOK_ATTEMPTS, {
+        deliveryEventId: props.delivery.id,
+        after,
+      });
+      setNodes((n) => (after ? [...n, ...page.nodes] : page.nodes));
+      setNext(page.pageInfo.hasNextPage ? (page.pageInfo.endCursor ?? null) : null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setLoading(false);
+    }
+  };
+  onMount(() => void load(null));
+  return (
+    <div id={props.id} class="d-attempts" data-testid="webhook-attempts">
+      <Show when={nodes().length}>
+        <DataTable
+          label={`Attempts of ${props.delivery.deliveryId}`}
+          rows={nodes()}
+          columns={[
+            { header: 'Time', cell: (a) => at(a.attemptedAt) },
+            { header: 'HTTP status', cell: (a) => a.statusCode ?? 'no answer' },
+            { header: 'Latency', cell: (a) => `${a.durationMs} ms` },
+            {
+              header: 'Response',
+              cell: (a) =>
+                a.responseExcerpt ? <code class="d-excerpt">{excerpt(a.responseExcerpt)}</code> : '—',
+            },
+            { header: 'Error', cell: (a) => a.error ?? '—' },
+          ]}
+        />
+      </Show>
+      <Show when={!loading() && !error() && nodes().length === 0}>
+        <p class="d-muted">No attempts recorded yet.</p>
+      </Show>
+      <Show when={error()}>{(e) => <ErrorNote error={e()} retry={() => void load(next())} />}</Show>
+      <Show when={loading()}>
+        <p class="d-loading" role="status">
+          Loading attempts…
+        </p>
+      </Show>
+      <Show when={next() && !loading()}>
+        <button type="button" onClick={() => void load(next())}>
+          Show older attempts
+        </button>
+      </Show>
+    </div>
   );
 }
