@@ -18,13 +18,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/common/clock';
+import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
 import { Api, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { type Delivery, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
 const SHOTS = path.join(here, '__screens__', 'dashboard-proof');
 const HOUR = 3600_000;
 
@@ -39,40 +39,8 @@ class SkippingClock implements Clock {
   }
 }
 
-/** axe-core in the page: the serious and critical violations (id and the first offending node). */
-async function axeSerious(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE); // CDP: the page's CSP stays as served
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
-}
-
-/** Every screen: no serious/critical axe finding, nothing wider than the viewport, screenshots at both widths. */
-async function check(page: Page, name: string): Promise<void> {
-  expect(await axeSerious(page), `axe on ${name}`).toEqual([]);
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const wide = await page.evaluate(
-      (w) =>
-        Array.from(document.querySelectorAll('body *'))
-          .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
-          .map((e) => `${e.tagName}.${e.className}`),
-      width,
-    );
-    expect(wide, `${name} at ${width}px`).toEqual([]);
-    // and the page itself never scrolls sideways (content escaping a scroll box widens it)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(
-      width,
-    );
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+/** Every screen: axe, no sideways scrolling, screenshots at both widths (test/support/axe.ts). */
+const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 /** What a receiver using the official library does: verify the webhook-* headers against the raw body. */
 function standardVerifies(d: Delivery, secret: string): boolean {

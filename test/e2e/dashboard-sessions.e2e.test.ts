@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
@@ -15,40 +16,10 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-sessions');
 
-async function axeSerious(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE); // CDP evaluation: CSP stays as served
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
-}
-
-/** No serious/critical axe finding, nothing wider than the viewport, and a screenshot at both widths. */
-async function check(page: Page, name: string): Promise<void> {
-  expect(await axeSerious(page), `axe on ${name}`).toEqual([]);
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const wide = await page.evaluate(
-      (w) =>
-        Array.from(document.querySelectorAll('body *'))
-          .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
-          .map((e) => `${e.tagName}.${e.className}`),
-      width,
-    );
-    expect(wide, `${name} at ${width}px`).toEqual([]);
-    // overflowing text is no element box: the page itself must not scroll sideways either
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} page width`).toBe(width);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+/** Every screen: axe, no sideways scrolling, screenshots at both widths (test/support/axe.ts). */
+const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 describe('dashboard sessions in Chromium', () => {
   let t: TestService;

@@ -8,50 +8,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
 import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const AXE = fs.readFileSync(path.resolve(here, '../node_modules/axe-core/axe.min.js'), 'utf8');
 const SHOTS = path.join(here, '__screens__', 'dashboard');
 
-/** axe-core in the page: the serious and critical violations (id and the first offending node). */
-async function axeSerious(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE); // CDP evaluation: the page's CSP (no inline script) stays as served
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
-}
-
-/** Every screen: no serious/critical axe finding, and a screenshot at phone and desktop widths. */
-async function check(page: Page, name: string): Promise<void> {
-  expect(await axeSerious(page), `axe on ${name}`).toEqual([]);
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    // nothing wider than the viewport: wide tables scroll inside their own box, never the page
-    const wide = await page.evaluate(
-      (w) =>
-        Array.from(document.querySelectorAll('body *'))
-          .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.d-table-wrap, .d-nav'))
-          .map((e) => `${e.tagName}.${e.className}`),
-      width,
-    );
-    expect(wide, `${name} at ${width}px`).toEqual([]);
-    // and the page itself does not scroll sideways (a hidden header inside a table once widened it)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBe(
-      width,
-    );
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+/** Every screen: axe, no sideways scrolling, screenshots at both widths (test/support/axe.ts). */
+const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 describe('dashboard app in Chromium', () => {
   let t: TestService;

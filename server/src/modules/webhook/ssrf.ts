@@ -71,7 +71,8 @@ export async function assertDeliverableUrl(url: string, opts: DeliverableOpts): 
   } catch {
     throw invalid('The URL cannot be parsed.');
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw invalid('The URL must use https (or http in the sandbox).');
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    throw invalid('The URL must use https (or http in the sandbox).');
   if (u.protocol === 'http:' && opts.environment === 'production') {
     throw invalid('Production webhook URLs must use https.');
   }
