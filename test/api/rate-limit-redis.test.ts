@@ -16,9 +16,11 @@ import { Api, createBusiness, freePort } from '../support/harness';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+// Nodes of one database share DATA_DIR (the local KMS master key and the blobs), as README "Scaling out" says.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-rl-'));
+
 async function startNode(db: TestDatabase, clock: ManualClock, env: Record<string, string>) {
   const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-rl-'));
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = configFrom({
     PORT: String(port),
@@ -37,7 +39,6 @@ async function startNode(db: TestDatabase, clock: ManualClock, env: Record<strin
     baseUrl,
     async stop() {
       await svc.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -62,6 +63,7 @@ describe('rate limits shared across nodes through Redis', () => {
   afterAll(async () => {
     await n1?.stop();
     await n2?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();

@@ -34,7 +34,9 @@ describe('browser-binding key storage', () => {
   });
 
   it('cannot be opened without the master key', async () => {
-    await expect(loadBrowserBinding(db.ds, systemClock, new KeySealer(randomBytes(32)))).rejects.toThrow();
+    await expect(loadBrowserBinding(db.ds, systemClock, new KeySealer(randomBytes(32)))).rejects.toThrow(
+      /must share DATA_DIR\/local-kms-master.key/,
+    );
   });
 
   it('seals a key an earlier version stored in clear, keeping cookies it issued valid', async () => {

@@ -76,7 +76,16 @@ export async function loadBrowserBinding(
     }
     row = await repo.findOneByOrFail({ name: SECRET_NAME });
   }
-  if (isSealed(row.value)) return new BrowserBinding(sealer.open(SEAL_AAD, row.value));
+  if (isSealed(row.value)) {
+    try {
+      return new BrowserBinding(sealer.open(SEAL_AAD, row.value));
+    } catch {
+      throw new Error(
+        'The browser-binding key in the database was sealed under another master key: every node of one ' +
+          'database must share DATA_DIR/local-kms-master.key (see README, Scaling out).',
+      );
+    }
+  }
   const key = Buffer.from(row.value, 'base64url');
   // guarded: only the clear value this node read is replaced (a racing node's seal of it is equivalent)
   await repo.update({ name: SECRET_NAME, value: row.value }, { value: sealer.seal(SEAL_AAD, key) });
