@@ -158,6 +158,9 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByTestId('session-status').getByText('stopped').waitFor();
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('stopped');
     expect(await page.getByTestId('stop-session').count()).toBe(0);
+    // an ended session shows when it ended, not a deadline that no longer applies
+    expect(await page.getByText('Expires', { exact: true }).count()).toBe(0);
+    expect(await page.getByText('Ended', { exact: true }).count()).toBe(1);
   }, 120_000);
 
   it('a viewer sees the session, its results and audit check, but no continue / stop', async () => {

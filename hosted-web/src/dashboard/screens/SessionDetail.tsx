@@ -44,6 +44,9 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
 const bytes = (n: unknown): string =>
   typeof n !== 'number' ? '—' : n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} KiB (${n} bytes)`;
 
+/** Statuses with nothing left to expire: the page shows when they ended instead. */
+const ENDED = new Set(['completed', 'stopped', 'failed', 'expired']);
+
 export function SessionDetail(props: { id: string }) {
   const [data, { refetch }] = createResource(
     () => ({ id: props.id, env: environment() }),
@@ -83,8 +86,10 @@ export function SessionDetail(props: { id: string }) {
               </dd>
               <dt>Created</dt>
               <dd>{when(x().created)}</dd>
-              <dt>Expires</dt>
-              <dd>{when(x().expires)}</dd>
+              <Show when={!ENDED.has(x().status)}>
+                <dt>Expires</dt>
+                <dd>{when(x().expires)}</dd>
+              </Show>
               <dt>Decision due</dt>
               <dd>{x().decisionDue ? when(x().decisionDue) : 'No decision pending'}</dd>
               <Show when={summary()?.endedAt}>
