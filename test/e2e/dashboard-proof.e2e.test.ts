@@ -19,7 +19,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/common/clock';
 import { checkScreen } from '../support/axe';
-import { launchChromium } from '../support/browser';
+import { addVirtualAuthenticator, launchChromium } from '../support/browser';
 import { Api, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { type Delivery, WebhookReceiver } from '../support/webhook-receiver';
@@ -85,18 +85,7 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
   }, 60_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
-import { launchChromium } from '../support/browser';
+import { addVirtualAuthenticator, launchChromium } from '../support/browser';
 import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
@@ -41,18 +41,7 @@ describe('dashboard app in Chromium', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
   }, 60_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@
 // RP ID, which WebAuthn needs).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
+import { addVirtualAuthenticator, launchChromium } from '../support/browser';
 import { linkToken } from '../support/dashboard';
 import { type Json, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
@@ -33,18 +33,7 @@ describe('passkeys in Chromium (virtual authenticator)', () => {
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     // any page of the dashboard origin: the public key set is a plain JSON page
     await page.goto(`${t.baseUrl}/.well-known/service-audit-jwks.json`);
     await page.evaluate(PAGE_HELPERS);

@@ -1,5 +1,5 @@
 // Real headless Chromium (the system package), driven by playwright-core. Nothing is downloaded.
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestService, type TestService } from './harness';
 import type { WebhookReceiver } from './webhook-receiver';
 
@@ -32,4 +32,23 @@ export async function stopE2E(parts: { t?: TestService; browser?: Browser; recei
   await parts.browser?.close();
   await parts.receiver.stop();
   await parts.t?.stop();
+}
+
+/**
+ * A virtual platform authenticator (CTAP2, resident keys, user verification) on the page's browser context, as
+ * a passkey-capable device would be: WebAuthn ceremonies in the page then complete without a prompt.
+ */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
 }

@@ -228,17 +228,7 @@ export class WebhookService {
       order: { createdAt: 'DESC', sequence: 'DESC' },
       take: Math.min(Math.max(opts.limit ?? 50, 1), 200),
     });
-    return rows.map((r) => ({
-      id: r.id,
-      event: r.event,
-      deliveryId: r.deliveryId,
-      status: r.status,
-      attempts: r.attempts,
-      lastError: r.lastError,
-      createdAt: r.createdAt,
-      nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null,
-      deliveredAt: r.deliveredAt,
-    }));
+    return rows.map(deliveryView);
   }
 
   /**
