@@ -87,6 +87,14 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByLabel('Created from (UTC)').fill(new Date().toISOString().slice(0, 10));
     await rows.filter({ hasText: sessionId }).waitFor();
     expect(await rows.count()).toBe(1);
+    // the filters live in the address: a reload (or a shared link) shows the same list
+    const filtered = new URL(page.url());
+    expect(filtered.searchParams.get('status')).toBe('awaiting_decision');
+    expect(filtered.searchParams.get('workflow')).toBe(workflowId);
+    await page.reload();
+    await rows.filter({ hasText: sessionId }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByLabel('Status').inputValue()).toBe('awaiting_decision');
     // a range that ends before today: nothing matches
     await page.getByLabel('Created to (UTC, inclusive)').fill('2020-01-01');
     await page.getByRole('alert').getByText('no session can match').waitFor();

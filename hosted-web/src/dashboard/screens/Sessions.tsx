@@ -1,7 +1,7 @@
 // Sessions of the selected environment, newest first: filters (status, workflow, environment, created
 // range) and keyset pages; each row links to the session detail (SessionDetail.tsx). Lists carry no results
 // and no personal data (support view, ADR 0013).
-import { createResource, createSignal, For, Show } from 'solid-js';
+import { createEffect, createResource, createSignal, For, on, Show } from 'solid-js';
 import type { SessionListFilter } from '../../graphql/generated';
 import { type Environment, environment, setEnvironment } from '../api';
 import { linkClick } from '../router';
@@ -18,11 +18,38 @@ function utcDay(value: string, days = 0): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/** The filters kept in the address (?status=&workflow=&from=&to=), so a filtered list can be shared or reloaded. */
+function filtersFromAddress() {
+  const q = new URLSearchParams(location.search);
+  const day = (v: string | null) => (v && utcDay(v) ? v : '');
+  const status = q.get('status') ?? '';
+  const workflow = q.get('workflow') ?? '';
+  return {
+    status: (SESSION_STATUSES as readonly string[]).includes(status) ? status : '',
+    workflow: /^[\w-]{1,64}$/.test(workflow) ? workflow : '',
+    from: day(q.get('from')),
+    to: day(q.get('to')),
+  };
+}
+
 export function Sessions() {
-  const [status, setStatus] = createSignal('');
-  const [workflowId, setWorkflowId] = createSignal('');
-  const [from, setFrom] = createSignal('');
-  const [to, setTo] = createSignal('');
+  const initial = filtersFromAddress();
+  const [status, setStatus] = createSignal(initial.status);
+  const [workflowId, setWorkflowId] = createSignal(initial.workflow);
+  const [from, setFrom] = createSignal(initial.from);
+  const [to, setTo] = createSignal(initial.to);
+  createEffect(
+    on([status, workflowId, from, to], ([s, w, f, t]) => {
+      const q = new URLSearchParams();
+      if (s) q.set('status', s);
+      if (w) q.set('workflow', w);
+      if (f) q.set('from', f);
+      if (t) q.set('to', t);
+      const qs = q.toString();
+      const search = qs ? `?${qs}` : '';
+      if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}`);
+    }),
+  );
   const [pages, setPages] = createSignal<(string | null)[]>([null]);
   const filter = (): SessionListFilter => ({
     environment: environment(),
