@@ -114,7 +114,7 @@ export async function transactionWithRetry<T>(
  * outbox) locks in the same order. SQLite has a single writer and needs nothing.
  */
 export async function lockSessionRow(m: EntityManager, sessionId: string): Promise<void> {
-  const type = m.connection.options.type;
+  const type = m.dataSource.options.type;
   if (type === 'mysql' || type === 'mariadb')
     // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
     await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);

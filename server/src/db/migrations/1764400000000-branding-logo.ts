@@ -26,7 +26,7 @@ export class BrandingLogo1764400000000 implements MigrationInterface {
   name = 'BrandingLogo1764400000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const type = q.connection.options.type;
+    const type = q.dataSource.options.type;
     await q.createTable(table(type === 'mysql' || type === 'mariadb'));
     await q.addColumn('hosted_page_settings', COLUMN);
   }

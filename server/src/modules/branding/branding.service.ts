@@ -72,7 +72,7 @@ export interface BrandingDeps {
 
 /** The logo entity class of the data source's driver (MEDIUMBLOB on MySQL, BLOB on SQLite). */
 const logoEntity = (m: EntityManager) =>
-  m.connection.options.type === 'mysql' || m.connection.options.type === 'mariadb'
+  m.dataSource.options.type === 'mysql' || m.dataSource.options.type === 'mariadb'
     ? LOGO_ENTITY.mysql
     : LOGO_ENTITY.sqlite;
 

@@ -73,7 +73,7 @@ export async function recordSessionEvent(
   e: SessionEventInput,
 ): Promise<void> {
   // plain INSERT (fast-sql.ts): one runs in every session create and transition (perf, ADR 0015)
-  await insertRow(m.connection, SessionEventEntity, row(s, e, newId('sev')), m);
+  await insertRow(m.dataSource, SessionEventEntity, row(s, e, newId('sev')), m);
 }
 
 /**

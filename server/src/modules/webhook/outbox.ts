@@ -29,7 +29,7 @@ export async function enqueueEvent(manager: EntityManager, e: OutboxEvent): Prom
     .createQueryBuilder('e')
     .select(['e.id', 'e.sequence', 'e.event'])
     .where('e.sessionId = :sessionId', { sessionId: e.sessionId });
-  const type = manager.connection.options.type;
+  const type = manager.dataSource.options.type;
   if (type === 'mysql' || type === 'mariadb')
     qb.useIndex('IDX_webhook_event_session_seq').setLock('pessimistic_write');
   const earlier = await qb.getMany();
