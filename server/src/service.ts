@@ -13,7 +13,9 @@ import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
 import type { Ctx } from './common/context';
 import { AppError } from './common/errors';
+import { type LaneRead, withFastLane } from './common/fast-lane';
 import {
+  API_JSON_LIMIT,
   type AppRequest,
   type AuthDecision,
   ERROR_TYPE_BASE,
@@ -25,7 +27,7 @@ import {
   sendProblem,
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
-import { RateLimiter, rateLimitByApiKey } from './common/rate-limit';
+import { apiKeyBudget, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
@@ -320,25 +322,43 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     : undefined;
   redis?.on('error', (e: Error) => logger.warn('redis unavailable', { error: e.message }));
   await redis?.connect().catch(() => {}); // logged above; ioredis keeps reconnecting
-  const limitByApiKey = rateLimitByApiKey(
-    new RateLimiter(clock, config.rateLimit, { redis, keyPrefix: config.rateLimitKeyPrefix }),
-  );
+  const limiter = new RateLimiter(clock, config.rateLimit, {
+    redis,
+    keyPrefix: config.rateLimitKeyPrefix,
+  });
+  const limitByApiKey = rateLimitByApiKey(limiter);
+  const takeBudget = apiKeyBudget(limiter);
 
+  /**
+   * The `api_key` decision for a /v1 route (Express and the lean lane): the key, then the scope the route needs
+   * (403 api_key_scope_missing), then one request of the key's budget (rate-limit headers set on `res`).
+   */
+  const authorizeApiKey = async (
+    req: http.IncomingMessage,
+    res: Pick<http.ServerResponse, 'setHeader'>,
+    route: string,
+    read?: LaneRead,
+  ): Promise<{ actor: Extract<Ctx['actor'], { kind: 'api_key' }>; rows: Record<string, unknown>[] }> => {
+    const header = req.headers.authorization;
+    const presented = bearerToken(Array.isArray(header) ? header[0] : header);
+    const authed = read ? await read(presented) : { actor: await tenancy.authenticate(presented), rows: [] };
+    const scope = scopeForRoute(req.method ?? '', route);
+    if (scope) requireScope(authed.actor, scope);
+    await takeBudget(authed.actor.apiKeyId, res);
+    return authed;
+  };
   const apiKeyAuth: RequestHandler = (req, res, next) => {
-    tenancy
-      .authenticate(bearerToken(req.header('authorization')))
-      .then((actor) => {
+    authorizeApiKey(req, res, (req.route as { path?: string } | undefined)?.path ?? req.path)
+      .then(({ actor }) => {
         const r = req as AppRequest;
         r.ctx = { ...r.ctx, actor };
-        // Scoped keys (accounts): 403 api_key_scope_missing when the route needs a scope the key lacks.
-        const scope = scopeForRoute(
-          req.method,
-          (req.route as { path?: string } | undefined)?.path ?? req.path,
-        );
-        if (scope) requireScope(actor, scope);
-        limitByApiKey(req, res, next);
+        next();
       })
-      .catch(next);
+      .catch((e: unknown) =>
+        e instanceof AppError && e.code === 'rate_limited'
+          ? sendProblem(res, e, (req as AppRequest).ctx.requestId)
+          : next(e),
+      );
   };
   const pass: RequestHandler = (_req, _res, next) => next();
   const sandboxOnly: RequestHandler = (req, res, next) =>
@@ -378,7 +398,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   app.use(WALLET_PATH, walletBodyParser());
   app.use(
     ['/v1', '/t', '/sandbox'],
-    express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }),
+    express.json({ limit: API_JSON_LIMIT, type: ['application/json', 'application/*+json'] }),
   );
   app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
@@ -459,7 +479,18 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       );
     },
     async listen() {
-      server = http.createServer(app);
+      // the lean lane answers the hottest /v1 routes in their plain shape, Express everything else (ADR 0023)
+      server = http.createServer(
+        withFastLane(app, routes.lanes(), {
+          clock,
+          logger,
+          authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
+          classify: (e) => availability.classify(e),
+          isDraining: () => ops.isDraining,
+          observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
+          errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
+        }),
+      );
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));
       if (opts.workers !== false) {
         relay.start();
@@ -543,7 +574,7 @@ export function declareApi(s: ApiServices): {
   const routes = new RouteRegistry();
   // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
   const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
-  registerSessionRoutes(routes, s.sessions);
+  registerSessionRoutes(routes, s.sessions, s.tenancy);
   registerTransportRoutes(routes, s.transport);
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);

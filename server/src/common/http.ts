@@ -5,6 +5,7 @@ import type { ZodType } from 'zod';
 import type { Clock } from './clock';
 import type { Actor, Ctx } from './context';
 import { AppError, type ErrorCode, toProblem } from './errors';
+import type { FastRoute, Lane } from './fast-lane';
 import { newId } from './ids';
 import type { Logger } from './logger';
 
@@ -36,7 +37,16 @@ export interface RouteDef {
   summary?: string;
   /** The route's part of schema/openapi.v1.json (tools/api-contract.ts documents the older routes). */
   contract?: RouteContract;
+  /**
+   * The route's lean-lane form (fast-lane.ts, ADR 0023), for an `api_key` route whose path has only literal
+   * segments and `:params`: requests in the plain common shape are answered by it without Express, with the
+   * same observable behaviour; the Express handler above answers every other shape.
+   */
+  lane?: Lane;
 }
+
+/** The JSON body limit of /v1, /t and /sandbox (Express parser and lean lane). */
+export const API_JSON_LIMIT = 256 * 1024;
 
 /**
  * What the OpenAPI contract says about a route beyond path, method, auth and summary. Schemas are zod
@@ -60,7 +70,24 @@ export interface RouteContract {
 export class RouteRegistry {
   readonly routes: RouteDef[] = [];
   add(def: RouteDef): void {
+    if (def.lane && def.auth !== 'api_key') throw new Error(`lane on a non-api_key route: ${def.path}`);
     this.routes.push(def);
+  }
+  /** The routes that declare a lean lane, with their path matchers. */
+  lanes(): FastRoute[] {
+    return this.routes.flatMap((r) =>
+      r.lane
+        ? [
+            {
+              method: r.method.toUpperCase() as 'GET' | 'POST',
+              route: r.path,
+              match: pathMatcher(r.path),
+              bodyLimit: API_JSON_LIMIT,
+              lane: r.lane,
+            },
+          ]
+        : [],
+    );
   }
   /**
    * `dashboard` may be left out (e.g. a unit test's app without accounts): its routes then answer 401, never
@@ -78,6 +105,36 @@ export class RouteRegistry {
       router[r.method](r.path, auth[r.auth] ?? refuse, wrapped);
     }
   }
+}
+
+/**
+ * A matcher for a route path of literal segments and `:params`, taking only the plain form of a request path:
+ * exact case, no trailing slash, parameters of `[A-Za-z0-9_-]` (1-128 characters, no percent-escapes). Any
+ * other form is left to Express, whose router is more permissive.
+ */
+function pathMatcher(route: string): FastRoute['match'] {
+  const names: string[] = [];
+  const source = route
+    .split('/')
+    .map((seg) => {
+      if (seg.startsWith(':')) {
+        names.push(seg.slice(1));
+        return '([A-Za-z0-9_-]{1,128})';
+      }
+      if (!/^[A-Za-z0-9_.-]*$/.test(seg)) throw new Error(`lane route with a pattern segment: ${route}`);
+      return seg.replace(/\./g, '\\.');
+    })
+    .join('/');
+  const re = new RegExp(`^${source}$`);
+  return (path) => {
+    const m = re.exec(path);
+    if (!m) return undefined;
+    const params: Record<string, string> = {};
+    names.forEach((n, i) => {
+      params[n] = m[i + 1];
+    });
+    return params;
+  };
 }
 
 /** First middleware: request id and a base context (anonymous actor, injected clock). */
@@ -212,7 +269,11 @@ export function requireString(body: unknown, field: string, code: ErrorCode = 'v
 }
 
 export function jsonObjectBody(req: Request): Record<string, unknown> {
-  const b = req.body as unknown;
+  return jsonObject(req.body as unknown);
+}
+
+/** A parsed JSON body that must be an object (not an array or a scalar). */
+export function jsonObject(b: unknown): Record<string, unknown> {
   if (b === undefined || b === null || typeof b !== 'object' || Array.isArray(b)) {
     throw new AppError('validation_failed', 'The body must be a JSON object.');
   }

@@ -4,6 +4,7 @@
 // injected clock (it is part of the counter's key), so tests move a ManualClock instead of sleeping; the
 // store's own expiry (real time) only garbage-collects old windows. With Redis, a memory limiter insures
 // against a Redis outage: each node then limits on its own until Redis is back (ADR 0016).
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import {
@@ -95,31 +96,40 @@ export class RateLimiter {
 }
 
 /**
- * Runs after API-key authentication: every answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
- * rate-limit headers, draft-07 field syntax); a spent budget answers 429 `rate_limited` with `Retry-After`.
+ * Takes one request from an API key's budget: every answer carries `RateLimit-Policy` and `RateLimit` (IETF
+ * httpapi rate-limit headers, draft-07 field syntax), set here on `res`; a spent budget throws 429
+ * `rate_limited` (its problem carries `retry_after`, sent as `Retry-After`). Used by the Express middleware
+ * below and by the lean lane (fast-lane.ts).
  */
-export function rateLimitByApiKey(limiter: RateLimiter): RequestHandler {
+export function apiKeyBudget(
+  limiter: RateLimiter,
+): (apiKeyId: string, res: Pick<ServerResponse, 'setHeader'>) => Promise<void> {
   const policy = `${limiter.policy.limit};w=${limiter.policy.windowSeconds}`;
-  return (req, res, next) => {
-    const actor = (req as AppRequest).ctx.actor;
-    if (actor.kind !== 'api_key') return next();
-    limiter.take(actor.apiKeyId).then((d) => answer(d, req, res, next), next);
-  };
-  function answer(d: RateLimitDecision, ...[req, res, next]: Parameters<RequestHandler>): void {
+  return async (apiKeyId, res) => {
+    const d = await limiter.take(apiKeyId);
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
-    if (d.allowed) {
-      next();
-      return;
-    }
-    sendProblem(
-      res,
-      new AppError(
+    if (!d.allowed)
+      throw new AppError(
         'rate_limited',
         `This API key is limited to ${limiter.policy.limit} requests per ${limiter.policy.windowSeconds} s; retry after ${d.retryAfterSeconds} s.`,
         { extra: { retry_after: d.retryAfterSeconds } },
-      ),
-      (req as AppRequest).ctx.requestId,
+      );
+  };
+}
+
+/** Runs after API-key authentication (apiKeyBudget as Express middleware; other actors pass). */
+export function rateLimitByApiKey(limiter: RateLimiter): RequestHandler {
+  const take = apiKeyBudget(limiter);
+  return (req, res, next) => {
+    const actor = (req as AppRequest).ctx.actor;
+    if (actor.kind !== 'api_key') return next();
+    take(actor.apiKeyId, res).then(
+      () => next(),
+      (e: unknown) =>
+        e instanceof AppError && e.code === 'rate_limited'
+          ? sendProblem(res, e, (req as AppRequest).ctx.requestId) // answered here, never another handler's
+          : next(e),
     );
-  }
+  };
 }

@@ -111,12 +111,17 @@ export class ServiceMetrics implements DeliveryMetrics {
                 req.originalUrl.startsWith(`${m}/`) ||
                 req.originalUrl.startsWith(`${m}?`),
             ) ?? 'unmatched');
-        const labels = { method: req.method, route, status: String(res.statusCode) };
-        this.requests.inc(labels);
-        this.duration.observe(labels, Number(process.hrtime.bigint() - t0) / 1e9);
+        this.request(req.method, route, res.statusCode, Number(process.hrtime.bigint() - t0) / 1e9);
       });
       next();
     };
+  }
+
+  /** One answered request (the Express middleware above, and the lean lane). */
+  request(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
   }
 
   delivery(outcome: 'delivered' | 'retry' | 'failed'): void {

@@ -2,9 +2,10 @@
 // SessionTransport (cookie-bound browser).
 import type { Request, Response } from 'express';
 import { AppError } from '../../common/errors';
-import { jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
+import { jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { UploadedFile } from '../document/multipart';
 import { readMultipart } from '../document/multipart';
+import type { TenancyService } from '../tenancy/tenancy.service';
 import { BROWSER_COOKIE_NAME } from './browser-binding';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
@@ -14,7 +15,11 @@ export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
 /** The binding cookie outlives the longest session (24 h) plus the 48 h access to completed materials. */
 const COOKIE_MAX_AGE_S = 72 * 3600;
 
-export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionService): void {
+export function registerSessionRoutes(
+  reg: RouteRegistry,
+  sessions: SessionService,
+  tenancy: TenancyService,
+): void {
   reg.add({
     method: 'post',
     path: '/v1/sessions',
@@ -42,6 +47,18 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
       if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, out.statusCode, out.session);
     },
+    // a JSON create in its plain shape (ADR 0023); multipart and every other shape take the handler above
+    lane: {
+      handle: async (ctx, req, _params, body) => {
+        const key = req.headers['idempotency-key'];
+        const out = await sessions.create(ctx, jsonObject(body), Array.isArray(key) ? key[0] : key, null);
+        return {
+          status: out.statusCode,
+          body: out.session,
+          headers: out.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+        };
+      },
+    },
   });
   reg.add({
     method: 'get',
@@ -49,6 +66,14 @@ export function registerSessionRoutes(reg: RouteRegistry, sessions: SessionServi
     auth: 'api_key',
     summary: 'Read a session with the results produced so far (reconciliation)',
     handler: async (req, res) => sendJson(res, 200, await sessions.get(req.ctx, String(req.params.id))),
+    // the key and the tenant's session in one statement (ADR 0023)
+    lane: {
+      read: (presented, params) => tenancy.authenticateAnd(presented, sessions.getJoin(params.id)),
+      handle: async (_ctx, _req, _params, _body, rows) => ({
+        status: 200,
+        body: await sessions.viewOfRows(rows),
+      }),
+    },
   });
   reg.add({
     method: 'post',

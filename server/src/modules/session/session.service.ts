@@ -489,8 +489,28 @@ export class SessionService {
   async get(ctx: Ctx, id: string): Promise<SessionView> {
     const { businessId, environment } = tenantOf(ctx);
     const { ds } = this.deps;
-    const rows = await sql(ds, getStatement(ds), [id, businessId, environment]);
-    if (!rows[0]) throw new AppError('not_found', 'No session with this id.');
+    return this.viewOfRows(await sql(ds, getStatement(ds), [id, businessId, environment]));
+  }
+
+  /**
+   * The GET's read as a join to the API key row `k` (tenancy `authenticateAnd`: key and session in one
+   * statement, the lean lane's GET): the session and its results, restricted to the key's business and
+   * environment. Rows without a session (`id` NULL) mean no such session for this tenant.
+   */
+  getJoin(id: string): { columns: string; from: string; params: unknown[] } {
+    const { ds } = this.deps;
+    return {
+      columns: `${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}`,
+      from: 'LEFT JOIN session s ON s.id = ? AND s.business_id = k.business_id AND s.environment = k.environment LEFT JOIN step_result r ON r.session_id = s.id',
+      params: [id],
+    };
+  }
+
+  /** The session view from the GET's rows (session columns, results prefixed `r_`); expiry enforced on read. */
+  async viewOfRows(rows: Record<string, unknown>[]): Promise<SessionView> {
+    const { ds } = this.deps;
+    if (!rows[0] || rows[0].id === null || rows[0].id === undefined)
+      throw new AppError('not_found', 'No session with this id.');
     const s = await enforceExpiry(
       ds,
       this.deps.clock,

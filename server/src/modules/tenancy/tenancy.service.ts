@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import type { Actor } from '../../common/context';
-import { safeEqual } from '../../common/crypto';
+import { digestEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { base32, newId, sha256Hex } from '../../common/ids';
 import type { Environment } from '../../config/config';
@@ -75,7 +75,19 @@ export class TenancyService {
   private readonly lastUsedWrites = new Map<string, number>();
 
   /** Resolves a bearer key to its tenant actor, or throws `unauthenticated` (same answer for every failure). */
-  async authenticate(presented: string | undefined): Promise<Extract<Actor, { kind: 'api_key' }>> {
+  async authenticate(presented: string | undefined): Promise<ApiKeyActor> {
+    return (await this.authenticateAnd(presented)).actor;
+  }
+
+  /**
+   * `authenticate`, with a tenant-scoped read in the same statement (one round trip; the lean lane's GET):
+   * `join.from` is joined to the key row `k` and must restrict every table it reads by `k.business_id` and
+   * `k.environment`; its rows come back only when the key checks out, and are never read otherwise.
+   */
+  async authenticateAnd(
+    presented: string | undefined,
+    join?: { columns: string; from: string; params: unknown[] },
+  ): Promise<{ actor: ApiKeyActor; rows: Record<string, unknown>[] }> {
     const fail = () =>
       new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
     if (!presented) throw fail();
@@ -84,11 +96,16 @@ export class TenancyService {
     // Read on every request, never cached: a revocation takes effect at once on every node (plain SQL: this
     // runs before every /v1 call, and the repository call cost more CPU than the whole baseline request).
     const ds = this.deps.ds;
-    const rows = await sql(ds, `SELECT ${columnList(ds, ApiKeyEntity)} FROM api_key WHERE lookup = ?`, [
-      m[2],
-    ]);
-    const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0]) : null;
-    const ok = row !== null && safeEqual(row.secretHash, sha256Hex(presented));
+    const rows = join
+      ? await sql(
+          ds,
+          `SELECT ${columnList(ds, ApiKeyEntity, 'k', 'k_')}, ${join.columns} FROM api_key k ${join.from} WHERE k.lookup = ?`,
+          [...join.params, m[2]],
+        )
+      : await sql(ds, `SELECT ${columnList(ds, ApiKeyEntity)} FROM api_key WHERE lookup = ?`, [m[2]]);
+    const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0], join ? 'k_' : '') : null;
+    // both sides are SHA-256 hex digests (64 characters): a constant-time comparison of equal lengths
+    const ok = row !== null && digestEqual(row.secretHash, sha256Hex(presented));
     if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw fail();
     // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.
     // "Last used" is written at most once a minute per key, as a guarded update.
@@ -113,14 +130,19 @@ export class TenancyService {
         .execute();
     }
     return {
-      kind: 'api_key',
-      apiKeyId: row.id,
-      businessId: row.businessId,
-      environment: row.environment,
-      scopes: row.scopes ? row.scopes.split(',') : null,
+      actor: {
+        kind: 'api_key',
+        apiKeyId: row.id,
+        businessId: row.businessId,
+        environment: row.environment,
+        scopes: row.scopes ? row.scopes.split(',') : null,
+      },
+      rows: join ? rows : [],
     };
   }
 }
+
+export type ApiKeyActor = Extract<Actor, { kind: 'api_key' }>;
 
 /** Extracts the bearer token from an Authorization header value. */
 export function bearerToken(header: string | undefined): string | undefined {
