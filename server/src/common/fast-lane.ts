@@ -218,7 +218,7 @@ function readJson(req: IncomingMessage, length: number): Promise<unknown> {
   });
 }
 
-const FIRST_NON_SPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
+const FIRST_NON_SPACE = /^[ \t\n\r]*([^ \t\n\r])/; // JSON whitespace: space, tab, LF, CR
 
 /**
  * body-parser's `strict` JSON after its UTF-8 decoding (which drops a byte order mark): empty is `{}`,
