@@ -39,6 +39,8 @@ interface EntityShape {
   table: string;
   columns: ColumnMetadata[];
   insert: string;
+  /** columnList answers by alias and prefix (pure functions of the metadata). */
+  columnLists: Map<string, string>;
 }
 const shapes = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, EntityShape>>();
 
@@ -56,6 +58,7 @@ function shapeOf(ds: DataSource, target: EntityTarget<ObjectLiteral>): EntitySha
       table: meta.tableName,
       columns,
       insert: `INSERT INTO ${ds.driver.escape(meta.tableName)} (${columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      columnLists: new Map(),
     };
     perDs.set(target, s);
   }
@@ -106,12 +109,19 @@ export function columnList(
   alias?: string,
   prefix?: string,
 ): string {
-  return shapeOf(ds, target)
-    .columns.map((c) => {
-      const col = alias ? `${alias}.${c.databaseName}` : c.databaseName;
-      return prefix ? `${col} AS ${prefix}${c.databaseName}` : col;
-    })
-    .join(', ');
+  const shape = shapeOf(ds, target);
+  const memoKey = `${alias ?? ''}|${prefix ?? ''}`;
+  let list = shape.columnLists.get(memoKey);
+  if (list === undefined) {
+    list = shape.columns
+      .map((c) => {
+        const col = alias ? `${alias}.${c.databaseName}` : c.databaseName;
+        return prefix ? `${col} AS ${prefix}${c.databaseName}` : col;
+      })
+      .join(', ');
+    shape.columnLists.set(memoKey, list);
+  }
+  return list;
 }
 
 /** A value as a statement parameter for a column of an entity, converted by the driver (e.g. dates on SQLite). */

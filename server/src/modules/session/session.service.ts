@@ -246,6 +246,8 @@ WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
   return s;
 }
 
+const getJoinColumns = new WeakMap<DataSource, string>();
+
 /** The statuses that can expire (created, in_progress: see isOverdue). */
 const SWEPT_STATUSES = ['created', 'in_progress'] as const;
 
@@ -499,8 +501,13 @@ export class SessionService {
    */
   getJoin(id: string): { columns: string; from: string; params: unknown[] } {
     const { ds } = this.deps;
+    let columns = getJoinColumns.get(ds);
+    if (!columns) {
+      columns = `${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}`;
+      getJoinColumns.set(ds, columns);
+    }
     return {
-      columns: `${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}`,
+      columns,
       from: 'LEFT JOIN session s ON s.id = ? AND s.business_id = k.business_id AND s.environment = k.environment LEFT JOIN step_result r ON r.session_id = s.id',
       params: [id],
     };
