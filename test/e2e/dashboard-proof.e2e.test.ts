@@ -22,7 +22,7 @@ import { checkScreen } from '../support/axe';
 import { addVirtualAuthenticator, launchChromium } from '../support/browser';
 import { Api, startTestService, type TestService } from '../support/harness';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { type Delivery, WebhookReceiver } from '../support/webhook-receiver';
+import { type Delivery, standardVerifies, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = path.join(here, '__screens__', 'dashboard-proof');
@@ -41,20 +41,6 @@ class SkippingClock implements Clock {
 
 /** Every screen: axe, no sideways scrolling, screenshots at both widths (test/support/axe.ts). */
 const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
-
-/** What a receiver using the official library does: verify the webhook-* headers against the raw body. */
-function standardVerifies(d: Delivery, secret: string): boolean {
-  try {
-    new Webhook(secret).verify(d.rawBody, {
-      'webhook-id': String(d.headers['webhook-id']),
-      'webhook-timestamp': String(d.headers['webhook-timestamp']),
-      'webhook-signature': String(d.headers['webhook-signature']),
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('issue 10 proof: the dashboard and the hosted page, through the UI only (Chromium)', () => {
   const clock = new SkippingClock();
