@@ -1,8 +1,9 @@
 // Types of both hosted-web apps from the server's committed contract: every `src/**/*.graphql` document is
 // validated against ../schema/schema.graphql and turned into TypeScript types (src/graphql/generated.ts) by
-// GraphQL Code Generator, run programmatically (no CLI, no watcher, no network). Only types are emitted
-// (enums as string unions), so the generated file adds nothing to the bundle; the pages send the documents'
-// own text (imported with Vite's ?raw). `--check` fails when the committed file differs (CI: codegen:check).
+// GraphQL Code Generator, run programmatically (no CLI, no watcher, no network). Types, plus each enum as an
+// `as const` object of its values, so a screen can list them without restating the server's list (the bundle
+// keeps only the objects a page imports); the pages send the documents' own text (imported with Vite's ?raw).
+// `--check` fails when the committed file differs (CI: codegen:check).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +40,8 @@ const generated = await codegen({
   documents,
   filename: outFile,
   config: {
-    enumsAsTypes: true,
+    // each enum is both the union of its values (the type) and an object holding them (the value)
+    enumType: 'const',
     onlyOperationTypes: true,
     // result fields are always present (null, never missing); nullable inputs and variables may be left out,
     // as GraphQL allows (the dashboard sends only the fields of a step's primitive)

@@ -17,23 +17,14 @@ import {
   type TestService,
 } from '../support/harness';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
-import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
+import {
+  type Delivery,
+  signatureValid,
+  standardVerifies,
+  WebhookReceiver,
+} from '../support/webhook-receiver';
 
 const HOUR = 3600_000;
-
-/** What a receiver using the official library does: verify the three webhook-* headers against the raw body. */
-function standardVerifies(d: Delivery, secret: string): boolean {
-  try {
-    new Webhook(secret).verify(d.rawBody, {
-      'webhook-id': String(d.headers['webhook-id']),
-      'webhook-timestamp': String(d.headers['webhook-timestamp']),
-      'webhook-signature': String(d.headers['webhook-signature']),
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('webhook operations', () => {
   const clock = new ManualClock(Date.now());

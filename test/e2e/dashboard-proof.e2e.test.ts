@@ -14,15 +14,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/common/clock';
 import { checkScreen } from '../support/axe';
-import { addVirtualAuthenticator, launchChromium } from '../support/browser';
-import { Api, startTestService, type TestService } from '../support/harness';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
-import { type Delivery, WebhookReceiver } from '../support/webhook-receiver';
+import { startDashboardE2E, stopDashboardE2E } from '../support/browser';
+import { Api, type TestService } from '../support/harness';
+import type { TestSmtpServer } from '../support/smtp';
+import { type Delivery, standardVerifies, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = path.join(here, '__screens__', 'dashboard-proof');
@@ -42,27 +42,12 @@ class SkippingClock implements Clock {
 /** Every screen: axe, no sideways scrolling, screenshots at both widths (test/support/axe.ts). */
 const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
-/** What a receiver using the official library does: verify the webhook-* headers against the raw body. */
-function standardVerifies(d: Delivery, secret: string): boolean {
-  try {
-    new Webhook(secret).verify(d.rawBody, {
-      'webhook-id': String(d.headers['webhook-id']),
-      'webhook-timestamp': String(d.headers['webhook-timestamp']),
-      'webhook-signature': String(d.headers['webhook-signature']),
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('issue 10 proof: the dashboard and the hosted page, through the UI only (Chromium)', () => {
   const clock = new SkippingClock();
   const receiver = new WebhookReceiver();
   let t: TestService;
   let smtp: TestSmtpServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   // handed from one step of the story to the next
   let workflowId = '';
@@ -77,22 +62,12 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    smtp = await startSmtpServer();
-    await receiver.start();
-    // http://localhost: a secure context with a domain RP ID, which WebAuthn needs; the workers run (relay,
-    // sweeper), on the test's clock
-    t = await startTestService({ label: 'dash-proof', host: 'localhost', smtpUrl: smtp.url, clock });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    await addVirtualAuthenticator(context, page);
+    // the workers run (relay, sweeper), on the test's clock
+    ({ t, smtp, browser, page } = await startDashboardE2E({ label: 'dash-proof', receiver, clock }));
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-    await smtp?.stop();
-    await receiver.stop();
+    await stopDashboardE2E({ t, smtp, browser, receiver });
     const copyTo = process.env.PROOF_SHOTS_DIR;
     if (copyTo && fs.existsSync(SHOTS)) fs.cpSync(SHOTS, copyTo, { recursive: true });
   });

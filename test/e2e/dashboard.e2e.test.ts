@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
-import { addVirtualAuthenticator, launchChromium } from '../support/browser';
-import { Api, setUpIdentifyWorkflow, startTestService, type TestService } from '../support/harness';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { startDashboardE2E, stopDashboardE2E } from '../support/browser';
+import { Api, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import type { TestSmtpServer } from '../support/smtp';
 import { type Delivery, signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,32 +24,19 @@ describe('dashboard app in Chromium', () => {
   let t: TestService;
   let smtp: TestSmtpServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    smtp = await startSmtpServer();
-    await receiver.start();
-    t = await startTestService({
+    ({ t, smtp, browser, page } = await startDashboardE2E({
       label: 'dashboard-e2e',
-      host: 'localhost',
-      smtpUrl: smtp.url,
+      receiver,
       workers: false,
-    });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    await addVirtualAuthenticator(context, page);
+    }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-    await smtp?.stop();
-    await receiver.stop();
-  });
+  afterAll(() => stopDashboardE2E({ t, smtp, browser, receiver }));
 
   it('a broken invitation link shows the copy for its code', async () => {
     await page.goto(`${t.baseUrl}/dashboard/accept-invitation#token=not-a-real-token`);

@@ -1,6 +1,8 @@
 // Real headless Chromium (the system package), driven by playwright-core. Nothing is downloaded.
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Clock } from '../../server/src/common/clock';
 import { startTestService, type TestService } from './harness';
+import { startSmtpServer, type TestSmtpServer } from './smtp';
 import type { WebhookReceiver } from './webhook-receiver';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,6 +34,55 @@ export async function stopE2E(parts: { t?: TestService; browser?: Browser; recei
   await parts.browser?.close();
   await parts.receiver.stop();
   await parts.t?.stop();
+}
+
+/** What a dashboard suite drives: the service, its mail, and a desktop-sized page with a passkey device. */
+export interface DashboardE2E {
+  t: TestService;
+  smtp: TestSmtpServer;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * The fixture of the dashboard suites: a real SMTP server the service mails through, the business's webhook
+ * receiver, the service on http://localhost (a secure context with a domain RP ID, which WebAuthn needs), and
+ * a 1280 px page whose browser context has a virtual authenticator. `clock` and `workers` go to the service as
+ * in startTestService. If any part fails to start, the parts already started are stopped.
+ */
+export async function startDashboardE2E(opts: {
+  label: string;
+  receiver: WebhookReceiver;
+  clock?: Clock;
+  workers?: boolean;
+}): Promise<DashboardE2E> {
+  const parts: Partial<DashboardE2E> = {};
+  try {
+    parts.smtp = await startSmtpServer();
+    await opts.receiver.start();
+    parts.t = await startTestService({
+      label: opts.label,
+      host: 'localhost',
+      smtpUrl: parts.smtp.url,
+      clock: opts.clock,
+      workers: opts.workers,
+    });
+    parts.browser = await launchChromium();
+    const context = await parts.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    parts.page = await context.newPage();
+    await addVirtualAuthenticator(context, parts.page);
+    return parts as DashboardE2E;
+  } catch (e) {
+    await stopDashboardE2E({ ...parts, receiver: opts.receiver });
+    throw e;
+  }
+}
+
+export async function stopDashboardE2E(parts: Partial<DashboardE2E> & { receiver: WebhookReceiver }) {
+  await parts.browser?.close();
+  await parts.t?.stop();
+  await parts.smtp?.stop();
+  await parts.receiver.stop();
 }
 
 /**

@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface Delivery {
   headers: http.IncomingHttpHeaders;
@@ -72,4 +73,21 @@ export function signatureValid(d: Delivery, secret: string): boolean {
   return got.some(
     (g) => g.length === expected.length && timingSafeEqual(Buffer.from(g), Buffer.from(expected)),
   );
+}
+
+/**
+ * What a receiver using the official `standardwebhooks` library does: verify the three webhook-* headers
+ * against the raw body (signature and timestamp tolerance, as the library checks them).
+ */
+export function standardVerifies(d: Delivery, secret: string): boolean {
+  try {
+    new Webhook(secret).verify(d.rawBody, {
+      'webhook-id': String(d.headers['webhook-id']),
+      'webhook-timestamp': String(d.headers['webhook-timestamp']),
+      'webhook-signature': String(d.headers['webhook-signature']),
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,6 @@ import type {
   ContinueSessionMutationVariables,
   SessionDetailQuery,
   SessionDetailQueryVariables,
-  SessionStatus,
   SessionsQuery,
   SessionsQueryVariables,
   SessionWorkflowsQuery,
@@ -16,6 +15,7 @@ import type {
   StopSessionMutation,
   StopSessionMutationVariables,
 } from '../graphql/generated';
+import { SessionStatus } from '../graphql/generated';
 import { gql, operation } from './api';
 import DOCUMENT from './graphql/sessions.graphql?raw';
 
@@ -46,12 +46,5 @@ export const stopSession = async (id: string) => (await gql(STOP_SESSION, { id }
 
 export const listWorkflows = async () => (await gql(SESSION_WORKFLOWS)).workflows;
 
-export const SESSION_STATUSES: readonly SessionStatus[] = [
-  'created',
-  'in_progress',
-  'awaiting_decision',
-  'completed',
-  'stopped',
-  'failed',
-  'expired',
-];
+/** The server's session statuses, as the schema lists them (the generated `SessionStatus` object). */
+export const SESSION_STATUSES: readonly SessionStatus[] = Object.values(SessionStatus);

@@ -5,12 +5,14 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
-export type ApiKeyScope =
-  | 'audits_read'
-  | 'sessions_create'
-  | 'sessions_read'
-  | 'sessions_write';
+export const ApiKeyScope = {
+  AuditsRead: 'audits_read',
+  SessionsCreate: 'sessions_create',
+  SessionsRead: 'sessions_read',
+  SessionsWrite: 'sessions_write'
+} as const;
 
+export type ApiKeyScope = typeof ApiKeyScope[keyof typeof ApiKeyScope];
 export type BrandingInput = {
   /** #rrggbb with at least 4.5:1 contrast against white, else branding_contrast_insufficient. */
   accentColor?: string | null | undefined;
@@ -25,30 +27,38 @@ export type CreateWorkflowInput = {
   steps?: Array<WorkflowStepInput> | null | undefined;
 };
 
-export type Environment =
-  | 'production'
-  | 'sandbox';
+export const Environment = {
+  Production: 'production',
+  Sandbox: 'sandbox'
+} as const;
 
+export type Environment = typeof Environment[keyof typeof Environment];
 /** The verification primitive a step runs. */
-export type Primitive =
-  | 'age_verify'
-  | 'attestation'
-  | 'identify'
-  | 'sign';
+export const Primitive = {
+  AgeVerify: 'age_verify',
+  Attestation: 'attestation',
+  Identify: 'identify',
+  Sign: 'sign'
+} as const;
 
+export type Primitive = typeof Primitive[keyof typeof Primitive];
 /** open; ended (48 hours after the session ended); closed (by the signer, permanently). */
-export type ReceiptAccess =
-  | 'closed'
-  | 'ended'
-  | 'open';
+export const ReceiptAccess = {
+  Closed: 'closed',
+  Ended: 'ended',
+  Open: 'open'
+} as const;
 
+export type ReceiptAccess = typeof ReceiptAccess[keyof typeof ReceiptAccess];
 /** viewer: reads everything. developer: builds in sandbox (workflows, webhooks, keys). admin: also production, and people. owner: also owners and admins. */
-export type Role =
-  | 'admin'
-  | 'developer'
-  | 'owner'
-  | 'viewer';
+export const Role = {
+  Admin: 'admin',
+  Developer: 'developer',
+  Owner: 'owner',
+  Viewer: 'viewer'
+} as const;
 
+export type Role = typeof Role[keyof typeof Role];
 export type SessionListFilter = {
   /** Created at or after. */
   createdFrom?: string | null | undefined;
@@ -61,20 +71,24 @@ export type SessionListFilter = {
 };
 
 /** completed, stopped, failed and expired are terminal. */
-export type SessionStatus =
-  | 'awaiting_decision'
-  | 'completed'
-  | 'created'
-  | 'expired'
-  | 'failed'
-  | 'in_progress'
-  | 'stopped';
+export const SessionStatus = {
+  AwaitingDecision: 'awaiting_decision',
+  Completed: 'completed',
+  Created: 'created',
+  Expired: 'expired',
+  Failed: 'failed',
+  InProgress: 'in_progress',
+  Stopped: 'stopped'
+} as const;
 
-export type WebhookDeliveryStatus =
-  | 'delivered'
-  | 'failed'
-  | 'pending';
+export type SessionStatus = typeof SessionStatus[keyof typeof SessionStatus];
+export const WebhookDeliveryStatus = {
+  Delivered: 'delivered',
+  Failed: 'failed',
+  Pending: 'pending'
+} as const;
 
+export type WebhookDeliveryStatus = typeof WebhookDeliveryStatus[keyof typeof WebhookDeliveryStatus];
 export type WorkflowStepInput = {
   claims?: Array<string> | null | undefined;
   documents?: number | null | undefined;
