@@ -73,8 +73,20 @@ export class RouteRegistry {
     if (def.lane && def.auth !== 'api_key') throw new Error(`lane on a non-api_key route: ${def.path}`);
     this.routes.push(def);
   }
-  /** The routes that declare a lean lane, with their path matchers. */
+  /**
+   * The routes that declare a lean lane, with their path matchers. A lane must never take a request that
+   * Express would route elsewhere: a literal route of the same method that the lane's pattern matches is a
+   * startup error.
+   */
   lanes(): FastRoute[] {
+    for (const r of this.routes) {
+      if (!r.lane) continue;
+      const match = pathMatcher(r.path);
+      const shadowed = this.routes.find(
+        (o) => o !== r && o.method === r.method && !o.path.includes(':') && match(o.path),
+      );
+      if (shadowed) throw new Error(`lane ${r.method} ${r.path} would take ${shadowed.path}`);
+    }
     return this.routes.flatMap((r) =>
       r.lane
         ? [

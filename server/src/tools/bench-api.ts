@@ -42,7 +42,9 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       tag = '',
     ): Promise<LoadResult> => {
       if (only && !only.includes(tag)) return skipped;
-      await load({ ...spec, seconds: 1 }); // warm-up: JIT, pools, caches
+      // warm-up, the same for every server: JIT, pools, caches (1 s left the first service row colder than
+      // the next one in every run; 2 s, and 1 s in the smoke)
+      await load({ ...spec, seconds: Math.min(2, seconds / 2) });
       const cpu0 = target.cpuSeconds();
       const db0 = dbPid ? processCpuSeconds(dbPid) : Number.NaN;
       const r = await load(spec);
