@@ -13,9 +13,37 @@ interface MysqlPool {
   execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
 }
 
+interface SqljsStatement {
+  bind(values: unknown[]): boolean;
+  step(): boolean;
+  getAsObject(): Row;
+  free(): boolean;
+}
+
+/**
+ * A SELECT on the embedded database straight on sql.js: what TypeORM's SqljsQueryRunner.query does for it
+ * (prepare, bind with undefined as null, step, rows as objects, free) without the query runner, logger and
+ * event broadcaster around it, about half of a small read's CPU (ADR 0021). Only reads: writes go through
+ * TypeORM, which marks the database dirty and saves the file after them.
+ */
+function sqljsSelect(ds: DataSource, statement: string, params: unknown[]): Row[] {
+  const db = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): SqljsStatement } })
+    .databaseConnection;
+  const st = db.prepare(statement);
+  try {
+    st.bind(params.map((p) => (p === undefined ? null : p)));
+    const rows: Row[] = [];
+    while (st.step()) rows.push(st.getAsObject());
+    return rows;
+  } finally {
+    st.free();
+  }
+}
+
 /**
  * Runs one statement. Inside the caller's transaction it goes on that transaction's connection; otherwise on
- * MySQL straight to the driver's mysql2 pool (no QueryRunner), and on SQLite through ds.query.
+ * MySQL straight to the driver's mysql2 pool (no QueryRunner), on SQLite straight to sql.js for a SELECT
+ * (sqljsSelect) and through ds.query for anything else.
  */
 export function sql<T = Row[]>(
   ds: DataSource,
@@ -31,6 +59,13 @@ export function sql<T = Row[]>(
     return new Promise<T>((resolve, reject) =>
       pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
     );
+  }
+  if (ds.options.type === 'sqljs' && /^\s*SELECT\s/i.test(statement)) {
+    try {
+      return Promise.resolve(sqljsSelect(ds, statement, params) as T);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
   return ds.query(statement, params) as Promise<T>;
 }
