@@ -462,9 +462,11 @@ function answerQuery(
 
 /** The public members of an EC/OKP/RSA JWK (what a result may show). */
 function publicJwkOf(jwk: JWK): JWK {
-  const { kty, crv, x, y, n, e } = jwk;
-  const out: Record<string, string | undefined> = { kty, crv, x, y, n, e };
-  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  const out: Record<string, string> = {};
+  for (const k of ['kty', 'crv', 'x', 'y', 'n', 'e'] as const) {
+    const v = jwk[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out as JWK;
 }
 
