@@ -27,7 +27,7 @@ import {
 import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, parseDcqlQuery } from './dcql';
+import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, storedDcqlQuery } from './dcql';
 import { p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
 import {
   answersMdocQuery,
@@ -117,7 +117,7 @@ export class PresentationVerifier {
     if (this.deps.mdoc && answersMdocQuery(input.request, input.response)) {
       return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });
     }
-    const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
+    const dcqlQuery = storedDcqlQuery(input.request.dcql_query);
     if (!dcqlQuery.credentials.some((c) => c.format === 'dc+sd-jwt')) {
       // mdoc answers were dispatched above; a request without an SD-JWT query that gets here is our bug
       throw new Error('the request has no dc+sd-jwt credential query to verify against');

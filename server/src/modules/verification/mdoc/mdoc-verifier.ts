@@ -35,7 +35,7 @@ import {
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
-import { answeredCredentialQuery, DOCUMENT_STATUS, parseDcqlQuery } from '../dcql';
+import { answeredCredentialQuery, DOCUMENT_STATUS, storedDcqlQuery } from '../dcql';
 import {
   decodeTransactionData,
   MDOC_TX_HASH_ALG_ELEMENT,
@@ -209,7 +209,7 @@ export class MdocPresentationVerifier {
     // Our own request: a failure here is a bug on our side, not the wallet's, so it is a plain Error.
     if (input.request.nonce !== input.expectedNonce)
       throw new Error('request nonce differs from expected nonce');
-    const dcqlQuery = parseDcqlQuery(input.request.dcql_query);
+    const dcqlQuery = storedDcqlQuery(input.request.dcql_query);
     const mdocIds = dcqlQuery.credentials.filter((c) => c.format === MDOC_FORMAT).map((c) => c.id);
     if (mdocIds.length === 0) throw new Error('the request has no mso_mdoc credential query');
 
