@@ -9,24 +9,26 @@
 // members, so the memo is content-addressed: nothing mutable is cached, and a changed or retired key is simply
 // a different (or no longer requested) entry. Holder keys (cnf.jwk) differ per credential and are imported
 // per call (publicKeyOf without the memo).
-import { createHash, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
+import { createPublicKey, hash, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import type { JWK } from 'jose';
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const MAX_KEYS = 1000;
 const trustedKeys = new Map<string, KeyObject>();
 
-/** The public members of a P-256 JWK as canonical JSON (RFC 7638 member order); throws when it is not one. */
-function p256Members(jwk: JWK): string {
+/** The public members of a P-256 JWK (RFC 7638 member order); throws when it is not one. */
+function p256PublicJwk(jwk: JWK): JsonWebKey {
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string')
     throw new Error('the key is not a P-256 public key');
-  return JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  return { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
 }
+
+/** The public members of a P-256 JWK as canonical JSON (RFC 7638); throws when it is not one. */
+const p256Members = (jwk: JWK): string => JSON.stringify(p256PublicJwk(jwk));
 
 /** A P-256 public key object from a JWK (private members ignored); OpenSSL checks the point is on the curve. */
 export function publicKeyOf(jwk: JWK): KeyObject {
-  const { kty, crv, x, y } = JSON.parse(p256Members(jwk)) as JWK;
-  return createPublicKey({ key: { kty, crv, x, y } as JsonWebKey, format: 'jwk' });
+  return createPublicKey({ key: p256PublicJwk(jwk), format: 'jwk' });
 }
 
 /** publicKeyOf for keys of the trust store, memoized by the key's own public members (bounded, oldest out). */
@@ -43,7 +45,7 @@ export function trustedPublicKey(jwk: JWK): KeyObject {
 
 /** RFC 7638 SHA-256 thumbprint (base64url) of a P-256 JWK: what jose's calculateJwkThumbprint computes. */
 export function p256Thumbprint(jwk: JWK): string {
-  return createHash('sha256').update(p256Members(jwk)).digest('base64url');
+  return hash('sha256', p256Members(jwk), 'base64url');
 }
 
 /**
