@@ -9,12 +9,14 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Constant-time equality of two digests of one fixed length (e.g. SHA-256 hex): no HMAC round needed, since
- * the length is public. Strings of different lengths are unequal (and that is all the answer says).
+ * Constant-time equality of two strings whose length is public (digests of a fixed length, our own nonces):
+ * one `timingSafeEqual` over the UTF-8 bytes, no HMAC round. UTF-8 is injective, so equal bytes are equal
+ * strings; strings of different byte lengths are unequal, and that is all the answer says.
  */
 export function digestEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+  const ba = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
 }
 
 export const hmacSha256Hex = (secret: string, message: string): string =>

@@ -24,7 +24,7 @@ import {
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { safeEqual } from '../../common/crypto';
+import { digestEqual, safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, storedDcqlQuery } from './dcql';
@@ -207,7 +207,7 @@ export class PresentationVerifier {
       'The key-binding signature is not by cnf.jwk.',
     );
     checks.push('key_binding_signature');
-    if (typeof kb.nonce !== 'string' || !safeEqual(kb.nonce, input.expectedNonce)) {
+    if (typeof kb.nonce !== 'string' || !digestEqual(kb.nonce, input.expectedNonce)) {
       fail('nonce_mismatch', 'The key-binding nonce is not the request nonce.');
     }
     checks.push('nonce');
@@ -220,7 +220,7 @@ export class PresentationVerifier {
     }
     checks.push('key_binding_fresh');
     const sdHash = base64url.encode(await hasher(sdJwtPart, SD_ALG));
-    if (typeof kb.sd_hash !== 'string' || !safeEqual(kb.sd_hash, sdHash)) {
+    if (typeof kb.sd_hash !== 'string' || !digestEqual(kb.sd_hash, sdHash)) {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
     checks.push('sd_hash');
