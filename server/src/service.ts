@@ -27,7 +27,7 @@ import {
   sendProblem,
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
-import { apiKeyBudget, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
+import { apiKeyBudget, type HeaderSink, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
@@ -335,7 +335,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
    */
   const authorizeApiKey = async (
     req: http.IncomingMessage,
-    res: Pick<http.ServerResponse, 'setHeader'>,
+    res: HeaderSink,
     route: string,
     read?: LaneRead,
   ): Promise<{ actor: Extract<Ctx['actor'], { kind: 'api_key' }>; rows: Record<string, unknown>[] }> => {

@@ -10,6 +10,7 @@ import type { Actor, Ctx } from './context';
 import { AppError, isAppError, toProblem } from './errors';
 import { newId } from './ids';
 import type { Logger } from './logger';
+import type { HeaderSink } from './rate-limit';
 
 /** What a lane handler answers: a JSON status and body, and extra headers. */
 export interface FastAnswer {
@@ -59,7 +60,7 @@ export interface FastLaneDeps {
    */
   authorize(
     req: IncomingMessage,
-    res: ServerResponse,
+    res: HeaderSink,
     route: string,
     read?: LaneRead,
   ): Promise<{ actor: ApiKeyActor; rows: Row[] }>;
@@ -126,21 +127,58 @@ function serve(
   params: Record<string, string>,
   deps: FastLaneDeps,
 ): void {
-  const t0 = process.hrtime.bigint();
-  const requestId = newId('req', 10);
-  res.setHeader('X-Request-Id', requestId);
-  if (deps.isDraining()) res.setHeader('Connection', 'close');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  const ctx: Ctx = { actor: { kind: 'system', name: 'anonymous' }, requestId, clock: deps.clock };
-  const send = (status: number, type: string, text: string) => {
-    res.statusCode = status;
-    res.setHeader('Content-Type', `${type}; charset=utf-8`);
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
-    deps.observe(route.method, route.route, status, Number(process.hrtime.bigint() - t0) / 1e9);
-  };
-  const fail = (err: unknown) => {
+  const x = new Exchange(req, res, route, deps);
+  x.run(params).catch((e: unknown) => {
+    if (res.headersSent || res.destroyed) return;
+    x.fail(e);
+  });
+}
+
+/**
+ * One request on the lane. Headers are collected here (the rate-limit step writes into it as into a response)
+ * and written with the status in one `writeHead`, so Node validates and stores them once.
+ */
+class Exchange {
+  private readonly t0 = process.hrtime.bigint();
+  private readonly requestId = newId('req', 10);
+  private readonly headers: (string | number)[];
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly route: FastRoute,
+    private readonly deps: FastLaneDeps,
+  ) {
+    this.headers = ['X-Request-Id', this.requestId];
+    if (deps.isDraining()) this.headers.push('Connection', 'close');
+    this.headers.push('X-Content-Type-Options', 'nosniff', 'Referrer-Policy', 'no-referrer');
+  }
+
+  /** What the rate-limit step sets its headers on (the `res` of the Express middleware). */
+  setHeader(name: string, value: string): void {
+    this.headers.push(name, value);
+  }
+
+  async run(params: Record<string, string>): Promise<void> {
+    const { req, route, deps } = this;
+    // The order is Express's: the body is read and parsed first, then the key is checked.
+    const body =
+      route.method === 'POST' ? await readJson(req, Number(req.headers['content-length'])) : undefined;
+    const { read } = route.lane;
+    const { actor, rows } = await deps.authorize(
+      req,
+      this,
+      route.route,
+      read ? (presented) => read(presented, params) : undefined,
+    );
+    const ctx: Ctx = { actor, requestId: this.requestId, clock: deps.clock };
+    const out = await route.lane.handle(ctx, req, params, body, rows);
+    if (out.headers) for (const k in out.headers) this.headers.push(k, out.headers[k] as string);
+    this.send(out.status, 'application/json', JSON.stringify(out.body));
+  }
+
+  fail(err: unknown): void {
+    const { deps, requestId } = this;
     const e = isAppError(err) ? err : (deps.classify(err) ?? err);
     if (!isAppError(e))
       deps.logger.error('unhandled error', {
@@ -150,28 +188,17 @@ function serve(
       });
     const p = toProblem(e, requestId, deps.errorTypeBase);
     if ((p.code === 'rate_limited' || p.code === 'service_unavailable') && typeof p.retry_after === 'number')
-      res.setHeader('Retry-After', String(p.retry_after));
-    send(p.status, 'application/problem+json', JSON.stringify(p));
-  };
-  const run = async () => {
-    // The order is Express's: the body is read and parsed first, then the key is checked.
-    const body =
-      route.method === 'POST' ? await readJson(req, Number(req.headers['content-length'])) : undefined;
-    const { read } = route.lane;
-    const { actor, rows } = await deps.authorize(
-      req,
-      res,
-      route.route,
-      read ? (presented) => read(presented, params) : undefined,
-    );
-    const out = await route.lane.handle({ ...ctx, actor }, req, params, body, rows);
-    if (out.headers) for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
-    send(out.status, 'application/json', JSON.stringify(out.body));
-  };
-  run().catch((e: unknown) => {
-    if (res.headersSent || res.destroyed) return;
-    fail(e);
-  });
+      this.headers.push('Retry-After', String(p.retry_after));
+    this.send(p.status, 'application/problem+json', JSON.stringify(p));
+  }
+
+  private send(status: number, type: string, text: string): void {
+    const { res, route } = this;
+    this.headers.push('Content-Type', `${type}; charset=utf-8`, 'Content-Length', Buffer.byteLength(text));
+    res.writeHead(status, this.headers as string[]);
+    res.end(text);
+    this.deps.observe(route.method, route.route, status, Number(process.hrtime.bigint() - this.t0) / 1e9);
+  }
 }
 
 /**

@@ -4,7 +4,6 @@
 // injected clock (it is part of the counter's key), so tests move a ManualClock instead of sleeping; the
 // store's own expiry (real time) only garbage-collects old windows. With Redis, a memory limiter insures
 // against a Redis outage: each node then limits on its own until Redis is back (ADR 0016).
-import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import {
@@ -22,6 +21,11 @@ export interface RateLimitPolicy {
   limit: number;
   /** Window length in seconds (windows start at multiples of it on the clock). */
   windowSeconds: number;
+}
+
+/** Where an answer's headers go: an HTTP response, or the lean lane's header list (fast-lane.ts). */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
 }
 
 /** The /v1 budget per API key. */
@@ -101,9 +105,7 @@ export class RateLimiter {
  * `rate_limited` (its problem carries `retry_after`, sent as `Retry-After`). Used by the Express middleware
  * below and by the lean lane (fast-lane.ts).
  */
-export function apiKeyBudget(
-  limiter: RateLimiter,
-): (apiKeyId: string, res: Pick<ServerResponse, 'setHeader'>) => Promise<void> {
+export function apiKeyBudget(limiter: RateLimiter): (apiKeyId: string, res: HeaderSink) => Promise<void> {
   const policy = `${limiter.policy.limit};w=${limiter.policy.windowSeconds}`;
   return async (apiKeyId, res) => {
     const d = await limiter.take(apiKeyId);
