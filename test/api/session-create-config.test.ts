@@ -82,11 +82,12 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect((await production.rest('GET', `/v1/sessions/${created.body.id}`)).body.workflow_revision).toBe(3);
   });
 
-  it('a create sent in one round trip writes the session, its timeline row and its key together, or nothing', async () => {
-    const events = () => t.svc.ds.getRepository(SessionEventEntity).countBy({ businessId, kind: 'created' });
+  it('a create sent in one round trip writes the session and its key together, or nothing; the timeline starts with created', async () => {
     const keys = () => t.svc.ds.getRepository(IdempotencyKeyEntity).countBy({ businessId });
-    expect((await create()).status).toBe(201); // the process has pinned the workflow's revision
-    const [s0, e0, k0] = [await stored(), await events(), await keys()];
+    const storedTimelineRows = () => t.svc.ds.getRepository(SessionEventEntity).countBy({ businessId });
+    const plain = await create(); // the process has pinned the workflow's revision: one statement from here
+    expect(plain.status).toBe(201);
+    const [s0, k0, e0] = [await stored(), await keys(), await storedTimelineRows()];
     const withKey = (k: string) =>
       production.rest('POST', '/v1/sessions', { workflow_id: workflowId }, { 'Idempotency-Key': k });
     const first = await withKey('one-trip-1');
@@ -95,22 +96,33 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
-    expect([await stored(), await events(), await keys()]).toEqual([s0 + 1, e0 + 1, k0 + 1]);
-    const timeline = await t.svc.ds
-      .getRepository(SessionEventEntity)
-      .findBy({ sessionId: String(first.body.id), businessId });
-    expect(timeline.map((e) => e.kind)).toEqual(['created']);
-    // configuration changed under the known revision: refused, and no reservation or timeline row is left
+    expect([await stored(), await keys()]).toEqual([s0 + 1, k0 + 1]);
+    // the support timeline shows each session's creation, at the session's own creation time
+    const ctx = {
+      actor: { kind: 'api_key' as const, apiKeyId: keyId, businessId, environment: 'production' as const },
+      requestId: 'test',
+      clock: t.svc.clock,
+    };
+    for (const r of [plain, first]) {
+      const { session, entries } = await t.svc.support.timeline(ctx, String(r.body.id));
+      expect(entries.map((e) => e.kind)).toEqual(['created']);
+      expect(entries[0]?.at.toISOString()).toBe(session.createdAt.toISOString());
+    }
+    // derived from the session row: a create writes no timeline row of its own
+    expect(await storedTimelineRows()).toBe(e0);
+    // configuration changed under the known revision: refused, and no session or reservation is left
     await t.svc.catalog.setAcceptance(ROUTE, { service: false });
     const refused = await withKey('one-trip-2');
     expect(refused.body.code).toBe('route_unavailable');
-    expect([await stored(), await events(), await keys()]).toEqual([s0 + 1, e0 + 1, k0 + 1]);
+    const refusedPlain = await create();
+    expect(refusedPlain.body.code).toBe('route_unavailable');
+    expect([await stored(), await keys()]).toEqual([s0 + 1, k0 + 1]);
     await t.svc.catalog.setAcceptance(ROUTE, { service: true });
     // the refusal did not take the key: the same key now creates
     const later = await withKey('one-trip-2');
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
-    expect([await stored(), await events(), await keys()]).toEqual([s0 + 2, e0 + 2, k0 + 2]);
+    expect([await stored(), await keys()]).toEqual([s0 + 2, k0 + 2]);
   });
 
   it('a revoked API key is refused on the very next request', async () => {

@@ -9,7 +9,6 @@ import type { Environment } from '../../config/config';
 import { batch, columnList, hydrate, insertSelect, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
-import { SessionEventEntity } from '../support/session-event.entity';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import type { Primitive } from '../workflow/workflow.steps';
 import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
@@ -218,29 +217,23 @@ export type OneTripOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
 
 /**
  * The whole create in ONE round trip (MySQL/MariaDB, a JSON create of a workflow whose revision this process
- * has seen): `START TRANSACTION; guarded INSERT session; INSERT its created timeline row; [INSERT the
- * Idempotency-Key reservation]; COMMIT`, sent as one batch (fast-sql.ts `batch`). The timeline row and the
- * reservation are INSERT … SELECT FROM the new session row, so when the guard refuses (configuration changed:
- * 'stale') nothing at all is written and the caller takes the full path. The reservation comes after the
- * session here: a concurrent request with the same key still waits on the key's row lock and then replays
- * ('key_taken' once the holder commits), exactly as when the reservation is written first.
+ * has seen). Without an Idempotency-Key it is one prepared statement in autocommit, the guarded INSERT of
+ * insertIfCurrent. With a key it is one batch (fast-sql.ts `batch`): `START TRANSACTION; guarded INSERT
+ * session; INSERT the reservation … SELECT FROM the new session row; COMMIT`, so when the guard refuses
+ * (configuration changed: 'stale') nothing at all is written and the caller takes the full path. The
+ * reservation comes after the session here: a concurrent request with the same key still waits on the key's
+ * row lock and then replays ('key_taken' once the holder commits), exactly as when the reservation is written
+ * first. The timeline's `created` entry is derived from the session row (support.service.ts), so there is no
+ * second row to keep in step (ADR 0023).
  */
 export async function createInOneTrip(
   ds: DataSource,
   session: SessionEntity,
   k: KnownRevision,
-  event: SessionEventEntity,
   reservation?: IdempotencyKeyEntity,
 ): Promise<OneTripOutcome> {
   const { businessId, environment } = session;
-  const ofNewSession = ' FROM session WHERE id = ? AND business_id = ? AND environment = ?';
-  const own = [session.id, businessId, environment];
-  const statements = [
-    'START TRANSACTION',
-    guardedInsert(ds, environment, k.primitives),
-    insertSelect(ds, SessionEventEntity) + ofNewSession,
-  ];
-  const params = [
+  const guardParams = [
     ...rowValues(ds, SessionEntity, session),
     session.workflowId,
     businessId,
@@ -248,20 +241,36 @@ export async function createInOneTrip(
     k.revision.revision,
     businessId,
     environment,
-    ...rowValues(ds, SessionEventEntity, event),
-    ...own,
   ];
-  if (reservation) {
-    statements.push(insertSelect(ds, IdempotencyKeyEntity) + ofNewSession);
-    params.push(...rowValues(ds, IdempotencyKeyEntity, reservation), ...own);
-  }
-  statements.push('COMMIT');
   try {
+    if (!reservation) {
+      // a prepared statement refuses undefined instead of binding NULL (the batch's text protocol formats NULL)
+      const bound = guardParams.map((v) => (v === undefined ? null : v));
+      const res = await sql<{ affectedRows?: number }>(
+        ds,
+        guardedInsert(ds, environment, k.primitives),
+        bound,
+      );
+      return res.affectedRows === 1 ? 'created' : 'stale';
+    }
+    const statements = [
+      'START TRANSACTION',
+      guardedInsert(ds, environment, k.primitives),
+      `${insertSelect(ds, IdempotencyKeyEntity)} FROM session WHERE id = ? AND business_id = ? AND environment = ?`,
+      'COMMIT',
+    ];
+    const params = [
+      ...guardParams,
+      ...rowValues(ds, IdempotencyKeyEntity, reservation),
+      session.id,
+      businessId,
+      environment,
+    ];
     const res = await batch(ds, statements.join(';\n'), params);
     return res[1]?.affectedRows === 1 ? 'created' : 'stale';
   } catch (e) {
     const err = e as { code?: string };
-    // session and timeline ids are random: a duplicate in this batch is the reservation's key
+    // session ids are random: a duplicate in this batch is the reservation's key
     if (reservation && err.code === 'ER_DUP_ENTRY') return 'key_taken';
     // a deadlock (or a Galera certification conflict) rolled it all back: the full path retries
     if (err.code === 'ER_LOCK_DEADLOCK') return 'deadlock';

@@ -15,7 +15,6 @@ import type { CatalogService } from '../catalog/catalog.service';
 import { assertPrimitivesOffered } from '../catalog/catalog.service';
 import type { DocumentService, PlannedDocument } from '../document/document.service';
 import type { UploadedFile } from '../document/multipart';
-import { recordSessionEvent, sessionEventRow } from '../support/session-events';
 import { enqueueEvent } from '../webhook/outbox';
 import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -351,10 +350,7 @@ export class SessionService {
       const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
       if (seen && !seen.primitives.includes('sign')) {
         const session = newSession(seen.revision.revision);
-        if (await insertIfCurrent(ds, m, session, seen)) {
-          await recordSessionEvent(m, session, { kind: 'created', at: now });
-          return session;
-        }
+        if (await insertIfCurrent(ds, m, session, seen)) return session;
       }
       // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
       const cfg = await readCreateContext(ds, m, tenant, workflowId);
@@ -369,8 +365,8 @@ export class SessionService {
         );
       rememberRevision(tenant, workflowId, cfg.revision, steps);
       const session = newSession(cfg.revision.revision);
+      // no `created` timeline row: the timeline derives it from the session row (ADR 0023)
       await insertRow(ds, SessionEntity, session, m);
-      await recordSessionEvent(m, session, { kind: 'created', at: now });
       // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
       if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
       stored = documents;
@@ -380,7 +376,7 @@ export class SessionService {
       const fast = await this.createInOneTrip(ctx, input, key, uploads);
       if (fast) return { statusCode: 201, session: this.created(fast), replayed: false };
       // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
-      // Always a transaction: the session and its `created` timeline row commit together (support view).
+      // A transaction: the reservation, the session and its documents commit together.
       const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
       if (stored.length > 0) await this.deps.documents.ensureStored(stored); // see ensureStored: cleanup race
       return { statusCode: 201, session: this.created(s), replayed: false };
@@ -441,7 +437,6 @@ export class SessionService {
       ds,
       session,
       seen,
-      sessionEventRow(session, { kind: 'created', at: now }),
       key ? reservationRow(businessId, environment, key, id, now) : undefined,
     );
     if (outcome === 'key_taken') throw new IdempotentReplay();

@@ -1,5 +1,6 @@
 // Owns writing the support timeline of a session (session_event). Always called with the manager of the
-// transaction that makes the change, so an entry exists if and only if the change committed.
+// transaction that makes the change, so an entry exists if and only if the change committed. The `created`
+// entry is not written: the timeline derives it from the session row (support.service.ts, ADR 0023).
 
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -62,10 +63,6 @@ const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
   code: e.code ?? null,
   detail: e.detail ? JSON.stringify(e.detail) : null,
 });
-
-/** The row recordSessionEvent writes, for a caller that writes it in a statement batch of its own. */
-export const sessionEventRow = (s: SessionRef, e: SessionEventInput): SessionEventEntity =>
-  Object.assign(new SessionEventEntity(), row(s, e, newId('sev')));
 
 export async function recordSessionEvent(
   m: EntityManager,

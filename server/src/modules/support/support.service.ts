@@ -128,7 +128,13 @@ export class SupportService {
           .find({ where: { eventId: In(deliveries.map((d) => d.id)), businessId } })
       : [];
     const byId = new Map(deliveries.map((d) => [d.id, d]));
+    // A session's `created` entry is its own row (ADR 0023): derived, so it exists exactly when the session does.
+    // Sessions created before that change keep the stored entry they have.
+    const created: Sortable[] = events.some((e) => e.kind === 'created')
+      ? []
+      : [{ rank: 0, order: '', at: s.createdAt, kind: 'created', stage: null, code: null, detail: null }];
     const entries: Sortable[] = [
+      ...created,
       ...events.map((e) => ({
         rank: 0,
         order: e.orderKey,
