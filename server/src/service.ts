@@ -487,7 +487,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
           authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
           classify: (e) => availability.classify(e),
           isDraining: () => ops.isDraining,
-          observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
+          observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds, true),
           errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
         }),
       );

@@ -89,13 +89,32 @@ describe('the lean lane answers exactly as the Express stack', () => {
   afterAll(async () => t?.stop());
 
   const auth = () => ({ Authorization: `Bearer ${key}` });
+  /** How many requests the lean lane answered so far, from /metrics (all routes). */
+  const laneCount = async () => {
+    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('http_lean_lane_requests_total{'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  };
+  /** Sends `go`, and checks whether the lane (true) or Express (false) answered it. */
+  const via = async <T>(lane: boolean, go: () => Promise<T>): Promise<T> => {
+    const before = await laneCount();
+    const out = await go();
+    expect(await laneCount(), lane ? 'answered by the lane' : 'answered by Express').toBe(
+      before + (lane ? 1 : 0),
+    );
+    return out;
+  };
   const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 
   it('creates a session with the same answer whether the body is sent with a length or chunked', async () => {
     const body = json({ workflow_id: workflowId, metadata: { order: 7 } });
     const headers = { ...auth(), 'Content-Type': 'application/json' };
-    const lane = await send(t.baseUrl, 'POST', '/v1/sessions', headers, { bytes: body });
-    const express = await send(t.baseUrl, 'POST', '/v1/sessions', headers, { bytes: body, chunked: true });
+    const lane = await via(true, () => send(t.baseUrl, 'POST', '/v1/sessions', headers, { bytes: body }));
+    const express = await via(false, () =>
+      send(t.baseUrl, 'POST', '/v1/sessions', headers, { bytes: body, chunked: true }),
+    );
     expect(lane.status).toBe(201);
     expect(observable(lane)).toEqual(observable(express));
     for (const a of [lane, express]) {
@@ -109,8 +128,10 @@ describe('the lean lane answers exactly as the Express stack', () => {
     }
     // both sessions exist and read back the same through either stack
     const id = String(lane.json.id);
-    const readLane = await send(t.baseUrl, 'GET', `/v1/sessions/${id}`, auth());
-    const readExpress = await send(t.baseUrl, 'GET', `/v1/sessions/${id.replace('_', '%5F')}`, auth());
+    const readLane = await via(true, () => send(t.baseUrl, 'GET', `/v1/sessions/${id}`, auth()));
+    const readExpress = await via(false, () =>
+      send(t.baseUrl, 'GET', `/v1/sessions/${id.replace('_', '%5F')}`, auth()),
+    );
     expect(readLane.status).toBe(200);
     expect(readLane.json).toMatchObject({ id, status: 'created', metadata: { order: 7 }, results: [] });
     expect(observable(readLane)).toEqual(observable(readExpress));
@@ -171,11 +192,12 @@ describe('the lean lane answers exactly as the Express stack', () => {
       },
     ];
     for (const c of cases) {
-      const lane = await send(t.baseUrl, 'POST', '/v1/sessions', c.headers, { bytes: c.bytes });
-      const express = await send(t.baseUrl, 'POST', '/v1/sessions', c.headers, {
-        bytes: c.bytes,
-        chunked: true,
-      });
+      const lane = await via(true, () =>
+        send(t.baseUrl, 'POST', '/v1/sessions', c.headers, { bytes: c.bytes }),
+      );
+      const express = await via(false, () =>
+        send(t.baseUrl, 'POST', '/v1/sessions', c.headers, { bytes: c.bytes, chunked: true }),
+      );
       expect(lane.status, c.name).toBe(c.status);
       expect(lane.json.code, c.name).toBe(c.code);
       expect(lane.headers['content-type'], c.name).toBe('application/problem+json; charset=utf-8');
