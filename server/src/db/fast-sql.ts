@@ -17,26 +17,58 @@ interface SqljsStatement {
   bind(values: unknown[]): boolean;
   step(): boolean;
   getAsObject(): Row;
+  reset(): boolean;
   free(): boolean;
 }
 
+/** Prepared SELECTs per sql.js database, by statement text (the hot reads' texts are fixed: a few dozen). */
+const sqljsStatements = new WeakMap<object, Map<string, SqljsStatement>>();
+const SQLJS_STATEMENTS_MAX = 128;
+
 /**
  * A SELECT on the embedded database straight on sql.js: what TypeORM's SqljsQueryRunner.query does for it
- * (prepare, bind with undefined as null, step, rows as objects, free) without the query runner, logger and
- * event broadcaster around it, about half of a small read's CPU (ADR 0021). Only reads: writes go through
- * TypeORM, which marks the database dirty and saves the file after them.
+ * (prepare, bind with undefined as null, step, rows as objects) without the query runner, logger and event
+ * broadcaster around it, about half of a small read's CPU (ADR 0021). The prepared statement is kept and
+ * reset for the next call (compiling the SQL was a third of a trust-store read). sql.js frees every
+ * statement when it exports the file after a write (TypeORM's autosave); a freed statement refuses `bind`,
+ * and is then prepared again. Only reads: writes go through TypeORM, which marks the database dirty and
+ * saves the file after them.
  */
 function sqljsSelect(ds: DataSource, statement: string, params: unknown[]): Row[] {
   const db = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): SqljsStatement } })
     .databaseConnection;
-  const st = db.prepare(statement);
+  let cache = sqljsStatements.get(db);
+  if (!cache) {
+    cache = new Map();
+    sqljsStatements.set(db, cache);
+  }
+  const values = params.map((p) => (p === undefined ? null : p));
+  let st = cache.get(statement);
+  if (st) {
+    try {
+      st.bind(values);
+    } catch {
+      cache.delete(statement); // freed by an export: prepare it again
+      st = undefined;
+    }
+  }
+  if (!st) {
+    st = db.prepare(statement);
+    try {
+      st.bind(values);
+    } catch (e) {
+      st.free();
+      throw e;
+    }
+    if (cache.size < SQLJS_STATEMENTS_MAX) cache.set(statement, st);
+  }
   try {
-    st.bind(params.map((p) => (p === undefined ? null : p)));
     const rows: Row[] = [];
     while (st.step()) rows.push(st.getAsObject());
     return rows;
   } finally {
-    st.free();
+    if (cache.get(statement) === st) st.reset();
+    else st.free();
   }
 }
 

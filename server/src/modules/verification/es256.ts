@@ -48,29 +48,63 @@ export function p256Thumbprint(jwk: JWK): string {
   return hash('sha256', p256Members(jwk), 'base64url');
 }
 
+/** A compact JWS split and decoded once: its JSON-object header and payload, and what the signature covers. */
+export interface DecodedJws {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** `<header>.<payload>` exactly as received (what the signature covers). */
+  signingInput: string;
+  /** The third part, base64url, as received. */
+  signature: string;
+}
+
+const jsonObjectOf = (part: string, what: string): Record<string, unknown> => {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error(`the ${what} is not JSON`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new Error(`the ${what} is not an object`);
+  return v as Record<string, unknown>;
+};
+
 /**
- * Verifies a compact ES256 JWS with `key`; throws (with a reason, never the key) when anything is off. The
- * payload is not decoded here: callers decode it with jose's decodeJwt after this succeeds.
+ * Splits and decodes a compact JWS (what jose's decodeProtectedHeader and decodeJwt do, for both parts in one
+ * pass): exactly three parts, header and payload base64url of JSON objects. Nothing is verified here; throws
+ * (with a reason) on anything malformed. The verifier decodes each JWS of a presentation once and checks its
+ * signature with verifyEs256 (ADR 0021, round 3).
  */
-export function verifyCompactEs256(jws: string, key: KeyObject): void {
+export function decodeCompactJws(jws: string): DecodedJws {
   const parts = jws.split('.');
   if (parts.length !== 3) throw new Error('not a compact JWS');
   const [h, p, s] = parts as [string, string, string];
-  if (h.length === 0 || !B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s))
-    throw new Error('not base64url');
-  let header: unknown;
-  try {
-    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
-  } catch {
-    throw new Error('the protected header is not JSON');
-  }
-  if (typeof header !== 'object' || header === null || Array.isArray(header))
-    throw new Error('the protected header is not an object');
-  const hdr = header as Record<string, unknown>;
-  if (hdr.alg !== 'ES256') throw new Error('alg is not ES256');
-  if (hdr.crit !== undefined) throw new Error('crit extensions are not supported');
-  const sig = Buffer.from(s, 'base64url');
+  if (h.length === 0 || !B64URL.test(h) || !B64URL.test(p)) throw new Error('not base64url');
+  return {
+    header: jsonObjectOf(h, 'protected header'),
+    payload: jsonObjectOf(p, 'payload'),
+    signingInput: jws.slice(0, h.length + 1 + p.length),
+    signature: s,
+  };
+}
+
+/**
+ * Verifies a decoded compact ES256 JWS with `key`; throws (with a reason, never the key) when anything is off:
+ * `alg` other than ES256 (never `none`, never a MAC), a `crit` header, a signature that is not 64 bytes of
+ * base64url, or a signature that does not verify.
+ */
+export function verifyEs256(jws: DecodedJws, key: KeyObject): void {
+  if (jws.header.alg !== 'ES256') throw new Error('alg is not ES256');
+  if (jws.header.crit !== undefined) throw new Error('crit extensions are not supported');
+  if (!B64URL.test(jws.signature)) throw new Error('not base64url');
+  const sig = Buffer.from(jws.signature, 'base64url');
   if (sig.length !== 64) throw new Error('the signature is not 64 bytes');
-  if (!verify('sha256', Buffer.from(`${h}.${p}`, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, sig))
+  if (!verify('sha256', Buffer.from(jws.signingInput, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, sig))
     throw new Error('signature verification failed');
+}
+
+/** decodeCompactJws then verifyEs256: one compact ES256 JWS checked with `key` (payload not returned). */
+export function verifyCompactEs256(jws: string, key: KeyObject): void {
+  verifyEs256(decodeCompactJws(jws), key);
 }

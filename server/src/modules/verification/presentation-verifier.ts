@@ -6,29 +6,29 @@
 // Every refusal is an AppError with a code from the closed list.
 
 import { createHash } from 'node:crypto';
-import { SDJwt } from '@sd-jwt/core';
-import { digest } from '@sd-jwt/crypto-nodejs';
+import { getClaimsSync } from '@sd-jwt/decode';
 import type { StatusList } from '@sd-jwt/jwt-status-list';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
+import { Disclosure } from '@sd-jwt/utils';
 import {
   type DcqlCredentialQuery,
   DcqlPresentationResult,
   type DcqlQuery,
   type DcqlSdJwtVcCredential,
 } from 'dcql';
-import {
-  base64url,
-  decodeJwt,
-  decodeProtectedHeader,
-  type JWK,
-  type JWTPayload,
-  type ProtectedHeaderParameters,
-} from 'jose';
+import { base64url, type JWK, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { digestEqual, safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { answeredCredentialQuery, claimAt, DOCUMENT_STATUS, storedDcqlQuery } from './dcql';
-import { p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
+import {
+  type DecodedJws,
+  decodeCompactJws,
+  p256Thumbprint,
+  publicKeyOf,
+  trustedPublicKey,
+  verifyEs256,
+} from './es256';
 import {
   answersMdocQuery,
   type MdocPresentationVerifier,
@@ -90,7 +90,15 @@ export interface VerifyInput {
 
 type Json = Record<string, unknown>;
 const SD_ALG = 'sha-256';
-const hasher = (data: string | ArrayBuffer, alg: string) => digest(data, alg);
+/**
+ * The SD-JWT libraries' synchronous hasher (`HasherSync`): only `sha-256` is accepted (disclosedClaims refuses
+ * any other `_sd_alg` first). Synchronous, so decoding the disclosures and applying them to the payload take
+ * no promise hop per disclosure (ADR 0021, round 3).
+ */
+const hasher = (data: string, alg: string): Uint8Array => {
+  if (alg !== SD_ALG) throw new Error(`unsupported hash algorithm ${alg}`);
+  return createHash('sha256').update(data).digest();
+};
 const fail = (code: ErrorCode, detail: string, cause?: unknown): never => {
   throw new AppError(code, detail, { cause });
 };
@@ -132,14 +140,14 @@ export class PresentationVerifier {
     const sdJwtPart = presented.slice(0, lastTilde + 1); // what sd_hash covers: up to and including the last ~
     const kbJwt = presented.slice(lastTilde + 1);
     const issuerJwt = presented.slice(0, presented.indexOf('~'));
-    let header: ProtectedHeaderParameters;
-    let payload: JWTPayload;
-    try {
-      header = decodeProtectedHeader(issuerJwt);
-      payload = decodeJwt(issuerJwt);
-    } catch (e) {
-      return fail('presentation_malformed', 'The issuer-signed JWT cannot be decoded.', e);
-    }
+    // each JWS of the presentation is decoded once (es256.ts), then its signature checked from that decoding
+    const issuerJws = decodeJws(
+      issuerJwt,
+      'presentation_malformed',
+      'The issuer-signed JWT cannot be decoded.',
+    );
+    const header = issuerJws.header as ProtectedHeaderParameters;
+    const payload = issuerJws.payload as JWTPayload;
 
     // 2. Issuer trust comes first: nothing in the credential is believed before its issuer is known.
     const issuer = payload.iss;
@@ -151,7 +159,7 @@ export class PresentationVerifier {
     const issuerKey = trusted.key;
     checks.push('issuer_trusted');
     verifyJws(
-      issuerJwt,
+      issuerJws,
       issuerKey,
       'trusted',
       'credential_signature_invalid',
@@ -177,7 +185,10 @@ export class PresentationVerifier {
 
     // 4. Disclosures: every one must be referenced by a digest in the signed payload (the library silently
     // ignores unreferenced ones, which is how a tampered disclosure would slip through).
-    const claims = await disclosedClaims(sdJwtPart, payload);
+    // the disclosures: between the issuer JWT's `~` and the last `~` (none when those are the same `~`)
+    const encodedDisclosures =
+      lastTilde === issuerJwt.length ? [] : presented.slice(issuerJwt.length + 1, lastTilde).split('~');
+    const claims = disclosedClaims(encodedDisclosures, payload);
     checks.push('disclosures');
 
     // 5. The disclosed claims answer the query (dcql, plus an explicit per-claim check for a precise answer).
@@ -190,17 +201,11 @@ export class PresentationVerifier {
     if (!isObject(holderJwk)) {
       return fail('key_binding_invalid', 'The credential has no holder key (cnf.jwk).');
     }
-    let kbHeader: ProtectedHeaderParameters;
-    let kb: JWTPayload;
-    try {
-      kbHeader = decodeProtectedHeader(kbJwt);
-      kb = decodeJwt(kbJwt);
-    } catch (e) {
-      return fail('key_binding_invalid', 'The key-binding JWT cannot be decoded.', e);
-    }
-    if (kbHeader.typ !== 'kb+jwt') fail('key_binding_invalid', 'The key-binding JWT typ is not kb+jwt.');
+    const kbJws = decodeJws(kbJwt, 'key_binding_invalid', 'The key-binding JWT cannot be decoded.');
+    const kb = kbJws.payload as JWTPayload;
+    if (kbJws.header.typ !== 'kb+jwt') fail('key_binding_invalid', 'The key-binding JWT typ is not kb+jwt.');
     verifyJws(
-      kbJwt,
+      kbJws,
       holderJwk as JWK,
       'holder',
       'key_binding_invalid',
@@ -219,7 +224,7 @@ export class PresentationVerifier {
       fail('key_binding_stale', 'The key-binding iat is outside the accepted window.');
     }
     checks.push('key_binding_fresh');
-    const sdHash = base64url.encode(await hasher(sdJwtPart, SD_ALG));
+    const sdHash = base64url.encode(hasher(sdJwtPart, SD_ALG));
     if (typeof kb.sd_hash !== 'string' || !digestEqual(kb.sd_hash, sdHash)) {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
@@ -276,12 +281,12 @@ export class PresentationVerifier {
    * `iat`) or another key is a miss. Everything that depends on time or on the reference (typ, the trust
    * decision for the key, sub, exp, the index) is still checked on every use by the caller.
    */
-  private verifiedStatusList(token: string, key: JWK): StatusList {
+  private verifiedStatusList(token: string, decoded: DecodedJws, key: JWK): StatusList {
     const memoKey = `${createHash('sha256').update(token).digest('base64url')} ${p256Thumbprint(key)}`;
     const hit = this.statusLists.get(memoKey);
     if (hit) return hit;
     verifyJws(
-      token,
+      decoded,
       key,
       'trusted',
       'status_check_failed',
@@ -316,14 +321,9 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', 'The status list could not be fetched.', e);
     }
-    let header: ProtectedHeaderParameters;
-    let claims: JWTPayload;
-    try {
-      header = decodeProtectedHeader(token);
-      claims = decodeJwt(token);
-    } catch (e) {
-      return fail('status_check_failed', 'The status list token cannot be decoded.', e);
-    }
+    const decoded = decodeJws(token, 'status_check_failed', 'The status list token cannot be decoded.');
+    const header = decoded.header as ProtectedHeaderParameters;
+    const claims = decoded.payload as JWTPayload;
     if (header.typ !== 'statuslist+jwt') fail('status_check_failed', 'The status list token typ is wrong.');
     let listKey: JWK;
     try {
@@ -331,7 +331,7 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', "The status list is not signed with the issuer's trust.", e);
     }
-    const list = this.verifiedStatusList(token, listKey);
+    const list = this.verifiedStatusList(token, decoded, listKey);
     if (claims.sub !== uri) fail('status_check_failed', 'The status list token is for another URI (sub).');
     if (typeof claims.exp === 'number' && claims.exp + this.skew <= now) {
       fail('status_check_failed', 'The status list token has expired.');
@@ -353,27 +353,45 @@ export class PresentationVerifier {
  * JWS signature check, ES256 only (never `none`): es256.ts. A trusted key (issuer, status list) is imported
  * once per distinct key; a holder key (cnf.jwk, one per credential) on every call.
  */
-function verifyJws(jws: string, jwk: JWK, kind: 'trusted' | 'holder', code: ErrorCode, detail: string): void {
+function verifyJws(
+  jws: DecodedJws,
+  jwk: JWK,
+  kind: 'trusted' | 'holder',
+  code: ErrorCode,
+  detail: string,
+): void {
   try {
-    verifyCompactEs256(jws, kind === 'trusted' ? trustedPublicKey(jwk) : publicKeyOf(jwk));
+    verifyEs256(jws, kind === 'trusted' ? trustedPublicKey(jwk) : publicKeyOf(jwk));
   } catch (e) {
     fail(code, detail, e);
   }
 }
 
-/** Decodes the disclosures with @sd-jwt/core and returns the disclosed claims, after checking every digest. */
-async function disclosedClaims(sdJwtPart: string, payload: JWTPayload): Promise<Json> {
-  if ((payload._sd_alg ?? SD_ALG) !== SD_ALG) fail('disclosure_invalid', 'Unsupported _sd_alg.');
-  let sdjwt: SDJwt;
+/** A compact JWS decoded once (header and payload JSON objects), or the refusal `code`. */
+function decodeJws(jws: string, code: ErrorCode, detail: string): DecodedJws {
   try {
-    sdjwt = await SDJwt.fromEncode(sdJwtPart, hasher);
+    return decodeCompactJws(jws);
+  } catch (e) {
+    return fail(code, detail, e);
+  }
+}
+
+/**
+ * Decodes the disclosures with @sd-jwt/utils (`Disclosure.fromEncodeSync`: base64url JSON, digest over the exact
+ * encoded string) and applies them with @sd-jwt/decode (`getClaimsSync`), after checking that every one is
+ * reached from the signed payload. `encoded` are the disclosure strings between the issuer JWT and the KB-JWT.
+ */
+function disclosedClaims(encoded: string[], payload: JWTPayload): Json {
+  if ((payload._sd_alg ?? SD_ALG) !== SD_ALG) fail('disclosure_invalid', 'Unsupported _sd_alg.');
+  let disclosures: Disclosure[];
+  try {
+    disclosures = encoded.map((e) => Disclosure.fromEncodeSync(e, { hasher, alg: SD_ALG }));
   } catch (e) {
     return fail('disclosure_invalid', 'A disclosure cannot be decoded.', e);
   }
-  const disclosures = sdjwt.disclosures ?? [];
   const byDigest = new Map<string, unknown>();
   for (const d of disclosures) {
-    const dg = await d.digest({ hasher, alg: SD_ALG });
+    const dg = d.digestSync({ hasher, alg: SD_ALG });
     if (byDigest.has(dg)) fail('disclosure_invalid', 'A disclosure is repeated.');
     byDigest.set(dg, d.value);
   }
@@ -403,7 +421,7 @@ async function disclosedClaims(sdJwtPart: string, payload: JWTPayload): Promise<
     fail('disclosure_invalid', 'A disclosure does not match the credential.');
   }
   try {
-    return (await sdjwt.getClaims(hasher)) as Json;
+    return getClaimsSync(payload, disclosures, hasher) as Json;
   } catch (e) {
     return fail('disclosure_invalid', 'The disclosures cannot be applied to the credential.', e);
   }
