@@ -1,9 +1,16 @@
 // es256.ts replaced jose's compactVerify on the presentation path: it must accept exactly what jose accepted
 // for our allow-list (ES256) and refuse every variation an attacker controls.
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { CompactSign, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import {
+  CompactSign,
+  calculateJwkThumbprint,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  type JWK,
+} from 'jose';
 import { describe, expect, it } from 'vitest';
-import { p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
+import { decodeCompactJws, p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -69,5 +76,25 @@ describe('ES256 compact JWS verification (node:crypto)', () => {
     expect(p256Thumbprint({ ...jwk, kid: 'x', use: 'sig' })).toBe(
       await calculateJwkThumbprint(jwk, 'sha256'),
     );
+  });
+
+  it('decodes a JWS once into what jose decodes (header and payload), and refuses what jose refuses', async () => {
+    const token = await jws({ alg: 'ES256', typ: 'kb+jwt' }, { a: 1 });
+    const d = decodeCompactJws(token);
+    expect(d.header).toEqual(decodeProtectedHeader(token));
+    expect(d.payload).toEqual(decodeJwt(token));
+    expect(`${d.signingInput}.${d.signature}`).toBe(token);
+    const [h, p, s] = token.split('.') as [string, string, string];
+    for (const bad of [
+      `${h}.${p}`, // two parts
+      `.${p}.${s}`, // no header
+      `${h}.${enc([1])}.${s}`, // payload not an object
+      `${h}.${Buffer.from('not json').toString('base64url')}.${s}`,
+      `${enc('ES256')}.${p}.${s}`, // header not an object
+      `${h}.${p}+.${s}`, // not base64url
+    ]) {
+      expect(() => decodeCompactJws(bad)).toThrow();
+      expect(() => decodeJwt(bad) && decodeProtectedHeader(bad)).toThrow();
+    }
   });
 });
