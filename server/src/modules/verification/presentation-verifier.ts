@@ -16,7 +16,7 @@ import {
   type DcqlQuery,
   type DcqlSdJwtVcCredential,
 } from 'dcql';
-import { base64url, type JWK, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { JWK, JWTPayload, ProtectedHeaderParameters } from 'jose';
 import { digestEqual, safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
@@ -224,7 +224,7 @@ export class PresentationVerifier {
       fail('key_binding_stale', 'The key-binding iat is outside the accepted window.');
     }
     checks.push('key_binding_fresh');
-    const sdHash = base64url.encode(hasher(sdJwtPart, SD_ALG));
+    const sdHash = createHash('sha256').update(sdJwtPart).digest('base64url');
     if (typeof kb.sd_hash !== 'string' || !digestEqual(kb.sd_hash, sdHash)) {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
