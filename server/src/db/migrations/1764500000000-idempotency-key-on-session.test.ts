@@ -1,6 +1,6 @@
 // The upgrade path of the idempotency-key migration (ADR 0024), on MariaDB and on the embedded SQLite: the
-// reservations held before it become the idem_key of their sessions, the old table goes, and down() brings
-// them back.
+// reservations still within their 24 h become the idem_key of their sessions, the old table goes, and down()
+// brings them back.
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,19 +15,22 @@ import { MIGRATIONS } from './index';
 type Row = Record<string, unknown>;
 
 const HEX = (c: string) => c.repeat(64);
-const T0 = '2026-11-20 08:00:00.000';
-const T1 = '2026-11-21 08:00:00.000';
+// stored datetimes as both engines hold them (UTC); the reservations' 24 h end relative to the real clock
+const at = (ms: number) => new Date(Date.now() + ms).toISOString().replace('T', ' ').slice(0, 23);
+const T0 = at(-3600_000);
+const LIVE = at(23 * 3600_000);
+const EXPIRED = at(-1000);
 
 async function seedBeforeMigration(ds: DataSource): Promise<void> {
   const session = (id: string, business: string) =>
     ds.query(
       'INSERT INTO session (id, business_id, environment, workflow_id, workflow_revision, status, version, current_stage, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, 0, 0, ?, ?, ?)',
-      [id, business, 'sandbox', 'wf_1', 'created', T1, T0, T0],
+      [id, business, 'sandbox', 'wf_1', 'created', LIVE, T0, T0],
     );
-  const reservation = (business: string, key: string, sessionId: string | null) =>
+  const reservation = (business: string, key: string, sessionId: string | null, expires = LIVE) =>
     ds.query(
       'INSERT INTO idempotency_key (business_id, environment, idem_key, session_id, status_code, created_at, expires_at) VALUES (?, ?, ?, ?, 201, ?, ?)',
-      [business, 'sandbox', key, sessionId, T0, T1],
+      [business, 'sandbox', key, sessionId, T0, expires],
     );
   await session('sess_a', 'biz_1');
   await session('sess_b', 'biz_2');
@@ -39,6 +42,9 @@ async function seedBeforeMigration(ds: DataSource): Promise<void> {
   await reservation('biz_1', 'raw-key', 'sess_plain');
   // a reservation without its session: nothing to carry it
   await reservation('biz_1', HEX('c'), null);
+  // past its 24 h: a repeat would create anew, so it is not carried over
+  await session('sess_old', 'biz_1');
+  await reservation('biz_1', HEX('d'), 'sess_old', EXPIRED);
 }
 
 async function upgradeAndCheck(ds: DataSource): Promise<void> {
@@ -56,6 +62,7 @@ async function upgradeAndCheck(ds: DataSource): Promise<void> {
       expect(rows).toEqual([
         { id: 'sess_a', idem_key: HEX('a') },
         { id: 'sess_b', idem_key: HEX('a') },
+        { id: 'sess_old', idem_key: null },
         { id: 'sess_plain', idem_key: null },
       ]);
       // one session per key and tenant
@@ -88,12 +95,12 @@ describe('migration 1764500000000-idempotency-key-on-session on existing data', 
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('moves the reservations onto their sessions on MariaDB, and back', async () => {
+  it('moves the live reservations onto their sessions on MariaDB, and back', async () => {
     db = await createTestDatabase('mig_idem');
     await upgradeAndCheck(await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }));
   });
 
-  it('moves the reservations onto their sessions on the embedded SQLite, and back', async () => {
+  it('moves the live reservations onto their sessions on the embedded SQLite, and back', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mig-idem-'));
     dirs.push(dir);
     await upgradeAndCheck(await createDataSource({ databaseUrl: undefined, dataDir: dir }));

@@ -1,8 +1,8 @@
 // The Idempotency-Key reservation moves onto the session row (ADR 0024): a keyed create is then the same one
 // guarded INSERT as a plain create, and the unique index on (business_id, environment, idem_key) is what makes
-// a second request with the key wait for the first and then replay it. The reservations still held are copied
-// onto their sessions; expired ones are copied too, because a session older than 24 h releases its key on the
-// next request with it (SessionService.replay), exactly as the purge did. Then the old table goes.
+// a second request with the key wait for the first and then replay it. The reservations still within their
+// 24 h are copied onto their sessions; expired ones are not (a repeat would have created anew anyway, as after
+// the purge). Then the old table goes.
 import { type MigrationInterface, type QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
 
 const COLUMN = new TableColumn({ name: 'idem_key', type: 'varchar', length: '64', isNullable: true });
@@ -13,10 +13,27 @@ const INDEX = new TableIndex({
   isUnique: true,
 });
 
-// The reservation of a session: its own (each reservation named the session it created), same tenant. Keys
-// are stored as their SHA-256 hex; anything else (never written by this service) is left behind.
-const RESERVATION_OF_SESSION = `FROM idempotency_key k WHERE k.session_id = session.id
-  AND k.business_id = session.business_id AND k.environment = session.environment AND LENGTH(k.idem_key) = 64`;
+// A reservation still within its 24 h, as a SHA-256 hex (anything else was never written by this service).
+const LIVE = (now: string) =>
+  `k.session_id IS NOT NULL AND k.expires_at > ${now} AND LENGTH(k.idem_key) = 64`;
+
+/**
+ * Copies each live reservation onto its own session (each reservation named the session it created; same
+ * tenant). Driven from the reservations, which the expiry index bounds to the last 24 h, so a large session
+ * table is neither scanned nor locked whole: each session is looked up by primary key. MySQL/MariaDB spell
+ * that as a multi-table UPDATE, SQLite (3.33+; sql.js ships 3.49) as UPDATE … FROM. Datetimes are UTC on both.
+ */
+async function copyLiveReservations(q: QueryRunner): Promise<void> {
+  const type = q.dataSource.options.type;
+  const sameTenant = 'k.business_id = s.business_id AND k.environment = s.environment';
+  // sql-lint-allow: session-scope: a one-time migration of every tenant's live reservations, each onto its own session and tenant
+  const mysql = `UPDATE idempotency_key k JOIN session s ON s.id = k.session_id AND ${sameTenant}
+SET s.idem_key = k.idem_key WHERE ${LIVE('UTC_TIMESTAMP(3)')}`;
+  // sql-lint-allow: session-scope: a one-time migration of every tenant's live reservations, each onto its own session and tenant
+  const sqlite = `UPDATE session AS s SET idem_key = k.idem_key FROM idempotency_key k
+WHERE s.id = k.session_id AND ${sameTenant} AND ${LIVE("strftime('%Y-%m-%d %H:%M:%f', 'now')")}`;
+  await q.query(type === 'mysql' || type === 'mariadb' ? mysql : sqlite);
+}
 
 /** The old table, as the initial and boundaries migrations left it (for down()). */
 const OLD_TABLE = new Table({
@@ -38,11 +55,7 @@ export class IdempotencyKeyOnSession1764500000000 implements MigrationInterface 
 
   async up(q: QueryRunner): Promise<void> {
     await q.addColumn('session', COLUMN);
-    // a correlated subquery UPDATE: MariaDB, MySQL and SQLite all take it (no UPDATE … JOIN in SQLite)
-    await q.query(
-      // sql-lint-allow: session-scope: a one-time migration of every tenant's reservations; the subquery pins each to its own session and tenant
-      `UPDATE session SET idem_key = (SELECT k.idem_key ${RESERVATION_OF_SESSION}) WHERE EXISTS (SELECT 1 ${RESERVATION_OF_SESSION})`,
-    );
+    await copyLiveReservations(q);
     await q.createIndex('session', INDEX);
     await q.dropTable('idempotency_key');
   }
