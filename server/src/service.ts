@@ -500,9 +500,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
             if (!isOutage(e)) logger.error(`${what} failed`, { error: String(e) });
           };
           service.sweep().catch(failed('expiry sweep')); // counted in /metrics
-          // boundaries (issue 7): gate reminders and idempotency retention, on the same beat
+          // boundaries (issue 7): gate reminders on the same beat (an Idempotency-Key is released lazily after
+          // its 24 h by the next request with it, so there is no purge pass: ADR 0024)
           sessions.sweepDecisionsDue().catch(failed('decision sweep'));
-          sessions.purgeIdempotencyKeys().catch(failed('idempotency purge'));
         }, 30_000);
         // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)
         receiptWorker = setInterval(() => {

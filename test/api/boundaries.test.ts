@@ -3,12 +3,12 @@
 //   production workflow, and a production key cannot run a sandbox one (404, ADR 0007);
 // - browser binding: a Start whose answer was lost succeeds when the same browser retries, another browser
 //   still cannot act, and a cookie value the client chose never becomes a binding;
-// - idempotency reservations end after 24 h (purged in bounded batches; a repeat is then a new session);
+// - an Idempotency-Key is kept 24 h (then released by the next request with it, which is a new session), and a
+//   refused create does not take it;
 // - a session waiting at a gate shows its decision deadline and queues session.decision_due exactly once
 //   (ADR 0008).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { IdempotencyKeyEntity } from '../../server/src/modules/session/idempotency-key.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { SessionDecisionDueEventSchema } from '../../server/src/tools/api-contract';
@@ -274,47 +274,60 @@ describe('idempotency retention: 24 h', () => {
   });
   afterAll(async () => t?.stop());
 
-  const create = (key: string) =>
-    api.rest('POST', '/v1/sessions', { workflow_id: workflowId }, { 'Idempotency-Key': key });
-  const reservations = () => t.svc.ds.getRepository(IdempotencyKeyEntity).countBy({ businessId });
+  const create = (key: string, body: Json = { workflow_id: workflowId }) =>
+    api.rest('POST', '/v1/sessions', body, { 'Idempotency-Key': key });
+  // the sessions that hold a key (the reservation is the session row's idem_key: ADR 0024)
+  const holders = () =>
+    t.svc.ds
+      .getRepository(SessionEntity)
+      .createQueryBuilder('s')
+      .where('s.business_id = :businessId AND s.idem_key IS NOT NULL', { businessId })
+      .getCount();
 
-  it('replays within 24 h; after the purge a repeat is a new session', async () => {
+  it('replays within 24 h; from 24 h on a repeat is a new session, which then holds the key', async () => {
     const first = await create('order-1');
     expect(first.status).toBe(201);
     clock.advance(23 * HOUR);
     const within = await create('order-1');
+    expect(within.status).toBe(201);
     expect(within.headers.get('idempotent-replayed')).toBe('true');
     expect(within.body.id).toBe(first.body.id);
-    expect(await t.svc.sessions.purgeIdempotencyKeys()).toBe(0); // not yet 24 h old
 
-    clock.advance(2 * HOUR); // 25 h
-    expect(await t.svc.sessions.purgeIdempotencyKeys()).toBe(1);
-    expect(await reservations()).toBe(0);
+    clock.advance(HOUR); // 24 h: kept at least 24 h, released from then on
     const after = await create('order-1');
     expect(after.status).toBe(201);
     expect(after.headers.get('idempotent-replayed')).toBeNull();
     expect(after.body.id).not.toBe(first.body.id);
-    // and the new reservation replays in turn
-    expect((await create('order-1')).body.id).toBe(after.body.id);
+    expect(await holders()).toBe(1); // the first session let go of the key
+    // the first session itself is untouched
+    expect((await api.rest('GET', `/v1/sessions/${first.body.id}`)).status).toBe(200);
+    // and the new session replays in turn
+    const again = await create('order-1');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(after.body.id);
   });
 
-  it('a repeat after 24 h is new even before the purge pass has run', async () => {
-    const first = await create('order-2');
-    clock.advance(24 * HOUR + 1000);
-    const again = await create('order-2');
-    expect(again.status).toBe(201);
-    expect(again.headers.get('idempotent-replayed')).toBeNull();
-    expect(again.body.id).not.toBe(first.body.id);
+  it('a refused create leaves the key free; once it created, bodies are not compared', async () => {
+    const refused = await create('order-2', { workflow_id: 'wf_does_not_exist' });
+    expect(refused.status).toBe(404);
+    expect(refused.body.code).toBe('workflow_not_found');
+    const created = await create('order-2');
+    expect(created.status).toBe(201);
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+    // a repeat replays the session even with a body that would be refused
+    const repeat = await create('order-2', { workflow_id: 'wf_does_not_exist' });
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body.id).toBe(created.body.id);
   });
 
-  it('purges in bounded batches', async () => {
-    await t.svc.ds.getRepository(IdempotencyKeyEntity).delete({ businessId });
-    for (const k of ['b-1', 'b-2', 'b-3', 'b-4', 'b-5']) expect((await create(k)).status).toBe(201);
-    clock.advance(25 * HOUR);
-    expect(await t.svc.sessions.purgeIdempotencyKeys(2, 1)).toBe(2); // one batch of two per pass
-    expect(await reservations()).toBe(3);
-    expect(await t.svc.sessions.purgeIdempotencyKeys(2, 10)).toBe(3);
-    expect(await reservations()).toBe(0);
+  it('two concurrent creates with one key give one session', async () => {
+    const before = await holders();
+    const [x, y] = await Promise.all([create('order-3'), create('order-3')]);
+    expect([x.status, y.status]).toEqual([201, 201]);
+    expect(x.body.id).toBe(y.body.id);
+    expect([x, y].filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+    expect(await holders()).toBe(before + 1);
   });
 });
 

@@ -23,7 +23,6 @@ import {
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
-import { IdempotencyKeyEntity } from '../modules/session/idempotency-key.entity';
 import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
@@ -50,7 +49,6 @@ export const ENTITIES = [
   WorkflowEntity,
   WorkflowRevisionEntity,
   SessionEntity,
-  IdempotencyKeyEntity,
   StepResultEntity,
   WalletRequestEntity,
   VerifierIdentityEntity,

@@ -39,7 +39,6 @@ export interface SqlLintOptions {
 export const SESSION_TABLES = [
   'session',
   'step_result',
-  'idempotency_key',
   'audit_record',
   'step_evidence',
   'wallet_request',

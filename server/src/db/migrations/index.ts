@@ -12,6 +12,7 @@ import { OutboxLease1764000000600 } from './1764000000600-outbox-lease';
 import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-step-expiry-index';
 import { ReturnUrl1764000001000 } from './1764000001000-return-url';
 import { BrandingLogo1764400000000 } from './1764400000000-branding-logo';
+import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotency-key-on-session';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -30,4 +31,6 @@ export const MIGRATIONS = [
   // branding and return_url (issue 10, ADR 0019)
   ReturnUrl1764000001000,
   BrandingLogo1764400000000, // branding logo (issue 10, ADR 0019)
+  // perf (issue 11): the Idempotency-Key reservation on the session row (ADR 0024)
+  IdempotencyKeyOnSession1764500000000,
 ];

@@ -6,13 +6,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { batch, columnList, hydrate, insertSelect, rowValues, sql } from '../../db/fast-sql';
+import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import type { Primitive } from '../workflow/workflow.steps';
 import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
-import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { SessionEntity } from './session.entity';
 
 export interface CreateContext {
@@ -217,23 +216,20 @@ export type OneTripOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
 
 /**
  * The whole create in ONE round trip (MySQL/MariaDB, a JSON create of a workflow whose revision this process
- * has seen). Without an Idempotency-Key it is one prepared statement in autocommit, the guarded INSERT of
- * insertIfCurrent. With a key it is one batch (fast-sql.ts `batch`): `START TRANSACTION; guarded INSERT
- * session; INSERT the reservation … SELECT FROM the new session row; COMMIT`, so when the guard refuses
- * (configuration changed: 'stale') nothing at all is written and the caller takes the full path. The
- * reservation comes after the session here: a concurrent request with the same key still waits on the key's
- * row lock and then replays ('key_taken' once the holder commits), exactly as when the reservation is written
- * first. The timeline's `created` entry is derived from the session row (support.service.ts), so there is no
- * second row to keep in step (ADR 0023).
+ * has seen): one prepared statement in autocommit, the guarded INSERT of insertIfCurrent, with or without an
+ * Idempotency-Key. The key is a column of the session row (`idem_key`, unique per tenant: ADR 0024), so when
+ * the guard refuses (configuration changed: 'stale') nothing at all is written and the caller takes the full
+ * path. A concurrent request with the same key waits on the first one's uncommitted index entry and then
+ * fails on it ('key_taken': replay) once that commits, or inserts if it rolled back. The timeline's `created`
+ * entry is derived from the session row (support.service.ts), so there is no second row to keep in step.
  */
 export async function createInOneTrip(
   ds: DataSource,
   session: SessionEntity,
   k: KnownRevision,
-  reservation?: IdempotencyKeyEntity,
 ): Promise<OneTripOutcome> {
   const { businessId, environment } = session;
-  const guardParams = [
+  const params = [
     ...rowValues(ds, SessionEntity, session),
     session.workflowId,
     businessId,
@@ -243,36 +239,16 @@ export async function createInOneTrip(
     environment,
   ];
   try {
-    if (!reservation) {
-      // a prepared statement refuses undefined instead of binding NULL (the batch's text protocol formats NULL)
-      const bound = guardParams.map((v) => (v === undefined ? null : v));
-      const res = await sql<{ affectedRows?: number }>(
-        ds,
-        guardedInsert(ds, environment, k.primitives),
-        bound,
-      );
-      return res.affectedRows === 1 ? 'created' : 'stale';
-    }
-    const statements = [
-      'START TRANSACTION',
-      guardedInsert(ds, environment, k.primitives),
-      `${insertSelect(ds, IdempotencyKeyEntity)} FROM session WHERE id = ? AND business_id = ? AND environment = ?`,
-      'COMMIT',
-    ];
-    const params = [
-      ...guardParams,
-      ...rowValues(ds, IdempotencyKeyEntity, reservation),
-      session.id,
-      businessId,
-      environment,
-    ];
-    const res = await batch(ds, statements.join(';\n'), params);
-    return res[1]?.affectedRows === 1 ? 'created' : 'stale';
+    // a prepared statement refuses undefined instead of binding NULL
+    const bound = params.map((v) => (v === undefined ? null : v));
+    const res = await sql<{ affectedRows?: number }>(ds, guardedInsert(ds, environment, k.primitives), bound);
+    return res.affectedRows === 1 ? 'created' : 'stale';
   } catch (e) {
     const err = e as { code?: string };
-    // session ids are random: a duplicate in this batch is the reservation's key
-    if (reservation && err.code === 'ER_DUP_ENTRY') return 'key_taken';
-    // a deadlock (or a Galera certification conflict) rolled it all back: the full path retries
+    // session ids are random: a duplicate is the key's unique index
+    if (session.idemKey && err.code === 'ER_DUP_ENTRY') return 'key_taken';
+    // an InnoDB deadlock (waiters on a key whose holder rolled back) or a Galera certification conflict (the
+    // same key inserted through two members): nothing was written, the full path retries
     if (err.code === 'ER_LOCK_DEADLOCK') return 'deadlock';
     throw e;
   }

@@ -8,6 +8,9 @@ import type { SessionStatus } from './session.machine';
 @Index('IDX_session_status_expires', ['status', 'expiresAt'])
 @Index('IDX_session_status_decision_due', ['status', 'decisionDueAt'])
 @Index('IDX_session_status_step_expires', ['status', 'stepExpiresAt'])
+// The Idempotency-Key reservation (ADR 0024): at most one session per key and tenant. Sessions created without
+// a key hold NULL, which a unique index admits any number of times (MySQL, MariaDB, SQLite).
+@Index('IDX_session_idem_key', ['businessId', 'environment', 'idemKey'], { unique: true })
 export class SessionEntity {
   @PrimaryColumn(idCol()) id!: string;
   @Column({ ...idCol(), name: 'business_id' }) businessId!: string;
@@ -34,4 +37,9 @@ export class SessionEntity {
   @Column({ ...text(true), name: 'failure_reason' }) failureReason!: string | null;
   /** Where the hosted page offers the way back after the end; on a registered origin (ADR 0019). */
   @Column({ ...str(2048, true), name: 'return_url' }) returnUrl!: string | null;
+  /**
+   * SHA-256 hex of the Idempotency-Key that created the session, while it reserves the key (24 h, then released
+   * lazily by the next request with the key); NULL for a create without a key.
+   */
+  @Column({ ...str(64, true), name: 'idem_key' }) idemKey!: string | null;
 }

@@ -93,7 +93,7 @@ export function registerSessionRoutes(
 
 /**
  * Form fields as create input. Values that do not convert stay strings, so the service's one validation
- * (after the idempotency reservation) refuses them with the same errors as a JSON create.
+ * refuses them with the same errors as a JSON create (a repeat of a key that created a session replays it).
  */
 function createInputFromForm(fields: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
-// Owns the business side of sessions: create (with Idempotency-Key), read for reconciliation, continue and
-// stop at a gate, the expiry sweep, the gate reminder (session.decision_due) and the purge of idempotency
-// reservations after their 24 h. The hosted-page side lives in session.transport.ts.
+// Owns the business side of sessions: create (with Idempotency-Key, reserved on the session row: ADR 0024),
+// read for reconciliation, continue and stop at a gate, the expiry sweep and the gate reminder
+// (session.decision_due). The hosted-page side lives in session.transport.ts.
 
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
@@ -20,7 +20,6 @@ import type { WebhookService } from '../webhook/webhook.service';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
-import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import {
   createInOneTrip,
   insertIfCurrent,
@@ -101,31 +100,56 @@ const isLockWaitTimeout = (e: unknown): boolean => {
 };
 
 /**
- * Attempts of a create. When the holder of a reservation rolls back (a 4xx), InnoDB deadlocks the repeats that
- * waited on its key; one takes the key over, the others re-run. Each failing holder costs a waiter at most one
+ * Attempts of a create. When the holder of a key rolls back, InnoDB deadlocks the repeats that waited on its
+ * index entry; one takes the key over, the others re-run. Each failing holder costs a waiter at most one
  * attempt, and at most as many requests as the connection pool (20) wait at once.
  */
 const CREATE_ATTEMPTS = 50;
 
+/**
+ * Rounds of create-then-replay: a replay finds no session when the key was released meanwhile (24 h passed,
+ * or the holder rolled back after the duplicate was seen); the request is then new and creates again.
+ */
+const KEY_ROUNDS = 3;
+
 class IdempotentReplay extends Error {}
 
-/** The Idempotency-Key reservation of a create, naming its session (it commits with it or not at all). */
-const reservationRow = (
-  businessId: string,
-  environment: 'sandbox' | 'production',
-  key: string,
-  sessionId: string,
-  now: Date,
-): IdempotencyKeyEntity =>
-  Object.assign(new IdempotencyKeyEntity(), {
-    businessId,
-    environment,
-    key,
-    sessionId,
-    statusCode: 201,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + SESSION_LIMITS.idempotencyRetentionHours * 3600_000),
-  });
+/** What a create answers: 201 with the session, `replayed` when an earlier request with the key created it. */
+export interface CreateOutcome {
+  statusCode: number;
+  session: SessionCreated;
+  replayed: boolean;
+}
+
+/** The 409 of a repeat that waited longer than the database's lock wait for the first request with its key. */
+const inProgress = (cause: unknown): AppError =>
+  new AppError(
+    'idempotency_in_progress',
+    'A request with this Idempotency-Key is still in progress; retry.',
+    {
+      cause,
+    },
+  );
+
+const RETENTION_MS = SESSION_LIMITS.idempotencyRetentionHours * 3600_000;
+
+const keyedStatements = new WeakMap<DataSource, { read: string; release: string }>();
+/**
+ * The two statements of a replay, on the unique index (business_id, environment, idem_key): the session that
+ * holds a key, and the guarded release of a key past its 24 h (only if that session still holds it).
+ */
+function keyedStatement(ds: DataSource): { read: string; release: string } {
+  let s = keyedStatements.get(ds);
+  if (!s) {
+    s = {
+      read: `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE business_id = ? AND environment = ? AND idem_key = ?`,
+      release:
+        'UPDATE session SET idem_key = NULL WHERE id = ? AND business_id = ? AND environment = ? AND idem_key = ?',
+    };
+    keyedStatements.set(ds, s);
+  }
+  return s;
+}
 
 /** The row of a new session (status created), pinned to `revision`. */
 function sessionRow(a: {
@@ -138,6 +162,8 @@ function sessionRow(a: {
   now: Date;
   revision: number;
   returnUrl: string | null;
+  /** SHA-256 hex of the Idempotency-Key, which the row reserves (ADR 0024). */
+  idemKey: string | null;
 }): SessionEntity {
   return Object.assign(new SessionEntity(), {
     id: a.id,
@@ -157,6 +183,7 @@ function sessionRow(a: {
     endedAt: null,
     failureReason: null,
     returnUrl: a.returnUrl,
+    idemKey: a.idemKey,
   } satisfies Partial<SessionEntity>);
 }
 
@@ -298,8 +325,9 @@ export class SessionService {
   }
 
   /**
-   * Creates a session pinned to the latest published revision. With an Idempotency-Key, the reservation row
-   * is inserted first in the same transaction: a concurrent repeat blocks on it and then replays the original.
+   * Creates a session pinned to the latest published revision. With an Idempotency-Key the session row itself
+   * reserves the key (`idem_key`, unique per tenant: ADR 0024): a concurrent repeat waits on the first insert's
+   * index entry and then replays the original; a key whose session is 24 h old is released and used again.
    */
   async create(
     ctx: Ctx,
@@ -307,91 +335,123 @@ export class SessionService {
     idempotencyKey?: string,
     /** File parts of a multipart create (null or absent: a JSON create, which carries no documents). */
     uploads?: UploadedFile[] | null,
-  ): Promise<{ statusCode: number; session: SessionCreated; replayed: boolean }> {
-    const { businessId, environment } = tenantOf(ctx);
-    // the reservation is keyed by the key's SHA-256: the column collation is case-insensitive, keys are not
+  ): Promise<CreateOutcome> {
+    const tenant = tenantOf(ctx);
+    // the key is stored as its SHA-256: the column collation is case-insensitive, keys are not
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
-    const { ds, clock } = this.deps;
+    if (!key) return this.createNew(ctx, input, undefined, uploads);
+    for (let round = 1; ; round++) {
+      try {
+        return await this.createNew(ctx, input, key, uploads);
+      } catch (e) {
+        if (isLockWaitTimeout(e)) throw inProgress(e);
+        // A refused create writes nothing, so its key stays free; but bodies are not compared, so a repeat of
+        // a request that succeeded replays even when this body would be refused.
+        const refused = e instanceof AppError && e.status < 500;
+        if (!refused && !(e instanceof IdempotentReplay) && !isDuplicateKey(e)) throw e;
+        const replayed = await this.replay(tenant.businessId, tenant.environment, key);
+        if (replayed) return replayed;
+        if (refused) throw e;
+        // the key was released meanwhile (24 h passed, or its holder rolled back): this is a new request
+        if (round >= KEY_ROUNDS) throw inProgress(e);
+      }
+    }
+  }
+
+  /** One create: the one-round-trip path when it applies, else the full transaction (retried on deadlock). */
+  private async createNew(
+    ctx: Ctx,
+    input: CreateSessionInput,
+    key: string | undefined,
+    uploads: UploadedFile[] | null | undefined,
+  ): Promise<CreateOutcome> {
+    const fast = await this.createInOneTrip(ctx, input, key, uploads);
+    if (fast) return { statusCode: 201, session: this.created(fast), replayed: false };
     // The documents the committed attempt stored (their blobs are re-put after commit).
     let stored: PlannedDocument[] = [];
-    // One attempt of the create, in its transaction `m` (retried whole on deadlock).
-    const attempt = async (m: EntityManager): Promise<SessionEntity> => {
-      const now = clock.now();
-      const id = newId('sess');
-      if (key) {
-        try {
-          // The reservation names its session up front (it commits with it or not at all), so no UPDATE follows.
-          await insertRow(ds, IdempotencyKeyEntity, reservationRow(businessId, environment, key, id, now), m);
-        } catch (e) {
-          if (isDuplicateKey(e)) throw new IdempotentReplay();
-          throw e;
-        }
+    // Retried on deadlock: waiters on a key whose holder rolled back deadlock on its index entry (InnoDB), and
+    // the same key inserted through two Galera members fails certification on one of them.
+    // A transaction: the session and its documents commit together.
+    const s = await transactionWithRetry(
+      this.deps.ds,
+      async (m) => {
+        const out = await this.createAttempt(m, ctx, input, key, uploads);
+        stored = out.documents;
+        return out.session;
+      },
+      CREATE_ATTEMPTS,
+    );
+    if (stored.length > 0) await this.deps.documents.ensureStored(stored); // see ensureStored: cleanup race
+    return { statusCode: 201, session: this.created(s), replayed: false };
+  }
+
+  /**
+   * One attempt of the full create, in its transaction `m`: validates, reads the configuration, inserts the
+   * session (carrying the key) and stores its documents. A duplicate of the key surfaces as IdempotentReplay.
+   */
+  private async createAttempt(
+    m: EntityManager,
+    ctx: Ctx,
+    input: CreateSessionInput,
+    key: string | undefined,
+    uploads: UploadedFile[] | null | undefined,
+  ): Promise<{ session: SessionEntity; documents: PlannedDocument[] }> {
+    const { ds, clock } = this.deps;
+    const tenant = tenantOf(ctx);
+    const { businessId, environment } = tenant;
+    const now = clock.now();
+    const id = newId('sess');
+    const { workflowId, metadata, expiresIn } = validateCreateInput(input);
+    const returnUrl = await checkReturnUrl(m, tenant, input.return_url);
+    const newSession = (revision: number) =>
+      sessionRow({
+        id,
+        businessId,
+        environment,
+        workflowId,
+        metadata,
+        expiresIn,
+        now,
+        revision,
+        returnUrl,
+        idemKey: key ?? null,
+      });
+    const keyed = async <T>(write: Promise<T>): Promise<T> => {
+      try {
+        return await write;
+      } catch (e) {
+        // session ids are random: a duplicate is the key's unique index
+        if (key && isDuplicateKey(e)) throw new IdempotentReplay();
+        throw e;
       }
-      // validation after the reservation: a repeat never re-validates (bodies are not compared)
-      const { workflowId, metadata, expiresIn } = validateCreateInput(input);
-      const tenant = { businessId, environment };
-      const returnUrl = await checkReturnUrl(m, tenant, input.return_url);
-      const newSession = (revision: number) =>
-        sessionRow({
-          id,
-          businessId,
-          environment,
-          workflowId,
-          metadata,
-          expiresIn,
-          now,
-          revision,
-          returnUrl,
-        });
-      // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
-      // seen last is still the latest, the endpoint exists and the routes are available
-      // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
-      const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
-      if (seen && !seen.primitives.includes('sign')) {
-        const session = newSession(seen.revision.revision);
-        if (await insertIfCurrent(ds, m, session, seen)) return session;
-      }
-      // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
-      const cfg = await readCreateContext(ds, m, tenant, workflowId);
-      const steps = toRevisionView(cfg.revision).steps;
-      // Every refusal about documents happens here, before anything is written (no row, no blob).
-      const documents = this.deps.documents.plan(steps, uploads ?? null);
-      assertPrimitivesOffered(cfg.offered, environment, steps);
-      if (!cfg.hasEndpoint)
-        throw new AppError(
-          'webhook_endpoint_required',
-          `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
-        );
-      rememberRevision(tenant, workflowId, cfg.revision, steps);
-      const session = newSession(cfg.revision.revision);
-      // no `created` timeline row: the timeline derives it from the session row (ADR 0023)
-      await insertRow(ds, SessionEntity, session, m);
-      // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
-      if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
-      stored = documents;
-      return session;
     };
-    try {
-      const fast = await this.createInOneTrip(ctx, input, key, uploads);
-      if (fast) return { statusCode: 201, session: this.created(fast), replayed: false };
-      // Retried on deadlock: waiters on a reservation whose holder rolled back deadlock on its key (InnoDB).
-      // A transaction: the reservation, the session and its documents commit together.
-      const s = await transactionWithRetry(ds, (m) => attempt(m), CREATE_ATTEMPTS);
-      if (stored.length > 0) await this.deps.documents.ensureStored(stored); // see ensureStored: cleanup race
-      return { statusCode: 201, session: this.created(s), replayed: false };
-    } catch (e) {
-      if (key && isLockWaitTimeout(e))
-        throw new AppError(
-          'idempotency_in_progress',
-          'A request with this Idempotency-Key is still in progress; retry.',
-        );
-      if (!(e instanceof IdempotentReplay) && !(key && isDuplicateKey(e))) throw e;
-      const replayed = await this.replay(businessId, environment, key as string);
-      // the reservation had outlived its 24 h and is gone now: this is a new request
-      if (!replayed) return this.create(ctx, input, idempotencyKey, uploads);
-      return replayed;
+    // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
+    // seen last is still the latest, the endpoint exists and the routes are available
+    // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
+    const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
+    if (seen && !seen.primitives.includes('sign')) {
+      const session = newSession(seen.revision.revision);
+      if (await keyed(insertIfCurrent(ds, m, session, seen))) return { session, documents: [] };
     }
+    // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
+    const cfg = await readCreateContext(ds, m, tenant, workflowId);
+    const steps = toRevisionView(cfg.revision).steps;
+    // Every refusal about documents happens here, before anything is written (no row, no blob).
+    const documents = this.deps.documents.plan(steps, uploads ?? null);
+    assertPrimitivesOffered(cfg.offered, environment, steps);
+    if (!cfg.hasEndpoint)
+      throw new AppError(
+        'webhook_endpoint_required',
+        `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
+      );
+    rememberRevision(tenant, workflowId, cfg.revision, steps);
+    const session = newSession(cfg.revision.revision);
+    // no `created` timeline row: the timeline derives it from the session row (ADR 0023)
+    await keyed(insertRow(ds, SessionEntity, session, m));
+    // Exact bytes, content-addressed and write-once; the rows commit with the session or not at all.
+    if (documents.length > 0) await this.deps.documents.store(m, session, documents, now);
+    return { session, documents };
   }
 
   /**
@@ -417,58 +477,46 @@ export class SessionService {
     try {
       valid = validateCreateInput(input);
     } catch {
-      return; // refused on the full path, after the reservation (a repeat replays, never re-validates)
+      return; // refused on the full path, which names the field at fault
     }
-    const now = clock.now();
-    const id = newId('sess');
     const { businessId, environment } = tenant;
     const session = sessionRow({
-      id,
+      id: newId('sess'),
       businessId,
       environment,
       workflowId,
       metadata: valid.metadata,
       expiresIn: valid.expiresIn,
-      now,
+      now: clock.now(),
       revision: seen.revision.revision,
       returnUrl: null,
+      idemKey: key ?? null,
     });
-    const outcome = await createInOneTrip(
-      ds,
-      session,
-      seen,
-      key ? reservationRow(businessId, environment, key, id, now) : undefined,
-    );
+    const outcome = await createInOneTrip(ds, session, seen);
     if (outcome === 'key_taken') throw new IdempotentReplay();
     return outcome === 'created' ? session : undefined;
   }
 
-  /** The original answer for a reservation; null when it had expired (it is deleted: the key is free). */
-  private async replay(businessId: string, environment: 'sandbox' | 'production', key: string) {
-    const repo = this.deps.ds.getRepository(IdempotencyKeyEntity);
-    const r = await repo.findOneBy({ businessId, environment, key });
-    if (r && r.expiresAt <= this.deps.clock.now()) {
-      // between expiry and the next purge pass: purge this one now, guarded so a fresh reservation survives
-      await repo
-        .createQueryBuilder()
-        .delete()
-        .where('business_id = :b AND environment = :e AND idem_key = :k AND expires_at <= :now', {
-          b: businessId,
-          e: environment,
-          k: key,
-          now: this.deps.clock.now(),
-        })
-        .execute();
+  /**
+   * The original answer for a key: the session that holds it. Null when no session holds it (the key is free)
+   * or its session is 24 h old: the key is then released by a guarded write (only if that session still holds
+   * it), so the caller creates a new session with it.
+   */
+  private async replay(
+    businessId: string,
+    environment: 'sandbox' | 'production',
+    key: string,
+  ): Promise<CreateOutcome | null> {
+    const { ds, clock } = this.deps;
+    const { read, release } = keyedStatement(ds);
+    const row = (await sql(ds, read, [businessId, environment, key]))[0];
+    if (!row) return null;
+    const s = hydrate(ds, SessionEntity, row);
+    if (s.createdAt.getTime() + RETENTION_MS <= clock.now().getTime()) {
+      await sql(ds, release, [s.id, businessId, environment, key]);
       return null;
     }
-    if (!r?.sessionId)
-      throw new AppError(
-        'idempotency_in_progress',
-        'A request with this Idempotency-Key is still in progress; retry.',
-      );
-    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-    const s = await this.deps.ds.getRepository(SessionEntity).findOneByOrFail({ id: r.sessionId });
-    return { statusCode: r.statusCode ?? 201, session: this.created(s), replayed: true };
+    return { statusCode: 201, session: this.created(s), replayed: true };
   }
 
   /** Loads a session of the caller's tenant (another tenant's is "not found") with expiry enforced. */
@@ -696,36 +744,5 @@ export class SessionService {
     }
     if (n > 0) this.deps.onEventsQueued?.();
     return n;
-  }
-
-  /**
-   * Deletes idempotency reservations past their 24 h, in batches of `batch` rows, at most `maxBatches` per
-   * pass (the sweeper runs every 30 s, so a backlog drains over a few passes without long locks).
-   */
-  async purgeIdempotencyKeys(batch = 500, maxBatches = 10): Promise<number> {
-    const { ds, clock } = this.deps;
-    const now = clock.now();
-    let purged = 0;
-    for (let i = 0; i < maxBatches; i++) {
-      const rows = await ds
-        .getRepository(IdempotencyKeyEntity)
-        .createQueryBuilder('k')
-        .select(['k.businessId', 'k.environment', 'k.key'])
-        .where('k.expires_at <= :now', { now })
-        .orderBy('k.expires_at', 'ASC')
-        .limit(batch)
-        .getMany();
-      if (rows.length === 0) break;
-      const res = await ds
-        .createQueryBuilder()
-        .delete()
-        .from(IdempotencyKeyEntity)
-        .whereInIds(rows.map((r) => ({ businessId: r.businessId, environment: r.environment, key: r.key })))
-        .andWhere('expires_at <= :now', { now })
-        .execute();
-      purged += res.affected ?? 0;
-      if (rows.length < batch) break;
-    }
-    return purged;
   }
 }
