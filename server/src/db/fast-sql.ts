@@ -151,7 +151,9 @@ export function hydrate<T extends ObjectLiteral>(
   prefix = '',
   only?: readonly string[],
 ): T {
-  const e = new target() as Row;
+  // A subset is a plain object (its type is a Pick, not the class): constructing the entity would first define
+  // every one of its fields, for a handful of them to be set.
+  const e = (only ? {} : new target()) as Row;
   const driver = ds.driver;
   for (const c of columnsOf(ds, target, only))
     e[c.propertyName] = driver.prepareHydratedValue(row[prefix + c.databaseName], c);

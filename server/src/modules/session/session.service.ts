@@ -571,22 +571,38 @@ export class SessionService {
     return this.view(s, rows);
   }
 
-  /** The view of a session (expiry already enforced) and its rows' results (prefixed `r_`). */
+  /**
+   * The view of a session (expiry already enforced) and its rows' results (prefixed `r_`). One object literal
+   * in the answer's key order (`created`'s fields first): built with spreads, the object took about three times
+   * as long to build and serialize, on every GET.
+   */
   private view(s: SessionViewRow, rows: Record<string, unknown>[]): SessionView {
-    const { ds } = this.deps;
-    return {
-      ...this.created(s),
+    const v: SessionView = {
+      id: s.id,
+      workflow_id: s.workflowId,
+      workflow_revision: s.workflowRevision,
+      url: this.hostedUrlOf(s.id),
+      status: s.status,
+      expires: s.expiresAt.toISOString(),
       created: s.createdAt.toISOString(),
       metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
-      results: rows
-        .filter((r) => r.r_stage !== null && r.r_stage !== undefined)
-        .map((r) => hydrate(ds, StepResultEntity, r, 'r_', RESULT_VIEW))
-        .sort((a, b) => a.stage - b.stage)
-        .map(resultView),
+      results: this.resultsOf(rows),
       decision_due:
         s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null,
-      ...(s.failureReason ? { failure_reason: JSON.parse(s.failureReason) as FailureReason } : {}),
     };
+    if (s.failureReason) v.failure_reason = JSON.parse(s.failureReason) as FailureReason;
+    return v;
+  }
+
+  /** The results of the GET's rows (a session without results has one row, with NULL `r_` columns). */
+  private resultsOf(rows: Record<string, unknown>[]): StepResultView[] {
+    if (rows.length === 1 && (rows[0]?.r_stage === null || rows[0]?.r_stage === undefined)) return [];
+    const { ds } = this.deps;
+    return rows
+      .filter((r) => r.r_stage !== null && r.r_stage !== undefined)
+      .map((r) => hydrate(ds, StepResultEntity, r, 'r_', RESULT_VIEW))
+      .sort((a, b) => a.stage - b.stage)
+      .map(resultView);
   }
 
   async results(m: EntityManager, sessionId: string): Promise<StepResultView[]> {
