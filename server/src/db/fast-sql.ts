@@ -78,6 +78,8 @@ interface EntityShape {
   columnLists: Map<string, string>;
   /** The columns of a subset of properties, by the identity of the caller's (constant) property list. */
   subsets: Map<readonly string[], ColumnMetadata[]>;
+  /** hydrate's row keys (prefix + column name) per subset and prefix, built once instead of on every row. */
+  rowKeys: Map<readonly string[] | undefined, Map<string, string[]>>;
 }
 const shapes = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, EntityShape>>();
 
@@ -97,6 +99,7 @@ function shapeOf(ds: DataSource, target: EntityTarget<ObjectLiteral>): EntitySha
       insert: `INSERT INTO ${ds.driver.escape(meta.tableName)} (${columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
       columnLists: new Map(),
       subsets: new Map(),
+      rowKeys: new Map(),
     };
     perDs.set(target, s);
   }
@@ -155,9 +158,33 @@ export function hydrate<T extends ObjectLiteral>(
   // every one of its fields, for a handful of them to be set.
   const e = (only ? {} : new target()) as Row;
   const driver = ds.driver;
-  for (const c of columnsOf(ds, target, only))
-    e[c.propertyName] = driver.prepareHydratedValue(row[prefix + c.databaseName], c);
+  const cols = columnsOf(ds, target, only);
+  const keys = rowKeysOf(shapeOf(ds, target), cols, only, prefix);
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i] as ColumnMetadata;
+    e[c.propertyName] = driver.prepareHydratedValue(row[keys[i] as string], c);
+  }
   return e as T;
+}
+
+/** The row keys of `cols` under `prefix`, memoized: a concatenated key is a new string to hash on every lookup. */
+function rowKeysOf(
+  shape: EntityShape,
+  cols: ColumnMetadata[],
+  only: readonly string[] | undefined,
+  prefix: string,
+): string[] {
+  let byPrefix = shape.rowKeys.get(only);
+  if (!byPrefix) {
+    byPrefix = new Map();
+    shape.rowKeys.set(only, byPrefix);
+  }
+  let keys = byPrefix.get(prefix);
+  if (!keys) {
+    keys = cols.map((c) => prefix + c.databaseName);
+    byPrefix.set(prefix, keys);
+  }
+  return keys;
 }
 
 /** INSERT of every column of an entity, values converted by the driver as TypeORM's own insert does. */
