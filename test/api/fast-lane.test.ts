@@ -4,6 +4,8 @@
 // Tenant isolation, revocation, scopes, rate-limit headers and metrics hold on the lane.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/src/common/clock';
+import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
   Api,
   createBusiness,
@@ -11,6 +13,8 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+import { publishWorkflow } from '../support/workflows';
 
 interface Answer {
   status: number;
@@ -70,6 +74,7 @@ function observable(a: Answer) {
 }
 
 describe('the lean lane answers exactly as the Express stack', () => {
+  const clock = new ManualClock(Date.now());
   let t: TestService;
   let key: string;
   let businessId: string;
@@ -77,7 +82,7 @@ describe('the lean lane answers exactly as the Express stack', () => {
   let other: { api: Api; key: string };
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'fast_lane', workers: false });
+    t = await startTestService({ label: 'fast_lane', workers: false, clock });
     const biz = await createBusiness(t, 'Lane GmbH');
     key = biz.apiKey;
     businessId = biz.businessId;
@@ -256,6 +261,44 @@ describe('the lean lane answers exactly as the Express stack', () => {
     expect(after.status).toBe(401);
     expect(after.json.code).toBe('unauthenticated');
     expect(after.text).not.toContain(id);
+  });
+
+  it('reads results, a gate and an expiry with the same answer on both stacks', async () => {
+    // a gate after one identify step: the session waits with one result and a decision deadline
+    const api = new Api(t.baseUrl, key);
+    const gated = (
+      await publishWorkflow(api, [{ primitive: 'identify', claims: ['given_name'], gateAfter: true }])
+    ).workflowId;
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: gated, metadata: { n: 1 } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const signer = new SignerClient(t.baseUrl, id);
+    expect((await signer.start()).status).toBe(200);
+    expect((await shareWithReferenceWallet(t.svc, signer)).body.status).toBe('awaiting_decision');
+    const atGate = await via(true, () => send(t.baseUrl, 'GET', `/v1/sessions/${id}`, auth()));
+    const atGateExpress = await via(false, () =>
+      send(t.baseUrl, 'GET', `/v1/sessions/${id.replace('_', '%5F')}`, auth()),
+    );
+    expect(atGate.json.status).toBe('awaiting_decision');
+    expect(atGate.json.results).toHaveLength(1);
+    expect(atGate.json.decision_due).toEqual(expect.any(String));
+    expect(observable(atGate)).toEqual(observable(atGateExpress));
+
+    // overdue when read: the lane's read expires it (one guarded write, one session.expired), both stacks
+    // then answer the expired session with its failure reason
+    const fresh = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId, expires_in: 60 });
+    const late = fresh.body.id as string;
+    clock.advance(61_000);
+    const expired = await via(true, () => send(t.baseUrl, 'GET', `/v1/sessions/${late}`, auth()));
+    const expiredExpress = await via(false, () =>
+      send(t.baseUrl, 'GET', `/v1/sessions/${late.replace('_', '%5F')}`, auth()),
+    );
+    expect(expired.status).toBe(200);
+    expect(expired.json.status).toBe('expired');
+    expect(expired.json.failure_reason).toEqual(expect.any(Object));
+    expect(observable(expired)).toEqual(observable(expiredExpress));
+    const events = await t.svc.ds.getRepository(WebhookEventEntity).findBy({ sessionId: late });
+    expect(events.map((e) => e.event)).toEqual(['session.expired']);
   });
 
   it('counts lane requests in /metrics under their route', async () => {

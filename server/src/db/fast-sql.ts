@@ -106,8 +106,12 @@ interface EntityShape {
   table: string;
   columns: ColumnMetadata[];
   insert: string;
-  /** columnList answers by alias and prefix (pure functions of the metadata). */
+  /** columnList answers by alias, prefix and subset (pure functions of the metadata). */
   columnLists: Map<string, string>;
+  /** The columns of a subset of properties, by the identity of the caller's (constant) property list. */
+  subsets: Map<readonly string[], ColumnMetadata[]>;
+  /** hydrate's row keys (prefix + column name) per subset and prefix, built once instead of on every row. */
+  rowKeys: Map<readonly string[] | undefined, Map<string, string[]>>;
 }
 const shapes = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, EntityShape>>();
 
@@ -126,23 +130,93 @@ function shapeOf(ds: DataSource, target: EntityTarget<ObjectLiteral>): EntitySha
       columns,
       insert: `INSERT INTO ${ds.driver.escape(meta.tableName)} (${columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
       columnLists: new Map(),
+      subsets: new Map(),
+      rowKeys: new Map(),
     };
     perDs.set(target, s);
   }
   return s;
 }
 
-/** An entity from a raw row (column names as in the table; extra columns of a join are ignored). */
+/**
+ * The columns of `only` (property names), in entity order; all columns without it. A read that needs a few
+ * columns selects only those: with prepared statements, MariaDB sends, and mysql2 parses, every column's
+ * definition on every execute, so the column count is paid on each request (ADR 0023, round 2). `only` is
+ * expected to be a module constant: the answer is memoized by its identity.
+ */
+function columnsOf(
+  ds: DataSource,
+  target: EntityTarget<ObjectLiteral>,
+  only: readonly string[] | undefined,
+): ColumnMetadata[] {
+  const shape = shapeOf(ds, target);
+  if (!only) return shape.columns;
+  let cols = shape.subsets.get(only);
+  if (!cols) {
+    for (const p of only)
+      if (!shape.columns.some((c) => c.propertyName === p))
+        throw new Error(`no column ${p} in ${shape.table}`);
+    cols = shape.columns.filter((c) => only.includes(c.propertyName));
+    shape.subsets.set(only, cols);
+  }
+  return cols;
+}
+
+/**
+ * An entity from a raw row (column names as in the table; extra columns of a join are ignored). With `only`,
+ * just those properties are set (the row was read with the same `only` in columnList).
+ */
+export function hydrate<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T> & (new () => T),
+  row: Row,
+  prefix?: string,
+): T;
+export function hydrate<T extends ObjectLiteral, K extends keyof T & string>(
+  ds: DataSource,
+  target: EntityTarget<T> & (new () => T),
+  row: Row,
+  prefix: string,
+  only: readonly K[],
+): Pick<T, K>;
 export function hydrate<T extends ObjectLiteral>(
   ds: DataSource,
   target: EntityTarget<T> & (new () => T),
   row: Row,
   prefix = '',
+  only?: readonly string[],
 ): T {
-  const e = new target() as Row;
-  for (const c of shapeOf(ds, target).columns)
-    e[c.propertyName] = ds.driver.prepareHydratedValue(row[prefix + c.databaseName], c);
+  // A subset is a plain object (its type is a Pick, not the class): constructing the entity would first define
+  // every one of its fields, for a handful of them to be set.
+  const e = (only ? {} : new target()) as Row;
+  const driver = ds.driver;
+  const cols = columnsOf(ds, target, only);
+  const keys = rowKeysOf(shapeOf(ds, target), cols, only, prefix);
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i] as ColumnMetadata;
+    e[c.propertyName] = driver.prepareHydratedValue(row[keys[i] as string], c);
+  }
   return e as T;
+}
+
+/** The row keys of `cols` under `prefix`, memoized: a concatenated key is a new string to hash on every lookup. */
+function rowKeysOf(
+  shape: EntityShape,
+  cols: ColumnMetadata[],
+  only: readonly string[] | undefined,
+  prefix: string,
+): string[] {
+  let byPrefix = shape.rowKeys.get(only);
+  if (!byPrefix) {
+    byPrefix = new Map();
+    shape.rowKeys.set(only, byPrefix);
+  }
+  let keys = byPrefix.get(prefix);
+  if (!keys) {
+    keys = cols.map((c) => prefix + c.databaseName);
+    byPrefix.set(prefix, keys);
+  }
+  return keys;
 }
 
 /** INSERT of every column of an entity, values converted by the driver as TypeORM's own insert does. */
@@ -168,19 +242,21 @@ export function rowValues<T extends ObjectLiteral>(
 
 /**
  * The columns of an entity's table for a SELECT list, optionally qualified and renamed
- * (`s.id, s.status, …` or `rv.id AS rv_id, …` for a join read back with hydrate(…, prefix)).
+ * (`s.id, s.status, …` or `rv.id AS rv_id, …` for a join read back with hydrate(…, prefix)), optionally only
+ * those of the properties `only` (a module constant; read back with hydrate(…, prefix, only)).
  */
-export function columnList(
+export function columnList<T extends ObjectLiteral>(
   ds: DataSource,
-  target: EntityTarget<ObjectLiteral>,
+  target: EntityTarget<T>,
   alias?: string,
   prefix?: string,
+  only?: readonly (keyof T & string)[],
 ): string {
   const shape = shapeOf(ds, target);
-  const memoKey = `${alias ?? ''}|${prefix ?? ''}`;
+  const memoKey = `${alias ?? ''}|${prefix ?? ''}|${only ? only.join(',') : '*'}`;
   let list = shape.columnLists.get(memoKey);
   if (list === undefined) {
-    list = shape.columns
+    list = columnsOf(ds, target, only)
       .map((c) => {
         const col = alias ? `${alias}.${c.databaseName}` : c.databaseName;
         return prefix ? `${col} AS ${prefix}${c.databaseName}` : col;

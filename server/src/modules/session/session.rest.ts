@@ -69,9 +69,9 @@ export function registerSessionRoutes(
     // the key and the tenant's session in one statement (ADR 0023)
     lane: {
       read: (presented, params) => tenancy.authenticateAnd(presented, sessions.getJoin(params.id)),
-      handle: async (_ctx, _req, _params, _body, rows) => ({
+      handle: async (ctx, _req, params, _body, rows) => ({
         status: 200,
-        body: await sessions.viewOfRows(rows),
+        body: await sessions.viewOfJoin(ctx, params.id, rows),
       }),
     },
   });

@@ -141,7 +141,10 @@ async function recordTransition(
 }
 
 /** True when a session that can expire (created, in_progress) is past its overall or step window. */
-export const isOverdue = (s: SessionEntity, now: Date): boolean =>
+export const isOverdue = (
+  s: Pick<SessionEntity, 'status' | 'expiresAt' | 'stepExpiresAt'>,
+  now: Date,
+): boolean =>
   (s.status === 'created' || s.status === 'in_progress') &&
   (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
 

@@ -14,6 +14,58 @@ import { BusinessEntity } from './business.entity';
 
 const KEY_RE = /^sk_(sandbox|production)_([0-9a-z]{12})_([0-9a-z]{40})$/;
 
+/**
+ * The key columns the check and the actor need (label, lookup, created_at/by are never read here): fewer
+ * columns for the database to describe and for mysql2 to parse on every request (ADR 0023, round 2).
+ */
+const KEY_CHECK = [
+  'id',
+  'businessId',
+  'environment',
+  'secretHash',
+  'revokedAt',
+  'scopes',
+  'lastUsedAt',
+] as const satisfies readonly (keyof ApiKeyEntity)[];
+
+/**
+ * A tenant-scoped read joined to the key row `k` (authenticateAnd): `columns` of the joined tables, and `from`
+ * with the joins, each restricted by `k.business_id` and `k.environment`. One object per statement, reused
+ * across requests: the statement text is built once per join (and per DataSource).
+ */
+export interface KeyJoin {
+  columns: string;
+  from: string;
+}
+
+const keyStatements = new WeakMap<DataSource, { plain: string; joined: WeakMap<KeyJoin, string> }>();
+
+function statementsOf(ds: DataSource) {
+  let st = keyStatements.get(ds);
+  if (!st) {
+    st = {
+      plain: `SELECT ${columnList(ds, ApiKeyEntity, undefined, undefined, KEY_CHECK)} FROM api_key WHERE lookup = ?`,
+      joined: new WeakMap(),
+    };
+    keyStatements.set(ds, st);
+  }
+  return st;
+}
+
+function joinedStatement(ds: DataSource, join: KeyJoin): string {
+  const st = statementsOf(ds);
+  let s = st.joined.get(join);
+  if (!s) {
+    s = `SELECT ${columnList(ds, ApiKeyEntity, 'k', 'k_', KEY_CHECK)}, ${join.columns} FROM api_key k ${join.from} WHERE k.lookup = ?`;
+    st.joined.set(join, s);
+  }
+  return s;
+}
+
+// a module function, not a closure per request (the same error for every failure)
+const unauthenticated = (): AppError =>
+  new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
+
 export interface IssuedApiKey {
   id: string;
   /** The full key: returned once, never stored. */
@@ -86,27 +138,21 @@ export class TenancyService {
    */
   async authenticateAnd(
     presented: string | undefined,
-    join?: { columns: string; from: string; params: unknown[] },
+    join?: { join: KeyJoin; params: unknown[] },
   ): Promise<{ actor: ApiKeyActor; rows: Record<string, unknown>[] }> {
-    const fail = () =>
-      new AppError('unauthenticated', 'Send a valid API key as "Authorization: Bearer <key>".');
-    if (!presented) throw fail();
+    if (!presented) throw unauthenticated();
     const m = KEY_RE.exec(presented);
-    if (!m) throw fail();
+    if (!m) throw unauthenticated();
     // Read on every request, never cached: a revocation takes effect at once on every node (plain SQL: this
     // runs before every /v1 call, and the repository call cost more CPU than the whole baseline request).
     const ds = this.deps.ds;
     const rows = join
-      ? await sql(
-          ds,
-          `SELECT ${columnList(ds, ApiKeyEntity, 'k', 'k_')}, ${join.columns} FROM api_key k ${join.from} WHERE k.lookup = ?`,
-          [...join.params, m[2]],
-        )
-      : await sql(ds, `SELECT ${columnList(ds, ApiKeyEntity)} FROM api_key WHERE lookup = ?`, [m[2]]);
-    const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0], join ? 'k_' : '') : null;
+      ? await sql(ds, joinedStatement(ds, join.join), [...join.params, m[2]])
+      : await sql(ds, statementsOf(ds).plain, [m[2]]);
+    const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0], join ? 'k_' : '', KEY_CHECK) : null;
     // both sides are SHA-256 hex digests (64 characters): a constant-time comparison of equal lengths
     const ok = row !== null && digestEqual(row.secretHash, sha256Hex(presented));
-    if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw fail();
+    if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw unauthenticated();
     // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.
     // "Last used" is written at most once a minute per key, as a guarded update.
     const now = this.deps.clock.now();
