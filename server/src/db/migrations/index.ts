@@ -13,6 +13,7 @@ import { SessionStepExpiryIndex1764000000700 } from './1764000000700-session-ste
 import { ReturnUrl1764000001000 } from './1764000001000-return-url';
 import { BrandingLogo1764400000000 } from './1764400000000-branding-logo';
 import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotency-key-on-session';
+import { TrustedIssuerKeyIndex1764600000000 } from './1764600000000-trusted-issuer-key-index';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -33,4 +34,6 @@ export const MIGRATIONS = [
   BrandingLogo1764400000000, // branding logo (issue 10, ADR 0019)
   // perf (issue 11): the Idempotency-Key reservation on the session row (ADR 0024)
   IdempotencyKeyOnSession1764500000000,
+  // perf (issue 11): the trust store's current-key read without a sort (ADR 0021, round 3)
+  TrustedIssuerKeyIndex1764600000000,
 ];

@@ -3,7 +3,7 @@ import { idCol, str, text, time } from '../../db/columns';
 
 /** An issuer trusted for an environment through a configured public key. Its key also signs its status lists. */
 @Entity('trusted_issuer')
-@Index('IDX_trusted_issuer_iss_env', ['issuer', 'environment'])
+@Index('IDX_trusted_issuer_iss_env_created', ['issuer', 'environment', 'createdAt'])
 export class TrustedIssuerEntity {
   @PrimaryColumn(idCol()) id!: string;
   /** The `iss` value of credentials from this issuer. */
