@@ -620,24 +620,17 @@ export class SessionService {
   }
 
   /**
-   * The view of a session (expiry already enforced) and its rows' results (prefixed `r_`). One object literal
-   * in the answer's key order (`created`'s fields first): built with spreads, the object took about three times
-   * as long to build and serialize, on every GET.
+   * The view of a session (expiry already enforced) and its rows' results (prefixed `r_`): `created`'s object
+   * with the view's fields added in the answer's key order. Built with spreads, the object took about three
+   * times as long to build and serialize, on every GET.
    */
   private view(s: SessionViewRow, rows: Record<string, unknown>[]): SessionView {
-    const v: SessionView = {
-      id: s.id,
-      workflow_id: s.workflowId,
-      workflow_revision: s.workflowRevision,
-      url: this.hostedUrlOf(s.id),
-      status: s.status,
-      expires: s.expiresAt.toISOString(),
-      created: s.createdAt.toISOString(),
-      metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
-      results: this.resultsOf(rows),
-      decision_due:
-        s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null,
-    };
+    const v = this.created(s) as SessionView;
+    v.created = s.createdAt.toISOString();
+    v.metadata = s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null;
+    v.results = this.resultsOf(rows);
+    v.decision_due =
+      s.status === 'awaiting_decision' && s.decisionDueAt ? s.decisionDueAt.toISOString() : null;
     if (s.failureReason) v.failure_reason = JSON.parse(s.failureReason) as FailureReason;
     return v;
   }
