@@ -16,6 +16,7 @@ import {
   Api,
   createBusiness,
   type Json,
+  sessionsHoldingAKey,
   setUpIdentifyWorkflow,
   startTestService,
   type TestService,
@@ -276,13 +277,7 @@ describe('idempotency retention: 24 h', () => {
 
   const create = (key: string, body: Json = { workflow_id: workflowId }) =>
     api.rest('POST', '/v1/sessions', body, { 'Idempotency-Key': key });
-  // the sessions that hold a key (the reservation is the session row's idem_key: ADR 0024)
-  const holders = () =>
-    t.svc.ds
-      .getRepository(SessionEntity)
-      .createQueryBuilder('s')
-      .where('s.business_id = :businessId AND s.idem_key IS NOT NULL', { businessId })
-      .getCount();
+  const holders = () => sessionsHoldingAKey(t, businessId);
 
   it('replays within 24 h; from 24 h on a repeat is a new session, which then holds the key', async () => {
     const first = await create('order-1');

@@ -8,6 +8,7 @@ import { SessionEventEntity } from '../../server/src/modules/support/session-eve
 import {
   Api,
   createBusiness,
+  sessionsHoldingAKey,
   setUpIdentifyWorkflow,
   startTestService,
   type TestService,
@@ -82,13 +83,7 @@ describe('create follows configuration changes at once (MariaDB)', () => {
   });
 
   it('a create sent in one round trip writes the session and its key together, or nothing; the timeline starts with created', async () => {
-    // sessions that hold an Idempotency-Key (the reservation is the session row's idem_key: ADR 0024)
-    const keys = () =>
-      t.svc.ds
-        .getRepository(SessionEntity)
-        .createQueryBuilder('s')
-        .where('s.business_id = :businessId AND s.idem_key IS NOT NULL', { businessId })
-        .getCount();
+    const keys = () => sessionsHoldingAKey(t, businessId);
     const storedTimelineRows = () => t.svc.ds.getRepository(SessionEventEntity).countBy({ businessId });
     const plain = await create(); // the process has pinned the workflow's revision: one statement from here
     expect(plain.status).toBe(201);

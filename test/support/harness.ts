@@ -8,6 +8,7 @@ import type { Clock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { createService, type Service } from '../../server/src/service';
 import { publishWorkflow } from './workflows';
 
@@ -118,6 +119,14 @@ export async function ownerSession(
  * the dashboard's job). `new Api(baseUrl, apiKey)` then speaks /v1 with the key and dashboard GraphQL as the
  * owner (see Api.gql).
  */
+/** How many of a business's sessions hold an Idempotency-Key (the reservation is the row's idem_key: ADR 0024). */
+export const sessionsHoldingAKey = (t: TestService, businessId: string): Promise<number> =>
+  t.svc.ds
+    .getRepository(SessionEntity)
+    .createQueryBuilder('s')
+    .where('s.business_id = :businessId AND s.idem_key IS NOT NULL', { businessId })
+    .getCount();
+
 export async function createBusiness(t: TestService, name = 'Acme GmbH') {
   const biz = await t.svc.tenancy.createBusiness(name);
   const sandbox = await t.svc.tenancy.issueApiKey(biz.id, 'sandbox');
