@@ -1,7 +1,8 @@
 // A create sees the configuration as committed, on every request: after a new revision is published, a route
 // acceptance is withdrawn or an API key is revoked, the very next create answers accordingly. (The create path
-// remembers the last revision it pinned and checks it, with the endpoint and the routes, inside its INSERT:
-// these are the cases where that guess is wrong and the create must fall back to reading the configuration.)
+// remembers the last revision it pinned and checks it, with the endpoint and the catalog version, inside its
+// INSERT: these are the cases where that guess is wrong and the create must fall back to reading the
+// configuration.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { SessionEventEntity } from '../../server/src/modules/support/session-event.entity';
@@ -123,6 +124,29 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect([await stored(), await keys()]).toEqual([s0 + 2, k0 + 2]);
+  });
+
+  it('a catalog change committed by another node refuses the next create here, and its undoing creates again', async () => {
+    expect((await create()).status).toBe(201); // this process remembers the revision and the catalog version
+    const s0 = await stored();
+    // what any node's CatalogService commits: the route's change and the version bump in one transaction
+    const otherNode = (accepted: boolean) =>
+      t.svc.ds.transaction(async (m) => {
+        await m.query('UPDATE catalog_version SET version = version + 1 WHERE id = 1');
+        await m.query(
+          'UPDATE credential_route SET service_accepted = ?, production_available = ? WHERE id = ?',
+          [accepted, accepted, ROUTE],
+        );
+      });
+    await otherNode(false);
+    const refused = await create();
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('route_unavailable');
+    expect(await stored()).toBe(s0);
+    await otherNode(true);
+    expect((await create()).status).toBe(201);
+    expect((await create()).status).toBe(201);
+    expect(await stored()).toBe(s0 + 2);
   });
 
   it('a revoked API key is refused on the very next request', async () => {

@@ -8,6 +8,7 @@ import {
   HostedPageSettingsEntity,
 } from '../modules/branding/branding.entity';
 import {
+  CatalogVersionEntity,
   CredentialIssuerEntity,
   CredentialRouteEntity,
   WalletEntity,
@@ -58,6 +59,7 @@ export const ENTITIES = [
   WalletEntity,
   CredentialIssuerEntity,
   CredentialRouteEntity,
+  CatalogVersionEntity,
   SandboxKeyEntity,
   SandboxCredentialEntity,
   StatusListEntity,

@@ -14,6 +14,7 @@ import { ReturnUrl1764000001000 } from './1764000001000-return-url';
 import { BrandingLogo1764400000000 } from './1764400000000-branding-logo';
 import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotency-key-on-session';
 import { TrustedIssuerKeyIndex1764600000000 } from './1764600000000-trusted-issuer-key-index';
+import { CatalogVersion1764700000000 } from './1764700000000-catalog-version';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -36,4 +37,6 @@ export const MIGRATIONS = [
   IdempotencyKeyOnSession1764500000000,
   // perf (issue 11): the trust store's current-key read without a sort (ADR 0021, round 3)
   TrustedIssuerKeyIndex1764600000000,
+  // perf (issue 11): the catalog's version, checked by the one-statement create instead of the routes (ADR 0025)
+  CatalogVersion1764700000000,
 ];

@@ -1,7 +1,7 @@
 // Persistence of the credential route catalog: wallets, credential issuers and the routes (wallet x issuer)
 // with per-primitive capability, per-environment availability and the three production acceptances.
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { bool, idCol, str, text, time } from '../../db/columns';
+import { bool, idCol, int, str, text, time } from '../../db/columns';
 
 /** A wallet product a person may hold (the reference wallet, the EUDI wallet, a platform wallet...). */
 @Entity('wallet')
@@ -58,4 +58,14 @@ export class CredentialRouteEntity {
   @Column({ ...text(), name: 'notes' }) notes!: string;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
+}
+
+/**
+ * The catalog's version: one row (id 1), bumped in the same transaction as every write to the three tables
+ * above (CatalogService). The one-statement create checks it instead of the routes (ADR 0025).
+ */
+@Entity('catalog_version')
+export class CatalogVersionEntity {
+  @PrimaryColumn({ ...int(), name: 'id' }) id!: number;
+  @Column({ ...int(), name: 'version' }) version!: number;
 }

@@ -142,6 +142,16 @@ export function assertPrimitivesOffered(
     );
 }
 
+/**
+ * Every write to the catalog (wallet, credential_issuer, credential_route) calls this first, in its own
+ * transaction: it takes the version row's lock, so a create that checks the version in its INSERT waits for
+ * the write and then sees the new number (ADR 0025). A write that skipped it would leave creates on every
+ * node trusting what they read of the catalog before it.
+ */
+export async function bumpCatalogVersion(m: EntityManager): Promise<void> {
+  await m.query('UPDATE catalog_version SET version = version + 1 WHERE id = 1');
+}
+
 export class CatalogService {
   constructor(private readonly deps: { ds: DataSource; clock: Clock }) {}
 
@@ -248,6 +258,7 @@ export class CatalogService {
   async setAcceptance(routeId: string, acceptance: Partial<RouteAcceptance>): Promise<RouteView> {
     const { ds, clock } = this.deps;
     await transactionWithRetry(ds, async (m) => {
+      await bumpCatalogVersion(m);
       const repo = m.getRepository(CredentialRouteEntity);
       const route = await repo.findOneBy({ id: routeId });
       if (!route) throw new AppError('not_found', 'No route with this id.');
@@ -281,15 +292,28 @@ export class CatalogService {
    * Idempotent, safe on several nodes at once: inserts the seed rows on fixed ids (insert-or-ignore), so an
    * operator's later changes (acceptances, notes) are never overwritten. Only the sandbox route is owned by
    * configuration: its issuer identifier follows BASE_URL and its sandbox availability follows SEED_SANDBOX.
+   * One transaction that bumps the catalog version, so a node started with another SEED_SANDBOX is obeyed by
+   * the creates of every node at once.
    */
   async ensureSeeded(opts: { sandboxIssuerIdentifier: string; sandboxEnabled: boolean }): Promise<void> {
     const { ds, clock } = this.deps;
     const now = clock.now();
     const stamp = { createdAt: now, updatedAt: now };
+    await transactionWithRetry(ds, async (m) => {
+      await bumpCatalogVersion(m); // first: nodes starting together queue on the version row's lock
+      await this.seed(m, opts, stamp);
+    });
+  }
+
+  private async seed(
+    m: EntityManager,
+    opts: { sandboxIssuerIdentifier: string; sandboxEnabled: boolean },
+    stamp: { createdAt: Date; updatedAt: Date },
+  ): Promise<void> {
     const insert = async (
       entity: typeof WalletEntity | typeof CredentialIssuerEntity | typeof CredentialRouteEntity,
       values: object[],
-    ) => ds.createQueryBuilder().insert().into(entity).values(values).orIgnore().execute();
+    ) => m.createQueryBuilder().insert().into(entity).values(values).orIgnore().execute();
     await insert(
       WalletEntity,
       SEED_WALLETS.map((w) => ({ ...w, platforms: JSON.stringify(w.platforms), ...stamp })),
@@ -316,11 +340,11 @@ export class CatalogService {
         ...stamp,
       })),
     );
-    await ds
+    await m
       .getRepository(CredentialIssuerEntity)
       .update({ id: SANDBOX_ISSUER_ID }, { identifier: opts.sandboxIssuerIdentifier, sandboxOnly: true });
     const { id: _id, walletId: _w, issuerId: _i, sandboxAvailable: _s, ...owned } = SANDBOX_ROUTE;
-    await ds.getRepository(CredentialRouteEntity).update(
+    await m.getRepository(CredentialRouteEntity).update(
       { id: SANDBOX_ROUTE_ID },
       {
         ...owned,

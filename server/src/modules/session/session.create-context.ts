@@ -9,7 +9,6 @@ import type { Environment } from '../../config/config';
 import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
-import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import type { Primitive } from '../workflow/workflow.steps';
 import { WorkflowRevisionEntity } from '../workflow/workflow-revision.entity';
 import { SessionEntity } from './session.entity';
@@ -19,6 +18,8 @@ export interface CreateContext {
   hasEndpoint: boolean;
   /** The primitives some available route supports in the environment. */
   offered: PrimitiveFlags;
+  /** The catalog's version in the same snapshot as `offered` (null only if its row is missing). */
+  catalogVersion: number | null;
 }
 
 const ROUTE_COLUMNS = [
@@ -43,6 +44,7 @@ function statement(ds: DataSource): string {
     // A route is offered only with its wallet and issuer present (CatalogService.routes skips dangling ones).
     s = `SELECT w.latest_revision AS w_latest_revision, ${rv},
   (SELECT COUNT(*) FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?) AS endpoints,
+  (SELECT v.version FROM catalog_version v WHERE v.id = 1) AS catalog_version,
   ${ROUTE_COLUMNS.map((c) => `c.${c} AS cr_${c}`).join(', ')}, c.sandbox_only AS ci_sandbox_only
 FROM workflow w
 LEFT JOIN workflow_revision rv ON rv.workflow_id = w.id AND rv.revision = w.latest_revision
@@ -103,17 +105,20 @@ export async function readCreateContext(
     revision: hydrate(ds, WorkflowRevisionEntity, first, 'rv_'),
     hasEndpoint: Number(first.endpoints) > 0,
     offered: offeredPrimitives(routes, environment),
+    catalogVersion: first.catalog_version === null ? null : Number(first.catalog_version),
   };
 }
 
 /**
- * What a create already learned about a workflow: its latest published revision when last read. A published
- * revision never changes, so this is only a guess of which revision is the latest; insertIfCurrent checks it,
- * and everything mutable, in the INSERT itself.
+ * What a create already learned about a workflow: its latest published revision when last read, and the
+ * catalog version under which the catalog offered every primitive of it. A published revision never changes,
+ * so this is only a guess of which revision is the latest; insertIfCurrent checks it, and everything mutable,
+ * in the INSERT itself.
  */
 export interface KnownRevision {
   revision: WorkflowRevisionEntity;
   primitives: Primitive[];
+  catalogVersion: number | null;
 }
 
 const KNOWN_MAX = 10_000;
@@ -128,69 +133,57 @@ export function knownRevision(
   return known.get(knownKey(t, workflowId));
 }
 
+/** Call only once the context was found to offer every primitive of the revision's steps. */
 export function rememberRevision(
   t: { businessId: string; environment: Environment },
   workflowId: string,
-  revision: WorkflowRevisionEntity,
+  cfg: Pick<CreateContext, 'revision' | 'catalogVersion'>,
   steps: readonly { primitive: Primitive }[],
 ): void {
   if (known.size >= KNOWN_MAX) known.clear(); // a bounded guess cache: dropping it only costs a full read
   known.set(knownKey(t, workflowId), {
-    revision,
+    revision: cfg.revision,
     primitives: [...new Set(steps.map((s) => s.primitive))].sort(),
+    catalogVersion: cfg.catalogVersion,
   });
 }
 
-const PRIMITIVE_COLUMN: Record<Primitive, string> = {
-  identify: 'identify',
-  age_verify: 'age_verify',
-  sign: 'sign',
-  attestation: 'attestation',
-};
+const guarded = new WeakMap<DataSource, string>();
 
 /**
- * The route condition of offeredPrimitives() in SQL, for one primitive in one environment: a route with its
- * wallet and issuer, claiming the primitive with a format this service verifies for it, available in the
- * environment (production: all three acceptances, never a sandbox-only issuer). Formats are a JSON array of
- * strings, so a format is present when its quoted form is.
+ * The session INSERT, guarded by what the create remembered (KnownRevision): the workflow's latest revision,
+ * an endpoint of the business in the environment, and the catalog version under which every primitive of the
+ * revision was offered. Every catalog write bumps that version in its own transaction (bumpCatalogVersion),
+ * so checking one primary-key row stands for re-evaluating every route here (ADR 0025).
  */
-function offeredCondition(p: Primitive, environment: Environment): string {
-  const formats = PRIMITIVE_FORMATS[p].map(
-    (f) => `cr.formats LIKE '%"${f.replace(/[!%_]/g, '!$&').replace(/'/g, "''")}"%' ESCAPE '!'`,
-  );
-  const available =
-    environment === 'sandbox'
-      ? 'cr.sandbox_available = 1'
-      : 'cr.production_available = 1 AND cr.provider_accepted = 1 AND cr.issuer_accepted = 1 AND cr.service_accepted = 1 AND ci.sandbox_only = 0';
-  return `EXISTS (SELECT 1 FROM credential_route cr JOIN credential_issuer ci ON ci.id = cr.issuer_id JOIN wallet wa ON wa.id = cr.wallet_id WHERE cr.${PRIMITIVE_COLUMN[p]} = 1 AND (${formats.join(' OR ')}) AND ${available})`;
-}
-
-const guarded = new WeakMap<DataSource, Map<string, string>>();
-
-function guardedInsert(ds: DataSource, environment: Environment, primitives: Primitive[]): string {
-  let perDs = guarded.get(ds);
-  if (!perDs) {
-    perDs = new Map();
-    guarded.set(ds, perDs);
-  }
-  const k = `${environment}:${primitives.join(',')}`;
-  let s = perDs.get(k);
+function guardedInsert(ds: DataSource): string {
+  let s = guarded.get(ds);
   if (!s) {
     const cols = columnList(ds, SessionEntity);
     const n = cols.split(', ').length;
     s = `INSERT INTO session (${cols}) SELECT ${Array(n).fill('?').join(', ')} FROM workflow w
 WHERE w.id = ? AND w.business_id = ? AND w.environment = ? AND w.latest_revision = ?
 AND EXISTS (SELECT 1 FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?)
-${primitives.map((p) => `AND ${offeredCondition(p, environment)}`).join('\n')}`;
-    perDs.set(k, s);
+AND EXISTS (SELECT 1 FROM catalog_version v WHERE v.id = 1 AND v.version = ?)`;
+    guarded.set(ds, s);
   }
   return s;
 }
 
+const guardParams = (session: SessionEntity, k: KnownRevision): unknown[] => [
+  session.workflowId,
+  session.businessId,
+  session.environment,
+  k.revision.revision,
+  session.businessId,
+  session.environment,
+  k.catalogVersion,
+];
+
 /**
  * Inserts the session pinned to `k.revision` in one statement, only if, as committed now, that revision is
- * still the workflow's latest, the business has a webhook endpoint in the environment and every primitive of
- * the revision has an available route. False when any of it no longer holds: the caller then reads the
+ * still the workflow's latest, the business has a webhook endpoint in the environment and the catalog is at
+ * the version under which every primitive of the revision had an available route. False when any of it no longer holds: the caller then reads the
  * configuration (readCreateContext) to refuse with the right error or pin the new revision. MySQL/MariaDB
  * only (the embedded SQLite takes the read-then-insert path).
  */
@@ -200,12 +193,10 @@ export async function insertIfCurrent(
   session: SessionEntity,
   k: KnownRevision,
 ): Promise<boolean> {
-  const { businessId, environment } = session;
-  const values = rowValues(ds, SessionEntity, session);
   const res = await sql<{ affectedRows?: number }>(
     ds,
-    guardedInsert(ds, environment, k.primitives),
-    [...values, session.workflowId, businessId, environment, k.revision.revision, businessId, environment],
+    guardedInsert(ds),
+    [...rowValues(ds, SessionEntity, session), ...guardParams(session, k)],
     m,
   );
   return res.affectedRows === 1;
@@ -228,20 +219,11 @@ export async function createInOneTrip(
   session: SessionEntity,
   k: KnownRevision,
 ): Promise<OneTripOutcome> {
-  const { businessId, environment } = session;
-  const params = [
-    ...rowValues(ds, SessionEntity, session),
-    session.workflowId,
-    businessId,
-    environment,
-    k.revision.revision,
-    businessId,
-    environment,
-  ];
+  const params = [...rowValues(ds, SessionEntity, session), ...guardParams(session, k)];
   try {
     // a prepared statement refuses undefined instead of binding NULL
     const bound = params.map((v) => (v === undefined ? null : v));
-    const res = await sql<{ affectedRows?: number }>(ds, guardedInsert(ds, environment, k.primitives), bound);
+    const res = await sql<{ affectedRows?: number }>(ds, guardedInsert(ds), bound);
     return res.affectedRows === 1 ? 'created' : 'stale';
   } catch (e) {
     const err = e as { code?: string };

@@ -463,8 +463,8 @@ export class SessionService {
       }
     };
     // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
-    // seen last is still the latest, the endpoint exists and the routes are available
-    // (session.create-context.ts). A workflow with a sign step takes files, so never this path.
+    // seen last is still the latest, the endpoint exists and the catalog has not changed since its routes
+    // offered the revision's primitives (session.create-context.ts, ADR 0025). A workflow with a sign step takes files, so never this path.
     const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
     if (seen && !seen.primitives.includes('sign')) {
       const session = newSession(seen.revision.revision);
@@ -481,7 +481,7 @@ export class SessionService {
         'webhook_endpoint_required',
         `Configure a webhook endpoint for the ${environment} environment before creating sessions.`,
       );
-    rememberRevision(tenant, workflowId, cfg.revision, steps);
+    rememberRevision(tenant, workflowId, cfg, steps);
     const session = newSession(cfg.revision.revision);
     // no `created` timeline row: the timeline derives it from the session row (ADR 0023)
     await keyed(insertRow(ds, SessionEntity, session, m));
