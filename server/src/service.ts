@@ -13,7 +13,7 @@ import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
 import type { Ctx } from './common/context';
 import { AppError } from './common/errors';
-import { type LaneRead, withFastLane } from './common/fast-lane';
+import { type LaneAuth, type LaneRead, withFastLane } from './common/fast-lane';
 import {
   API_JSON_LIMIT,
   type AppRequest,
@@ -338,13 +338,21 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     res: HeaderSink,
     route: string,
     read?: LaneRead,
-  ): Promise<{ actor: Extract<Ctx['actor'], { kind: 'api_key' }>; rows: Record<string, unknown>[] }> => {
+  ): Promise<LaneAuth> => {
     const header = req.headers.authorization;
     const presented = bearerToken(Array.isArray(header) ? header[0] : header);
-    const authed = read ? await read(presented) : { actor: await tenancy.authenticate(presented), rows: [] };
-    const scope = scopeForRoute(req.method ?? '', route);
-    if (scope) requireScope(authed.actor, scope);
-    await takeBudget(authed.actor.apiKeyId, res);
+    const authed: LaneAuth = read
+      ? await read(presented)
+      : { actor: await tenancy.authenticate(presented), rows: [] };
+    try {
+      const scope = scopeForRoute(req.method ?? '', route);
+      if (scope) requireScope(authed.actor, scope);
+      await takeBudget(authed.actor.apiKeyId, res);
+    } catch (e) {
+      // a key recognised from memory may have been revoked since: that is the answer, as on a read key
+      await authed.confirm?.();
+      throw e;
+    }
     return authed;
   };
   const apiKeyAuth: RequestHandler = (req, res, next) => {

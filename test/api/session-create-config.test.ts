@@ -149,11 +149,33 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect(await stored()).toBe(s0 + 2);
   });
 
-  it('a revoked API key is refused on the very next request', async () => {
+  it('a key without the create scope is refused 403, and 401 once revoked: the key is confirmed before any refusal', async () => {
+    const scoped = await t.svc.tenancy.issueApiKey(businessId, 'production', 'reader', {
+      scopes: ['sessions:read'],
+    });
+    const reader = new Api(t.baseUrl, scoped.key);
+    const s0 = await stored();
+    for (let i = 0; i < 2; i++) {
+      const r = await reader.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      expect([r.status, r.body.code]).toEqual([403, 'api_key_scope_missing']);
+    }
+    await t.svc.tenancy.revokeApiKey(businessId, scoped.id);
+    const r = await reader.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect([r.status, r.body.code]).toEqual([401, 'unauthenticated']);
+    expect(await stored()).toBe(s0);
+  });
+
+  it('a revoked API key is refused on the very next request, with or without an Idempotency-Key', async () => {
     expect((await create()).status).toBe(201);
+    const keyed = (k: string) =>
+      production.rest('POST', '/v1/sessions', { workflow_id: workflowId }, { 'Idempotency-Key': k });
+    expect((await keyed('before-revoke')).status).toBe(201);
+    const s0 = await stored();
     await t.svc.tenancy.revokeApiKey(businessId, keyId);
-    const res = await create();
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('unauthenticated');
+    for (const res of [await create(), await keyed('after-revoke'), await keyed('before-revoke')]) {
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('unauthenticated');
+    }
+    expect(await stored()).toBe(s0);
   });
 });

@@ -22,11 +22,25 @@ export interface FastAnswer {
 type Row = Record<string, unknown>;
 type ApiKeyActor = Extract<Actor, { kind: 'api_key' }>;
 
+/** What a lane's key check found: the actor, the rows read with it, and whether the key is still to confirm. */
+export interface LaneAuth {
+  actor: ApiKeyActor;
+  rows: Row[];
+  /**
+   * Set when the key was recognised without reading its row (tenancy's `authenticateRemembered`): its
+   * revocation is not checked yet. The handler's write must check it in its own statement, or call this
+   * first; this throws `unauthenticated` for a key revoked since. Every refusal before the handler
+   * (scope, rate limit) calls it first, so a revoked key is answered 401 as on the Express stack.
+   */
+  confirm?: () => Promise<void>;
+}
+
 /**
  * Authenticates a presented key and reads, in the same statement, what the route answers with (one round
- * trip instead of two): tenancy's `authenticateAnd` with the route's tenant-scoped join.
+ * trip instead of two): tenancy's `authenticateAnd` with the route's tenant-scoped join; or recognises a key
+ * this process has verified before (`authenticateRemembered`), leaving its revocation to the route's write.
  */
-export type LaneRead = (presented: string | undefined) => Promise<{ actor: ApiKeyActor; rows: Row[] }>;
+export type LaneRead = (presented: string | undefined) => Promise<LaneAuth>;
 
 /** A route's lane: an optional combined read, and the handler that runs once the key, scope and budget passed. */
 export interface Lane {
@@ -36,7 +50,7 @@ export interface Lane {
     req: IncomingMessage,
     params: Record<string, string>,
     body: unknown,
-    rows: Row[],
+    auth: LaneAuth,
   ): Promise<FastAnswer>;
 }
 
@@ -58,12 +72,7 @@ export interface FastLaneDeps {
    * API-key authentication (through `read` when the route reads with it), scope check and rate limit, as the
    * Express `api_key` decision does them; rate-limit headers are set on `res`.
    */
-  authorize(
-    req: IncomingMessage,
-    res: HeaderSink,
-    route: string,
-    read?: LaneRead,
-  ): Promise<{ actor: ApiKeyActor; rows: Row[] }>;
+  authorize(req: IncomingMessage, res: HeaderSink, route: string, read?: LaneRead): Promise<LaneAuth>;
   /** Errors from outside our code (database outage) as closed codes; the Express error handler uses it too. */
   classify(e: unknown): AppError | undefined;
   isDraining(): boolean;
@@ -165,14 +174,14 @@ class Exchange {
     const body =
       route.method === 'POST' ? await readJson(req, Number(req.headers['content-length'])) : undefined;
     const { read } = route.lane;
-    const { actor, rows } = await deps.authorize(
+    const auth = await deps.authorize(
       req,
       this,
       route.route,
       read ? (presented) => read(presented, params) : undefined,
     );
-    const ctx: Ctx = { actor, requestId: this.requestId, clock: deps.clock };
-    const out = await route.lane.handle(ctx, req, params, body, rows);
+    const ctx: Ctx = { actor: auth.actor, requestId: this.requestId, clock: deps.clock };
+    const out = await route.lane.handle(ctx, req, params, body, auth);
     if (out.headers) for (const k in out.headers) this.headers.push(k, out.headers[k] as string);
     this.send(out.status, 'application/json', JSON.stringify(out.body));
   }

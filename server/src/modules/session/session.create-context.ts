@@ -148,26 +148,31 @@ export function rememberRevision(
   });
 }
 
-const guarded = new WeakMap<DataSource, string>();
+const guarded = new WeakMap<DataSource, { plain: string; byKey: string }>();
 
 /**
  * The session INSERT, guarded by what the create remembered (KnownRevision): the workflow's latest revision,
  * an endpoint of the business in the environment, and the catalog version under which every primitive of the
  * revision was offered. Every catalog write bumps that version in its own transaction (bumpCatalogVersion),
- * so checking one primary-key row stands for re-evaluating every route here (ADR 0025).
+ * so checking one primary-key row stands for re-evaluating every route here (ADR 0025). `byKey` also checks
+ * that the API key acting is not revoked, as committed now: the lean lane does not read the key's row first.
  */
-function guardedInsert(ds: DataSource): string {
+function guardedInsert(ds: DataSource, byKey: boolean): string {
   let s = guarded.get(ds);
   if (!s) {
     const cols = columnList(ds, SessionEntity);
     const n = cols.split(', ').length;
-    s = `INSERT INTO session (${cols}) SELECT ${Array(n).fill('?').join(', ')} FROM workflow w
+    const plain = `INSERT INTO session (${cols}) SELECT ${Array(n).fill('?').join(', ')} FROM workflow w
 WHERE w.id = ? AND w.business_id = ? AND w.environment = ? AND w.latest_revision = ?
 AND EXISTS (SELECT 1 FROM webhook_endpoint e WHERE e.business_id = ? AND e.environment = ?)
 AND EXISTS (SELECT 1 FROM catalog_version v WHERE v.id = 1 AND v.version = ?)`;
+    // the key's tenant is the session's (the actor's business and environment come from the key row)
+    const byKeyText = `${plain}
+AND EXISTS (SELECT 1 FROM api_key k WHERE k.id = ? AND k.business_id = w.business_id AND k.environment = w.environment AND k.revoked_at IS NULL)`;
+    s = { plain, byKey: byKeyText };
     guarded.set(ds, s);
   }
-  return s;
+  return byKey ? s.byKey : s.plain;
 }
 
 const guardParams = (session: SessionEntity, k: KnownRevision): unknown[] => [
@@ -195,7 +200,7 @@ export async function insertIfCurrent(
 ): Promise<boolean> {
   const res = await sql<{ affectedRows?: number }>(
     ds,
-    guardedInsert(ds),
+    guardedInsert(ds, false),
     [...rowValues(ds, SessionEntity, session), ...guardParams(session, k)],
     m,
   );
@@ -209,8 +214,8 @@ export type OneTripOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
  * The whole create in ONE round trip (MySQL/MariaDB, a JSON create of a workflow whose revision this process
  * has seen): one prepared statement in autocommit, the guarded INSERT of insertIfCurrent, with or without an
  * Idempotency-Key. The key is a column of the session row (`idem_key`, unique per tenant: ADR 0024), so when
- * the guard refuses (configuration changed: 'stale') nothing at all is written and the caller takes the full
- * path. A concurrent request with the same key waits on the first one's uncommitted index entry and then
+ * the guard refuses (configuration changed, or the API key was revoked: 'stale') nothing at all is written and
+ * the caller takes the full path, which confirms the API key first. A concurrent request with the same key waits on the first one's uncommitted index entry and then
  * fails on it ('key_taken': replay) once that commits, or inserts if it rolled back. The timeline's `created`
  * entry is derived from the session row (support.service.ts), so there is no second row to keep in step.
  */
@@ -218,12 +223,15 @@ export async function createInOneTrip(
   ds: DataSource,
   session: SessionEntity,
   k: KnownRevision,
+  /** The acting API key: the INSERT also checks that it is not revoked (ADR 0025). */
+  apiKeyId: string | undefined,
 ): Promise<OneTripOutcome> {
   const params = [...rowValues(ds, SessionEntity, session), ...guardParams(session, k)];
+  if (apiKeyId !== undefined) params.push(apiKeyId);
   try {
     // a prepared statement refuses undefined instead of binding NULL
     const bound = params.map((v) => (v === undefined ? null : v));
-    const res = await sql<{ affectedRows?: number }>(ds, guardedInsert(ds), bound);
+    const res = await sql<{ affectedRows?: number }>(ds, guardedInsert(ds, apiKeyId !== undefined), bound);
     return res.affectedRows === 1 ? 'created' : 'stale';
   } catch (e) {
     const err = e as { code?: string };

@@ -47,11 +47,15 @@ export function registerSessionRoutes(
       if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, out.statusCode, out.session);
     },
-    // a JSON create in its plain shape (ADR 0023); multipart and every other shape take the handler above
+    // A JSON create in its plain shape (ADR 0023); multipart and every other shape take the handler above.
+    // A key this process verified before is not read again: the create's guarded INSERT checks that it is
+    // not revoked, and any other path confirms it first (ADR 0025).
     lane: {
-      handle: async (ctx, req, _params, body) => {
+      read: (presented) => tenancy.authenticateRemembered(presented),
+      handle: async (ctx, req, _params, body, auth) => {
         const key = req.headers['idempotency-key'];
-        const out = await sessions.create(ctx, jsonObject(body), Array.isArray(key) ? key[0] : key, null);
+        const idem = Array.isArray(key) ? key[0] : key;
+        const out = await sessions.create(ctx, jsonObject(body), idem, null, auth.confirm);
         return {
           status: out.statusCode,
           body: out.session,
@@ -69,9 +73,9 @@ export function registerSessionRoutes(
     // the key and the tenant's session in one statement (ADR 0023)
     lane: {
       read: (presented, params) => tenancy.authenticateAnd(presented, sessions.getJoin(params.id)),
-      handle: async (ctx, _req, params, _body, rows) => ({
+      handle: async (ctx, _req, params, _body, auth) => ({
         status: 200,
-        body: await sessions.viewOfJoin(ctx, params.id, rows),
+        body: await sessions.viewOfJoin(ctx, params.id, auth.rows),
       }),
     },
   });

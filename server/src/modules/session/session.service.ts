@@ -371,15 +371,20 @@ export class SessionService {
     idempotencyKey?: string,
     /** File parts of a multipart create (null or absent: a JSON create, which carries no documents). */
     uploads?: UploadedFile[] | null,
+    /**
+     * Set when the caller's API key was recognised without reading its row (the lean lane, ADR 0025): the
+     * one-statement create checks the key in its INSERT; every other path calls this first (401 if revoked).
+     */
+    confirmKey?: () => Promise<void>,
   ): Promise<CreateOutcome> {
     const tenant = tenantOf(ctx);
     // the key is stored as its SHA-256: the column collation is case-insensitive, keys are not
     const rawKey = validateIdempotencyKey(idempotencyKey);
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
-    if (!key) return this.createNew(ctx, input, undefined, uploads);
+    if (!key) return this.createNew(ctx, input, undefined, uploads, confirmKey);
     for (let round = 1; ; round++) {
       try {
-        return await this.createNew(ctx, input, key, uploads);
+        return await this.createNew(ctx, input, key, uploads, confirmKey);
       } catch (e) {
         if (isLockWaitTimeout(e)) throw inProgress(e);
         // A refused create writes nothing, so its key stays free; but bodies are not compared, so a repeat of
@@ -401,9 +406,11 @@ export class SessionService {
     input: CreateSessionInput,
     key: string | undefined,
     uploads: UploadedFile[] | null | undefined,
+    confirmKey: (() => Promise<void>) | undefined,
   ): Promise<CreateOutcome> {
     const fast = await this.createInOneTrip(ctx, input, key, uploads);
     if (fast) return { statusCode: 201, session: this.created(fast), replayed: false };
+    await confirmKey?.(); // the INSERT did not run or refused: the key may be revoked (ADR 0025)
     // The documents the committed attempt stored (their blobs are re-put after commit).
     let stored: PlannedDocument[] = [];
     // Retried on deadlock: waiters on a key whose holder rolled back deadlock on its index entry (InnoDB), and
@@ -528,7 +535,12 @@ export class SessionService {
       returnUrl: null,
       idemKey: key ?? null,
     });
-    const outcome = await createInOneTrip(ds, session, seen);
+    const outcome = await createInOneTrip(
+      ds,
+      session,
+      seen,
+      ctx.actor.kind === 'api_key' ? ctx.actor.apiKeyId : undefined,
+    );
     if (outcome === 'key_taken') throw new IdempotentReplay();
     return outcome === 'created' ? session : undefined;
   }

@@ -126,6 +126,12 @@ export class TenancyService {
   /** Per key: when this process last wrote its last_used_at (a write-side dedupe; reads never use it). */
   private readonly lastUsedWrites = new Map<string, number>();
 
+  /**
+   * Keys this process has verified against their row, by lookup: only what never changes on a key row (id,
+   * tenant, digest, scopes). Revocation is not here: authenticateRemembered leaves it to the caller's write.
+   */
+  private readonly remembered = new Map<string, RememberedKey>();
+
   /** Resolves a bearer key to its tenant actor, or throws `unauthenticated` (same answer for every failure). */
   async authenticate(presented: string | undefined): Promise<ApiKeyActor> {
     return (await this.authenticateAnd(presented)).actor;
@@ -152,40 +158,78 @@ export class TenancyService {
     const row = rows[0] ? hydrate(ds, ApiKeyEntity, rows[0], join ? 'k_' : '', KEY_CHECK) : null;
     // both sides are SHA-256 hex digests (64 characters): a constant-time comparison of equal lengths
     const ok = row !== null && digestEqual(row.secretHash, sha256Hex(presented));
-    if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) throw unauthenticated();
-    // Every request reads the row (no per-node cache), so a revoke is effective at once on every node.
-    // "Last used" is written at most once a minute per key, as a guarded update.
-    const now = this.deps.clock.now();
-    // Concurrent requests all read the old value; the first of this process writes, the others do not send
-    // an UPDATE that would change nothing (under load, 50 connections sent up to 50 per key per minute).
-    const touched = this.lastUsedWrites.get(row.id);
-    if (
-      (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= 60_000) &&
-      (touched === undefined || now.getTime() - touched >= 60_000 || now.getTime() < touched)
-    ) {
-      if (this.lastUsedWrites.size >= 10_000) this.lastUsedWrites.clear();
-      this.lastUsedWrites.set(row.id, now.getTime());
-      await this.deps.ds
-        .createQueryBuilder()
-        .update(ApiKeyEntity)
-        .set({ lastUsedAt: now })
-        .where('id = :id AND (last_used_at IS NULL OR last_used_at < :cut)', {
-          id: row.id,
-          cut: new Date(now.getTime() - 60_000),
-        })
-        .execute();
+    if (!ok || !row || row.revokedAt !== null || row.environment !== m[1]) {
+      this.remembered.delete(m[2]);
+      throw unauthenticated();
     }
+    const actor: ApiKeyActor = {
+      kind: 'api_key',
+      apiKeyId: row.id,
+      businessId: row.businessId,
+      environment: row.environment,
+      scopes: row.scopes ? row.scopes.split(',') : null,
+    };
+    if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear(); // bounded: a miss costs one read
+    this.remembered.set(m[2], { secretHash: row.secretHash, actor });
+    await this.touch(row.id, row.lastUsedAt);
+    return { actor, rows: join ? rows : [] };
+  }
+
+  /**
+   * For a route whose write checks the key's revocation in its own statement (the session create's guarded
+   * INSERT, ADR 0025): a key this process verified before is recognised without a read (constant-time digest
+   * comparison, as above), and `confirm` reads its row, throwing `unauthenticated` if it was revoked since;
+   * the route calls it before any other statement. Any other key is read and checked as by `authenticate`.
+   * What is remembered never changes on a key row, so this is correct on every node without invalidation.
+   */
+  async authenticateRemembered(
+    presented: string | undefined,
+  ): Promise<{ actor: ApiKeyActor; rows: []; confirm?: () => Promise<void> }> {
+    const m = presented ? KEY_RE.exec(presented) : null;
+    const known = m ? this.remembered.get(m[2]) : undefined;
+    if (!presented || !m || !known) return { actor: await this.authenticate(presented), rows: [] };
+    if (!digestEqual(known.secretHash, sha256Hex(presented)) || known.actor.environment !== m[1])
+      throw unauthenticated();
+    await this.touch(known.actor.apiKeyId, undefined);
     return {
-      actor: {
-        kind: 'api_key',
-        apiKeyId: row.id,
-        businessId: row.businessId,
-        environment: row.environment,
-        scopes: row.scopes ? row.scopes.split(',') : null,
+      actor: known.actor,
+      rows: [],
+      confirm: async () => {
+        await this.authenticate(presented);
       },
-      rows: join ? rows : [],
     };
   }
+
+  /**
+   * "Last used" is written at most once a minute per key and process, as a guarded update. `lastUsedAt` is the
+   * row's value when it was just read (undefined: not read). Concurrent requests all read the old value; the
+   * first of this process writes, the others do not send an UPDATE that would change nothing (under load, 50
+   * connections sent up to 50 per key per minute).
+   */
+  private async touch(keyId: string, lastUsedAt: Date | null | undefined): Promise<void> {
+    const now = this.deps.clock.now();
+    if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < 60_000) return;
+    const touched = this.lastUsedWrites.get(keyId);
+    if (touched !== undefined && now.getTime() - touched < 60_000 && now.getTime() >= touched) return;
+    if (this.lastUsedWrites.size >= 10_000) this.lastUsedWrites.clear();
+    this.lastUsedWrites.set(keyId, now.getTime());
+    await this.deps.ds
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ lastUsedAt: now })
+      .where('id = :id AND (last_used_at IS NULL OR last_used_at < :cut)', {
+        id: keyId,
+        cut: new Date(now.getTime() - 60_000),
+      })
+      .execute();
+  }
+}
+
+const REMEMBERED_MAX = 10_000;
+
+interface RememberedKey {
+  secretHash: string;
+  actor: ApiKeyActor;
 }
 
 export type ApiKeyActor = Extract<Actor, { kind: 'api_key' }>;
