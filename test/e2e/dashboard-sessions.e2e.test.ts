@@ -82,6 +82,8 @@ describe('dashboard sessions in Chromium', () => {
     await check(page, 'sessions-list');
     await page.getByLabel('Status').selectOption('awaiting_decision');
     await page.getByTestId('session-row').filter({ hasText: other }).waitFor({ state: 'detached' });
+    // the list may be between answers (empty while the filtered page loads): wait for the gated row
+    await rows.filter({ hasText: sessionId }).waitFor();
     expect(await rows.allTextContents()).toEqual([expect.stringContaining(sessionId)]);
     await page.getByLabel('Workflow').selectOption({ label: 'Onboarding with review' });
     await page.getByLabel('Created from (UTC)').fill(new Date().toISOString().slice(0, 10));
