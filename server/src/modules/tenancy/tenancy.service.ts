@@ -169,9 +169,12 @@ export class TenancyService {
       environment: row.environment,
       scopes: row.scopes ? row.scopes.split(',') : null,
     };
-    if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear(); // bounded: a miss costs one read
-    this.remembered.set(m[2], { secretHash: row.secretHash, actor });
-    await this.touch(row.id, row.lastUsedAt);
+    if (!this.remembered.has(m[2])) {
+      if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear(); // bounded: a miss costs one read
+      this.remembered.set(m[2], { secretHash: row.secretHash, actor });
+    }
+    const touching = this.touch(row.id, row.lastUsedAt);
+    if (touching) await touching;
     return { actor, rows: join ? rows : [] };
   }
 
@@ -190,7 +193,8 @@ export class TenancyService {
     if (!presented || !m || !known) return { actor: await this.authenticate(presented), rows: [] };
     if (!digestEqual(known.secretHash, sha256Hex(presented)) || known.actor.environment !== m[1])
       throw unauthenticated();
-    await this.touch(known.actor.apiKeyId, undefined);
+    const touching = this.touch(known.actor.apiKeyId, undefined);
+    if (touching) await touching;
     return {
       actor: known.actor,
       rows: [],
@@ -204,16 +208,17 @@ export class TenancyService {
    * "Last used" is written at most once a minute per key and process, as a guarded update. `lastUsedAt` is the
    * row's value when it was just read (undefined: not read). Concurrent requests all read the old value; the
    * first of this process writes, the others do not send an UPDATE that would change nothing (under load, 50
-   * connections sent up to 50 per key per minute).
+   * connections sent up to 50 per key per minute). Undefined when nothing is to write (no promise to await on
+   * every request).
    */
-  private async touch(keyId: string, lastUsedAt: Date | null | undefined): Promise<void> {
+  private touch(keyId: string, lastUsedAt: Date | null | undefined): Promise<unknown> | undefined {
     const now = this.deps.clock.now();
     if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < 60_000) return;
     const touched = this.lastUsedWrites.get(keyId);
     if (touched !== undefined && now.getTime() - touched < 60_000 && now.getTime() >= touched) return;
     if (this.lastUsedWrites.size >= 10_000) this.lastUsedWrites.clear();
     this.lastUsedWrites.set(keyId, now.getTime());
-    await this.deps.ds
+    return this.deps.ds
       .createQueryBuilder()
       .update(ApiKeyEntity)
       .set({ lastUsedAt: now })
