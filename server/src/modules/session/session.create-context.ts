@@ -1,8 +1,10 @@
 // The configuration a session create depends on, read in ONE statement: the workflow (tenant-checked) with its
 // latest published revision, whether the business has a webhook endpoint in the environment, and the
-// credential routes that decide which primitives are available. Before this, a create spent seven statements
-// (and most of its CPU) re-reading these. Nothing here is cached: every create sees the configuration as
-// committed, on every node, so publishing, endpoint changes and route acceptances take effect at once.
+// credential routes that decide which primitives are available (with the catalog's version). Before this, a
+// create spent seven statements (and most of its CPU) re-reading these. What a create remembers of them is a
+// guess that the one-statement INSERT checks as committed (KnownRevision, ADR 0025): every create sees the
+// configuration as committed, on every node, so publishing, endpoint changes and route acceptances take
+// effect at once.
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
