@@ -290,6 +290,14 @@ const resultView = (r: Pick<StepResultEntity, (typeof RESULT_VIEW)[number]>): St
   ...(JSON.parse(r.result) as Record<string, unknown>),
 });
 
+/**
+ * The session's results, joined by the primary key's prefix. On MySQL/MariaDB the index is named: with the
+ * session row a constant, the optimizer otherwise plans a range scan and runs its range analysis on every
+ * execution. The forced plan is a `ref` lookup and costs MariaDB about 15 µs less CPU per GET (ADR 0025).
+ */
+const resultsOf = (ds: DataSource): string =>
+  isMysql(ds) ? 'step_result r FORCE INDEX (PRIMARY)' : 'step_result r';
+
 const getStatements = new WeakMap<DataSource, string>();
 /**
  * GET's one statement: the session's columns as they are, its results' columns prefixed r_. No ORDER BY: with
@@ -299,7 +307,7 @@ function getStatement(ds: DataSource): string {
   let s = getStatements.get(ds);
   if (!s) {
     s = `SELECT ${columnList(ds, SessionEntity, 's')}, ${columnList(ds, StepResultEntity, 'r', 'r_')}
-FROM session s LEFT JOIN step_result r ON r.session_id = s.id
+FROM session s LEFT JOIN ${resultsOf(ds)} ON r.session_id = s.id
 WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
     getStatements.set(ds, s);
   }
@@ -597,7 +605,7 @@ export class SessionService {
     if (!join) {
       join = {
         columns: `${columnList(ds, SessionEntity, 's', undefined, SESSION_VIEW)}, ${columnList(ds, StepResultEntity, 'r', 'r_', RESULT_VIEW)}`,
-        from: 'LEFT JOIN session s ON s.id = ? AND s.business_id = k.business_id AND s.environment = k.environment LEFT JOIN step_result r ON r.session_id = s.id',
+        from: `LEFT JOIN session s ON s.id = ? AND s.business_id = k.business_id AND s.environment = k.environment LEFT JOIN ${resultsOf(ds)} ON r.session_id = s.id`,
       };
       getJoins.set(ds, join);
     }
