@@ -301,6 +301,27 @@ describe('the lean lane answers exactly as the Express stack', () => {
     expect(events.map((e) => e.event)).toEqual(['session.expired']);
   });
 
+  it("the lane's GET finds a session's results by key lookup, not by a range planned on every call", async () => {
+    const created = await new Api(t.baseUrl, key).rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const { join, params } = t.svc.sessions.getJoin(String(created.body.id));
+    const statement = `SELECT ${join.columns} FROM api_key k ${join.from} WHERE k.lookup = ?`;
+    const lookup = key.split('_')[2];
+    const [row] = (await t.svc.ds.query(`EXPLAIN FORMAT=JSON ${statement}`, [...params, lookup])) as {
+      EXPLAIN: string;
+    }[];
+    const tables: { table_name?: string; access_type?: string; key?: string }[] = [];
+    const stack: unknown[] = [JSON.parse(String(row?.EXPLAIN))];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n && typeof n === 'object') {
+        const o = n as Record<string, unknown>;
+        if (o.table && typeof o.table === 'object') tables.push(o.table as (typeof tables)[number]);
+        stack.push(...Object.values(o));
+      }
+    }
+    expect(tables.find((x) => x.table_name === 'r')).toMatchObject({ access_type: 'ref', key: 'PRIMARY' });
+  });
+
   it('counts lane requests in /metrics under their route', async () => {
     const count = async () => {
       const m = await fetch(`${t.baseUrl}/metrics`);
