@@ -172,7 +172,8 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     expect((await keyed('before-revoke')).status).toBe(201);
     const s0 = await stored();
     await t.svc.tenancy.revokeApiKey(businessId, keyId);
-    for (const res of [await create(), await keyed('after-revoke'), await keyed('before-revoke')]) {
+    // the repeat first, while this process still remembers the key: a revoked key is never replayed to
+    for (const res of [await keyed('before-revoke'), await create(), await keyed('after-revoke')]) {
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('unauthenticated');
     }

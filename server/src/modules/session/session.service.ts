@@ -293,7 +293,7 @@ const resultView = (r: Pick<StepResultEntity, (typeof RESULT_VIEW)[number]>): St
 /**
  * The session's results, joined by the primary key's prefix. On MySQL/MariaDB the index is named: with the
  * session row a constant, the optimizer otherwise plans a range scan and runs its range analysis on every
- * execution. The forced plan is a `ref` lookup and costs MariaDB about 15 µs less CPU per GET (ADR 0025).
+ * execution. The forced plan is a `ref` lookup and costs MariaDB about 10-12 µs less CPU per GET (ADR 0025).
  */
 const resultsOf = (ds: DataSource): string =>
   isMysql(ds) ? 'step_result r FORCE INDEX (PRIMARY)' : 'step_result r';
@@ -399,6 +399,8 @@ export class SessionService {
         // a request that succeeded replays even when this body would be refused.
         const refused = e instanceof AppError && e.status < 500;
         if (!refused && !(e instanceof IdempotentReplay) && !isDuplicateKey(e)) throw e;
+        // a replay answers with a stored session: only to a key confirmed now (401 if revoked since)
+        await confirmKey?.();
         const replayed = await this.replay(tenant.businessId, tenant.environment, key);
         if (replayed) return replayed;
         if (refused) throw e;
@@ -479,7 +481,8 @@ export class SessionService {
     };
     // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
     // seen last is still the latest, the endpoint exists and the catalog has not changed since its routes
-    // offered the revision's primitives (session.create-context.ts, ADR 0025). A workflow with a sign step takes files, so never this path.
+    // offered the revision's primitives (session.create-context.ts, ADR 0025). A workflow with a sign step
+    // takes files, so never this path.
     const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
     if (seen && !seen.primitives.includes('sign')) {
       const session = newSession(seen.revision.revision);
