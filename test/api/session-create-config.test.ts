@@ -166,14 +166,34 @@ describe('create follows configuration changes at once (MariaDB)', () => {
   });
 
   it('a revoked API key is refused on the very next request, with or without an Idempotency-Key', async () => {
+    // two keys, each remembered by this process; each is revoked and then sent once more, first of all
+    const other = await t.svc.tenancy.issueApiKey(businessId, 'production', 'second');
+    const second = new Api(t.baseUrl, other.key);
+    const repeat = () =>
+      second.rest(
+        'POST',
+        '/v1/sessions',
+        { workflow_id: workflowId },
+        { 'Idempotency-Key': 'before-revoke' },
+      );
     expect((await create()).status).toBe(201);
-    const keyed = (k: string) =>
-      production.rest('POST', '/v1/sessions', { workflow_id: workflowId }, { 'Idempotency-Key': k });
-    expect((await keyed('before-revoke')).status).toBe(201);
+    expect((await repeat()).status).toBe(201);
+    expect((await repeat()).headers.get('idempotent-replayed')).toBe('true');
     const s0 = await stored();
     await t.svc.tenancy.revokeApiKey(businessId, keyId);
-    // the repeat first, while this process still remembers the key: a revoked key is never replayed to
-    for (const res of [await keyed('before-revoke'), await create(), await keyed('after-revoke')]) {
+    await t.svc.tenancy.revokeApiKey(businessId, other.id);
+    // the plain create is refused by its INSERT's key check; the repeat is not replayed to a revoked key
+    const afterwards = [
+      await create(),
+      await repeat(),
+      await production.rest(
+        'POST',
+        '/v1/sessions',
+        { workflow_id: workflowId },
+        { 'Idempotency-Key': 'new' },
+      ),
+    ];
+    for (const res of afterwards) {
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('unauthenticated');
     }
