@@ -262,7 +262,7 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
     child.kill('SIGTERM');
     await seen(/shutting down/);
     // no new connections once shutdown began
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow('fetch failed');
 
     req.end(body.slice(10));
     const res = await answer;

@@ -22,6 +22,8 @@ export class WebhookReceiver {
   statusFor: ((d: Delivery) => number | undefined) | undefined;
   /** Response body to answer with (e.g. to see it in the delivery log); none by default. */
   replyBody: string | undefined;
+  /** Milliseconds to wait before answering (e.g. to see the latency in the delivery log); none by default. */
+  replyDelayMs = 0;
   private server?: http.Server;
   url = '';
 
@@ -36,7 +38,8 @@ export class WebhookReceiver {
         this.requests.push(delivery);
         if (status >= 200 && status < 300) this.deliveries.push(delivery);
         res.statusCode = status;
-        res.end(this.replyBody);
+        if (this.replyDelayMs > 0) setTimeout(() => res.end(this.replyBody), this.replyDelayMs);
+        else res.end(this.replyBody);
       });
     });
     await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));

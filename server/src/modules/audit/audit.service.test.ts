@@ -184,7 +184,7 @@ describe('audit records', () => {
 
   it('a stage is recorded once: a second record for the same audit id fails', async () => {
     await record(step('ses_once', 0));
-    await expect(record(step('ses_once', 0))).rejects.toThrow();
+    await expect(record(step('ses_once', 0))).rejects.toThrow(/Duplicate entry/);
   });
 
   it('another business or environment gets not_found for an audit id', async () => {

@@ -122,7 +122,7 @@ describe('local KMS provider', () => {
       expect(JSON.parse(r.publicJwk)).not.toHaveProperty('d');
     }
     const wrongMaster = new LocalKmsProvider({ ds, keyRing: RING, masterKey: randomBytes(32), clock });
-    await expect(wrongMaster.signDigest(rows[0]!.kid, randomBytes(32))).rejects.toThrow();
+    await expect(wrongMaster.signDigest(rows[0]!.kid, randomBytes(32))).rejects.toThrow(/unable to authenticate/);
   });
 
   it('rotation adds a version that signs next; the old one stays in the JWKS until retired', async () => {
@@ -137,7 +137,7 @@ describe('local KMS provider', () => {
 
     await kms.retire(v1);
     expect((await kms.publicJwks('audit-signing')).map((k) => k.kid)).toEqual([v2]);
-    await expect(kms.signDigest(v1, digest)).rejects.toThrow();
+    await expect(kms.signDigest(v1, digest)).rejects.toThrow('key version is not available for signing');
   });
 
   it('envelope keys: fresh data keys wrapped by a separate evidence key that never signs nor shows in the JWKS', async () => {
@@ -155,12 +155,12 @@ describe('local KMS provider', () => {
     );
     // a wrapped key does not open under another kid, nor with a changed byte
     const auditKid = await kms.currentKeyVersion('audit-signing');
-    await expect(kms.decryptDataKey(auditKid, a.wrapped)).rejects.toThrow();
+    await expect(kms.decryptDataKey(auditKid, a.wrapped)).rejects.toThrow(/unable to authenticate/);
     const parts = a.wrapped.split('.');
     parts[3] = `${parts[3]?.startsWith('A') ? 'B' : 'A'}${parts[3]?.slice(1)}`;
-    await expect(kms.decryptDataKey(a.kid, parts.join('.'))).rejects.toThrow();
+    await expect(kms.decryptDataKey(a.kid, parts.join('.'))).rejects.toThrow(/unable to authenticate/);
     // the evidence key cannot sign and is not an audit key
-    await expect(kms.signDigest(a.kid, randomBytes(32))).rejects.toThrow();
+    await expect(kms.signDigest(a.kid, randomBytes(32))).rejects.toThrow('key version is not available for signing');
     expect((await kms.publicJwks('audit-signing')).map((k) => k.kid)).not.toContain(a.kid);
     const row = await ds.getRepository(KmsKeyVersionEntity).findOneByOrFail({ kid: a.kid });
     expect(row).toMatchObject({ purpose: 'evidence-encryption', algorithm: 'AES256_GCM', publicJwk: '{}' });
