@@ -182,7 +182,9 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     await t.svc.ds
       .getRepository(StepEvidenceEntity)
       .update({ sessionId: adult.id, stage: 0 }, { ciphertext: ct.toString('base64url') });
-    await expect(t.svc.evidence.open(t.svc.ds.manager, adult.id, 0)).rejects.toThrow(/unable to authenticate/);
+    await expect(t.svc.evidence.open(t.svc.ds.manager, adult.id, 0)).rejects.toThrow(
+      /unable to authenticate/,
+    );
   });
 
   it('age_verify: the minor completes the step with over: false (not a refusal)', async () => {

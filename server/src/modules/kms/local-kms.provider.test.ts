@@ -122,7 +122,9 @@ describe('local KMS provider', () => {
       expect(JSON.parse(r.publicJwk)).not.toHaveProperty('d');
     }
     const wrongMaster = new LocalKmsProvider({ ds, keyRing: RING, masterKey: randomBytes(32), clock });
-    await expect(wrongMaster.signDigest(rows[0]!.kid, randomBytes(32))).rejects.toThrow(/unable to authenticate/);
+    await expect(wrongMaster.signDigest(rows[0]!.kid, randomBytes(32))).rejects.toThrow(
+      /unable to authenticate/,
+    );
   });
 
   it('rotation adds a version that signs next; the old one stays in the JWKS until retired', async () => {
@@ -160,7 +162,9 @@ describe('local KMS provider', () => {
     parts[3] = `${parts[3]?.startsWith('A') ? 'B' : 'A'}${parts[3]?.slice(1)}`;
     await expect(kms.decryptDataKey(a.kid, parts.join('.'))).rejects.toThrow(/unable to authenticate/);
     // the evidence key cannot sign and is not an audit key
-    await expect(kms.signDigest(a.kid, randomBytes(32))).rejects.toThrow('key version is not available for signing');
+    await expect(kms.signDigest(a.kid, randomBytes(32))).rejects.toThrow(
+      'key version is not available for signing',
+    );
     expect((await kms.publicJwks('audit-signing')).map((k) => k.kid)).not.toContain(a.kid);
     const row = await ds.getRepository(KmsKeyVersionEntity).findOneByOrFail({ kid: a.kid });
     expect(row).toMatchObject({ purpose: 'evidence-encryption', algorithm: 'AES256_GCM', publicJwk: '{}' });
