@@ -16,7 +16,8 @@ import {
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 const SESSION = `id workflowId workflowRevision url status expires created metadata
-  results { stage primitive auditId completedAt result } decisionDue`;
+  results { stage primitive auditId completedAt result } decisionDue
+  failureReason { code stage window refusedResponses }`;
 const CREATED = 'id workflowId workflowRevision url status expires idempotentReplayed';
 const Q_SESSION = `query($id: ID!) { session(id: $id) { ${SESSION} } }`;
 const M_CREATE = `mutation($input: CreateSessionInput!, $key: String) {
@@ -45,6 +46,20 @@ function asRest(g: Json): Json {
       ...r.result,
     }));
     out.decision_due = g.decisionDue;
+    // REST names failure_reason only on failed and expired sessions; GraphQL answers null elsewhere
+    if (g.failureReason !== null) {
+      const f = g.failureReason;
+      out.failure_reason = {
+        code: f.code,
+        stage: f.stage,
+        window: f.window,
+        refused_responses: f.refusedResponses,
+      };
+    } else if (!['failed', 'expired'].includes(g.status)) {
+      out.failure_reason = undefined;
+    } else {
+      throw new Error(`a ${g.status} session without failureReason over GraphQL`);
+    }
   }
   return out;
 }
@@ -155,6 +170,32 @@ describe('REST and GraphQL parity for sessions', () => {
     const gqlStop = await a.gql(M_STOP, { id: s2 });
     expect(restStop.body.status).toBe('stopped');
     expect(withoutId(asRest(gqlStop.data.stopSession), s2)).toEqual(withoutId(restStop.body, s1));
+  });
+
+  it('reads a failed and an expired session with the same failure_reason', async () => {
+    const failed = (await restCreate(a, { workflow_id: workflowId })).body.id as string;
+    const signer = new SignerClient(t.baseUrl, failed);
+    expect((await signer.start()).status).toBe(200);
+    for (let i = 0; i < 5; i++) await shareWithReferenceWallet(t.svc, signer, 'revoked');
+    const expiring = (await restCreate(a, { workflow_id: workflowId, expires_in: 60 })).body.id as string;
+    clock.advance(61_000);
+    const seen: Json[] = [];
+    for (const id of [failed, expiring]) {
+      const viaRest = await a.rest('GET', `/v1/sessions/${id}`);
+      const viaGql = await a.gql(Q_SESSION, { id });
+      expect(viaGql.errors).toBeUndefined();
+      expect(viaRest.body.failure_reason).toBeDefined();
+      expect(asRest(viaGql.data.session)).toEqual(viaRest.body);
+      seen.push(viaRest.body);
+    }
+    expect(seen[0]).toMatchObject({
+      status: 'failed',
+      failure_reason: { code: 'credential_revoked', stage: 0, window: null, refused_responses: 5 },
+    });
+    expect(seen[1]).toMatchObject({
+      status: 'expired',
+      failure_reason: { code: 'session_expired', stage: null, window: 'overall', refused_responses: null },
+    });
   });
 
   describe('error cases give the same code over both transports', () => {
