@@ -12,6 +12,7 @@ import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { CloudSigningKms } from '../../server/src/modules/kms/cloud-signing';
 import { createService, type Service } from '../../server/src/service';
+import { testConfig } from '../support/config';
 import { Api, createBusiness, freePort, setUpIdentifyWorkflow } from '../support/harness';
 import { FakeAwsKms, FakeGcpKms } from '../support/kms-fakes';
 import { opensslVerifyAudit } from '../support/openssl';
@@ -32,16 +33,7 @@ const awsCredentials = { accessKeyId: 'test', secretAccessKey: 'test-secret' };
 async function startNode(db: TestDatabase, dataDir: string, env: Record<string, string>) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const config = configFrom({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    BASE_URL: baseUrl,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-    RATE_LIMIT: '100000/10',
-    ...env,
-  } as never);
+  const config = testConfig({ port, dataDir, databaseUrl: db.url, env });
   const svc = await createService(config, {
     workers: false,
     kmsClients: { gcp: { authClient: gcpAuth() } as never, aws: { credentials: awsCredentials } },

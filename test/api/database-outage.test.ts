@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../server/src/common/logger';
-import { configFrom } from '../../server/src/config/config';
 import { createService, type Service } from '../../server/src/service';
+import { testConfig } from '../support/config';
 import { Api, freePort, ownerSession, type TestService } from '../support/harness';
 import { type ScratchMariaDb, scratchMariaDb } from '../support/scratch-mariadb';
 import { publishWorkflow } from '../support/workflows';
@@ -39,14 +39,7 @@ beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-outage-'));
-  const config = configFrom({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    BASE_URL: baseUrl,
-    RATE_LIMIT: '100000/10',
-  } as never);
+  const config = testConfig({ port, dataDir, databaseUrl: db.url, env: { LOG_LEVEL: 'info' } }); // its logger sees what production logs
   // the real workers run, as in production: their polls must not log the outage again either
   svc = await createService(config, { logger });
   await svc.listen();

@@ -12,6 +12,7 @@ import { ManualClock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { createService, type Service } from '../../server/src/service';
+import { testConfig } from '../support/config';
 import { Api, createBusiness, freePort } from '../support/harness';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,16 +23,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-rl-'));
 async function startNode(db: TestDatabase, clock: ManualClock, env: Record<string, string>) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const config = configFrom({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    BASE_URL: baseUrl,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-    RATE_LIMIT: '20/10',
-    ...env,
-  } as never);
+  const config = testConfig({ port, dataDir, databaseUrl: db.url, env: { RATE_LIMIT: '20/10', ...env } });
   const svc = await createService(config, { clock, workers: false });
   await svc.listen();
   return {

@@ -11,8 +11,8 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/common/clock';
-import { configFrom } from '../../server/src/config/config';
 import { createService, type Service } from '../../server/src/service';
+import { testConfig } from '../support/config';
 import { Api, freePort, type Json, ownerSession, type TestService } from '../support/harness';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -61,15 +61,13 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
 
   const start = async (member: number, port: number): Promise<Service> => {
     const svc = await createService(
-      configFrom({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir, // shared: the local KMS master key and the blob store, like a shared volume
-        DATABASE_URL: `${URLS[member]}/${dbName}`,
-        BASE_URL: baseUrl,
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-        RATE_LIMIT: '100000/10',
-      } as never),
+      testConfig({
+        port,
+        dataDir, // shared: the local KMS master key and the blob store, like a shared volume
+        databaseUrl: `${URLS[member]}/${dbName}`,
+        baseUrl,
+        env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' },
+      }),
       { clock },
     );
     await svc.listen();

@@ -5,11 +5,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../../server/src/common/clock';
-import { configFrom } from '../../server/src/config/config';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { createService, type Service } from '../../server/src/service';
+import { testConfig } from './config';
 import { publishWorkflow } from './workflows';
 
 /**
@@ -54,16 +54,13 @@ export async function startTestService(
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const baseUrl = `http://${opts.host ?? '127.0.0.1'}:${port}`;
-  const config = configFrom({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    BASE_URL: baseUrl,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-    RATE_LIMIT: opts.rateLimit ?? '100000/10',
-    SMTP_URL: opts.smtpUrl,
-  } as never);
+  const config = testConfig({
+    port,
+    dataDir,
+    databaseUrl: db.url,
+    baseUrl,
+    env: { RATE_LIMIT: opts.rateLimit, SMTP_URL: opts.smtpUrl },
+  });
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();
   const started: TestService = {

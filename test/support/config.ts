@@ -1,0 +1,26 @@
+// The configuration every test node starts from: a loopback listener on `port`, its data dir, its database,
+// quiet logs and a rate limit no suite reaches unless it sets its own. `env` adds or overrides variables.
+import { type Config, configFrom } from '../../server/src/config/config';
+
+export interface TestConfigInput {
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  /** Public API origin; `http://127.0.0.1:<port>` by default. */
+  baseUrl?: string;
+  /** Variables added or overridden; an undefined value keeps the default above. */
+  env?: Record<string, string | undefined>;
+}
+
+export function testConfig({ port, dataDir, databaseUrl, baseUrl, env = {} }: TestConfigInput): Config {
+  return configFrom({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    RATE_LIMIT: '100000/10',
+    ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
+  } as never);
+}
