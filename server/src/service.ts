@@ -13,7 +13,7 @@ import type { DataSource } from 'typeorm';
 import { type Clock, systemClock } from './common/clock';
 import type { Ctx } from './common/context';
 import { AppError } from './common/errors';
-import { type LaneAuth, type LaneRead, withFastLane } from './common/fast-lane';
+import { type HeaderSink, type LaneAuth, type LaneRead, withFastLane } from './common/fast-lane';
 import {
   API_JSON_LIMIT,
   type AppRequest,
@@ -27,7 +27,7 @@ import {
   sendProblem,
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
-import { apiKeyBudget, type HeaderSink, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
+import { apiKeyBudget, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';

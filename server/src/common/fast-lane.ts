@@ -10,7 +10,11 @@ import type { Actor, Ctx } from './context';
 import { AppError, isAppError, toProblem } from './errors';
 import { newId } from './ids';
 import type { Logger } from './logger';
-import type { HeaderSink } from './rate-limit';
+
+/** Where an answer's headers go: an HTTP response, or the lean lane's header list. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
 
 /** What a lane handler answers: a JSON status and body, and extra headers. */
 export interface FastAnswer {

@@ -14,6 +14,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { Clock } from './clock';
 import { AppError } from './errors';
+import type { HeaderSink } from './fast-lane';
 import { type AppRequest, sendProblem } from './http';
 
 export interface RateLimitPolicy {
@@ -21,11 +22,6 @@ export interface RateLimitPolicy {
   limit: number;
   /** Window length in seconds (windows start at multiples of it on the clock). */
   windowSeconds: number;
-}
-
-/** Where an answer's headers go: an HTTP response, or the lean lane's header list (fast-lane.ts). */
-export interface HeaderSink {
-  setHeader(name: string, value: string): unknown;
 }
 
 /** The /v1 budget per API key. */
