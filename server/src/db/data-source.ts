@@ -98,10 +98,12 @@ export async function transactionWithRetry<T>(
   ds: DataSource,
   fn: (m: EntityManager) => Promise<T>,
   attempts = 6,
+  /** An isolation level for this unit of work (MySQL/MariaDB); the engine's default otherwise. */
+  isolation?: 'READ COMMITTED',
 ): Promise<T> {
   for (let i = 1; ; i++) {
     try {
-      return await ds.transaction(fn);
+      return await (isolation && isMysql(ds) ? ds.transaction(isolation, fn) : ds.transaction(fn));
     } catch (e) {
       if (i >= attempts || !isDeadlock(e)) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** i));

@@ -9,6 +9,7 @@ import { IsNull } from 'typeorm';
 import { AppError } from '../common/errors';
 import { newId } from '../common/ids';
 import { loadConfig } from '../config/config';
+import { transactionWithRetry } from '../db/data-source';
 import { isEnvironment } from '../modules/accounts/roles';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from '../modules/kms/local-kms.provider';
@@ -102,7 +103,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
         if (typeof jwk.kty !== 'string' || 'd' in jwk)
           throw new AppError('validation_failed', '--jwk must be a public JWK.');
         const id = newId('tri');
-        await svc.ds.transaction(async (m) => {
+        await transactionWithRetry(svc.ds, async (m) => {
           await m.getRepository(TrustedIssuerEntity).insert({
             id,
             issuer,
@@ -125,7 +126,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
       const pem = readArg(need(flags, 'anchor'));
       const cert = new X509Certificate(pem);
       const id = newId('tra');
-      await svc.ds.transaction(async (m) => {
+      await transactionWithRetry(svc.ds, async (m) => {
         await m.getRepository(TrustAnchorEntity).insert({
           id,
           issuer,
@@ -150,7 +151,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
     case 'distrust-issuer': {
       const environment = env(flags);
       let retired = 0;
-      await svc.ds.transaction(async (m) => {
+      await transactionWithRetry(svc.ds, async (m) => {
         if (flags.doctype) {
           retired +=
             (

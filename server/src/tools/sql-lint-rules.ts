@@ -17,6 +17,7 @@ export type SqlLintRule =
   | 'skip-locked'
   | 'session-scope'
   | 'lock-tables'
+  | 'transaction-opener'
   | 'allow-without-reason';
 
 export interface SqlLintFinding {
@@ -125,6 +126,7 @@ export function lintSource(file: string, text: string, opts: SqlLintOptions): Sq
     raw.push({ file, line: at(node), rule, message });
   const sessionTables = new Set(opts.sessionTables);
   const isClaimFile = opts.outboxClaimFiles.test(file);
+  const isDbLayer = /(?:^|\/)src\/db\//.test(file);
 
   const visit = (node: ts.Node): void => {
     // (1) SQL in literals; nested template parts are part of their parent's text
@@ -152,6 +154,19 @@ export function lintSource(file: string, text: string, opts: SqlLintOptions): Sq
       if (!ts.isArrayLiteralExpression(node.initializer) || node.initializer.elements.length > 0)
         add(node, 'foreign-key', 'foreign keys cannot span Vitess shards: enforce in the service');
     }
+    // (4) one transaction opener: db/ (transactionWithRetry / inTransaction: joins the caller's transaction,
+    // re-runs a Galera certification conflict or a deadlock); a bare `.transaction(` elsewhere has no retry
+    if (
+      !isDbLayer &&
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === 'transaction'
+    )
+      add(
+        node,
+        'transaction-opener',
+        'open transactions through db/data-source.ts (transactionWithRetry or inTransaction), not .transaction(',
+      );
     // (2) query builder: setOnLocked('skip_locked')
     if (
       ts.isCallExpression(node) &&

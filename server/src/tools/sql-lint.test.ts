@@ -93,6 +93,16 @@ describe('sql lint', () => {
     ]);
   });
 
+  it('opens transactions in db/ only', () => {
+    const src = 'await this.deps.ds.transaction(async (m) => m.query("SELECT 1"));';
+    expect(rules(src, 'src/modules/accounts/accounts.service.ts')).toEqual(['transaction-opener']);
+    expect(rules("await ds.transaction('READ COMMITTED', fn);", 'src/tools/operator.ts')).toEqual([
+      'transaction-opener',
+    ]);
+    expect(rules(src, 'src/db/data-source.ts')).toEqual([]);
+    expect(rules('await transactionWithRetry(this.deps.ds, fn);', 'src/modules/a/a.service.ts')).toEqual([]);
+  });
+
   it('reports file and line', () => {
     const f = lintSource(
       'src/m.ts',

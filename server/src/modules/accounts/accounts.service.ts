@@ -19,6 +19,7 @@ import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { ApiKeyEntity } from '../tenancy/api-key.entity';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { TenancyService } from '../tenancy/tenancy.service';
@@ -173,7 +174,7 @@ export class AccountsService {
     const now = this.now();
     const businessId = newId('biz');
     const invitationId = newId('inv');
-    await this.deps.ds.transaction(async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       await m.getRepository(BusinessEntity).insert({ id: businessId, name: name.trim(), createdAt: now });
       await m
         .getRepository(InvitationEntity)
@@ -201,7 +202,7 @@ export class AccountsService {
       role,
       createdAt: this.now(),
     });
-    await this.deps.ds.transaction(async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       if (await m.getRepository(DashboardUserEntity).findOneBy({ email: e }))
         throw new AppError('email_in_use');
       await m.getRepository(DashboardUserEntity).insert(u);
@@ -223,7 +224,7 @@ export class AccountsService {
     target: string | null,
     detail?: Record<string, unknown>,
   ) {
-    await this.deps.ds.transaction((m) =>
+    await transactionWithRetry(this.deps.ds, (m) =>
       this.audit(m, { businessId: null, actor: { kind: 'operator', id: operator }, action, target, detail }),
     );
   }
@@ -295,7 +296,7 @@ export class AccountsService {
       throw new AppError('role_insufficient', `Only an ${role} or higher can invite an ${role}.`);
     const token = randomToken(32);
     const row = this.invitationRow(newId('inv'), me.businessId, email, role, token, me.userId);
-    const business = await this.deps.ds.transaction(async (m) => {
+    const business = await transactionWithRetry(this.deps.ds, async (m) => {
       await m.getRepository(InvitationEntity).insert(row);
       await this.audit(m, {
         businessId: me.businessId,
@@ -315,7 +316,7 @@ export class AccountsService {
     const me = this.userOf(ctx);
     const token = randomToken(32);
     const now = this.now();
-    const { inv, business } = await this.deps.ds.transaction(async (m) => {
+    const { inv, business } = await transactionWithRetry(this.deps.ds, async (m) => {
       const res = await m
         .createQueryBuilder()
         .update(InvitationEntity)
@@ -343,7 +344,7 @@ export class AccountsService {
 
   async revokeInvitation(ctx: Ctx, id: string): Promise<InvitationView> {
     const me = this.userOf(ctx);
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const res = await m
         .createQueryBuilder()
         .update(InvitationEntity)
@@ -390,7 +391,7 @@ export class AccountsService {
   async setMemberRole(ctx: Ctx, userId: string, rawRole: unknown): Promise<UserView> {
     const me = this.userOf(ctx);
     const role = parseRole(rawRole);
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const target = await m
         .getRepository(DashboardUserEntity)
         .findOneBy({ id: userId, businessId: me.businessId });
@@ -416,7 +417,7 @@ export class AccountsService {
   /** Removes a member: the account, its passkeys and sessions go at once. */
   async removeMember(ctx: Ctx, userId: string): Promise<void> {
     const me = this.userOf(ctx);
-    await this.deps.ds.transaction(async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       const target = await m
         .getRepository(DashboardUserEntity)
         .findOneBy({ id: userId, businessId: me.businessId });
@@ -459,7 +460,7 @@ export class AccountsService {
       throw new AppError('invitation_invalid');
     const now = this.now();
     const hash = sha256Hex(token);
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const inv = await m.getRepository(InvitationEntity).findOneBy({ tokenHash: hash });
       if (!inv) throw new AppError('invitation_invalid');
       const userId = newId('usr');
@@ -537,7 +538,7 @@ export class AccountsService {
       throw new AppError('sign_in_link_invalid');
     const now = this.now();
     const hash = sha256Hex(token);
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const link = await m.getRepository(SignInLinkEntity).findOneBy({ tokenHash: hash });
       if (!link) throw new AppError('sign_in_link_invalid');
       const res = await m
@@ -594,7 +595,7 @@ export class AccountsService {
 
   /** Test and operator helper: a signed-in session for an existing user (no mail round trip). */
   async signInDirect(userId: string, method = 'service'): Promise<SignedIn> {
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const user = await m.getRepository(DashboardUserEntity).findOneBy({ id: userId });
       if (!user) throw new AppError('not_found', 'No such user.');
       return this.startSession(m, user, method, undefined);
@@ -641,7 +642,7 @@ export class AccountsService {
   }
 
   private async revokeSessionRow(businessId: string, userId: string, sessionId: string, action: string) {
-    await this.deps.ds.transaction(async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       const res = await m
         .getRepository(DashboardSessionEntity)
         .update({ id: sessionId, userId, revokedAt: IsNull() }, { revokedAt: this.now() });
@@ -733,10 +734,10 @@ export class AccountsService {
   async passkeyRegister(ctx: Ctx, challengeId: unknown, response: unknown): Promise<{ id: string }> {
     const me = this.userOf(ctx);
     // The challenge is spent before verifying, in its own transaction: a failed attempt burns it too.
-    const challenge = await this.deps.ds.transaction((m) =>
+    const challenge = await transactionWithRetry(this.deps.ds, (m) =>
       this.useChallenge(m, challengeId, 'register', me.userId),
     );
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const verified = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: challenge,
@@ -778,10 +779,10 @@ export class AccountsService {
     const r = response as AuthenticationResponseJSON | undefined;
     if (!r || typeof r !== 'object' || typeof r.id !== 'string') throw new AppError('passkey_invalid');
     // The challenge is spent before verifying, in its own transaction: a failed attempt burns it too.
-    const challenge = await this.deps.ds.transaction((m) =>
+    const challenge = await transactionWithRetry(this.deps.ds, (m) =>
       this.useChallenge(m, challengeId, 'authenticate', null),
     );
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const pk = await m.getRepository(PasskeyEntity).findOneBy({ credentialId: r.id });
       if (!pk) throw new AppError('passkey_invalid');
       const verified = await verifyAuthenticationResponse({
@@ -851,7 +852,7 @@ export class AccountsService {
           param: 'scopes',
         },
       );
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const issued = await this.deps.tenancy.issueApiKey(me.businessId, me.environment, l, {
         scopes: scopes as ApiKeyScope[] | null | undefined,
         createdBy: me.userId,
@@ -871,7 +872,7 @@ export class AccountsService {
 
   async revokeApiKey(ctx: Ctx, id: string): Promise<ApiKeyView> {
     const me = this.userOf(ctx);
-    return this.deps.ds.transaction(async (m) => {
+    return transactionWithRetry(this.deps.ds, async (m) => {
       const res = await m
         .getRepository(ApiKeyEntity)
         .update(

@@ -197,7 +197,7 @@ export class SessionTransport {
       requestObject: signed?.requestObject ?? null,
       responseKey: signed?.responseKey ?? null,
     } satisfies Partial<WalletRequestEntity>);
-    await this.deps.ds.transaction(async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       await m.getRepository(WalletRequestEntity).insert(row);
       await recordSessionEvent(m, s, {
         kind: 'wallet_request',

@@ -26,7 +26,7 @@ import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
 import { logTag, newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
-import { isDeadlock, isMysql } from '../../db/data-source';
+import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
 import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from './delivery-log';
 import { activeSecrets, webhookDeliveryHeaders } from './signature';
 import { assertDeliverableUrl, type DeliverableOpts, guardedLookup } from './ssrf';
@@ -332,17 +332,9 @@ export class WebhookRelay {
   }
 
   /** A short transaction, retried whole on deadlocks and Galera certification conflicts. */
-  private async tx<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
-    const { ds } = this.deps;
-    for (let i = 1; ; i++) {
-      try {
-        // READ COMMITTED: no gap locks between relays writing neighbouring rows of the due index.
-        return isMysql(ds) ? await ds.transaction('READ COMMITTED', fn) : await ds.transaction(fn);
-      } catch (e) {
-        if (i >= 5 || !isDeadlock(e)) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
-      }
-    }
+  private tx<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    // READ COMMITTED: no gap locks between relays writing neighbouring rows of the due index.
+    return transactionWithRetry(this.deps.ds, fn, 5, 'READ COMMITTED');
   }
 
   /** The relay pool's mysql2 pool when it allows multiple statements per query (service.ts), else null. */
