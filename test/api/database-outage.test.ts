@@ -25,6 +25,7 @@ const logger: Logger = {
   info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
   warn: (msg, fields) => lines.push({ level: 'warn', msg, fields }),
   error: (msg, fields) => lines.push({ level: 'error', msg, fields }),
+  child: () => logger,
 };
 
 let db: ScratchMariaDb;

@@ -1,14 +1,20 @@
-// Minimal structured logger. Never pass capability URLs, session ids, keys or secrets: use logTag().
+// Structured logs through pino: one JSON object a line (`t`, `level`, `msg`, fields), warn and error on stderr,
+// the rest on stdout; child loggers carry bindings such as a request id. Never pass capability URLs, session
+// ids, keys or secrets: use logTag(). Two defences still stand behind that rule: pino's redaction censors
+// fields named like credentials wherever they sit, and every line leaving the process is scrubbed of session
+// ids, API keys and webhook secrets, whatever field or message carried them.
+import pino from 'pino';
 import { logTag } from './ids';
 
-type Level = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** A logger whose lines also carry `bindings` (e.g. `{ request_id }`). */
+  child(bindings: Record<string, unknown>): Logger;
 }
 
 const SECRET_SHAPES: [RegExp, (m: string) => string][] = [
@@ -18,6 +24,18 @@ const SECRET_SHAPES: [RegExp, (m: string) => string][] = [
   [/whsec_[\w+/=-]{20,}/g, () => 'whsec_***'],
 ];
 
+/** Fields censored by name at any of the first two levels (headers, bodies, errors handed to a log call). */
+export const REDACTED_FIELDS = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'secret',
+  'password',
+  'token',
+  'apiKey',
+];
+const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [`["${f}"]`, `*["${f}"]`]);
+
 /**
  * Last line of defence: whatever reaches a log line (driver errors quote values, stacks quote inputs), session
  * ids, API keys and webhook secrets never leave in the clear.
@@ -26,16 +44,43 @@ export function redact(line: string): string {
   return SECRET_SHAPES.reduce((acc, [re, f]) => acc.replace(re, f), line);
 }
 
-export function createLogger(level: Level): Logger {
-  const emit = (l: Level, msg: string, fields?: Record<string, unknown>) => {
-    if (order[l] < order[level]) return;
-    const line = redact(JSON.stringify({ t: new Date().toISOString(), level: l, msg, ...fields }));
-    (l === 'error' || l === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
-  };
+interface Sink {
+  write(line: string): unknown;
+}
+
+/** `out` gets debug and info lines, `err` warn and error lines (process stdout/stderr unless given). */
+export function createLogger(level: LogLevel, sinks: { out?: Sink; err?: Sink } = {}): Logger {
+  const scrubbed = (s: Sink) => ({ write: (line: string) => s.write(redact(line)) });
+  const root = pino(
+    {
+      level,
+      base: undefined,
+      messageKey: 'msg',
+      timestamp: () => `,"t":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '***' },
+    },
+    pino.multistream(
+      [
+        { level: 'debug', stream: scrubbed(sinks.out ?? process.stdout) },
+        { level: 'warn', stream: scrubbed(sinks.err ?? process.stderr) },
+      ],
+      { dedupe: true },
+    ),
+  );
+  return wrap(root);
+}
+
+function wrap(p: pino.Logger): Logger {
+  const at =
+    (l: 'debug' | 'info' | 'warn' | 'error') =>
+    (msg: string, fields?: Record<string, unknown>): void =>
+      fields ? p[l](fields, msg) : p[l](msg);
   return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (bindings) => wrap(p.child(bindings)),
   };
 }
