@@ -28,6 +28,7 @@ import {
 } from './common/http';
 import { createLogger, type Logger } from './common/logger';
 import { apiKeyBudget, RateLimiter, rateLimitByApiKey } from './common/rate-limit';
+import { startTracing, traceRequests } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
@@ -55,7 +56,7 @@ import { createKmsProvider, type KmsClientOverrides } from './modules/kms/kms.fa
 import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
 import { registerDevMailRoutes } from './modules/mail/dev-mail.rest';
 import { createMailSender, type MailSender } from './modules/mail/mail';
-import { ServiceMetrics } from './modules/ops/metrics';
+import { routeTemplateOf, ServiceMetrics } from './modules/ops/metrics';
 import { registerOpsRoutes } from './modules/ops/ops.rest';
 import { OpsService } from './modules/ops/ops.service';
 import { readOutboxBacklog } from './modules/ops/outbox-backlog';
@@ -157,6 +158,7 @@ export interface Service {
 export async function createService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
+  const tracing = await startTracing(config);
   const ds = await createDataSource(config);
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
@@ -488,17 +490,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     },
     async listen() {
       // the lean lane answers the hottest /v1 routes in their plain shape, Express everything else (ADR 0023)
-      server = http.createServer(
-        withFastLane(app, routes.lanes(), {
-          clock,
-          logger,
-          authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
-          classify: (e) => availability.classify(e),
-          isDraining: () => ops.isDraining,
-          observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds, true),
-          errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
-        }),
-      );
+      const listener = withFastLane(app, routes.lanes(), {
+        clock,
+        logger,
+        authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
+        classify: (e) => availability.classify(e),
+        isDraining: () => ops.isDraining,
+        observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds, true),
+        errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
+      });
+      server = http.createServer(tracing ? traceRequests(listener, routeTemplateOf) : listener);
       await new Promise<void>((resolve) => server?.listen(config.port, config.host, resolve));
       if (opts.workers !== false) {
         relay.start();
@@ -544,6 +545,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       await kmsProvider.close();
       redis?.disconnect();
       await ds.destroy();
+      await tracing?.shutdown();
     },
   };
   return service;

@@ -48,6 +48,8 @@ export async function startTestService(
     smtpUrl?: string;
     /** Host of BASE_URL (default 127.0.0.1); passkey tests use `localhost` (WebAuthn needs a domain RP ID). */
     host?: string;
+    /** More configuration variables (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
@@ -59,7 +61,7 @@ export async function startTestService(
     dataDir,
     databaseUrl: db.url,
     baseUrl,
-    env: { RATE_LIMIT: opts.rateLimit, SMTP_URL: opts.smtpUrl },
+    env: { RATE_LIMIT: opts.rateLimit, SMTP_URL: opts.smtpUrl, ...opts.env },
   });
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();

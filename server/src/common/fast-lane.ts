@@ -10,6 +10,7 @@ import type { Actor, Ctx } from './context';
 import { AppError, isAppError, toProblem } from './errors';
 import { newId } from './ids';
 import type { Logger } from './logger';
+import { laneRoute } from './tracing';
 
 /** Where an answer's headers go: an HTTP response, or the lean lane's header list. */
 export interface HeaderSink {
@@ -140,6 +141,7 @@ function serve(
   params: Record<string, string>,
   deps: FastLaneDeps,
 ): void {
+  laneRoute(req, route.route);
   const x = new Exchange(req, res, route, deps);
   x.run(params).catch((e: unknown) => {
     if (res.headersSent || res.destroyed) return;

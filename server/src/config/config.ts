@@ -52,6 +52,12 @@ const schema = z.object({
     .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().default('Credential Verification <no-reply@localhost>'),
+  // tracing (issue 21): off unless an OTLP/HTTP endpoint is configured (the standard OpenTelemetry variables)
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/)
+    .default('credential-verification-service'),
 });
 
 export type Environment = 'sandbox' | 'production';
@@ -97,6 +103,8 @@ export interface Config {
   /** Outgoing mail through SMTP (nodemailer); unset: .eml files under DATA_DIR/mail (modules/mail). */
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
+  /** OpenTelemetry tracing to an OTLP/HTTP collector; undefined = off (no spans are recorded). */
+  readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
 }
 
 const stripSlash = (u: string) => u.replace(/\/+$/, '');
@@ -150,6 +158,12 @@ function buildConfig(v: z.output<typeof schema>): Config {
     decisionDueHours: v.DECISION_DUE_HOURS,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
+    tracing: v.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({
+          endpoint: stripSlash(v.OTEL_EXPORTER_OTLP_ENDPOINT),
+          serviceName: v.OTEL_SERVICE_NAME,
+        })
+      : undefined,
   });
 }
 

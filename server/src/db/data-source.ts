@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { DataSource, type EntityManager } from 'typeorm';
+import { inSpan } from '../common/tracing';
 import type { Config } from '../config/config';
 import { ENTITIES, LOGO_ENTITY } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -101,14 +102,17 @@ export async function transactionWithRetry<T>(
   /** An isolation level for this unit of work (MySQL/MariaDB); the engine's default otherwise. */
   isolation?: 'READ COMMITTED',
 ): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await (isolation && isMysql(ds) ? ds.transaction(isolation, fn) : ds.transaction(fn));
-    } catch (e) {
-      if (i >= attempts || !isDeadlock(e)) throw e;
-      await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** i));
+  return inSpan('db.transaction', { 'db.system.name': isMysql(ds) ? 'mysql' : 'sqlite' }, async (span) => {
+    for (let i = 1; ; i++) {
+      try {
+        return await (isolation && isMysql(ds) ? ds.transaction(isolation, fn) : ds.transaction(fn));
+      } catch (e) {
+        if (i >= attempts || !isDeadlock(e)) throw e;
+        span.addEvent('retry', { attempt: i });
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** i));
+      }
     }
-  }
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { KMSClientConfig } from '@aws-sdk/client-kms';
 import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { inSpan } from '../../common/tracing';
 import type { Config } from '../../config/config';
 import { AwsKmsSigner } from './aws-kms.provider';
 import { CloudSigningKms } from './cloud-signing';
@@ -27,7 +28,7 @@ export function createKmsProvider(deps: {
   const { config, ds, clock } = deps;
   const local = new LocalKmsProvider({ ds, keyRing: config.kmsKeyRing, masterKey: deps.masterKey, clock });
   const k = config.kms;
-  if (k.provider === 'local') return { kms: local, close: async () => {} };
+  if (k.provider === 'local') return { kms: traced(local, 'local'), close: async () => {} };
   const signer =
     k.provider === 'gcp'
       ? new GcpKmsSigner(k.keyVersion, { endpoint: k.endpoint, clientOptions: deps.overrides?.gcp })
@@ -36,5 +37,23 @@ export function createKmsProvider(deps: {
           region: k.region,
           clientOptions: deps.overrides?.aws,
         });
-  return { kms: new CloudSigningKms({ ds, clock, signer, local }), close: () => signer.close() };
+  return {
+    kms: traced(new CloudSigningKms({ ds, clock, signer, local }), k.provider),
+    close: () => signer.close(),
+  };
+}
+
+const TRACED: ReadonlySet<PropertyKey> = new Set(['signDigest', 'generateDataKey', 'decryptDataKey']);
+
+/** The provider with a span around each call that reaches key material (a KMS round trip in the cloud). */
+function traced<K extends KmsProvider>(kms: K, provider: string): K {
+  return new Proxy(kms, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      if (!TRACED.has(prop)) return v.bind(target);
+      return (...args: unknown[]) =>
+        inSpan(`kms.${String(prop)}`, { 'kms.provider': provider }, () => v.apply(target, args));
+    },
+  });
 }

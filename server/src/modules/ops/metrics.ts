@@ -2,6 +2,7 @@
 // services in one test process do not share counters): HTTP requests by route template and status with a
 // latency histogram, webhook deliveries by outcome and the outbox's backlog, verification outcomes by error
 // code, expiry-sweeper passes. Other modules get a tiny hook object, never prom-client itself.
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -110,14 +111,7 @@ export class ServiceMetrics implements DeliveryMetrics {
     return (req, res, next) => {
       const t0 = process.hrtime.bigint();
       res.on('finish', () => {
-        const route = req.route?.path
-          ? `${req.baseUrl}${String(req.route.path)}`
-          : (MOUNTS.find(
-              (m) =>
-                req.originalUrl === m ||
-                req.originalUrl.startsWith(`${m}/`) ||
-                req.originalUrl.startsWith(`${m}?`),
-            ) ?? 'unmatched');
+        const route = routeTemplateOf(req);
         this.request(req.method, route, res.statusCode, Number(process.hrtime.bigint() - t0) / 1e9);
       });
       next();
@@ -148,4 +142,12 @@ export class ServiceMetrics implements DeliveryMetrics {
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** An Express request's route template (never its raw path, which may hold a capability), or its mount. */
+export function routeTemplateOf(req: IncomingMessage): string {
+  const r = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; originalUrl?: string };
+  if (r.route?.path) return `${r.baseUrl ?? ''}${String(r.route.path)}`;
+  const url = r.originalUrl ?? req.url ?? '';
+  return MOUNTS.find((m) => url === m || url.startsWith(`${m}/`) || url.startsWith(`${m}?`)) ?? 'unmatched';
 }

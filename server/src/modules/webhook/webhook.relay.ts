@@ -21,11 +21,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { SpanKind } from '@opentelemetry/api';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
 import { logTag, newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
+import { injectTraceHeaders, inSpan } from '../../common/tracing';
 import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
 import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from './delivery-log';
 import { activeSecrets, webhookDeliveryHeaders } from './signature';
@@ -684,7 +686,12 @@ export class WebhookRelay {
           },
           now,
         );
-        const res = await this.post(d, opts, deliveryHeaders(d, secrets, timestamp));
+        const res = await inSpan(
+          'webhook POST',
+          { 'webhook.event': d.event },
+          () => this.post(d, opts, injectTraceHeaders(deliveryHeaders(d, secrets, timestamp))),
+          SpanKind.CLIENT,
+        );
         const ok = res.statusCode >= 200 && res.statusCode < 300;
         outcome = {
           statusCode: res.statusCode,
