@@ -34,7 +34,7 @@ class Collector {
   private server?: http.Server;
   url = '';
   async start() {
-    this.server = http.createServer((req, res) => {
+    const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -58,8 +58,9 @@ class Collector {
         res.end('{}');
       });
     });
-    await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    this.server = server;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
   async stop() {
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
