@@ -11,7 +11,6 @@ import { createService, type Service } from '../../server/src/service';
 import {
   Api,
   createBusiness,
-  type Json,
   setUpIdentifyWorkflow,
   startTestService,
   type TestService,

@@ -3,8 +3,8 @@
 // continuous background pipeline. Deliveries go over real HTTP to a local receiver; time moves only through the
 // ManualClock.
 import 'reflect-metadata';
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
