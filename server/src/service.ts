@@ -605,7 +605,11 @@ export function declareApi(s: ApiServices): {
   registerOpsRoutes(routes, s.ops);
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
-  registerReceiptRoutes(routes, s.receipts);
+  registerReceiptRoutes(routes, s.receipts, {
+    baseUrl: s.config.baseUrl,
+    hostedUrl: s.config.hostedUrl,
+    binding: s.transport.binding,
+  });
   registerBrandingRoutes(routes, branding);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });

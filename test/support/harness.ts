@@ -48,6 +48,8 @@ export async function startTestService(
     smtpUrl?: string;
     /** Host of BASE_URL (default 127.0.0.1); passkey tests use `localhost` (WebAuthn needs a domain RP ID). */
     host?: string;
+    /** Host of HOSTED_URL (same port); unset: HOSTED_URL = BASE_URL. Another host is another origin. */
+    hostedHost?: string;
   } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
@@ -60,6 +62,7 @@ export async function startTestService(
     DATA_DIR: dataDir,
     DATABASE_URL: db.url,
     BASE_URL: baseUrl,
+    HOSTED_URL: opts.hostedHost ? `http://${opts.hostedHost}:${port}` : undefined,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RATE_LIMIT: opts.rateLimit ?? '100000/10',
     SMTP_URL: opts.smtpUrl,
