@@ -216,12 +216,18 @@ export class Api {
 export const IDENTIFY_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
 
 /** Creates and publishes an identify workflow and configures the webhook endpoint, over GraphQL. */
-export async function setUpIdentifyWorkflow(api: Api, webhookUrl: string, claims = IDENTIFY_CLAIMS) {
+export async function setUpIdentifyWorkflow(
+  api: Api,
+  webhookUrl: string,
+  claims = IDENTIFY_CLAIMS,
+  apiOnly = true,
+) {
   const { workflowId, webhookSecret } = await publishWorkflow(
     api,
     [{ primitive: 'identify', claims }],
     webhookUrl,
     'KYC identify',
+    apiOnly,
   );
   return { workflowId, webhookSecret: webhookSecret as string };
 }
