@@ -94,6 +94,7 @@ import { cachingStatusListFetcher, httpStatusListFetcher } from './modules/verif
 import { TrustStore } from './modules/verification/trust';
 import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { registerDevReceiver } from './modules/webhook/dev-receiver';
+import { sealClearWebhookSecrets, WebhookSecretBox } from './modules/webhook/secret-box';
 import { WebhookRelay } from './modules/webhook/webhook.relay';
 import { createWebhookResolver } from './modules/webhook/webhook.resolver';
 import { WebhookService } from './modules/webhook/webhook.service';
@@ -121,6 +122,8 @@ export interface Service {
   tenancy: TenancyService;
   workflows: WorkflowService;
   webhooks: WebhookService;
+  /** Seals and opens webhook signing secrets at rest (ADR 0028). */
+  webhookSecrets: WebhookSecretBox;
   relay: WebhookRelay;
   sessions: SessionService;
   transport: SessionTransport;
@@ -167,6 +170,16 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
   const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
+  const sealer = new KeySealer(masterKey);
+  // Webhook signing secrets are sealed under the master key (ADR 0028): clear ones left by an earlier version
+  // are sealed here, and a node whose master key is not the one they were sealed under refuses to start.
+  const webhookSecrets = new WebhookSecretBox(sealer);
+  try {
+    await sealClearWebhookSecrets(ds, webhookSecrets);
+  } catch (e) {
+    await ds.destroy();
+    throw e;
+  }
   const kmsProvider = createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
   const kms = kmsProvider.kms;
   await kms.currentKeyVersion('audit-signing');
@@ -176,6 +189,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const webhooks = new WebhookService({
     ds,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    secrets: webhookSecrets,
     onQueued: () => relay.kick(),
   });
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
@@ -191,6 +205,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     clock,
     logger,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    secrets: webhookSecrets,
     metrics,
     isOutage,
   });
@@ -243,7 +258,6 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   // Signed DC API and cross-device requests (verifier certificate, per-request response encryption).
   if (config.appEnv !== 'production' && config.hostedUrl.startsWith('http://'))
     await allowInsecureWalletUrls();
-  const sealer = new KeySealer(masterKey);
   const verifierIdentity = new VerifierIdentityService({ ds, hostedUrl: config.hostedUrl, sealer, clock });
   const walletTransports = new WalletTransports({
     ds,
@@ -297,6 +311,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     tenancy,
     workflows,
     webhooks,
+    webhookSecrets,
     relay,
     sessions,
     transport,
@@ -592,7 +607,11 @@ export function declareApi(s: ApiServices): {
   registerOpsRoutes(routes, s.ops);
   registerAccountRoutes(routes, s.accounts);
   registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
-  registerReceiptRoutes(routes, s.receipts);
+  registerReceiptRoutes(routes, s.receipts, {
+    baseUrl: s.config.baseUrl,
+    hostedUrl: s.config.hostedUrl,
+    binding: s.transport.binding,
+  });
   registerBrandingRoutes(routes, branding);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
@@ -601,7 +620,7 @@ export function declareApi(s: ApiServices): {
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.
   if (s.config.seedSandbox && s.config.appEnv === 'development') {
-    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock });
+    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock, secrets: s.webhookSecrets });
     registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
   }
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values

@@ -81,15 +81,28 @@ describe('GraphQL createSession with documents, compared with REST multipart', (
     const biz = await createBusiness(t);
     businessId = biz.businessId;
     api = new Api(t.baseUrl, biz.apiKey);
+    // not API-only: these sessions are created from the dashboard's GraphQL
     ({ workflowId: signWf } = await publishWorkflow(
       api,
       [{ primitive: 'sign', documents: 1 }],
       'http://127.0.0.1:9/hooks',
+      'Workflow',
+      false,
     ));
-    ({ workflowId: sign2Wf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 2 }]));
-    ({ workflowId: identifyWf } = await publishWorkflow(api, [
-      { primitive: 'identify', claims: ['given_name'] },
-    ]));
+    ({ workflowId: sign2Wf } = await publishWorkflow(
+      api,
+      [{ primitive: 'sign', documents: 2 }],
+      undefined,
+      'Workflow',
+      false,
+    ));
+    ({ workflowId: identifyWf } = await publishWorkflow(
+      api,
+      [{ primitive: 'identify', claims: ['given_name'] }],
+      undefined,
+      'Workflow',
+      false,
+    ));
     blobRoot = path.join(t.svc.config.dataDir, 'blobs');
   });
   afterAll(async () => t?.stop());

@@ -80,13 +80,15 @@ describe('REST and GraphQL parity for sessions', () => {
     t = await startTestService({ clock, workers: false, label: 'parity' });
     a = new Api(t.baseUrl, (await createBusiness(t, 'Alpha')).apiKey);
     b = new Api(t.baseUrl, (await createBusiness(t, 'Beta')).apiKey);
-    workflowId = (await setUpIdentifyWorkflow(a, 'http://127.0.0.1:9/hooks')).workflowId;
-    await setUpIdentifyWorkflow(b, 'http://127.0.0.1:9/hooks');
+    // not API-only: the parity compares REST (API key) with the dashboard's GraphQL creates
+    workflowId = (await setUpIdentifyWorkflow(a, 'http://127.0.0.1:9/hooks', undefined, false)).workflowId;
+    await setUpIdentifyWorkflow(b, 'http://127.0.0.1:9/hooks', undefined, false);
     const gated = await a.gql(
       'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }',
       {
         input: {
           name: 'gated',
+          apiOnly: false,
           steps: [
             { primitive: 'identify', claims: ['given_name'], gateAfter: true },
             { primitive: 'identify', claims: ['family_name'] },

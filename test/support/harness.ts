@@ -50,6 +50,8 @@ export async function startTestService(
     host?: string;
     /** More configuration variables (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
     env?: Record<string, string>;
+    /** Host of HOSTED_URL (same port); unset: HOSTED_URL = BASE_URL. Another host is another origin. */
+    hostedHost?: string;
   } = {},
 ): Promise<TestService> {
   const db = await createTestDatabase(opts.label ?? 'e2e');
@@ -61,7 +63,12 @@ export async function startTestService(
     dataDir,
     databaseUrl: db.url,
     baseUrl,
-    env: { RATE_LIMIT: opts.rateLimit, SMTP_URL: opts.smtpUrl, ...opts.env },
+    env: {
+      HOSTED_URL: opts.hostedHost ? `http://${opts.hostedHost}:${port}` : undefined,
+      RATE_LIMIT: opts.rateLimit,
+      SMTP_URL: opts.smtpUrl,
+      ...opts.env,
+    },
   });
   const svc = await createService(config, { clock: opts.clock, workers: opts.workers });
   await svc.listen();
@@ -212,12 +219,18 @@ export class Api {
 export const IDENTIFY_CLAIMS = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
 
 /** Creates and publishes an identify workflow and configures the webhook endpoint, over GraphQL. */
-export async function setUpIdentifyWorkflow(api: Api, webhookUrl: string, claims = IDENTIFY_CLAIMS) {
+export async function setUpIdentifyWorkflow(
+  api: Api,
+  webhookUrl: string,
+  claims = IDENTIFY_CLAIMS,
+  apiOnly = true,
+) {
   const { workflowId, webhookSecret } = await publishWorkflow(
     api,
     [{ primitive: 'identify', claims }],
     webhookUrl,
     'KYC identify',
+    apiOnly,
   );
   return { workflowId, webhookSecret: webhookSecret as string };
 }

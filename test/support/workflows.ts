@@ -17,10 +17,12 @@ export async function publishWorkflow(
   steps: StepInput[],
   webhookUrl?: string,
   name = 'Workflow',
+  /** API-only access (spec §1; the default): dashboard users cannot create its sessions, API keys can. */
+  apiOnly = true,
 ): Promise<{ workflowId: string; webhookSecret?: string }> {
   const created = await api.gql(
     `mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }`,
-    { input: { name, steps } },
+    { input: { name, steps, apiOnly } },
   );
   if (created.errors) throw new Error(JSON.stringify(created.errors));
   const workflowId = created.data.createWorkflow.id as string;

@@ -21,6 +21,8 @@ const COPY: Record<string, string> = {
   workflow_not_found: 'This workflow does not exist in this environment.',
   workflow_invalid: 'The workflow cannot be saved or published as it is: check each step.',
   workflow_not_published: 'This workflow has no published revision yet.',
+  workflow_api_only:
+    'This workflow is set to API-only access: its sessions are created with an API key. Untick the box and publish to create them here.',
   // webhooks screen
   webhook_endpoint_required: 'Save a webhook endpoint first: there is nowhere to send to yet.',
   sandbox_only: 'This works in the sandbox only. Switch the environment to sandbox to use it.',

@@ -228,6 +228,18 @@ export type ResendInvitationMutationVariables = Exact<{
 
 export type ResendInvitationMutation = { resendInvitation: { id: string } };
 
+export type NewSessionWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type NewSessionWorkflowsQuery = { workflows: Array<{ id: string, name: string, apiOnly: boolean, latestRevision: number }> };
+
+export type CreateDashboardSessionMutationVariables = Exact<{
+  workflowId: string;
+}>;
+
+
+export type CreateDashboardSessionMutation = { createSession: { id: string, url: string, expires: string } };
+
 export type WebhookDeliveryRowFragment = { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null };
 
 export type WebhooksQueryVariables = Exact<{ [key: string]: never; }>;

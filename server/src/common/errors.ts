@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   workflow_not_found: { status: 404, title: 'Workflow not found' },
   workflow_not_published: { status: 409, title: 'Workflow has no published revision' },
   workflow_invalid: { status: 400, title: 'Workflow definition is invalid' },
+  workflow_api_only: {
+    status: 403,
+    title: 'This workflow takes sessions from the API only (an API key), not from the dashboard',
+  },
   webhook_endpoint_required: { status: 409, title: 'Configure a webhook endpoint first' },
   webhook_url_invalid: { status: 400, title: 'Webhook URL is not allowed' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },

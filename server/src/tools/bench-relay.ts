@@ -5,6 +5,7 @@
 // Database: a fresh database on BENCH_MYSQL_URL or TEST_MYSQL_URL (server URL) when set, else embedded SQLite.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,12 +17,17 @@ import { newId } from '../common/ids';
 import { createLogger } from '../common/logger';
 import { createDataSource, transactionWithRetry } from '../db/data-source';
 import { createTestDatabase } from '../db/test-database';
+import { KeySealer } from '../modules/verification/response-encryption';
 import { enqueueEvent } from '../modules/webhook/outbox';
+import { WebhookSecretBox } from '../modules/webhook/secret-box';
 import { deliveryHeaders, WebhookRelay } from '../modules/webhook/webhook.relay';
 import { processCpuSeconds } from './bench/load';
 import type { BenchRow } from './bench/types';
 
 const SECRET = 'whsec_bench_relay';
+/** The endpoint's secret is stored sealed, as the service stores it (the relay opens it per attempt). */
+const secrets = new WebhookSecretBox(new KeySealer(randomBytes(32)));
+const ENDPOINT = newId('whep');
 const BUSINESS = 'biz_bench_relay';
 
 /** The receiver: answers 200 at once, counts deliveries, and records commit-to-receipt from the body's t0. */
@@ -226,10 +232,10 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
       `INSERT INTO webhook_endpoint (id, business_id, environment, url, secret, created_at, updated_at)
        VALUES (?, ?, 'sandbox', ?, ?, ?, ?)`,
       [
-        newId('whep'),
+        ENDPOINT,
         BUSINESS,
         receiver.url,
-        SECRET,
+        secrets.seal(ENDPOINT, SECRET),
         ...(db.label === 'SQLite'
           ? ['2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000']
           : [new Date(), new Date()]),
@@ -247,6 +253,7 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
       clock: systemClock,
       logger,
       allowPrivateTargets: true,
+      secrets,
       concurrency,
     });
     // CPU per delivery (this process: the relay; and the database server's with BENCH_DB_PID): on a machine shared
@@ -278,6 +285,7 @@ export async function bench(opts: { smoke: boolean }): Promise<BenchRow[]> {
       clock: systemClock,
       logger,
       allowPrivateTargets: true,
+      secrets,
       concurrency,
     });
     live.start(500);

@@ -4,6 +4,7 @@
 import { createEffect, createResource, createSignal, For, on, Show } from 'solid-js';
 import type { SessionListFilter } from '../../graphql/generated';
 import { type Environment, environment, setEnvironment } from '../api';
+import { NewSession } from '../components/NewSession';
 import { linkClick } from '../router';
 import { when } from '../Screen';
 import { listSessions, listWorkflows, SESSION_STATUSES, type SessionSummary } from '../sessions-api';
@@ -78,6 +79,7 @@ export function Sessions() {
   };
   return (
     <>
+      <NewSession onCreated={() => setPages([null])} />
       <form class="d-filters" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label for="status-filter">Status</label>

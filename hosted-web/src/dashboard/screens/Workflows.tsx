@@ -367,6 +367,7 @@ export function WorkflowDetail(props: { id: string }) {
           <label class="d-check">
             <input
               type="checkbox"
+              aria-describedby="api-only-hint"
               checked={apiOnly()}
               onChange={(e) => {
                 setApiOnly(e.currentTarget.checked);
@@ -375,6 +376,10 @@ export function WorkflowDetail(props: { id: string }) {
             />
             Sessions are created only through the API
           </label>
+          <p id="api-only-hint" class="d-muted d-hint">
+            Ticked: only your server creates sessions, with an API key. Unticked: you can also create one on
+            the Sessions screen and copy its link. Applies from the next published revision.
+          </p>
           <ActionStatus action={action} />
           <div class="d-step-actions">
             <button type="button" onClick={onSave} disabled={!dirty() || action.busy()}>

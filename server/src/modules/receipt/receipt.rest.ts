@@ -5,7 +5,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { isAppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
-import { BROWSER_COOKIE, readCookie } from '../session/session.rest';
+import type { BrowserBinding } from '../session/browser-binding';
+import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/session.rest';
 import { renderReceiptPdf } from './receipt.document';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 
@@ -73,13 +74,33 @@ function page(res: Response, status: number, title: string, body: string): void 
     );
 }
 
-export function registerReceiptRoutes(reg: RouteRegistry, receipts: ReceiptService): void {
+/**
+ * Where the signer's receipt read is answered (ADR 0028). The binding cookie is host-only on `{hosted_url}`'s
+ * host. When `{base_url}` is another origin, a browser's read at `{base_url}` carries no binding cookie: it is
+ * redirected (307) to the same path at `{hosted_url}`, where its cookie is sent. Only a request that arrived for
+ * `{base_url}`'s host is redirected, so the hosted host never redirects to itself.
+ */
+export interface ReceiptRouteOptions {
+  baseUrl: string;
+  hostedUrl: string;
+  binding: BrowserBinding;
+}
+
+export function registerReceiptRoutes(
+  reg: RouteRegistry,
+  receipts: ReceiptService,
+  opts: ReceiptRouteOptions,
+): void {
+  const base = new URL(opts.baseUrl);
+  const hosted = new URL(opts.hostedUrl);
+  const split = base.origin !== hosted.origin;
   reg.add({
     method: 'get',
     path: '/v1/sessions/:id/receipt',
     auth: 'signer',
     summary:
-      'Signer receipt read: the completed prefix of the results, for the bound browser (binding cookie, no API key)',
+      'Signer receipt read: the completed prefix of the results, for the bound browser (binding cookie, no API key). ' +
+      'When the hosted page has its own origin, a read at the API origin without the cookie is redirected (307) there.',
     contract: {
       operationId: 'getSignerReceipt',
       response: { status: 200, description: 'completed results', schema: SignerReceiptReadSchema },
@@ -93,7 +114,18 @@ export function registerReceiptRoutes(reg: RouteRegistry, receipts: ReceiptServi
     },
     handler: async (req, res) => {
       noStore(res);
-      sendJson(res, 200, await receipts.read(String(req.params.id), token(req)));
+      const cookie = opts.binding.verified(token(req));
+      if (!cookie && split && req.headers.host === base.host) {
+        res.redirect(
+          307,
+          `${hosted.origin}/v1/sessions/${encodeURIComponent(String(req.params.id))}/receipt`,
+        );
+        return;
+      }
+      const read = await receipts.read(String(req.params.id), cookie);
+      // a use of the cookie renews its lifetime (ADR 0028)
+      if (cookie) setBrowserCookie(res, cookie);
+      sendJson(res, 200, read);
     },
   });
   reg.add({

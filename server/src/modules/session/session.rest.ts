@@ -12,8 +12,13 @@ import type { SessionTransport } from './session.transport';
 
 /** The server-issued browser cookie (browser-binding.ts). */
 export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
-/** The binding cookie outlives the longest session (24 h) plus the 48 h access to completed materials. */
-const COOKIE_MAX_AGE_S = 72 * 3600;
+/**
+ * The binding cookie's lifetime, renewed on every use (opening the hosted page, Start, the receipt read): 400 days,
+ * the most a browser keeps a cookie (RFC 6265bis). The cookie only says which browser this is; when a session
+ * and its 48-hour receipt access end is the server's decision, so its lifetime never ends either early (a
+ * session may wait at a gate for days). ADR 0028.
+ */
+export const BROWSER_COOKIE_MAX_AGE_S = 400 * 24 * 3600;
 
 export function registerSessionRoutes(
   reg: RouteRegistry,
@@ -148,10 +153,14 @@ export const browserTokenOf = (req: Request): string | undefined => {
   return v !== undefined && /^[\w.~-]{16,256}$/.test(v) ? v : undefined;
 };
 
-function setBrowserCookie(res: Response, token: string): void {
+/**
+ * Sets (or renews) the binding cookie. Scope: host-only on the host that answered, which for the hosted page is
+ * `{hosted_url}`'s host (no Domain attribute), Path=/, HttpOnly, Secure, SameSite=Strict.
+ */
+export function setBrowserCookie(res: Response, token: string): void {
   res.setHeader(
     'Set-Cookie',
-    `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,
+    `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,
   );
 }
 
@@ -166,8 +175,9 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     handler: async (req, res) => {
       noStore(res);
       const out = await transport.projection(String(req.params.id), token(req));
-      // a browser without a server-issued cookie gets one on opening the page; Start binds to it
-      if (out.issued) setBrowserCookie(res, out.issued);
+      // a browser without a server-issued cookie gets one on opening the page (Start binds to it); one that
+      // has one gets it again, which renews its lifetime
+      setBrowserCookie(res, out.cookie);
       sendJson(res, 200, out.projection);
     },
   });
@@ -179,7 +189,7 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     handler: async (req, res) => {
       noStore(res);
       const out = await transport.start(String(req.params.id), token(req));
-      if (out.issued) setBrowserCookie(res, out.issued);
+      setBrowserCookie(res, out.cookie);
       sendJson(res, 200, out.projection);
     },
   });

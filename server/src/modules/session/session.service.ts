@@ -483,13 +483,22 @@ export class SessionService {
     // seen last is still the latest, the endpoint exists and the catalog has not changed since its routes
     // offered the revision's primitives (session.create-context.ts, ADR 0025). A workflow with a sign step
     // takes files, so never this path.
-    const seen = !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
+    // Only API-key creates take the remembered paths: a dashboard create must read the revision's API-only flag.
+    const viaApi = ctx.actor.kind === 'api_key';
+    const seen = viaApi && !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
     if (seen && !seen.primitives.includes('sign')) {
       const session = newSession(seen.revision.revision);
       if (await keyed(insertIfCurrent(ds, m, session, seen))) return { session, documents: [] };
     }
     // workflow + revision, webhook endpoint and credential routes in one statement (session.create-context.ts)
     const cfg = await readCreateContext(ds, m, tenant, workflowId);
+    // spec §1 "API-only access": the published revision's flag decides; only an API key creates its sessions
+    if (cfg.revision.apiOnly && !viaApi)
+      throw new AppError(
+        'workflow_api_only',
+        'This workflow is set to API-only access: create its sessions with an API key (POST /v1/sessions), ' +
+          'or publish a revision without API-only access to create them from the dashboard.',
+      );
     const steps = toRevisionView(cfg.revision).steps;
     // Every refusal about documents happens here, before anything is written (no row, no blob).
     const documents = this.deps.documents.plan(steps, uploads ?? null);
@@ -523,6 +532,7 @@ export class SessionService {
   ): Promise<SessionEntity | undefined> {
     const { ds, clock } = this.deps;
     if (uploads || !isMysql(ds) || (input.return_url !== undefined && input.return_url !== null)) return;
+    if (ctx.actor.kind !== 'api_key') return; // the full path checks API-only access
     const tenant = tenantOf(ctx);
     const workflowId = typeof input.workflow_id === 'string' ? input.workflow_id : undefined;
     const seen = workflowId ? knownRevision(tenant, workflowId) : undefined;

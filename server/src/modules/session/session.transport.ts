@@ -112,15 +112,21 @@ export class SessionTransport {
 
   /**
    * The status projection. A browser without a valid server-issued cookie gets one here (`issued`, to set as
-   * the cookie), so that a later Start binds to a value the browser already holds.
+   * the cookie), so that a later Start binds to a value the browser already holds. `cookie` is the value the
+   * browser holds after this answer (its own, or the issued one): the route sets it again, which renews its
+   * lifetime on every use (ADR 0028).
    */
-  async projection(id: string, browserCookie: unknown): Promise<{ projection: Projection; issued?: string }> {
+  async projection(
+    id: string,
+    browserCookie: unknown,
+  ): Promise<{ projection: Projection; issued?: string; cookie: string }> {
     const s = await this.open(id);
     // support timeline: the first time the link was opened (reloads are not news)
     await recordSessionEventOnce(this.deps.ds.manager, s, { kind: 'opened', at: this.deps.clock.now() });
     const valid = this.deps.binding.verified(browserCookie);
     const issued = valid ? undefined : this.deps.binding.issue();
-    return { projection: await this.project(s, valid ?? issued), ...(issued ? { issued } : {}) };
+    const cookie = (valid ?? issued) as string;
+    return { projection: await this.project(s, cookie), cookie, ...(issued ? { issued } : {}) };
   }
 
   /**
@@ -128,14 +134,17 @@ export class SessionTransport {
    * it has none; a value the server did not issue is never used). A retried Start whose first answer was lost
    * finds its own binding and succeeds; another browser gets session_bound_elsewhere.
    */
-  async start(id: string, browserCookie: unknown): Promise<{ projection: Projection; issued?: string }> {
+  async start(
+    id: string,
+    browserCookie: unknown,
+  ): Promise<{ projection: Projection; issued?: string; cookie: string }> {
     const s = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
     if (s.status !== 'created') {
       this.requireBound(s, token);
-      return { projection: await this.project(s, token), ...(issued ? { issued } : {}) };
+      return { projection: await this.project(s, token), cookie: token, ...(issued ? { issued } : {}) };
     }
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
@@ -152,9 +161,9 @@ export class SessionTransport {
       // another browser (or tab) won the start: answer from the persisted state
       const fresh = await this.open(id);
       this.requireBound(fresh, token);
-      return { projection: await this.project(fresh, token), ...(issued ? { issued } : {}) };
+      return { projection: await this.project(fresh, token), cookie: token, ...(issued ? { issued } : {}) };
     }
-    return { projection: await this.project(started, token), ...(issued ? { issued } : {}) };
+    return { projection: await this.project(started, token), cookie: token, ...(issued ? { issued } : {}) };
   }
 
   /**

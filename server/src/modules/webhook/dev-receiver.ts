@@ -9,6 +9,7 @@ import type { Clock } from '../../common/clock';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { logTag } from '../../common/ids';
 import type { Logger } from '../../common/logger';
+import type { WebhookSecretBox } from './secret-box';
 import { verifyWebhookSignature } from './signature';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
@@ -26,7 +27,7 @@ export interface DevDelivery {
 
 export function registerDevReceiver(
   reg: RouteRegistry,
-  deps: { ds: DataSource; logger: Logger; clock: Clock },
+  deps: { ds: DataSource; logger: Logger; clock: Clock; secrets: WebhookSecretBox },
 ): { deliveries(): DevDelivery[] } {
   const received: DevDelivery[] = []; // newest first
 
@@ -44,11 +45,11 @@ export function registerDevReceiver(
       // Any endpoint pointing at this receiver may have sent it; the signature must verify under one of them.
       const endpoints = await deps.ds
         .getRepository(WebhookEndpointEntity)
-        .find({ select: { secret: true }, where: { url: Like(`%${DEV_RECEIVER_PATH}%`) } });
+        .find({ select: { id: true, secret: true }, where: { url: Like(`%${DEV_RECEIVER_PATH}%`) } });
       const now = deps.clock.now();
       const signatureValid = endpoints.some((e) =>
         verifyWebhookSignature({
-          secret: e.secret,
+          secret: deps.secrets.open(e.id, e.secret),
           signatureHeader: req.get('x-service-signature'),
           timestamp: req.get('x-service-timestamp'),
           body: raw,

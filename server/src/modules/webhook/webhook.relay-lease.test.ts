@@ -3,6 +3,7 @@
 // continuous background pipeline. Deliveries go over real HTTP to a local receiver; time moves only through the
 // ManualClock.
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,9 @@ import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
 import { createDataSource } from '../../db/data-source';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
+import { KeySealer } from '../verification/response-encryption';
 import { enqueueEvent } from './outbox';
+import { WebhookSecretBox } from './secret-box';
 import { WebhookRelay } from './webhook.relay';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -119,6 +122,8 @@ const engines: [string, () => Promise<Engine>][] = [
 
 const silent = createLogger((process.env.TEST_LOG as 'debug') ?? 'silent');
 const T0 = new Date('2025-11-01T10:00:00.000Z');
+// the secrets at rest are sealed under a master key (secret-box.ts); one per test process
+const secrets = new WebhookSecretBox(new KeySealer(randomBytes(32)));
 
 describe.each(engines)('webhook relay lease on %s', (_name, open) => {
   let engine: Engine;
@@ -127,7 +132,7 @@ describe.each(engines)('webhook relay lease on %s', (_name, open) => {
   let receiver: Receiver;
 
   const relay = (opts: { concurrency?: number } = {}) =>
-    new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets: true, ...opts });
+    new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets: true, secrets, ...opts });
 
   const enqueue = (sessionId: string, event: string) =>
     ds.transaction((m) =>
@@ -153,12 +158,13 @@ describe.each(engines)('webhook relay lease on %s', (_name, open) => {
     for (const t of ['webhook_attempt', 'webhook_event', 'webhook_endpoint'])
       await ds.query(`DELETE FROM ${t}`);
     receiver = await startReceiver();
+    const id = newId('whep');
     await ds.getRepository(WebhookEndpointEntity).insert({
-      id: newId('whep'),
+      id,
       businessId: 'biz_lease',
       environment: 'sandbox',
       url: receiver.url,
-      secret: 'whsec_lease',
+      secret: secrets.seal(id, 'whsec_lease'),
       createdAt: clock.now(),
       updatedAt: clock.now(),
     });

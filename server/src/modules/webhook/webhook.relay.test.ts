@@ -1,6 +1,7 @@
 // Integration tests of the webhook outbox and relay on real MariaDB, delivering over real HTTP to a local
 // receiver. Time moves only through the ManualClock.
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -13,8 +14,10 @@ import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
+import { KeySealer } from '../verification/response-encryption';
 import { type DevDelivery, registerDevReceiver } from './dev-receiver';
 import { enqueueEvent } from './outbox';
+import { WebhookSecretBox } from './secret-box';
 import { verifyWebhookSignature } from './signature';
 import { WebhookRelay } from './webhook.relay';
 import { WebhookService } from './webhook.service';
@@ -75,8 +78,11 @@ const ctxFor = (businessId: string, environment: Environment = 'sandbox'): Ctx =
   clock,
 });
 
+// the secrets at rest are sealed under a master key (secret-box.ts); one per test process
+const secrets = new WebhookSecretBox(new KeySealer(randomBytes(32)));
+
 const relay = (allowPrivateTargets = true) =>
-  new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets });
+  new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets, secrets });
 
 const enqueue = (businessId: string, sessionId: string, event: string, data: Record<string, unknown> = {}) =>
   ds.transaction((m) =>
@@ -116,7 +122,7 @@ afterEach(async () => {
 
 describe('webhook endpoint configuration', () => {
   it('returns the secret once, replaces the endpoint of the environment, and never reads the secret back', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     const ctx = ctxFor('biz_cfg');
     expect(await svc.getEndpoint(ctx)).toBeNull();
     expect(await svc.hasEndpoint(ds.manager, 'biz_cfg', 'sandbox')).toBe(false);
@@ -141,7 +147,7 @@ describe('webhook endpoint configuration', () => {
   });
 
   it('refuses a production endpoint on 127.0.0.1 even when private targets are allowed, and never delivers to it', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     const prodUrl = receiver.url.replace('http:', 'https:');
     await expect(svc.configureEndpoint(ctxFor('biz_prod', 'production'), prodUrl)).rejects.toMatchObject({
       code: 'webhook_url_invalid',
@@ -157,12 +163,13 @@ describe('webhook endpoint configuration', () => {
     // A row that points there anyway (e.g. the name resolved publicly when configured) is checked again at delivery.
     for (const url of [prodUrl, receiver.url]) {
       await ds.getRepository(WebhookEndpointEntity).delete({ businessId: 'biz_prod' });
+      const id = newId('whep');
       await ds.getRepository(WebhookEndpointEntity).insert({
-        id: newId('whep'),
+        id,
         businessId: 'biz_prod',
         environment: 'production',
         url,
-        secret: 'whsec_x',
+        secret: secrets.seal(id, 'whsec_x'),
         createdAt: clock.now(),
         updatedAt: clock.now(),
       });
@@ -191,7 +198,7 @@ describe('webhook endpoint configuration', () => {
 
 describe('webhook relay', () => {
   it('delivers the stored body with the four service headers and a signature that verifies', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     const { secret } = await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sess = newId('sess');
     const { deliveryId } = await enqueue('biz_a', sess, 'step.completed', {
@@ -231,7 +238,7 @@ describe('webhook relay', () => {
   });
 
   it('retries after a 500 with the same delivery id once the backoff (5 s +-10%) has passed', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     const { secret } = await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sess = newId('sess');
     await enqueue('biz_a', sess, 'session.completed');
@@ -273,7 +280,7 @@ describe('webhook relay', () => {
   });
 
   it('honours a longer Retry-After and marks the delivery failed after the schedule is exhausted', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sess = newId('sess');
     await enqueue('biz_a', sess, 'session.expired');
@@ -306,7 +313,7 @@ describe('webhook relay', () => {
   });
 
   it('delivers the events of a session strictly in order: the next waits for the previous 2xx', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sess = newId('sess');
     const other = newId('sess');
@@ -343,7 +350,7 @@ describe('webhook relay', () => {
   });
 
   it('a long queue of one session does not hold up the events of other sessions', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const busy = newId('sess');
     for (let i = 0; i < 30; i++) await enqueue('biz_a', busy, 'step.completed', { stage: i });
@@ -387,7 +394,7 @@ describe('webhook relay', () => {
   });
 
   it('two relays running concurrently deliver every event exactly once and in order (lease claim)', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const sessions = Array.from({ length: 12 }, () => newId('sess'));
     for (const s of sessions) {
@@ -418,7 +425,7 @@ describe('webhook relay', () => {
   });
 
   it('runs in the background: kick() delivers a newly queued event without waiting for the poll', async () => {
-    const svc = new WebhookService({ ds, allowPrivateTargets: true });
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const r = relay();
     r.start(3_600_000); // a poll interval no test would wait for
@@ -437,7 +444,7 @@ describe('webhook relay', () => {
 describe('dev webhook receiver', () => {
   it('verifies deliveries against the endpoint secret and lists them newest first', async () => {
     const registry = new RouteRegistry();
-    registerDevReceiver(registry, { ds, logger: silent, clock });
+    registerDevReceiver(registry, { ds, logger: silent, clock, secrets });
     const app = express();
     app.use(requestContext(clock));
     app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
@@ -455,7 +462,7 @@ describe('dev webhook receiver', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const svc = new WebhookService({ ds, allowPrivateTargets: true });
+      const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
       await svc.configureEndpoint(ctxFor('biz_dev'), `${base}/dev/webhook-receiver`);
       const sess = newId('sess');
       await ds.transaction((m) =>

@@ -30,6 +30,7 @@ import type { Logger } from '../../common/logger';
 import { injectTraceHeaders, inSpan } from '../../common/tracing';
 import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
 import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from './delivery-log';
+import type { WebhookSecretBox } from './secret-box';
 import { activeSecrets, webhookDeliveryHeaders } from './signature';
 import { assertDeliverableUrl, type DeliverableOpts, guardedLookup } from './ssrf';
 
@@ -76,6 +77,8 @@ export interface WebhookRelayDeps {
   clock: Clock;
   logger: Logger;
   allowPrivateTargets: boolean;
+  /** Opens the endpoints' sealed signing secrets (secret-box.ts). */
+  secrets: WebhookSecretBox;
   timeoutMs?: number;
   /** ops (issue 11): counts recorded attempts by outcome for /metrics. */
   metrics?: { delivery(outcome: 'delivered' | 'retry' | 'failed'): void };
@@ -99,6 +102,9 @@ export interface ClaimedDelivery {
   attempts: number;
   claimToken: string;
   url: string | null;
+  /** The endpoint the secrets below belong to (their sealing AAD). */
+  endpointId: string | null;
+  /** Sealed, as stored (opened only to sign an attempt). */
   secret: string | null;
   /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
   previousSecret: string | null;
@@ -491,6 +497,7 @@ export class WebhookRelay {
         attempts: Number(r.attempts),
         claimToken: token,
         url: r.url == null ? null : String(r.url),
+        endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
         secret: r.secret == null ? null : String(r.secret),
         previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
         previousSecretExpiresAt:
@@ -664,7 +671,7 @@ export class WebhookRelay {
     let outcome: Outcome;
     let url: string | null = null;
     try {
-      if (d.url === null || d.secret === null) {
+      if (d.url === null || d.secret === null || d.endpointId === null) {
         outcome = {
           statusCode: null,
           error: 'no webhook endpoint is configured',
@@ -678,6 +685,7 @@ export class WebhookRelay {
         url = d.url;
         const now = clock.now();
         const timestamp = Math.floor(now.getTime() / 1000);
+        const endpointId = d.endpointId;
         const secrets = activeSecrets(
           {
             secret: d.secret,
@@ -685,7 +693,7 @@ export class WebhookRelay {
             previousSecretExpiresAt: d.previousSecretExpiresAt,
           },
           now,
-        );
+        ).map((sealed) => this.deps.secrets.open(endpointId, sealed));
         const res = await inSpan(
           'webhook POST',
           { 'webhook.event': d.event },
@@ -827,7 +835,7 @@ interface MysqlPool {
  */
 const candidatesSql = (limit: number): string =>
   `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-          e.attempts, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
+          e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
           (SELECT MIN(h.sequence) FROM webhook_event h
             WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
           (SELECT COUNT(*) FROM webhook_event f

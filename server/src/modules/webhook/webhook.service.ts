@@ -1,5 +1,6 @@
 // Owns the webhook endpoint configuration of a business (one per environment) and manual redelivery.
-// The signing secret is shown once, at configuration; no read path returns it.
+// The signing secret is shown once, at configuration; no read path returns it, and it is stored sealed under
+// the master key (secret-box.ts, ADR 0028).
 import { Brackets, type DataSource, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { tenantOf } from '../../common/context';
@@ -10,6 +11,7 @@ import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
 import { auditActorOf, writeAccountAudit } from '../accounts/audit';
 import { enqueueEvent } from './outbox';
+import type { WebhookSecretBox } from './secret-box';
 import { newWebhookSecret } from './signature';
 import { assertDeliverableUrl } from './ssrf';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
@@ -20,6 +22,8 @@ export interface WebhookServiceDeps {
   ds: DataSource;
   /** config.webhookAllowPrivateTargets; honoured for sandbox endpoints only. */
   allowPrivateTargets: boolean;
+  /** Seals the signing secrets before they are stored. */
+  secrets: WebhookSecretBox;
   /** Called after a commit that made events due (wakes the relay). */
   onQueued?: () => void;
 }
@@ -108,7 +112,13 @@ export class WebhookService {
         // a new URL is a new trust relationship: the old secret stops at once (no overlap)
         await repo.update(
           { id: existing.id },
-          { url, secret, previousSecret: null, previousSecretExpiresAt: null, updatedAt: now },
+          {
+            url,
+            secret: this.deps.secrets.seal(existing.id, secret),
+            previousSecret: null,
+            previousSecretExpiresAt: null,
+            updatedAt: now,
+          },
         );
         await this.audit(m, ctx, 'webhook.endpoint.update', existing.id, {
           url: auditUrl(url),
@@ -122,7 +132,7 @@ export class WebhookService {
         businessId,
         environment,
         url,
-        secret,
+        secret: this.deps.secrets.seal(id, secret),
         previousSecret: null,
         previousSecretExpiresAt: null,
         createdAt: now,
@@ -188,7 +198,13 @@ export class WebhookService {
       // guarded on the secret read: two concurrent rotations cannot both keep the same "previous" secret
       const changed = await repo.update(
         { id: existing.id, secret: existing.secret },
-        { secret, previousSecret: existing.secret, previousSecretExpiresAt: ends, updatedAt: now },
+        {
+          secret: this.deps.secrets.seal(existing.id, secret),
+          // already sealed for this endpoint (the AAD names the endpoint, not the column)
+          previousSecret: existing.secret,
+          previousSecretExpiresAt: ends,
+          updatedAt: now,
+        },
       );
       if (changed.affected !== 1)
         throw new AppError('validation_failed', 'The secret was rotated concurrently; try again.');

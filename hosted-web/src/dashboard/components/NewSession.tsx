@@ -1,0 +1,116 @@
+// "Create a session" on the sessions screen (issue 20, spec §1 API-only access): a signed-in developer creates a
+// session of a published workflow without API-only access and copies its hosted link (to try it, or to send it
+// to a tester). Workflows set to API-only access are listed but cannot be chosen; the server refuses them too
+// (workflow_api_only), which also covers a draft unticked but not yet published.
+import { createResource, createSignal, For, Show } from 'solid-js';
+import type {
+  CreateDashboardSessionMutation,
+  CreateDashboardSessionMutationVariables,
+  NewSessionWorkflowsQuery,
+  NewSessionWorkflowsQueryVariables,
+} from '../../graphql/generated';
+import { environment, gql, operation } from '../api';
+import DOCUMENT from '../graphql/test-session.graphql?raw';
+import { when } from '../Screen';
+import { ActionStatus, createAction } from './action';
+
+const WORKFLOWS = operation<NewSessionWorkflowsQuery, NewSessionWorkflowsQueryVariables>(
+  DOCUMENT,
+  'NewSessionWorkflows',
+);
+const CREATE = operation<CreateDashboardSessionMutation, CreateDashboardSessionMutationVariables>(
+  DOCUMENT,
+  'CreateDashboardSession',
+);
+
+type Created = CreateDashboardSessionMutation['createSession'];
+
+export function NewSession(props: { onCreated?: () => void }) {
+  const [workflows] = createResource(environment, async () =>
+    (await gql(WORKFLOWS)).workflows.filter((w) => w.latestRevision > 0),
+  );
+  const [chosen, setChosen] = createSignal('');
+  const [created, setCreated] = createSignal<Created | null>(null);
+  const [copied, setCopied] = createSignal(false);
+  const action = createAction();
+  const selectable = () => (workflows() ?? []).filter((w) => !w.apiOnly);
+  const workflowId = () => chosen() || selectable()[0]?.id || '';
+
+  const onCreate = () =>
+    action.run(async () => {
+      setCreated(null);
+      setCopied(false);
+      const { createSession } = await gql(CREATE, { workflowId: workflowId() });
+      setCreated(createSession);
+      props.onCreated?.();
+    });
+  const onCopy = async () => {
+    const link = created()?.url;
+    if (!link) return;
+    try {
+      await navigator.clipboard.writeText(link);
+      setCopied(true);
+    } catch {
+      // no clipboard permission: the link stays selected in its field for a manual copy
+      (document.getElementById('new-session-link') as HTMLInputElement | null)?.select();
+    }
+  };
+
+  return (
+    <section class="d-card d-new-session" aria-labelledby="new-session-heading">
+      <h2 id="new-session-heading">New session</h2>
+      <Show
+        when={selectable().length}
+        fallback={
+          <p class="d-muted">
+            {workflows()?.length
+              ? 'Every published workflow here is set to API-only access: its sessions come from your server (an API key). Untick “Sessions are created only through the API” and publish to create sessions here.'
+              : 'Publish a workflow to create sessions here.'}
+          </p>
+        }
+      >
+        <div class="d-new-session-row">
+          <div>
+            <label for="new-session-workflow">Create a session of</label>
+            <select
+              id="new-session-workflow"
+              value={workflowId()}
+              onChange={(e) => setChosen(e.currentTarget.value)}
+            >
+              <For each={workflows()}>
+                {(w) => (
+                  <option value={w.id} disabled={w.apiOnly}>
+                    {w.apiOnly ? `${w.name} (API only)` : w.name}
+                  </option>
+                )}
+              </For>
+            </select>
+          </div>
+          <button type="button" class="d-primary" onClick={onCreate} disabled={action.busy()}>
+            Create session
+          </button>
+        </div>
+      </Show>
+      <ActionStatus action={action} />
+      <Show when={created()}>
+        {(s) => (
+          <div class="d-new-session-link" role="status">
+            <label for="new-session-link">Link for the person (valid until {when(s().expires)})</label>
+            <input id="new-session-link" readonly value={s().url} onFocus={(e) => e.currentTarget.select()} />
+            <div class="d-step-actions">
+              <button type="button" onClick={onCopy}>
+                {copied() ? 'Link copied' : 'Copy link'}
+              </button>
+              <a href={s().url} target="_blank" rel="noopener">
+                Open the hosted page
+              </a>
+            </div>
+            <p class="d-muted">
+              Anyone with this link can open the session: send it only to the person it is meant for.
+            </p>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}
