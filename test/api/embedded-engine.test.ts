@@ -1,0 +1,218 @@
+// The embedded default (no DATABASE_URL) must not lose work (ADR 0030). The real entry point
+// (server/src/main.ts, what `pnpm start` runs) serves an empty DATA_DIR in a child process:
+// - the real operator CLI (`pnpm operator create-business`) runs beside it on the same DATA_DIR, and the
+//   running service then finds the business and its invitation (sql.js kept its own in-memory copy and wrote
+//   it over the file on its next commit: the business was gone and the link answered invitation_invalid);
+// - the service is killed with SIGKILL while many creates are in flight, and after a restart every create it
+//   had acknowledged (201) is there.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { authPost, DashboardClient } from '../support/dashboard';
+import { freePort, type Json } from '../support/harness';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The environment of the child processes: the embedded default, whatever the test runner was given. */
+function embeddedEnv(dataDir: string, baseUrl: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' };
+  delete env.DATABASE_URL;
+  delete env.SMTP_URL;
+  delete env.REDIS_URL;
+  delete env.APP_ENV;
+  return env;
+}
+
+interface Embedded {
+  child: ChildProcess;
+  baseUrl: string;
+  output(): string;
+}
+
+/** server/src/main.ts in a child process on `dataDir`, ready once the quickstart file and the JWKS are there. */
+async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): Promise<Embedded> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    path.join(repoRoot, 'node_modules/.bin/tsx'),
+    ['--tsconfig', 'server/tsconfig.json', 'server/src/main.ts'],
+    { cwd: repoRoot, env: { ...embeddedEnv(dataDir, baseUrl), PORT: String(port), ...extra } },
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`the service did not answer:\n${out}`);
+    const ok = await fetch(`${baseUrl}/.well-known/service-audit-jwks.json`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok && fs.existsSync(path.join(dataDir, 'quickstart.json'))) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, baseUrl, output: () => out };
+}
+
+async function stop(e: Embedded | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!e || e.child.exitCode !== null || e.child.signalCode !== null) return;
+  const exited = new Promise((r) => e.child.once('exit', r));
+  e.child.kill(signal);
+  await exited;
+}
+
+/** `pnpm operator …` from the repository root, as the README says, on the same DATA_DIR. */
+function pnpmOperator(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string; json?: Json }> {
+  return new Promise((resolve) => {
+    execFile(
+      'pnpm',
+      ['--silent', 'operator', ...args],
+      { cwd: repoRoot, env, timeout: 90_000 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        const start = stdout.search(/^[[{]/m);
+        resolve({
+          code,
+          stdout,
+          stderr,
+          json: code === 0 && start >= 0 ? JSON.parse(stdout.slice(start)) : undefined,
+        });
+      },
+    );
+  });
+}
+
+const quickstart = (dataDir: string) =>
+  JSON.parse(fs.readFileSync(path.join(dataDir, 'quickstart.json'), 'utf8')) as {
+    api_key: string;
+    workflow_id: string;
+  };
+
+function createSession(baseUrl: string, apiKey: string, workflowId: string, signal?: AbortSignal) {
+  return fetch(`${baseUrl}/v1/sessions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workflow_id: workflowId }),
+    signal,
+  });
+}
+
+describe('the embedded engine (SQLite file, WAL, file locks)', () => {
+  const dirs: string[] = [];
+  let running: Embedded | undefined;
+  const newDataDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-embedded-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(async () => {
+    await stop(running, 'SIGKILL');
+    running = undefined;
+  });
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('the operator CLI creates a business beside the running service, which then accepts its invitation', async () => {
+    const dataDir = newDataDir();
+    running = await startEmbedded(dataDir);
+    const { baseUrl } = running;
+    const qs = quickstart(dataDir);
+
+    const created = await pnpmOperator(
+      [
+        'create-business',
+        '--name',
+        'Beside GmbH',
+        '--owner-email',
+        'owner@beside.test',
+        '--operator',
+        'ops-eve',
+      ],
+      embeddedEnv(dataDir, baseUrl),
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const { business_id: businessId, invitation_link: link } = created.json as Json;
+    expect(businessId).toMatch(/^biz_/);
+
+    // the running service commits writes of its own afterwards (sql.js rewrote the whole file here)
+    for (let i = 0; i < 5; i++)
+      expect((await createSession(baseUrl, qs.api_key, qs.workflow_id)).status).toBe(201);
+
+    // the invitation printed by the CLI is valid through the running service
+    const token = new URLSearchParams(new URL(link).hash.slice(1)).get('token') ?? '';
+    expect(token.length).toBeGreaterThan(20);
+    const accepted = await authPost(baseUrl, '/auth/invitations/accept', { token });
+    expect(accepted.status).toBe(201);
+    const owner = await DashboardClient.from(baseUrl, accepted);
+    const me = await owner.gql('{ me { email role } }');
+    expect(me.data.me).toEqual({ email: 'owner@beside.test', role: 'owner' });
+
+    // and the CLI, run again beside it, reads what both wrote
+    const log = await pnpmOperator(['audit-log', '--operator', 'ops-eve'], embeddedEnv(dataDir, baseUrl));
+    expect(log.code).toBe(0);
+    expect((log.json as Json[]).map((e) => [e.operator, e.action, e.target])).toContainEqual([
+      'ops-eve',
+      'business.create',
+      businessId,
+    ]);
+  }, 240_000);
+
+  it('keeps every acknowledged create when the service is killed with SIGKILL mid-load', async () => {
+    const dataDir = newDataDir();
+    running = await startEmbedded(dataDir, { RATE_LIMIT: '100000/10' });
+    const { baseUrl } = running;
+    const qs = quickstart(dataDir);
+
+    const acknowledged: string[] = [];
+    const abort = new AbortController();
+    let killed = false;
+    const worker = async () => {
+      // bounded: at most 400 creates per worker, and the loop ends with the kill
+      for (let i = 0; i < 400 && !killed; i++) {
+        try {
+          const res = await createSession(baseUrl, qs.api_key, qs.workflow_id, abort.signal);
+          if (res.status !== 201) continue;
+          const body = (await res.json()) as { id: string };
+          acknowledged.push(body.id);
+        } catch {
+          // the connection died with the process: not acknowledged
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, worker);
+    // kill with creates in flight, once a good number have been acknowledged
+    const deadline = Date.now() + 60_000;
+    while (acknowledged.length < 150 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    const atKill = acknowledged.length;
+    running.child.kill('SIGKILL');
+    killed = true;
+    await new Promise((r) => running?.child.once('exit', r));
+    abort.abort();
+    await Promise.all(workers);
+    expect(atKill).toBeGreaterThanOrEqual(150);
+
+    running = await startEmbedded(dataDir, { RATE_LIMIT: '100000/10' });
+    const missing: string[] = [];
+    for (const id of acknowledged) {
+      const res = await fetch(`${running.baseUrl}/v1/sessions/${id}`, {
+        headers: { Authorization: `Bearer ${qs.api_key}` },
+      });
+      if (res.status !== 200) missing.push(`${id}: ${res.status}`);
+    }
+    expect(missing).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(atKill);
+  }, 240_000);
+});
