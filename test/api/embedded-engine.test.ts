@@ -170,29 +170,41 @@ describe('the embedded engine (SQLite file, WAL, file locks)', () => {
     ]);
   }, 240_000);
 
-  it('keeps every acknowledged create when the service is killed with SIGKILL mid-load', async () => {
+  it('keeps every acknowledged create and stop when the service is killed with SIGKILL mid-load', async () => {
     const dataDir = newDataDir();
     running = await startEmbedded(dataDir, { RATE_LIMIT: '100000/10' });
     const { baseUrl } = running;
     const qs = quickstart(dataDir);
 
+    // acknowledged creates (201) and stops (200: a transaction of several statements, open across awaits while
+    // the creates of other requests arrive)
     const acknowledged: string[] = [];
+    const stopped = new Set<string>();
     const abort = new AbortController();
     let killed = false;
-    const worker = async () => {
+    const worker = async (n: number) => {
       // bounded: at most 400 creates per worker, and the loop ends with the kill
       for (let i = 0; i < 400 && !killed; i++) {
         try {
           const res = await createSession(baseUrl, qs.api_key, qs.workflow_id, abort.signal);
           if (res.status !== 201) continue;
-          const body = (await res.json()) as { id: string };
-          acknowledged.push(body.id);
+          const { id } = (await res.json()) as { id: string };
+          acknowledged.push(id);
+          if (n % 2 === 0) {
+            const stop = await fetch(`${baseUrl}/v1/sessions/${id}/stop`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${qs.api_key}` },
+              signal: abort.signal,
+            });
+            if (stop.status === 200 && ((await stop.json()) as { status: string }).status === 'stopped')
+              stopped.add(id);
+          }
         } catch {
           // the connection died with the process: not acknowledged
         }
       }
     };
-    const workers = Array.from({ length: 16 }, worker);
+    const workers = Array.from({ length: 16 }, (_, n) => worker(n));
     // kill with creates in flight, once a good number have been acknowledged
     const deadline = Date.now() + 60_000;
     while (acknowledged.length < 150 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -203,6 +215,7 @@ describe('the embedded engine (SQLite file, WAL, file locks)', () => {
     abort.abort();
     await Promise.all(workers);
     expect(atKill).toBeGreaterThanOrEqual(150);
+    expect(stopped.size).toBeGreaterThan(20);
 
     running = await startEmbedded(dataDir, { RATE_LIMIT: '100000/10' });
     const missing: string[] = [];
@@ -211,6 +224,8 @@ describe('the embedded engine (SQLite file, WAL, file locks)', () => {
         headers: { Authorization: `Bearer ${qs.api_key}` },
       });
       if (res.status !== 200) missing.push(`${id}: ${res.status}`);
+      else if (stopped.has(id) && ((await res.json()) as { status: string }).status !== 'stopped')
+        missing.push(`${id}: stop lost`);
     }
     expect(missing).toEqual([]);
     expect(acknowledged.length).toBeGreaterThanOrEqual(atKill);
