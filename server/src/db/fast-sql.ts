@@ -6,7 +6,7 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { isMysql } from './data-source';
-import { onConnection, type SqliteStatement, sqliteConnection } from './sqlite-engine';
+import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
 
 type Row = Record<string, unknown>;
 
@@ -27,7 +27,7 @@ const SQLITE_STATEMENTS_MAX = 256;
  * or after any other one has committed.
  */
 function sqliteStatement(ds: DataSource, statement: string, params: unknown[]): Promise<unknown> {
-  return onConnection(ds, () => {
+  const run = () => {
     const db = sqliteConnection(ds);
     let cache = sqliteStatements.get(db);
     if (!cache) {
@@ -43,7 +43,12 @@ function sqliteStatement(ds: DataSource, statement: string, params: unknown[]): 
     if (st.reader) return st.all(...values);
     const res = st.run(...values);
     return { affectedRows: res.changes, insertId: res.lastInsertRowid };
-  });
+  };
+  try {
+    return Promise.resolve(onConnectionNow(ds, run));
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /**
