@@ -112,7 +112,7 @@ function renderPage(list: DevDelivery[]): string {
     .map(
       (d) => `<li><article>
   <p class="head"><strong>${escapeHtml(d.event ?? '(no event)')}</strong> · <time datetime="${escapeHtml(d.receivedAt)}">${escapeHtml(d.receivedAt)}</time> · ${d.signatureValid ? '<span class="ok">signature valid</span>' : '<span class="bad">signature INVALID</span>'}</p>
-  <p class="id">Delivery <code>${escapeHtml(d.deliveryId ?? '')}</code></p>
+  ${d.deliveryId ? `<p class="id">Delivery <code>${escapeHtml(d.deliveryId)}</code></p>` : ''}
   <pre>${escapeHtml(typeof d.body === 'string' ? d.body : JSON.stringify(d.body, null, 2))}</pre>
 </article></li>`,
     )
