@@ -9,10 +9,12 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../server/src/config/config';
+import { quickstartOwnerLink, seedQuickstart } from '../../server/src/modules/quickstart/quickstart';
 import { createService, type Service } from '../../server/src/service';
 import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
-import { freePort } from '../support/harness';
+import { Api, freePort } from '../support/harness';
+import { SignerClient } from '../support/signer';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = path.join(here, '__screens__', 'newcomer');
@@ -53,6 +55,40 @@ describe('the development pages in Chromium', () => {
     await browser?.close();
     await svc?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("the README's first session ends in the dashboard through the printed owner link", async () => {
+    // what pnpm start does (server/src/main.ts): seed, then the owner link it prints
+    const qs = await seedQuickstart(svc);
+    if (!qs) throw new Error('no quickstart');
+    const owner = await quickstartOwnerLink(svc, qs);
+    expect(owner?.kind).toBe('invitation');
+    // the README's steps 2-4: the curl, then the signer completes it with the sandbox wallet
+    const created = await new Api(baseUrl, qs.api_key).rest('POST', '/v1/sessions', {
+      workflow_id: qs.workflow_id,
+    });
+    expect(created.status).toBe(201);
+    const sessionId = created.body.id as string;
+    const signer = new SignerClient(baseUrl, sessionId);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    const response = await svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: baseUrl,
+    });
+    expect((await signer.submit(wr.body.request_id, response)).body.status).toBe('completed');
+
+    // step 5: the printed link, in a browser
+    await page.goto(owner?.link as string);
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('link', { name: sessionId }).click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await page.getByTestId('session-status').textContent()).toBe('completed');
+    // sign out: the start page is where a newcomer comes back to
+    await page.context().clearCookies();
   });
 
   it('the start page links the ways in', async () => {
