@@ -84,7 +84,9 @@ async function acquire(g: Gate, token: object): Promise<void> {
   g.release = release;
 }
 
-function releaseGate(g: Gate): void {
+/** Gives the connection back, only if `token` holds it (a second release must not free the next holder). */
+function releaseGate(g: Gate, token: object): void {
+  if (g.holder !== token) return;
   const r = g.release;
   g.holder = undefined;
   g.release = undefined;
@@ -104,7 +106,7 @@ export async function onConnection<T>(ds: DataSource, fn: () => T | Promise<T>):
   try {
     return await fn();
   } finally {
-    releaseGate(g);
+    releaseGate(g, me);
   }
 }
 
@@ -142,7 +144,7 @@ export function serializeConnection(ds: DataSource): void {
   const commit = qr.commitTransaction.bind(qr);
   const rollback = qr.rollbackTransaction.bind(qr);
   const ended = () => {
-    if (qr.transactionDepth <= 0) releaseGate(g);
+    if (qr.transactionDepth <= 0) releaseGate(g, current(g));
   };
 
   qr.query = ((statement: string, params?: unknown[], structured?: boolean) => {
@@ -161,7 +163,7 @@ export function serializeConnection(ds: DataSource): void {
       if (qr.transactionDepth <= 0) {
         // BEGIN failed (e.g. busy past the timeout): nothing is open, give the connection back
         qr.isTransactionActive = false;
-        releaseGate(g);
+        releaseGate(g, me);
       }
       throw e;
     }
