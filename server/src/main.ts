@@ -1,7 +1,12 @@
 // Process entry point: load config, build the service, seed the sandbox quickstart, listen.
 import 'reflect-metadata';
 import { loadConfig } from './config/config';
-import { quickstartBanner, seedQuickstart } from './modules/quickstart/quickstart';
+import {
+  ownerLinkBanner,
+  quickstartBanner,
+  quickstartOwnerLink,
+  seedQuickstart,
+} from './modules/quickstart/quickstart';
 import { createService } from './service';
 
 async function main(): Promise<void> {
@@ -16,7 +21,12 @@ async function main(): Promise<void> {
   });
   if (config.seedSandbox) {
     const qs = await seedQuickstart(svc);
-    if (qs) process.stdout.write(quickstartBanner(qs));
+    if (qs) {
+      process.stdout.write(quickstartBanner(qs));
+      // a capability: printed to the terminal of whoever started the service, never logged
+      const owner = await quickstartOwnerLink(svc, qs);
+      if (owner) process.stdout.write(ownerLinkBanner(owner));
+    }
   }
   // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
   const shutdown = () => {

@@ -82,6 +82,7 @@ import {
   WalletTransports,
   walletBodyParser,
 } from './modules/session/session.wallet-routes';
+import { mountStartPage } from './modules/start/start-page';
 import { createSupportResolver } from './modules/support/support.resolver';
 import { SupportService } from './modules/support/support.service';
 import { bearerToken, TenancyService } from './modules/tenancy/tenancy.service';
@@ -481,6 +482,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
 
   mountHostedPage(app, config);
   mountDashboardPage(app, config); // dashboard app (issue 10, ADR 0017)
+  mountStartPage(app, config); // `/`: the development start page, or the product page (issue 20)
   app.use(notFoundHandler);
   app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
 

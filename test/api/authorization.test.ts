@@ -31,6 +31,9 @@ const ALLOWLIST: Record<string, string> = {
   'USE /assets': 'hashed static assets of the hosted page; public by nature',
   'GET /dashboard,/dashboard/*splat':
     'the dashboard app shell (static HTML, ADR 0017); all data goes through /auth and /graphql with their own decisions',
+  'GET /': 'the start page (development) or product page (static HTML, no data, issue 20); public by nature',
+  'GET /openapi.v1.json':
+    'the committed OpenAPI contract (schema/openapi.v1.json), public like the repository',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
   'USE /v1,/t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
   'USE /auth':

@@ -54,7 +54,7 @@ describe('quickstart on embedded defaults', () => {
       { 'Idempotency-Key': 'first-run' },
     );
     expect(created.status).toBe(201);
-    // sql.js reports a duplicate key by message only: the repeat still replays, it is no 500
+    // the repeat hits the key's unique index on the embedded engine: it replays, it is no 500
     const repeat = await api.rest(
       'POST',
       '/v1/sessions',
@@ -88,7 +88,7 @@ describe('quickstart on embedded defaults', () => {
     expect(deliveries.map((d) => d.event).sort()).toEqual(['session.completed', 'step.completed']);
     expect(deliveries.every((d) => d.signatureValid)).toBe(true);
 
-    // The embedded file survives a restart (sql.js persists it): same key, same session, no second seed.
+    // The embedded file survives a restart: same key, same session, no second seed.
     await svc.close();
     const port = await freePort(); // a new port: the client's pooled sockets to the old one are closed
     const restartedUrl = `http://127.0.0.1:${port}`;

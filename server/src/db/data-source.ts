@@ -3,11 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
 import { inSpan } from '../common/tracing';
 import type { Config } from '../config/config';
 import { ENTITIES, LOGO_ENTITY } from './entities';
 import { MIGRATIONS } from './migrations';
+import { serializeConnection, sqliteOptions } from './sqlite-engine';
 
 export async function createDataSource(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
@@ -34,23 +35,16 @@ export async function createDataSource(
     });
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  // sql.js is SQLite compiled to WASM and shipped inside its npm package: nothing compiles or downloads at
-  // install time (ADR 0009). The database lives in memory and the whole file is rewritten after every
-  // committed write, via a temporary file and a rename so a crash never leaves a torn file.
-  const file = path.join(config.dataDir, 'service.sqlite');
-  return new DataSource({
-    type: 'sqljs',
-    location: file,
-    autoSave: true,
-    autoSaveCallback: (data: Uint8Array) => {
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, data);
-      fs.renameSync(tmp, file);
-    },
+  // A SQLite file through libsql (native, shipped as a per-platform npm package), WAL and a busy timeout, so
+  // the service and the operator CLI can share DATA_DIR (ADR 0030).
+  const ds = new DataSource({
+    ...sqliteOptions(path.join(config.dataDir, 'service.sqlite')),
     entities: [...ENTITIES, LOGO_ENTITY.sqlite],
     migrations: MIGRATIONS,
     synchronize: false,
-  });
+  } as DataSourceOptions);
+  serializeConnection(ds);
+  return ds;
 }
 
 async function isMariaDb(url: string): Promise<boolean> {
@@ -127,14 +121,13 @@ export async function lockSessionRow(m: EntityManager, sessionId: string): Promi
 }
 
 /**
- * A unique-key violation on any engine: MySQL/MariaDB say ER_DUP_ENTRY; sql.js errors carry no code, only
- * SQLite's message ("UNIQUE constraint failed: …").
+ * A unique-key violation on any engine: MySQL/MariaDB say ER_DUP_ENTRY, SQLite (libsql) SQLITE_CONSTRAINT_UNIQUE
+ * or SQLITE_CONSTRAINT_PRIMARYKEY (TypeORM's QueryFailedError carries the driver's error and copies its code).
  */
 export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
+  const err = e as { code?: string; driverError?: { code?: string } };
   const code = err?.driverError?.code ?? err?.code;
-  if (code === 'ER_DUP_ENTRY' || String(code).startsWith('SQLITE_CONSTRAINT')) return true;
-  return /UNIQUE constraint failed|PRIMARY KEY constraint failed/.test(
-    String(err?.driverError?.message ?? err?.message ?? ''),
+  return (
+    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
 }

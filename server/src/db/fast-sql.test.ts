@@ -1,6 +1,8 @@
-// fast-sql.ts keeps the embedded database's prepared SELECTs between calls. sql.js frees every statement when
-// it exports the file after a committed write (TypeORM's autosave), so a kept statement must be prepared again
-// then, and a read must always see the latest committed write.
+// fast-sql.ts runs the hot statements straight on the embedded engine's libsql connection, prepared once and
+// kept. A kept statement must see every committed write, a write answers `{ affectedRows }` like mysql2, and a
+// statement from outside an open transaction must wait for its COMMIT instead of joining it (TypeORM runs the
+// whole process on one connection: a write that joined another's transaction would be acknowledged and then
+// lost with that transaction's rollback; sqlite-engine.ts).
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataSource } from './data-source';
 import { sql } from './fast-sql';
 
-describe('fast-sql on the embedded database (sql.js)', () => {
+describe('fast-sql on the embedded database (libsql)', () => {
   let ds: DataSource;
   let dir: string;
   beforeAll(async () => {
@@ -29,25 +31,73 @@ describe('fast-sql on the embedded database (sql.js)', () => {
       issuer,
       'sandbox',
     ]);
+  const insert =
+    'INSERT INTO trusted_issuer (id, issuer, environment, name, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)';
   const write = (id: string, issuer: string, name: string) =>
-    ds.query(
-      'INSERT INTO trusted_issuer (id, issuer, environment, name, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, issuer, 'sandbox', name, '{}', new Date().toISOString()],
-    );
+    sql<{ affectedRows: number }>(ds, insert, [id, issuer, 'sandbox', name, '{}', new Date().toISOString()]);
 
-  it('sees every committed write, across the statement frees of the autosave export', async () => {
+  it('sees every committed write through its kept statements, and counts the rows a write changed', async () => {
     expect(await read('https://a.example')).toEqual([]);
-    expect(await read('https://a.example')).toEqual([]); // the kept statement, reset and bound again
-    await write('ti_1', 'https://a.example', 'first'); // autosave exports the file: statements are freed
+    expect(await read('https://a.example')).toEqual([]); // the kept statement, bound again
+    expect((await write('ti_1', 'https://a.example', 'first')).affectedRows).toBe(1);
     expect(await read('https://a.example')).toEqual([{ name: 'first' }]);
     await write('ti_2', 'https://b.example', 'second');
     expect(await read('https://b.example')).toEqual([{ name: 'second' }]);
-    expect(await read('https://a.example')).toEqual([{ name: 'first' }]);
+    const none = await sql<{ affectedRows: number }>(ds, 'UPDATE trusted_issuer SET name = ? WHERE id = ?', [
+      'x',
+      'ti_nope',
+    ]);
+    expect(none.affectedRows).toBe(0);
   });
 
   it('refuses a bad statement or bad parameters and keeps answering afterwards', async () => {
     await expect(sql(ds, 'SELECT nope FROM trusted_issuer', [])).rejects.toThrow();
     await expect(read({} as never)).rejects.toThrow(); // an object cannot be bound
     expect(await read('https://a.example')).toEqual([{ name: 'first' }]);
+  });
+
+  it('a write from outside an open transaction waits for it and survives its rollback', async () => {
+    let inside!: () => void;
+    const opened = new Promise<void>((r) => {
+      inside = r;
+    });
+    let finish!: () => void;
+    const hold = new Promise<void>((r) => {
+      finish = r;
+    });
+    const tx = ds
+      .transaction(async (m) => {
+        await sql(
+          ds,
+          insert,
+          ['ti_tx', 'https://tx.example', 'sandbox', 'tx', '{}', new Date().toISOString()],
+          m,
+        );
+        inside();
+        await hold; // the transaction stays open across an await, as a request's does
+        throw new Error('roll back');
+      })
+      .catch((e: Error) => e.message);
+    await opened;
+    // an autocommit write and a second transaction from another request, while the first is open
+    const outside = write('ti_out', 'https://out.example', 'outside');
+    const other = ds.transaction((m) =>
+      sql(ds, insert, ['ti_tx2', 'https://tx2.example', 'sandbox', 'tx2', '{}', new Date().toISOString()], m),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    finish();
+    expect(await tx).toBe('roll back');
+    await outside;
+    await other;
+    expect(await read('https://tx.example')).toEqual([]); // rolled back
+    expect(await read('https://out.example')).toEqual([{ name: 'outside' }]); // not taken down with it
+    expect(await read('https://tx2.example')).toEqual([{ name: 'tx2' }]);
+  });
+
+  it('runs the file in WAL mode with a busy timeout and foreign keys on', async () => {
+    expect(await ds.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+    const [busy] = (await ds.query('PRAGMA busy_timeout')) as Record<string, number>[];
+    expect(Object.values(busy ?? {})[0]).toBeGreaterThanOrEqual(5000);
+    expect(await ds.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
   });
 });

@@ -6,6 +6,7 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { isMysql } from './data-source';
+import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
 
 type Row = Record<string, unknown>;
 
@@ -13,69 +14,47 @@ interface MysqlPool {
   execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
 }
 
-interface SqljsStatement {
-  bind(values: unknown[]): boolean;
-  step(): boolean;
-  getAsObject(): Row;
-  reset(): boolean;
-  free(): boolean;
-}
-
-/** Prepared SELECTs per sql.js database, by statement text (the hot reads' texts are fixed: a few dozen). */
-const sqljsStatements = new WeakMap<object, Map<string, SqljsStatement>>();
-const SQLJS_STATEMENTS_MAX = 128;
+/** Prepared statements per embedded connection, by statement text (the hot texts are fixed: a few dozen). */
+const sqliteStatements = new WeakMap<object, Map<string, SqliteStatement>>();
+const SQLITE_STATEMENTS_MAX = 256;
 
 /**
- * A SELECT on the embedded database straight on sql.js: what TypeORM's SqljsQueryRunner.query does for it
- * (prepare, bind with undefined as null, step, rows as objects) without the query runner, logger and event
- * broadcaster around it, about half of a small read's CPU (ADR 0021). The prepared statement is kept and
- * reset for the next call (compiling the SQL was a third of a trust-store read). sql.js frees every
- * statement when it exports the file after a write (TypeORM's autosave); a freed statement refuses `bind`,
- * and is then prepared again. Only reads: writes go through TypeORM, which marks the database dirty and
- * saves the file after them.
+ * One statement straight on the embedded engine's libsql connection, prepared once and kept: what TypeORM's
+ * query runner does for it (bind booleans as 0/1, undefined as NULL, rows as objects) without the runner, logger
+ * and broadcaster around it, about half of a small read's CPU (ADR 0021). A write answers like mysql2 does,
+ * `{ affectedRows }`, so the guarded INSERTs of the create read their outcome the same way on both engines.
+ * It runs as the current unit of work of the connection (sqlite-engine.ts): inside the caller's transaction,
+ * or after any other one has committed.
  */
-function sqljsSelect(ds: DataSource, statement: string, params: unknown[]): Row[] {
-  const db = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): SqljsStatement } })
-    .databaseConnection;
-  let cache = sqljsStatements.get(db);
-  if (!cache) {
-    cache = new Map();
-    sqljsStatements.set(db, cache);
-  }
-  const values = params.map((p) => (p === undefined ? null : p));
-  let st = cache.get(statement);
-  if (st) {
-    try {
-      st.bind(values);
-    } catch {
-      cache.delete(statement); // freed by an export: prepare it again
-      st = undefined;
+function sqliteStatement(ds: DataSource, statement: string, params: unknown[]): Promise<unknown> {
+  const run = () => {
+    const db = sqliteConnection(ds);
+    let cache = sqliteStatements.get(db);
+    if (!cache) {
+      cache = new Map();
+      sqliteStatements.set(db, cache);
     }
-  }
-  if (!st) {
-    st = db.prepare(statement);
-    try {
-      st.bind(values);
-    } catch (e) {
-      st.free();
-      throw e;
+    let st = cache.get(statement);
+    if (!st) {
+      st = db.prepare(statement);
+      if (cache.size < SQLITE_STATEMENTS_MAX) cache.set(statement, st);
     }
-    if (cache.size < SQLJS_STATEMENTS_MAX) cache.set(statement, st);
-  }
+    const values = params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : p));
+    if (st.reader) return st.all(...values);
+    const res = st.run(...values);
+    return { affectedRows: res.changes, insertId: res.lastInsertRowid };
+  };
   try {
-    const rows: Row[] = [];
-    while (st.step()) rows.push(st.getAsObject());
-    return rows;
-  } finally {
-    if (cache.get(statement) === st) st.reset();
-    else st.free();
+    return Promise.resolve(onConnectionNow(ds, run));
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
 
 /**
- * Runs one statement. Inside the caller's transaction it goes on that transaction's connection; otherwise on
- * MySQL straight to the driver's mysql2 pool (no QueryRunner), on SQLite straight to sql.js for a SELECT
- * (sqljsSelect) and through ds.query for anything else.
+ * Runs one statement. On MySQL inside the caller's transaction it goes on that transaction's connection,
+ * otherwise straight to the driver's mysql2 pool (no QueryRunner); on SQLite straight to libsql
+ * (sqliteStatement: there is one connection, the transaction's). A write answers `{ affectedRows }` on both.
  */
 export function sql<T = Row[]>(
   ds: DataSource,
@@ -83,23 +62,14 @@ export function sql<T = Row[]>(
   params: unknown[],
   m?: EntityManager,
 ): Promise<T> {
+  if (!isMysql(ds)) return sqliteStatement(ds, statement, params) as Promise<T>;
   if (m?.queryRunner?.isTransactionActive) return m.query(statement, params) as Promise<T>;
-  if (isMysql(ds)) {
-    // execute: a server-side prepared statement, cached per connection, so the server parses each hot
-    // statement once per connection instead of once per request
-    const pool = (ds.driver as unknown as { pool: MysqlPool }).pool;
-    return new Promise<T>((resolve, reject) =>
-      pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
-    );
-  }
-  if (ds.options.type === 'sqljs' && /^\s*SELECT\s/i.test(statement)) {
-    try {
-      return Promise.resolve(sqljsSelect(ds, statement, params) as T);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-  return ds.query(statement, params) as Promise<T>;
+  // execute: a server-side prepared statement, cached per connection, so the server parses each hot
+  // statement once per connection instead of once per request
+  const pool = (ds.driver as unknown as { pool: MysqlPool }).pool;
+  return new Promise<T>((resolve, reject) =>
+    pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
+  );
 }
 
 interface EntityShape {

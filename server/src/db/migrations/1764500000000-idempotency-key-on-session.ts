@@ -21,7 +21,7 @@ const LIVE = (now: string) =>
  * Copies each live reservation onto its own session (each reservation named the session it created; same
  * tenant). Driven from the reservations, which the expiry index bounds to the last 24 h, so a large session
  * table is neither scanned nor locked whole: each session is looked up by primary key. MySQL/MariaDB spell
- * that as a multi-table UPDATE, SQLite (3.33+; sql.js ships 3.49) as UPDATE … FROM. Datetimes are UTC on both.
+ * that as a multi-table UPDATE, SQLite (3.33+; libsql ships 3.45) as UPDATE … FROM. Datetimes are UTC on both.
  */
 async function copyLiveReservations(q: QueryRunner): Promise<void> {
   const type = q.dataSource.options.type;

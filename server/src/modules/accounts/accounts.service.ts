@@ -192,6 +192,54 @@ export class AccountsService {
     return { businessId, invitationId, link, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) };
   }
 
+  /**
+   * Development only (`pnpm start` on the seeded quickstart business): a one-time link for the person at the
+   * terminal. Before the business has its owner it is an owner invitation (24 h; every earlier one still
+   * pending for that address is revoked, so only the link printed last works); once the owner exists, a
+   * sign-in link (15 min). The caller prints it; it is never mailed or logged.
+   */
+  async quickstartOwnerLink(
+    businessId: string,
+    ownerEmail: string,
+  ): Promise<{ kind: 'invitation' | 'sign_in'; link: string; expiresAt: Date }> {
+    const email = normEmail(ownerEmail);
+    const token = randomToken(32);
+    const now = this.now();
+    return transactionWithRetry(this.deps.ds, async (m) => {
+      const user = await m.getRepository(DashboardUserEntity).findOneBy({ email });
+      if (user && user.businessId !== businessId) throw new AppError('email_in_use');
+      if (user) {
+        const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
+        await m.getRepository(SignInLinkEntity).insert({
+          id: newId('sil'),
+          userId: user.id,
+          tokenHash: sha256Hex(token),
+          createdAt: now,
+          expiresAt,
+          usedAt: null,
+        });
+        return {
+          kind: 'sign_in' as const,
+          link: `${this.origin}/dashboard/sign-in#token=${token}`,
+          expiresAt,
+        };
+      }
+      await m
+        .getRepository(InvitationEntity)
+        .update({ businessId, email, acceptedAt: IsNull(), revokedAt: IsNull() }, { revokedAt: now });
+      const row = this.invitationRow(newId('inv'), businessId, email, 'owner', token, 'quickstart');
+      await m.getRepository(InvitationEntity).insert(row);
+      await this.audit(m, {
+        businessId,
+        actor: { kind: 'system', id: 'quickstart' },
+        action: 'invitation.create',
+        target: row.id,
+        detail: { role: 'owner' },
+      });
+      return { kind: 'invitation' as const, link: this.invitationLink(token), expiresAt: row.expiresAt };
+    });
+  }
+
   /** Operator (and tests): a user with a role, without an invitation. Used to bootstrap and by harnesses. */
   async createUserDirect(businessId: string, email: string, role: Role, operator: string): Promise<UserView> {
     const e = normEmail(email);

@@ -7,6 +7,7 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { isUniqueViolation } from '../../db/data-source';
 import type {
   AuditJwk,
   DataKey,
@@ -26,11 +27,7 @@ export interface CloudSigner {
   sign(kid: string, digest: Uint8Array): Promise<Uint8Array>;
 }
 
-const isDuplicateKey = (e: unknown): boolean => {
-  const err = e as { code?: string; driverError?: { code?: string } };
-  const code = err?.driverError?.code ?? err?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT';
-};
+const isDuplicateKey = isUniqueViolation;
 
 /** Public JWK (x, y) of a P-256 SubjectPublicKeyInfo; anything else is a configuration error. */
 export function p256JwkFromSpki(spki: Buffer): { x: string; y: string } {

@@ -42,6 +42,15 @@ export function createMailSender(config: Pick<Config, 'smtpUrl' | 'mailFrom' | '
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
       // written once, never overwritten (wx); the name is unique
       fs.writeFileSync(path.join(dir, name), info.message as Buffer, { flag: 'wx', mode: 0o600 });
+      // what the development mailbox shows, beside the raw message: no MIME parsing needed to read it
+      const summary: OutboxSummary = {
+        to: m.to,
+        subject: m.subject,
+        date: new Date().toISOString(),
+        text: m.text,
+        attachments: (m.attachments ?? []).map((a) => a.filename),
+      };
+      fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(summary), { flag: 'wx', mode: 0o600 });
       return { messageId: info.messageId };
     },
   };
@@ -71,8 +80,37 @@ function toNodemailer(from: string, m: MailMessage): SendMailOptions {
   };
 }
 
-/** The .eml files of the embedded outbox, newest first (development pages). */
-export function listOutbox(dataDir: string): { name: string; size: number; modified: Date }[] {
+/** What the embedded outbox keeps beside each .eml (`<name>.eml.json`) for the development mailbox. */
+export interface OutboxSummary {
+  to: string;
+  subject: string;
+  /** ISO 8601, when it was sent. */
+  date: string;
+  text: string;
+  attachments: string[];
+}
+
+export interface OutboxEntry {
+  name: string;
+  size: number;
+  modified: Date;
+  /** Null for a message written before summaries were kept (its .eml is still there). */
+  summary: OutboxSummary | null;
+}
+
+/** The summary beside one .eml, or null. */
+export function readOutboxSummary(dataDir: string, name: string): OutboxSummary | null {
+  try {
+    return JSON.parse(
+      fs.readFileSync(path.join(mailOutboxDir(dataDir), `${name}.json`), 'utf8'),
+    ) as OutboxSummary;
+  } catch {
+    return null;
+  }
+}
+
+/** The .eml files of the embedded outbox with their summaries, newest first (development pages). */
+export function listOutbox(dataDir: string): OutboxEntry[] {
   const dir = mailOutboxDir(dataDir);
   if (!fs.existsSync(dir)) return [];
   return fs
@@ -80,7 +118,7 @@ export function listOutbox(dataDir: string): { name: string; size: number; modif
     .filter((n) => n.endsWith('.eml'))
     .map((name) => {
       const st = fs.statSync(path.join(dir, name));
-      return { name, size: st.size, modified: st.mtime };
+      return { name, size: st.size, modified: st.mtime, summary: readOutboxSummary(dataDir, name) };
     })
-    .sort((a, b) => b.modified.getTime() - a.modified.getTime());
+    .sort((a, b) => b.modified.getTime() - a.modified.getTime() || b.name.localeCompare(a.name));
 }

@@ -7,6 +7,7 @@ import type { Ctx } from '../../common/context';
 import type { Config } from '../../config/config';
 import type { Service } from '../../service';
 import { BusinessEntity } from '../tenancy/business.entity';
+import { WorkflowEntity } from '../workflow/workflow.entity';
 
 export interface Quickstart {
   api_key: string;
@@ -63,4 +64,30 @@ export function quickstartBanner(qs: Quickstart): string {
     'Open the "url" from the answer in a browser, press Start, and share with the sandbox reference wallet.',
     '',
   ].join('\n');
+}
+
+/** The dashboard owner of the seeded quickstart business (a local address: nothing is mailed outside). */
+export const QUICKSTART_OWNER_EMAIL = 'owner@quickstart.localhost';
+
+/**
+ * Development only: a one-time dashboard link for the quickstart business, printed by `pnpm start` (an owner
+ * invitation until the owner exists, a sign-in link afterwards; AccountsService.quickstartOwnerLink). Null in
+ * production or when the quickstart business is not there.
+ */
+export async function quickstartOwnerLink(
+  svc: Service,
+  qs: Quickstart,
+): Promise<{ kind: 'invitation' | 'sign_in'; link: string; expiresAt: Date } | null> {
+  if (svc.config.appEnv !== 'development') return null;
+  const wf = await svc.ds.getRepository(WorkflowEntity).findOneBy({ id: qs.workflow_id });
+  if (!wf) return null;
+  return svc.accounts.quickstartOwnerLink(wf.businessId, QUICKSTART_OWNER_EMAIL);
+}
+
+export function ownerLinkBanner(o: { kind: 'invitation' | 'sign_in'; link: string }): string {
+  const what =
+    o.kind === 'invitation'
+      ? 'becomes the owner of this business; valid once, for 24 hours'
+      : 'signs you in as its owner; valid once, for 15 minutes';
+  return [`Dashboard (opening this link ${what}; a restart prints a new one):`, `  ${o.link}`, ''].join('\n');
 }

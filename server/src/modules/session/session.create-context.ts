@@ -8,6 +8,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
+import { isUniqueViolation } from '../../db/data-source';
 import { columnList, hydrate, rowValues, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { offeredPrimitives, type PrimitiveFlags } from '../catalog/catalog.service';
@@ -213,7 +214,7 @@ export async function insertIfCurrent(
 export type OneTripOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
 
 /**
- * The whole create in ONE round trip (MySQL/MariaDB, a JSON create of a workflow whose revision this process
+ * The whole create in ONE round trip (a JSON create of a workflow whose revision this process
  * has seen): one prepared statement in autocommit, the guarded INSERT of insertIfCurrent, with or without an
  * Idempotency-Key. The key is a column of the session row (`idem_key`, unique per tenant: ADR 0024), so when
  * the guard refuses (configuration changed, or the API key was revoked: 'stale') nothing at all is written and
@@ -238,7 +239,7 @@ export async function createInOneTrip(
   } catch (e) {
     const err = e as { code?: string };
     // session ids are random: a duplicate is the key's unique index
-    if (session.idemKey && err.code === 'ER_DUP_ENTRY') return 'key_taken';
+    if (session.idemKey && isUniqueViolation(e)) return 'key_taken';
     // an InnoDB deadlock (waiters on a key whose holder rolled back) or a Galera certification conflict (the
     // same key inserted through two members): nothing was written, the full path retries
     if (err.code === 'ER_LOCK_DEADLOCK') return 'deadlock';

@@ -479,13 +479,13 @@ export class SessionService {
         throw e;
       }
     };
-    // Fast path (MySQL, JSON create): one INSERT … SELECT that checks, as committed now, that the revision
+    // Fast path (JSON create): one INSERT … SELECT that checks, as committed now, that the revision
     // seen last is still the latest, the endpoint exists and the catalog has not changed since its routes
     // offered the revision's primitives (session.create-context.ts, ADR 0025). A workflow with a sign step
     // takes files, so never this path.
     // Only API-key creates take the remembered paths: a dashboard create must read the revision's API-only flag.
     const viaApi = ctx.actor.kind === 'api_key';
-    const seen = viaApi && !uploads && isMysql(ds) ? knownRevision(tenant, workflowId) : undefined;
+    const seen = viaApi && !uploads ? knownRevision(tenant, workflowId) : undefined;
     if (seen && !seen.primitives.includes('sign')) {
       const session = newSession(seen.revision.revision);
       if (await keyed(insertIfCurrent(ds, m, session, seen))) return { session, documents: [] };
@@ -518,7 +518,7 @@ export class SessionService {
   }
 
   /**
-   * The common create in one round trip (session.create-context.ts createInOneTrip): MySQL/MariaDB, a JSON body
+   * The common create in one round trip (session.create-context.ts createInOneTrip): a JSON body
    * that validates, no return_url (its check reads the business's origins), a workflow whose revision this
    * process has pinned before and that has no sign step. Undefined when this path does not apply or the
    * configuration changed since (nothing was written): the caller takes the full path, which refuses with the
@@ -531,7 +531,7 @@ export class SessionService {
     uploads: UploadedFile[] | null | undefined,
   ): Promise<SessionEntity | undefined> {
     const { ds, clock } = this.deps;
-    if (uploads || !isMysql(ds) || (input.return_url !== undefined && input.return_url !== null)) return;
+    if (uploads || (input.return_url !== undefined && input.return_url !== null)) return;
     if (ctx.actor.kind !== 'api_key') return; // the full path checks API-only access
     const tenant = tenantOf(ctx);
     const workflowId = typeof input.workflow_id === 'string' ? input.workflow_id : undefined;

@@ -104,26 +104,32 @@ const escapeHtml = (s: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   );
 
+/**
+ * One card per delivery (time, event, signature check, delivery id, the body), not a table: a long unbroken
+ * value (an id, a token in the body) wraps instead of pushing the page wider than the window.
+ */
 function renderPage(list: DevDelivery[]): string {
-  const rows = list
+  const cards = list
     .map(
-      (d) => `<tr>
-  <td>${escapeHtml(d.receivedAt)}</td><td>${escapeHtml(d.event ?? '')}</td><td><code>${escapeHtml(d.deliveryId ?? '')}</code></td>
-  <td>${d.signatureValid ? 'valid' : '<strong>INVALID</strong>'}</td>
-  <td><pre>${escapeHtml(typeof d.body === 'string' ? d.body : JSON.stringify(d.body, null, 2))}</pre></td>
-</tr>`,
+      (d) => `<li><article>
+  <p class="head"><strong>${escapeHtml(d.event ?? '(no event)')}</strong> · <time datetime="${escapeHtml(d.receivedAt)}">${escapeHtml(d.receivedAt)}</time> · ${d.signatureValid ? '<span class="ok">signature valid</span>' : '<span class="bad">signature INVALID</span>'}</p>
+  ${d.deliveryId ? `<p class="id">Delivery <code>${escapeHtml(d.deliveryId)}</code></p>` : ''}
+  <pre>${escapeHtml(typeof d.body === 'string' ? d.body : JSON.stringify(d.body, null, 2))}</pre>
+</article></li>`,
     )
     .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Webhook receiver</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}
-td,th{border:1px solid #ccc;padding:.4rem;vertical-align:top;text-align:left}pre{margin:0;white-space:pre-wrap}</style>
-</head><body>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Webhook receiver</title>
+<style>:root{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.5;color:#1a1a1a}
+body{margin:0;background:#f6f7f9}main{max-width:64rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.5rem;margin:.25rem 0 .75rem}
+ol{list-style:none;padding:0;margin:1rem 0;display:grid;gap:.75rem}article{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:.75rem 1rem;min-width:0}
+article p{margin:0 0 .4rem;overflow-wrap:anywhere}.ok{color:#1d6b2f}.bad{color:#a4161a;font-weight:700}.id{color:#444;font-size:.9rem}
+code,pre{overflow-wrap:anywhere;word-break:break-word}pre{margin:0;white-space:pre-wrap;background:#f6f7f9;padding:.5rem;border-radius:6px;font-size:.85rem}
+a{color:#0b4fb3}</style>
+</head><body><main>
+<nav><a href="/">Start page</a></nav>
 <h1>Webhook receiver</h1>
 <p>Last ${KEEP} deliveries to <code>${DEV_RECEIVER_PATH}</code>, newest first. <a href="?format=json">JSON</a></p>
-<table><thead><tr><th>Received</th><th>Event</th><th>Delivery id</th><th>Signature</th><th>Body</th></tr></thead>
-<tbody>
-${rows || '<tr><td colspan="5">No deliveries yet.</td></tr>'}
-</tbody></table>
-</body></html>`;
+${cards ? `<ol>${cards}</ol>` : '<p>No deliveries yet.</p>'}
+</main></body></html>`;
 }

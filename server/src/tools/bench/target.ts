@@ -3,6 +3,10 @@
 //               webhook endpoint and BENCH_SESSIONS sessions to read
 //   raw-insert  the create baseline: node:http, JSON body parsed, one mysql2 INSERT into the same session table
 //   raw-select  the GET baseline: node:http, one mysql2 primary-key SELECT of a session row, JSON out
+//   raw-insert-sqlite  the embedded create baseline: node:http, one prepared INSERT on a libsql connection to
+//               the service's own SQLite file (BENCH_DATA_DIR), with the engine's pragmas (WAL, synchronous
+//               NORMAL, busy timeout)
+// Without DATABASE_URL the service runs on the embedded engine in BENCH_DATA_DIR (bench-embedded.ts).
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -10,9 +14,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'libsql';
 import mysql from 'mysql2/promise';
 import type { Ctx } from '../../common/context';
 import { configFrom } from '../../config/config';
+import { BUSY_TIMEOUT_MS } from '../../db/sqlite-engine';
 import { createService } from '../../service';
 
 const mode = process.argv[2];
@@ -95,14 +101,71 @@ async function rawSelect(): Promise<void> {
   });
 }
 
+async function rawInsertSqlite(): Promise<void> {
+  const db = new Database(path.join(process.env.BENCH_DATA_DIR as string, 'service.sqlite'), {
+    timeout: BUSY_TIMEOUT_MS,
+  });
+  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('synchronous = NORMAL');
+  const insert = db.prepare(
+    'INSERT INTO session (id, business_id, environment, workflow_id, workflow_revision, status, version, current_stage, metadata, expires_at, step_expires_at, binding_hash, created_at, updated_at, ended_at) VALUES (?, ?, ?, ?, 1, ?, 0, 0, NULL, ?, NULL, NULL, ?, ?, NULL)',
+  );
+  // TypeORM's SQLite datetime text, UTC
+  const text = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { workflow_id: string };
+        const id = `sess_${randomBytes(12).toString('hex')}`;
+        const now = new Date();
+        const expires = new Date(now.getTime() + 3600_000);
+        insert.run(
+          id,
+          'biz_raw',
+          'sandbox',
+          body.workflow_id,
+          'created',
+          text(expires),
+          text(now),
+          text(now),
+        );
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id,
+            workflow_id: body.workflow_id,
+            status: 'created',
+            expires: expires.toISOString(),
+          }),
+        );
+      } catch (e) {
+        res.writeHead(500);
+        res.end(String(e));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  ready(server);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close();
+    db.close();
+    process.exit(0);
+  });
+}
+
 async function service(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  // the embedded engine's bench passes its data directory (the raw baseline writes to the same file)
+  const dataDir = process.env.BENCH_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const svc = await createService(
     configFrom({
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: url,
+      ...(url ? { DATABASE_URL: url } : {}),
       LOG_LEVEL: 'error',
       RATE_LIMIT: '100000000/1',
     } as never),
@@ -134,7 +197,7 @@ async function service(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ url: base, apiKey: key.key, workflowId: wf.id, sessionIds })}\n`);
   process.on('SIGTERM', () => {
     svc.close().finally(() => {
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.BENCH_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     });
   });
@@ -203,6 +266,7 @@ async function traceStatements(driver: {
 const modes: Record<string, () => Promise<void>> = {
   'raw-insert': rawInsert,
   'raw-select': rawSelect,
+  'raw-insert-sqlite': rawInsertSqlite,
   service,
 };
 const run = mode ? modes[mode] : undefined;
