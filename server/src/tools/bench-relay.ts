@@ -20,7 +20,8 @@ import { createTestDatabase } from '../db/test-database';
 import { KeySealer } from '../modules/verification/response-encryption';
 import { enqueueEvent } from '../modules/webhook/outbox';
 import { WebhookSecretBox } from '../modules/webhook/secret-box';
-import { deliveryHeaders, WebhookRelay } from '../modules/webhook/webhook.relay';
+import { WebhookRelay } from '../modules/webhook/webhook.relay';
+import { deliveryHeaders } from '../modules/webhook/webhook.sender';
 import { processCpuSeconds } from './bench/load';
 import type { BenchRow } from './bench/types';
 

@@ -23,7 +23,7 @@ export function lintRepository(): SqlLintFinding[] {
   const opts = {
     sessionTables: SESSION_TABLES,
     entityTables,
-    outboxClaimFiles: /modules\/webhook\/(?:webhook\.relay|outbox)[^/]*\.ts$/,
+    outboxClaimFiles: /modules\/webhook\/(?:webhook\.relay|webhook\.outbox|outbox)[^/]*\.ts$/,
   };
   return files.flatMap((f) => lintSource(path.relative(path.dirname(root), f), texts.get(f) as string, opts));
 }

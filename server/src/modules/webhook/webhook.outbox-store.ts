@@ -1,0 +1,499 @@
+// Owns the outbox rows of webhook deliveries: claims with leases, parking and waking, recorded outcomes, the retry
+// schedule. SQL only (the loop is webhook.relay.ts, the POST webhook.sender.ts).
+// Ordering (webhook.relay.ts) is kept here: an event is due only when its session's earlier events are delivered.
+//
+// Claiming (ADR 0014): no correctness rests on locks, so the same code is right on MySQL, MariaDB, Galera (locks
+// are per member), TiDB (SKIP LOCKED parses but does not lock), Vitess and SQLite. A claim is a compare-and-set
+// `UPDATE ... SET claim_token=?, lease_until=? WHERE id IN (...) AND <lease free>`, followed by reading back
+// the rows that carry this claim's token (a fencing token); every later write of those deliveries is guarded by
+// `claim_token = ?`, so a relay whose lease ran out (paused, partitioned) can no longer change the row. Two
+// relays racing for a row: one update wins; on Galera the loser's commit fails certification (1213) and it
+// simply claims nothing. A relay that dies mid-delivery leaves the lease to expire and the event is retried
+// (at-least-once, same delivery id).
+import { performance } from 'node:perf_hooks';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { newId } from '../../common/ids';
+import type { Logger } from '../../common/logger';
+import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
+import { responseExcerpt } from './delivery-log';
+
+/** Delay after the n-th failed attempt (index n-1); after the last one the delivery is marked failed. */
+export const RETRY_SCHEDULE_MS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000);
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+const LEASE_MARGIN_MS = 30_000;
+/** How long events behind a permanently failed one wait before being looked at again (redelivery wakes them). */
+const PARK_MS = 24 * 3600 * 1000;
+/** Candidates read along with a claim are used for the next claim only within this age (endpoint changes). */
+const PREFETCH_TTL_MS = 1_000;
+
+/** Next retry delay after `failedAttempts` failures, with +-10% jitter; Retry-After wins when later. */
+export function nextRetryDelayMs(
+  failedAttempts: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number | null {
+  const base = RETRY_SCHEDULE_MS[failedAttempts - 1];
+  if (base === undefined) return null;
+  const jittered = Math.round(base * (0.9 + 0.2 * random()));
+  return retryAfterMs !== null && retryAfterMs > jittered
+    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+    : jittered;
+}
+
+/** A claimed delivery: the outbox row and its endpoint, read back by the claim's token. */
+export interface ClaimedDelivery {
+  id: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+  sessionId: string;
+  sequence: number;
+  event: string;
+  deliveryId: string;
+  body: string;
+  /** Attempts before this one. */
+  attempts: number;
+  claimToken: string;
+  url: string | null;
+  /** The endpoint the secrets below belong to (their sealing AAD). */
+  endpointId: string | null;
+  /** Sealed, as stored (opened only to sign an attempt). */
+  secret: string | null;
+  /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** What the store records of one attempt (the sender's outcome, webhook.sender.ts, has this shape). */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+  /** The URL the attempt went to, and the first bytes the receiver answered (delivery log). */
+  url: string | null;
+  excerpt: Buffer | null;
+}
+
+/** One finished attempt of a claimed delivery, waiting to be recorded. */
+export interface Attempted {
+  d: ClaimedDelivery;
+  attemptedAt: Date;
+  durationMs: number;
+  outcome: AttemptOutcome;
+}
+
+export type RecordedResult = 'delivered' | 'retry' | 'failed'; // failed: the retry schedule is exhausted
+
+/** The webhook_attempt row of one attempt, built in one place (attempt-log fields grow here). */
+export function attemptRow(a: Attempted): Record<string, string | number | Date | null> {
+  return {
+    id: newId('whatt'),
+    event_id: a.d.id,
+    business_id: a.d.businessId,
+    attempted_at: a.attemptedAt,
+    status_code: a.outcome.statusCode,
+    error: a.outcome.error?.slice(0, 500) ?? null,
+    duration_ms: a.durationMs,
+    environment: a.d.environment,
+    url: a.outcome.url,
+    response_excerpt: responseExcerpt(a.outcome.excerpt),
+  };
+}
+
+export interface WebhookOutboxStoreDeps {
+  ds: DataSource;
+  clock: Clock;
+  logger: Logger;
+  /** The delivery timeout: a claim's lease is this plus a margin. */
+  timeoutMs: number;
+}
+
+export class WebhookOutboxStore {
+  /** SQLite: one connection, so one write transaction at a time (the loop reads this). */
+  readonly sqlite: boolean;
+  /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
+  private prefetched: { rows: Record<string, unknown>[]; at: number } | undefined;
+
+  constructor(private readonly deps: WebhookOutboxStoreDeps) {
+    this.sqlite = !isMysql(deps.ds);
+  }
+
+  /** Dates as the driver stores them: mysql2 takes Date (UTC connection); SQLite holds TypeORM's UTC text. */
+  private t(d: Date): Date | string {
+    return this.sqlite ? d.toISOString().replace('T', ' ').replace('Z', '') : d;
+  }
+
+  /** A short transaction, retried whole on deadlocks and Galera certification conflicts. */
+  private tx<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    // READ COMMITTED: no gap locks between relays writing neighbouring rows of the due index.
+    return transactionWithRetry(this.deps.ds, fn, 5, 'READ COMMITTED');
+  }
+
+  /** The relay pool's mysql2 pool when it allows multiple statements per query (service.ts), else null. */
+  private multiStatementPool(): MysqlPool | null {
+    if (this.sqlite) return null;
+    const driver = this.deps.ds.driver as unknown as {
+      pool?: MysqlPool;
+      options?: { multipleStatements?: boolean };
+    };
+    return driver.options?.multipleStatements === true && driver.pool ? driver.pool : null;
+  }
+
+  /**
+   * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
+   * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+   * failing statement; the transaction is then rolled back on the same connection before it goes back to the
+   * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
+   * Returns how many fenced rows were not ours any more (lease lost).
+   */
+  private async recordInOneRoundTrip(pool: MysqlPool, stmts: Stmt[]): Promise<number> {
+    const text = [
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'START TRANSACTION',
+      ...stmts.map((st) => st.sql),
+      'COMMIT',
+    ].join(';\n');
+    const params = stmts.flatMap((st) => st.params);
+    for (let i = 1; ; i++) {
+      const conn = await new Promise<MysqlConnection>((resolve, reject) =>
+        pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+      );
+      try {
+        const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
+          conn.query(text, params, (err, res) =>
+            err ? reject(err) : resolve(res as { affectedRows?: number }[]),
+          ),
+        );
+        conn.release();
+        let lost = 0;
+        for (const [k, st] of stmts.entries())
+          if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
+        return lost;
+      } catch (e) {
+        // whatever ran before the failing statement is undone before the connection is reused
+        await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
+        conn.release();
+        if (i >= 5 || !isDeadlock(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+      }
+    }
+  }
+
+  /**
+   * Claims up to `max` due session heads by compare-and-set and returns them with their endpoints. Due events
+   * behind an earlier undelivered one are parked (moved out of the due set) so they cannot fill every batch and
+   * starve the heads; delivering their predecessor wakes them (see record). No statement here locks anything
+   * beyond the rows it updates, and none of them needs to be in one transaction: the compare-and-set is the
+   * decision and its result is the proof. Usually two statements: one read of the candidates (with their
+   * session's head and their endpoint), one compare-and-set; the rows carrying this claim's token are read
+   * back only when the update did not take every candidate (another relay took some).
+   */
+  async claim(max: number): Promise<ClaimedDelivery[]> {
+    const { ds, clock } = this.deps;
+    const now = clock.now();
+    const leaseMs = this.deps.timeoutMs + LEASE_MARGIN_MS;
+    const lease = new Date(now.getTime() + leaseMs);
+    const limit = Math.max(1, Math.min(max, 500));
+    for (let round = 0; round < 5; round++) {
+      // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
+      // still fresh; else read now.
+      const pre = this.prefetched;
+      this.prefetched = undefined;
+      const due: Record<string, unknown>[] =
+        round === 0 && pre && performance.now() - pre.at < PREFETCH_TTL_MS && pre.rows.length > 0
+          ? pre.rows.slice(0, limit)
+          : await ds.query(candidatesSql(limit), [this.t(now)]);
+      if (due.length === 0) return [];
+
+      const go: Record<string, unknown>[] = [];
+      const behindRetry: string[] = [];
+      const behindFailed: string[] = [];
+      for (const e of due) {
+        if (e.head_seq == null || Number(e.head_seq) >= Number(e.sequence)) go.push(e);
+        else if (Number(e.failed_before) > 0) behindFailed.push(String(e.id));
+        else behindRetry.push(String(e.id));
+      }
+      // Parked behind a head still being tried: looked at again after a lease period (the head's delivery wakes
+      // it sooner; the bound covers a wake missed on a member that had not yet applied the successor's insert).
+      // Behind a failed head: until a redelivery wakes it (and daily).
+      await this.park(behindRetry, new Date(now.getTime() + leaseMs), now);
+      await this.park(behindFailed, new Date(now.getTime() + PARK_MS), now);
+      await this.unparkOvertaken(
+        [...behindRetry, ...behindFailed],
+        due.map((e) => ({ id: String(e.id), session_id: String(e.session_id) })),
+        now,
+      );
+      if (go.length === 0) continue;
+
+      const token = newId('clm');
+      const ids = go.map((e) => String(e.id)).sort();
+      let took: number;
+      // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
+      const casSql = `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
+           WHERE id IN (${marks(ids)}) AND status = 'pending' AND next_attempt_at <= ?
+             AND (lease_until IS NULL OR lease_until < ?)`;
+      const casParams = [token, this.t(lease), this.t(lease), ...ids, this.t(now), this.t(now)];
+      try {
+        const pool = this.multiStatementPool();
+        if (pool) {
+          // One round trip: the compare-and-set, then the next claim's candidates (read after it, so without
+          // the rows just taken). Being a session head cannot be lost later (sequences only grow), and the
+          // next compare-and-set re-checks everything else.
+          const [res, next] = await multiQuery<[{ affectedRows?: number }, Record<string, unknown>[]]>(
+            pool,
+            `${casSql};\n${candidatesSql(limit)}`,
+            [...casParams, this.t(now)],
+          );
+          took = changedRows(res);
+          this.prefetched = { rows: next, at: performance.now() };
+        } else {
+          took = changedRows(await ds.query(casSql, casParams));
+        }
+      } catch (e) {
+        // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
+        // this claim committed.
+        if (isDeadlock(e)) return [];
+        throw e;
+      }
+      let mine = go;
+      if (took !== ids.length) {
+        // Some candidates went to another relay between our read and our update: ours are those with our token.
+        // sql-lint-allow: session-scope: read back by this claim's random token (globally unique), across tenants by design
+        const rows: { id: string }[] = await ds.query('SELECT id FROM webhook_event WHERE claim_token = ?', [
+          token,
+        ]);
+        const own = new Set(rows.map((r) => String(r.id)));
+        mine = go.filter((e) => own.has(String(e.id)));
+      }
+      if (mine.length === 0) continue;
+      return mine.map((r) => ({
+        id: String(r.id),
+        businessId: String(r.business_id),
+        environment: r.environment as 'sandbox' | 'production',
+        sessionId: String(r.session_id),
+        sequence: Number(r.sequence),
+        event: String(r.event),
+        deliveryId: String(r.delivery_id),
+        body: String(r.body),
+        attempts: Number(r.attempts),
+        claimToken: token,
+        url: r.url == null ? null : String(r.url),
+        endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
+        secret: r.secret == null ? null : String(r.secret),
+        previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
+        previousSecretExpiresAt:
+          r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
+      }));
+    }
+    return [];
+  }
+
+  /**
+   * A park can land after the wake-up it was meant to wait for (the head's outcome committed between our read
+   * of the heads and our park). So after parking, look again: a parked event that is now its session's head is
+   * made due at once. (On Galera a member that has not yet applied the head's outcome misses this; the park's
+   * bound, one lease period, covers that case.)
+   */
+  private async unparkOvertaken(parked: string[], due: { id: string; session_id: string }[], now: Date) {
+    if (parked.length === 0) return;
+    const parkedSet = new Set(parked);
+    const sessions = [...new Set(due.filter((e) => parkedSet.has(e.id)).map((e) => e.session_id))];
+    const open: { id: string; session_id: string; sequence: number }[] = await this.deps.ds.query(
+      // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+      `SELECT id, session_id, sequence FROM webhook_event
+       WHERE session_id IN (${marks(sessions)}) AND status <> 'delivered'`,
+      sessions,
+    );
+    const heads = new Map<string, { id: string; sequence: number }>();
+    for (const e of open) {
+      const h = heads.get(e.session_id);
+      if (!h || Number(e.sequence) < Number(h.sequence)) heads.set(e.session_id, e);
+    }
+    const overtaken = [...heads.values()].map((h) => h.id).filter((id) => parkedSet.has(id));
+    if (overtaken.length === 0) return;
+    await this.deps.ds.query(
+      // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+      `UPDATE webhook_event SET next_attempt_at = ? WHERE id IN (${marks(overtaken)}) AND status = 'pending'`,
+      [this.t(now), ...overtaken.sort()],
+    );
+  }
+
+  private async park(ids: string[], until: Date, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await this.deps.ds.query(
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        `UPDATE webhook_event SET next_attempt_at = ?
+         WHERE id IN (${marks(ids)}) AND status = 'pending' AND (lease_until IS NULL OR lease_until < ?)`,
+        [this.t(until), ...ids.sort(), this.t(now)],
+      );
+    } catch (e) {
+      if (!isDeadlock(e)) throw e; // lost to a concurrent wake or park: either is fine
+    }
+  }
+
+  /**
+   * Writes the outcomes of finished attempts in one transaction: every attempt row (one insert), the delivered
+   * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), and
+   * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
+   * an attempt row only. Returns how each outcome was recorded, once committed.
+   */
+  async record(batch: Attempted[]): Promise<{ a: Attempted; result: RecordedResult }[]> {
+    if (batch.length === 0) return [];
+    const now = this.deps.clock.now();
+    const delivered = new Map<string, Attempted[]>();
+    const others: { a: Attempted; delay: number | null }[] = [];
+    for (const a of batch) {
+      if (a.outcome.error === null) {
+        const list = delivered.get(a.d.claimToken) ?? [];
+        list.push(a);
+        delivered.set(a.d.claimToken, list);
+      } else {
+        others.push({ a, delay: nextRetryDelayMs(a.d.attempts + 1, a.outcome.retryAfterMs) });
+      }
+    }
+    const rows = batch.map(attemptRow);
+    const cols = Object.keys(rows[0]);
+    // The statements of the outcome transaction.
+    const stmts: Stmt[] = [
+      {
+        sql: `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
+        params: rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
+      },
+    ];
+    for (const [token, list] of delivered) {
+      const ids = list.map((a) => a.d.id).sort();
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET status = 'delivered', attempts = attempts + 1, delivered_at = ?,
+             last_error = NULL, claim_token = NULL, lease_until = NULL
+           WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
+        params: [this.t(now), token, ...ids],
+        fenced: ids.length,
+      });
+    }
+    for (const { a, delay } of others) {
+      const error = a.outcome.error?.slice(0, 500) ?? null;
+      stmts.push(
+        delay === null
+          ? {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET status = 'failed', attempts = attempts + 1, last_error = ?,
+                   claim_token = NULL, lease_until = NULL
+                 WHERE id = ? AND claim_token = ? AND status = 'pending'`,
+              params: [error, a.d.id, a.d.claimToken],
+              fenced: 1,
+            }
+          : {
+              // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+              sql: `UPDATE webhook_event SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+                   claim_token = NULL, lease_until = NULL
+                 WHERE id = ? AND claim_token = ? AND status = 'pending'`,
+              params: [error, this.t(new Date(now.getTime() + delay)), a.d.id, a.d.claimToken],
+              fenced: 1,
+            },
+      );
+    }
+    // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
+    // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
+    // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
+    // later event) is only made due early, and the claim parks it again.
+    const heads = [...delivered.values()].flat().map((a) => a.d);
+    if (heads.length > 0) {
+      const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
+      const next = [...new Set(heads.map((d) => d.sequence + 1))];
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET next_attempt_at = ?
+           WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
+        params: [this.t(now), ...sessions, ...next],
+      });
+    }
+    let lost = 0;
+    const pool = this.multiStatementPool();
+    if (pool) {
+      lost = await this.recordInOneRoundTrip(pool, stmts);
+    } else {
+      await this.tx(async (m) => {
+        lost = 0;
+        for (const st of stmts) {
+          if (st.fenced === undefined) await m.query(st.sql, st.params);
+          else lost += st.fenced - (await update(m, st.sql, st.params));
+        }
+      });
+    }
+    if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
+    return [
+      ...[...delivered.values()].flat().map((a) => ({ a, result: 'delivered' as RecordedResult })),
+      ...others.map(({ a, delay }) => ({
+        a,
+        result: (delay === null ? 'failed' : 'retry') as RecordedResult,
+      })),
+    ];
+  }
+}
+
+interface MysqlConnection {
+  query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
+  release(): void;
+}
+interface MysqlPool {
+  getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
+}
+
+/**
+ * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
+ * failed event is ahead of it, and its endpoint.
+ */
+const candidatesSql = (limit: number): string =>
+  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+          e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
+          (SELECT MIN(h.sequence) FROM webhook_event h
+            WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
+          (SELECT COUNT(*) FROM webhook_event f
+            WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
+            AS failed_before
+   FROM webhook_event e
+   LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
+   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+   ORDER BY e.next_attempt_at LIMIT ${limit}`;
+
+/** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
+type Stmt = { sql: string; params: unknown[]; fenced?: number };
+
+/** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
+function multiQuery<T>(pool: MysqlPool, text: string, params: unknown[]): Promise<T> {
+  return new Promise<T>((resolve, reject) =>
+    pool.getConnection((err, conn) => {
+      if (err) return reject(err);
+      conn.query(text, params, (qerr, res) => {
+        conn.release();
+        if (qerr) reject(qerr);
+        else resolve(res as T);
+      });
+    }),
+  );
+}
+
+const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
+
+/** A DATETIME as read by a raw query: mysql2 gives a Date, SQLite TypeORM's UTC text. */
+const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}Z`));
+
+/**
+ * Rows an autocommit UPDATE changed. mysql2 reports matched rows (FOUND_ROWS), equal to changed rows here since
+ * every claim writes a fresh token; better-sqlite3 through DataSource.query returns no count, so NaN forces the
+ * read-back there (SQLite has one writer, so the read-back is exact and cheap).
+ */
+function changedRows(res: unknown): number {
+  const r = res as { affectedRows?: number } | undefined;
+  return typeof r?.affectedRows === 'number' ? r.affectedRows : Number.NaN;
+}
+
+/** Runs an UPDATE in the transaction of `m` and returns the rows it changed (mysql2 and better-sqlite3 alike). */
+async function update(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  const runner = m.queryRunner;
+  if (!runner) throw new Error('update outside a transaction');
+  const res = await runner.query(sql, params, true);
+  return res.affected ?? 0;
+}
