@@ -2,12 +2,13 @@
 // (busy flag, the error shown, re-reading the projection) and the 3 s polling while the session is live.
 import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Switch } from 'solid-js';
 import { getSession, startSession } from '../api';
+import { Deadline } from '../components/Deadline';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { focusPanel } from '../components/focus';
 import { ReceiptPanel } from '../components/ReceiptPanel';
 import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
-import { formatDateTime, t } from '../i18n';
+import { t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
 import type { SessionProjection } from '../types';
 
@@ -129,12 +130,10 @@ export function SessionView(props: {
       <section class="card" aria-labelledby="asks-heading">
         <h2 id="asks-heading">{t('page.asks', { business: business() })}</h2>
         <StepList projection={p()} />
-        <p class="muted">
-          <time datetime={p().expires}>{t('page.validUntil', { date: formatDateTime(p().expires) })}</time>
-        </p>
       </section>
 
       <section class="card" aria-label={t('page.nextStep')}>
+        <Deadline projection={p()} />
         <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
         <Switch
           fallback={
