@@ -130,7 +130,11 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
   });
 
   it('the deadline: the link before Start, the step window after it, a countdown, then only "expired"', async () => {
-    const { workflowId } = await publishWorkflow(api, [{ primitive: 'identify', claims: ['given_name'] }]);
+    const { workflowId } = await publishWorkflow(
+      api,
+      [{ primitive: 'identify', claims: ['given_name'] }],
+      'http://127.0.0.1:9/hooks',
+    );
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId, expires_in: 3600 });
     expect(created.status).toBe(201);
     const context = await browser.newContext({
@@ -189,6 +193,63 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
     expect(text).not.toMatch(/valid until|Time left|Finish this step/);
     await page.clock.resume();
     await checkScreen(page, 'expired-en');
+    await context.close();
+  });
+
+  // Issue 20, "The signer's page": words instead of enums, no internal workflow name, the page kept in place
+  // while an answer is checked and the record loads, and a done page that says so.
+  it('shows words, not states or the workflow name; keeps the page while checking; marks the end', async () => {
+    const { workflowId } = await publishWorkflow(
+      api,
+      [
+        { primitive: 'identify', claims: ['given_name'] },
+        { primitive: 'identify', claims: ['family_name'] },
+      ],
+      'http://127.0.0.1:9/hooks',
+      'KYC-internal-v7',
+    );
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const context = await browser.newContext({ locale: 'de-DE', viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(created.body.url);
+    await page.getByTestId('start').waitFor();
+    const body = async () => (await page.locator('body').textContent()) ?? '';
+    expect(await body()).not.toMatch(/KYC-internal-v7|Status:|created/);
+
+    await page.getByTestId('start').click();
+    await page.getByTestId('step-identify').waitFor();
+    expect(await body()).not.toMatch(/KYC-internal-v7|Status:|in_progress/);
+    // from here on, note whether the whole-page loading state ever replaces the page
+    await page.evaluate(() => {
+      const w = window as unknown as { sawLoading: boolean };
+      w.sawLoading = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid="loading"]')) w.sawLoading = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('share-reference-wallet').click();
+    await page.getByTestId('receipt-panel').waitFor({ timeout: 20_000 });
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('share-reference-wallet').click();
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+    await page.getByTestId('receipt-panel').getByRole('button').first().waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => (window as unknown as { sawLoading: boolean }).sawLoading)).toBe(false);
+
+    // the end: a success mark, and (no return URL) that the page can be closed
+    expect(await page.getByTestId('done-mark').isVisible()).toBe(true);
+    expect(await page.getByTestId('done-close').textContent()).toBe(
+      'Sie können diese Seite jetzt schließen.',
+    );
+    expect(await body()).not.toMatch(/KYC-internal-v7|Status:|completed/);
+    await checkScreen(page, 'done-de');
+
+    // another browser sees the outcome, but is not told of a record below that it cannot have
+    const other = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+    await other.goto(created.body.url);
+    await other.getByTestId('done').waitFor();
+    expect(await other.getByTestId('receipt-panel').count()).toBe(0);
+    expect(await other.locator('body').textContent()).not.toContain('is below');
     await context.close();
   });
 });

@@ -14,7 +14,6 @@ export const de: Messages = {
   'page.asks': '{business} bittet Sie, Folgendes zu teilen:',
   'page.validUntil': 'Dieser Link ist gültig bis {date}.',
   'page.nextStep': 'Ihr nächster Schritt',
-  'page.status': 'Status:',
   'page.supportRef': 'Referenz für den Support:',
   'state.pendingTitle': 'Einen Moment',
   'state.pendingText': 'Diese Seite aktualisiert sich von selbst.',
@@ -80,6 +79,8 @@ export const de: Messages = {
   'step.testPerson': 'Testperson',
   'step.sharing': 'Wird geteilt…',
   'step.shareTest': 'Mit Test-Wallet teilen',
+  // signer page words (issue 20)
+  'state.doneClose': 'Sie können diese Seite jetzt schließen.',
   // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
   'steps.signShown': 'Jedes Dokument wird Ihnen hier vollständig angezeigt, bevor Sie unterschreiben:',
   'steps.termsShown': 'Die Bedingungen werden Ihnen hier vollständig angezeigt, bevor Sie zustimmen.',

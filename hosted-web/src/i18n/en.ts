@@ -14,7 +14,6 @@ export const en = {
   'page.asks': '{business} asks you to share:',
   'page.validUntil': 'This link is valid until {date}.',
   'page.nextStep': 'Your next step',
-  'page.status': 'Status:',
   'page.supportRef': 'Reference for support:',
   'state.pendingTitle': 'One moment',
   'state.pendingText': 'This page updates by itself.',
@@ -77,6 +76,8 @@ export const en = {
   'step.testPerson': 'Test person',
   'step.sharing': 'Sharing…',
   'step.shareTest': 'Share with test wallet',
+  // signer page words (issue 20)
+  'state.doneClose': 'You can close this page.',
   // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
   'steps.signShown': 'Each document is shown here in full before you sign:',
   'steps.termsShown': 'The terms are shown here in full before you approve them.',

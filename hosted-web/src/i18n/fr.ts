@@ -14,7 +14,6 @@ export const fr: Messages = {
   'page.asks': '{business} vous demande de partager :',
   'page.validUntil': 'Ce lien est valable jusqu’au {date}.',
   'page.nextStep': 'Votre prochaine étape',
-  'page.status': 'Statut :',
   'page.supportRef': 'Référence pour le support :',
   'state.pendingTitle': 'Un instant',
   'state.pendingText': 'Cette page se met à jour toute seule.',
@@ -79,6 +78,8 @@ export const fr: Messages = {
   'step.testPerson': 'Personne de test',
   'step.sharing': 'Partage…',
   'step.shareTest': 'Partager avec le portefeuille de test',
+  // signer page words (issue 20)
+  'state.doneClose': 'Vous pouvez fermer cette page.',
   // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
   'steps.signShown': 'Chaque document vous est présenté ici en entier avant que vous ne signiez :',
   'steps.termsShown': 'Les conditions vous sont présentées ici en entier avant que vous ne les approuviez.',

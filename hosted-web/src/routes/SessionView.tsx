@@ -1,6 +1,6 @@
 // One loaded session: what is asked, and the one thing the person can do now. Owns the action lifecycle
 // (busy flag, the error shown, re-reading the projection) and the 3 s polling while the session is live.
-import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Switch } from 'solid-js';
+import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Suspense, Switch } from 'solid-js';
 import { getSession, startSession } from '../api';
 import { Deadline } from '../components/Deadline';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -123,7 +123,6 @@ export function SessionView(props: {
             {t('page.sandbox')}
           </span>
         </Show>
-        <p class="eyebrow">{p().workflow.name}</p>
         <h1>{business()}</h1>
       </header>
 
@@ -146,11 +145,21 @@ export function SessionView(props: {
           }
         >
           <Match when={status() === 'completed'}>
-            <div data-testid="done">
+            <div data-testid="done" class="done">
+              <svg class="done-mark" data-testid="done-mark" viewBox="0 0 48 48" aria-hidden="true">
+                <circle cx="24" cy="24" r="22" />
+                <path d="M14 25l7 7 13-15" />
+              </svg>
               <h2 ref={focusPanel} tabIndex={-1}>
                 {t('state.doneTitle')}
               </h2>
-              <p>{t('state.doneText')}</p>
+              {/* the record is below only in the browser that did the steps (ReceiptPanel) */}
+              <Show when={canAct()}>
+                <p>{t('state.doneText')}</p>
+              </Show>
+              <Show when={!returnTarget()}>
+                <p data-testid="done-close">{t('state.doneClose')}</p>
+              </Show>
             </div>
           </Match>
           <Match when={status() === 'expired'}>
@@ -231,12 +240,11 @@ export function SessionView(props: {
       </section>
 
       <Show when={canAct() && p().completed_stages.length > 0}>
-        <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+        {/* its own boundary: the record loading never replaces the page (the step or the outcome above) */}
+        <Suspense>
+          <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+        </Suspense>
       </Show>
-
-      <footer class="footer">
-        {t('page.status')} <span data-testid="status">{status()}</span>
-      </footer>
     </>
   );
 }
