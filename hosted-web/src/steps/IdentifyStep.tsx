@@ -2,7 +2,7 @@
 // current step, let a wallet answer it, submit the answer. Wallets: the browser's Digital Credentials API when
 // present (DcApi.ts: signed request when the browser allows it), a wallet on another device (CrossDevice.tsx:
 // QR code / openid4vp:// link), and in sandbox the service's reference wallet with test personas.
-import { createSignal, For, Show } from 'solid-js';
+import { createSignal, For, onCleanup, Show } from 'solid-js';
 import {
   createSignedWalletRequest,
   createWalletRequest,
@@ -32,12 +32,17 @@ export function IdentifyStep(props: {
   // sign: documents shown to their end on this page and recorded by the server; the wallet is offered after all
   const [shown, setShown] = createSignal<readonly number[]>([]);
   const reporting = new Set<number>();
-  const onShownToEnd = (position: number) => {
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  onCleanup(() => clearTimeout(retry));
+  const onShownToEnd = (position: number, attempt = 0) => {
     if (shown().includes(position) || reporting.has(position)) return;
     reporting.add(position);
     reportDocumentShown(props.session.id, position)
       .then((r) => setShown(r.shown_to_end))
-      .catch(() => undefined) // not recorded: the marker reports again when it comes back into view
+      .catch(() => {
+        // not recorded (network): tried again a few times, and again whenever the end comes back into view
+        if (attempt < 3) retry = setTimeout(() => onShownToEnd(position, attempt + 1), 2000 * (attempt + 1));
+      })
       .finally(() => reporting.delete(position));
   };
   const allShown = () =>

@@ -52,7 +52,7 @@ export function DocumentViewer(props: {
         const { renderPdf } = await import('./pdf');
         await renderPdf(
           bytes,
-          Math.max(body.clientWidth, 640),
+          Math.max(body.clientWidth, 320),
           (page, _n, of) => {
             setTotal(of);
             setPages((list) => [...list, page]);

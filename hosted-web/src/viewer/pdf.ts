@@ -25,7 +25,8 @@ export async function renderPdf(
   const task = getDocument({ data: new Uint8Array(bytes), enableXfa: false });
   const doc = await task.promise;
   try {
-    const ratio = Math.min(window.devicePixelRatio || 1, 3);
+    // at most 2 device pixels per CSS pixel: sharp on phones, and a page stays near 1 megapixel of memory
+    const ratio = Math.min(window.devicePixelRatio || 1, 2);
     for (let n = 1; n <= doc.numPages; n++) {
       if (signal.cancelled) break;
       const page = await doc.getPage(n);
