@@ -57,6 +57,13 @@ const sessionPath = (id: string) => `/t/sessions/${encodeURIComponent(id)}`;
 /** Download link of an original document of a sign step (the bound browser's cookie authorizes it). */
 export const documentUrl = (id: string, position: number) => `${sessionPath(id)}/documents/${position}`;
 
+/** The page showed this document of the current sign step to its end (the server records exactly that). */
+export const reportDocumentShown = (id: string, position: number) =>
+  call<{ shown_to_end: number[]; all_shown: boolean }>(
+    'POST',
+    `${sessionPath(id)}/documents/${position}/shown`,
+  );
+
 export const getSession = (id: string) => call<SessionProjection>('GET', sessionPath(id));
 
 export const startSession = (id: string) => call<SessionProjection>('POST', `${sessionPath(id)}/start`);

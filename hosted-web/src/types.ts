@@ -50,6 +50,11 @@ export interface SessionProjection {
   current_stage: number;
   completed_stages: number[];
   expires: string;
+  /** The deadline of what the person is doing now: the step window once a step started, else the link's. */
+  deadline?: string;
+  deadline_kind?: 'step' | 'link';
+  /** The service's clock at this answer: the countdown runs against it, not against the device clock. */
+  server_time: string;
   binding: 'none' | 'this_browser' | 'other_browser';
   /** Only once the session ended: the business's page to go back to (ADR 0019). */
   return_url?: string;

@@ -280,6 +280,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     const id = created.body.id as string;
     const signer = new SignerClient(t.baseUrl, id);
     expect((await signer.start()).status).toBe(200);
+    await signer.showCurrentDocuments(); // as the page does on a sign step (ADR 0029)
     const cd = await signer.call('POST', '/wallet-request/cross_device');
     expect(cd.status).toBe(200);
     return { id, signer, link: cd.body.uri as string };

@@ -116,6 +116,7 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
   }
 
   async function crossDevice(signer: SignerClient, persona: string) {
+    await signer.showCurrentDocuments(); // as the page does on a sign step (ADR 0029)
     const cd = await signer.call('POST', '/wallet-request/cross_device');
     expect(cd.status).toBe(200);
     return t.svc.signedWallet.answerCrossDevice({ persona, uri: cd.body.uri });

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, stopE2E } from '../support/browser';
+import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
@@ -103,6 +103,7 @@ describe('ISO mdoc from the hosted page (Chromium)', () => {
     await page.getByTestId('step-sign').waitFor();
     const sha256 = createHash('sha256').update(contract).digest('hex');
     expect(await page.getByTestId('document-0').getByTestId('document-sha256').textContent()).toBe(sha256);
+    await showDocumentsToEnd(page);
     await page.getByTestId('share-wallet').click();
     await page.getByTestId('persona').selectOption('adult_mdoc');
     await page.getByTestId('share-reference-wallet').click();

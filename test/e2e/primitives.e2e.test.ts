@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, stopE2E } from '../support/browser';
+import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type TestService } from '../support/harness';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
@@ -25,6 +25,7 @@ describe('age_verify, sign and attestation end to end (Chromium, MariaDB, real w
   });
 
   async function shareAs(page: import('playwright-core').Page, persona: string) {
+    await showDocumentsToEnd(page);
     await page.getByTestId('share-wallet').click();
     await page.getByTestId('persona').selectOption(persona);
     await page.getByTestId('share-reference-wallet').click();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
+import { launchChromium, showDocumentsToEnd } from '../support/browser';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
 import { pdfdetachJson, pdftotext, scratch, verifyReceiptCli } from '../support/receipts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
@@ -50,6 +50,7 @@ describe('the signer’s record end to end (Chromium, MariaDB, SMTP)', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   }
   async function shareAs(page: Page, persona = 'adult') {
+    await showDocumentsToEnd(page);
     await page.getByTestId('share-wallet').click();
     await page.getByTestId('persona').selectOption(persona);
     await page.getByTestId('share-reference-wallet').click();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { launchChromium, startE2E, stopE2E } from '../support/browser';
+import { launchChromium, showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import {
   Api,
   createBusiness,
@@ -211,6 +211,7 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
       expect(await page.getByTestId(`step-${kind}`).getByRole('heading', { level: 2 }).textContent()).toBe(
         expected[kind],
       );
+      await showDocumentsToEnd(page);
       await page.getByTestId('share-wallet').click();
       await page.getByTestId('share-reference-wallet').waitFor();
       await checkScreen(page, `step-${kind}-fr`);

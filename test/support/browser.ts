@@ -103,3 +103,18 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
     },
   });
 }
+
+/**
+ * What a person does on a sign step before the page offers the wallet (ADR 0029): scrolls each document, once
+ * it is on the page, to its end, and waits until the page has reported it shown. No-op on other steps.
+ */
+export async function showDocumentsToEnd(page: Page): Promise<void> {
+  const docs = page.locator('article.doc-view');
+  const n = await docs.count();
+  for (let i = 0; i < n; i++) {
+    const end = docs.nth(i).getByTestId('document-end');
+    await end.filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
+    await end.scrollIntoViewIfNeeded();
+    await docs.nth(i).locator('[data-testid="document-end"][data-shown="true"]').waitFor({ timeout: 10_000 });
+  }
+}

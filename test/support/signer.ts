@@ -3,6 +3,8 @@ import type { Json } from './harness';
 // The end user's browser over the hosted transport, without a browser: a cookie jar and fetch.
 export class SignerClient {
   private cookie = '';
+  /** The last projection this browser received (start, submit, a read), as the page keeps it. */
+  private last: Json | undefined;
   constructor(
     readonly baseUrl: string,
     readonly sessionId: string,
@@ -23,7 +25,9 @@ export class SignerClient {
     });
     const setCookie = res.headers.get('set-cookie');
     if (setCookie) this.cookie = setCookie.split(';')[0] as string;
-    return { status: res.status, body: await res.json(), setCookie };
+    const json = await res.json();
+    if (res.ok && Array.isArray(json?.steps) && typeof json.current_stage === 'number') this.last = json;
+    return { status: res.status, body: json, setCookie };
   }
 
   projection() {
@@ -32,8 +36,29 @@ export class SignerClient {
   start() {
     return this.call('POST', '/start');
   }
-  walletRequest() {
+  /**
+   * The wallet request for the current step, asked as the page asks it: on a sign step after reporting every
+   * document as shown to the end (the server refuses it before, ADR 0029; `rawWalletRequest` skips that).
+   */
+  async walletRequest() {
+    await this.showCurrentDocuments();
+    return this.rawWalletRequest();
+  }
+  rawWalletRequest() {
     return this.call('POST', '/wallet-request');
+  }
+  /** What the page reports once it has shown document `position` of the current sign step to its end. */
+  documentShown(position: number) {
+    return this.call('POST', `/documents/${position}/shown`);
+  }
+  /** As the page does on a sign step: reports every document of the current step as shown to the end. */
+  async showCurrentDocuments() {
+    const p = this.last ?? (await this.projection()).body;
+    const step = p.steps?.[p.current_stage];
+    for (const d of step?.primitive === 'sign' ? (step.documents ?? []) : []) {
+      const r = await this.documentShown(d.position);
+      if (r.status !== 200) throw new Error(`document ${d.position} not recorded: ${JSON.stringify(r.body)}`);
+    }
   }
   submit(requestId: string, response: unknown) {
     return this.call('POST', '/wallet-response', { request_id: requestId, response });

@@ -80,3 +80,32 @@ export function minimalPdf(text = 'Contract'): Uint8Array {
     `%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\n% ${text}\ntrailer<</Root 1 0 R>>\n%%EOF\n`,
   );
 }
+
+/**
+ * A real PDF of several A4 pages, each page saying "<title>, page n of N" in Helvetica (with an xref table, as a
+ * viewer expects).
+ */
+export function multiPagePdf(title: string, pages: number): Uint8Array {
+  const objects: string[] = [];
+  const pageIds = Array.from({ length: pages }, (_, i) => 4 + i * 2);
+  objects[1] = '<</Type/Catalog/Pages 2 0 R>>';
+  objects[2] = `<</Type/Pages/Kids[${pageIds.map((id) => `${id} 0 R`).join(' ')}]/Count ${pages}>>`;
+  objects[3] = '<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>';
+  pageIds.forEach((id, i) => {
+    const stream = `BT /F1 28 Tf 60 760 Td (${title}, page ${i + 1} of ${pages}) Tj ET`;
+    objects[id] =
+      `<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Resources<</Font<</F1 3 0 R>>>>/Contents ${id + 1} 0 R>>`;
+    objects[id + 1] = `<</Length ${stream.length}>>stream\n${stream}\nendstream`;
+  });
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (let id = 1; id < objects.length; id++) {
+    offsets[id] = out.length;
+    out += `${id} 0 obj${objects[id]}endobj\n`;
+  }
+  const xref = out.length;
+  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
+  for (let id = 1; id < objects.length; id++) out += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  out += `trailer<</Size ${objects.length}/Root 1 0 R>>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(out);
+}

@@ -63,7 +63,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
   const afterDownload = () => setTimeout(() => void refetch(), 1500);
 
   createEffect(() => {
-    if (receipt()?.access !== 'open') setConfirmClose(false);
+    if (receipt.latest?.access !== 'open') setConfirmClose(false);
   });
 
   return (
@@ -72,7 +72,8 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
       <Show when={receipt.error}>
         <ErrorAlert error={toUserError(receipt.error)} />
       </Show>
-      <Show when={receipt()}>
+      {/* latest: a re-read keeps the record on screen instead of suspending it */}
+      <Show when={receipt.latest}>
         {(r) => (
           <Switch>
             <Match when={r().access === 'closed'}>

@@ -1,5 +1,6 @@
 // "Who asks for what": the workflow's steps in plain words, with done/current markers.
 import { For, Show } from 'solid-js';
+import { documentFacts } from '../documents';
 import { hasMessage, t } from '../i18n';
 import type { ProjectionStep, SessionProjection } from '../types';
 
@@ -54,6 +55,23 @@ export function StepList(props: { projection: SessionProjection }) {
             </Show>
             <Show when={step.primitive === 'age_verify'}>
               <p class="step-note">{t('steps.ageNote')}</p>
+            </Show>
+            <Show when={step.primitive === 'sign' && step.documents?.length}>
+              <p class="step-note">{t('steps.signShown')}</p>
+              <ul class="claims" data-testid="step-documents">
+                <For each={step.documents}>
+                  {(d) => (
+                    <li>
+                      {d.label} <span class="muted">({documentFacts(d)})</span>
+                    </li>
+                  )}
+                </For>
+              </ul>
+            </Show>
+            <Show when={step.primitive === 'attestation'}>
+              <p class="step-note" data-testid="step-terms-note">
+                {t('steps.termsShown')}
+              </p>
             </Show>
           </li>
         )}

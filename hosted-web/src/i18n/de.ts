@@ -14,7 +14,6 @@ export const de: Messages = {
   'page.asks': '{business} bittet Sie, Folgendes zu teilen:',
   'page.validUntil': 'Dieser Link ist gültig bis {date}.',
   'page.nextStep': 'Ihr nächster Schritt',
-  'page.status': 'Status:',
   'page.supportRef': 'Referenz für den Support:',
   'state.pendingTitle': 'Einen Moment',
   'state.pendingText': 'Diese Seite aktualisiert sich von selbst.',
@@ -80,6 +79,26 @@ export const de: Messages = {
   'step.testPerson': 'Testperson',
   'step.sharing': 'Wird geteilt…',
   'step.shareTest': 'Mit Test-Wallet teilen',
+  // signer page words (issue 20)
+  'state.doneClose': 'Sie können diese Seite jetzt schließen.',
+  // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
+  'steps.signShown': 'Jedes Dokument wird Ihnen hier vollständig angezeigt, bevor Sie unterschreiben:',
+  'steps.termsShown': 'Die Bedingungen werden Ihnen hier vollständig angezeigt, bevor Sie zustimmen.',
+  'viewer.loading': 'Dokument wird angezeigt…',
+  'viewer.failed':
+    'Dieses Dokument kann auf dieser Seite nicht angezeigt werden. Laden Sie es herunter, um es anzusehen, und bitten Sie das Unternehmen um einen neuen Link, wenn Sie es unterschreiben möchten.',
+  'viewer.page': 'Seite {n} von {total}',
+  'viewer.pageText': 'Text dieser Seite',
+  'viewer.end': 'Ende von „{label}“.',
+  'viewer.shown': 'Bis zum Ende angezeigt.',
+  'viewer.download': 'Genaue Datei herunterladen',
+  'viewer.gate': 'Scrollen Sie durch jedes Dokument bis zu seinem Ende, um fortzufahren.',
+  'deadline.step': 'Schließen Sie diesen Schritt bis {time} Uhr ab.',
+  'deadline.stepLeft': 'Verbleibende Zeit für diesen Schritt: {time}',
+  'deadline.linkLeft': 'Verbleibende Zeit, bis dieser Link abläuft: {time}',
+  'deadline.up': 'Die Zeit ist abgelaufen.',
+  'error.documents_not_shown':
+    'Scrollen Sie durch jedes Dokument bis zu seinem Ende, bevor Sie mit Ihrer Wallet teilen.',
   'cross.title': 'Wallet auf einem anderen Gerät verwenden',
   'cross.preparing': 'Code wird vorbereitet…',
   'cross.scan':

@@ -14,7 +14,6 @@ export const en = {
   'page.asks': '{business} asks you to share:',
   'page.validUntil': 'This link is valid until {date}.',
   'page.nextStep': 'Your next step',
-  'page.status': 'Status:',
   'page.supportRef': 'Reference for support:',
   'state.pendingTitle': 'One moment',
   'state.pendingText': 'This page updates by itself.',
@@ -77,6 +76,25 @@ export const en = {
   'step.testPerson': 'Test person',
   'step.sharing': 'Sharing…',
   'step.shareTest': 'Share with test wallet',
+  // signer page words (issue 20)
+  'state.doneClose': 'You can close this page.',
+  // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
+  'steps.signShown': 'Each document is shown here in full before you sign:',
+  'steps.termsShown': 'The terms are shown here in full before you approve them.',
+  'viewer.loading': 'Showing the document…',
+  'viewer.failed':
+    'This document cannot be shown on this page. Download it to look at it, and ask the business for a new link if you want to sign it.',
+  'viewer.page': 'Page {n} of {total}',
+  'viewer.pageText': 'Text of this page',
+  'viewer.end': 'End of “{label}”.',
+  'viewer.shown': 'Shown to the end.',
+  'viewer.download': 'Download the exact file',
+  'viewer.gate': 'Scroll through every document to its end to continue.',
+  'deadline.step': 'Finish this step by {time}.',
+  'deadline.stepLeft': 'Time left for this step: {time}',
+  'deadline.linkLeft': 'Time left before this link expires: {time}',
+  'deadline.up': 'The time is up.',
+  'error.documents_not_shown': 'Scroll through every document to its end before you share with your wallet.',
   'cross.title': 'Use a wallet on another device',
   'cross.preparing': 'Preparing a code…',
   'cross.scan':

@@ -14,7 +14,6 @@ export const fr: Messages = {
   'page.asks': '{business} vous demande de partager :',
   'page.validUntil': 'Ce lien est valable jusqu’au {date}.',
   'page.nextStep': 'Votre prochaine étape',
-  'page.status': 'Statut :',
   'page.supportRef': 'Référence pour le support :',
   'state.pendingTitle': 'Un instant',
   'state.pendingText': 'Cette page se met à jour toute seule.',
@@ -79,6 +78,26 @@ export const fr: Messages = {
   'step.testPerson': 'Personne de test',
   'step.sharing': 'Partage…',
   'step.shareTest': 'Partager avec le portefeuille de test',
+  // signer page words (issue 20)
+  'state.doneClose': 'Vous pouvez fermer cette page.',
+  // document viewer, shown-to-end gate and deadline (issue 17, ADR 0029)
+  'steps.signShown': 'Chaque document vous est présenté ici en entier avant que vous ne signiez :',
+  'steps.termsShown': 'Les conditions vous sont présentées ici en entier avant que vous ne les approuviez.',
+  'viewer.loading': 'Affichage du document…',
+  'viewer.failed':
+    'Ce document ne peut pas être affiché sur cette page. Téléchargez-le pour le consulter, et demandez un nouveau lien à l’entreprise si vous souhaitez le signer.',
+  'viewer.page': 'Page {n} sur {total}',
+  'viewer.pageText': 'Texte de cette page',
+  'viewer.end': 'Fin de « {label} ».',
+  'viewer.shown': 'Affiché jusqu’à la fin.',
+  'viewer.download': 'Télécharger le fichier exact',
+  'viewer.gate': 'Faites défiler chaque document jusqu’à la fin pour continuer.',
+  'deadline.step': 'Terminez cette étape avant {time}.',
+  'deadline.stepLeft': 'Temps restant pour cette étape : {time}',
+  'deadline.linkLeft': 'Temps restant avant l’expiration de ce lien : {time}',
+  'deadline.up': 'Le temps est écoulé.',
+  'error.documents_not_shown':
+    'Faites défiler chaque document jusqu’à la fin avant de partager avec votre portefeuille.',
   'cross.title': 'Utiliser un portefeuille sur un autre appareil',
   'cross.preparing': 'Préparation d’un code…',
   'cross.scan':

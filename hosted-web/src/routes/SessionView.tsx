@@ -1,13 +1,14 @@
 // One loaded session: what is asked, and the one thing the person can do now. Owns the action lifecycle
 // (busy flag, the error shown, re-reading the projection) and the 3 s polling while the session is live.
-import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Switch } from 'solid-js';
+import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Suspense, Switch } from 'solid-js';
 import { getSession, startSession } from '../api';
+import { Deadline } from '../components/Deadline';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { focusPanel } from '../components/focus';
 import { ReceiptPanel } from '../components/ReceiptPanel';
 import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
-import { formatDateTime, t } from '../i18n';
+import { t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
 import type { SessionProjection } from '../types';
 
@@ -122,19 +123,16 @@ export function SessionView(props: {
             {t('page.sandbox')}
           </span>
         </Show>
-        <p class="eyebrow">{p().workflow.name}</p>
         <h1>{business()}</h1>
       </header>
 
       <section class="card" aria-labelledby="asks-heading">
         <h2 id="asks-heading">{t('page.asks', { business: business() })}</h2>
         <StepList projection={p()} />
-        <p class="muted">
-          <time datetime={p().expires}>{t('page.validUntil', { date: formatDateTime(p().expires) })}</time>
-        </p>
       </section>
 
       <section class="card" aria-label={t('page.nextStep')}>
+        <Deadline projection={p()} />
         <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
         <Switch
           fallback={
@@ -147,11 +145,21 @@ export function SessionView(props: {
           }
         >
           <Match when={status() === 'completed'}>
-            <div data-testid="done">
+            <div data-testid="done" class="done">
+              <svg class="done-mark" data-testid="done-mark" viewBox="0 0 48 48" aria-hidden="true">
+                <circle cx="24" cy="24" r="22" />
+                <path d="M14 25l7 7 13-15" />
+              </svg>
               <h2 ref={focusPanel} tabIndex={-1}>
                 {t('state.doneTitle')}
               </h2>
-              <p>{t('state.doneText')}</p>
+              {/* the record is below only in the browser that did the steps (ReceiptPanel) */}
+              <Show when={canAct()}>
+                <p>{t('state.doneText')}</p>
+              </Show>
+              <Show when={!returnTarget()}>
+                <p data-testid="done-close">{t('state.doneClose')}</p>
+              </Show>
             </div>
           </Match>
           <Match when={status() === 'expired'}>
@@ -232,12 +240,11 @@ export function SessionView(props: {
       </section>
 
       <Show when={canAct() && p().completed_stages.length > 0}>
-        <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+        {/* its own boundary: the record loading never replaces the page (the step or the outcome above) */}
+        <Suspense>
+          <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+        </Suspense>
       </Show>
-
-      <footer class="footer">
-        {t('page.status')} <span data-testid="status">{status()}</span>
-      </footer>
     </>
   );
 }

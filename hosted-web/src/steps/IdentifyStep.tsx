@@ -2,11 +2,12 @@
 // current step, let a wallet answer it, submit the answer. Wallets: the browser's Digital Credentials API when
 // present (DcApi.ts: signed request when the browser allows it), a wallet on another device (CrossDevice.tsx:
 // QR code / openid4vp:// link), and in sandbox the service's reference wallet with test personas.
-import { createSignal, For, Show } from 'solid-js';
+import { createSignal, For, onCleanup, Show } from 'solid-js';
 import {
   createSignedWalletRequest,
   createWalletRequest,
   referenceWalletRespond,
+  reportDocumentShown,
   submitWalletResponse,
 } from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
@@ -28,6 +29,25 @@ export function IdentifyStep(props: {
   const [personas, setPersonas] = createSignal<SandboxPersona[] | null>();
   const [persona, setPersona] = createSignal('');
   const [requested, setRequested] = createSignal(false);
+  // sign: documents shown to their end on this page and recorded by the server; the wallet is offered after all
+  const [shown, setShown] = createSignal<readonly number[]>([]);
+  const reporting = new Set<number>();
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  onCleanup(() => clearTimeout(retry));
+  const onShownToEnd = (position: number, attempt = 0) => {
+    if (shown().includes(position) || reporting.has(position)) return;
+    reporting.add(position);
+    reportDocumentShown(props.session.id, position)
+      .then((r) => setShown(r.shown_to_end))
+      .catch(() => {
+        // not recorded (network): tried again a few times, and again whenever the end comes back into view
+        if (attempt < 3) retry = setTimeout(() => onShownToEnd(position, attempt + 1), 2000 * (attempt + 1));
+      })
+      .finally(() => reporting.delete(position));
+  };
+  const allShown = () =>
+    props.step.primitive !== 'sign' ||
+    (props.step.documents ?? []).every((d) => shown().includes(d.position));
   // A wallet request is single-use: it is dropped once handed to a wallet, so a retry fetches a fresh one.
   let request: WalletRequest | undefined;
 
@@ -86,8 +106,13 @@ export function IdentifyStep(props: {
       <h2 ref={focusPanel} tabIndex={-1}>
         {stepHeading(props.step)}
       </h2>
-      <StepContent session={props.session} step={props.step} />
+      <StepContent session={props.session} step={props.step} shown={shown()} onShownToEnd={onShownToEnd} />
       <p>{t('step.walletShows', { business: business() })}</p>
+      <Show when={!allShown()}>
+        <p class="gate-hint" id="share-gate" data-testid="share-gate">
+          {t('viewer.gate')}
+        </p>
+      </Show>
 
       <Show
         when={requested()}
@@ -96,7 +121,8 @@ export function IdentifyStep(props: {
             type="button"
             class="button"
             data-testid="share-wallet"
-            disabled={props.runner.busy()}
+            disabled={props.runner.busy() || !allShown()}
+            aria-describedby={allShown() ? undefined : 'share-gate'}
             onClick={start}
           >
             {props.runner.busy() ? t('step.preparing') : t('step.share')}

@@ -1,10 +1,11 @@
 // What the person is asked to confirm in a wallet step, shown before anything is shared: the age threshold,
-// the documents to sign (label, size, type, SHA-256, download), or the terms to approve (full text and
-// SHA-256). The wallet receives the same hashes in the request's transaction data and signs them.
+// the documents to sign (each shown inline by DocumentViewer, with size, type, SHA-256 and download), or the
+// terms to approve (full text and SHA-256). The wallet receives the same hashes in the request's transaction
+// data and signs them.
 import { For, Match, Switch } from 'solid-js';
-import { documentUrl } from '../api';
-import { locale, t } from '../i18n';
-import type { ProjectionDocument, ProjectionStep, SessionProjection } from '../types';
+import { t } from '../i18n';
+import type { ProjectionStep, SessionProjection } from '../types';
+import { DocumentViewer } from '../viewer/DocumentViewer';
 
 export function stepHeading(step: ProjectionStep): string {
   switch (step.primitive) {
@@ -19,42 +20,13 @@ export function stepHeading(step: ProjectionStep): string {
   }
 }
 
-function formatSize(bytes: number): string {
-  const sizeFormat = new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 });
-  if (bytes < 1024) return t('step.bytes', { n: bytes });
-  if (bytes < 1024 * 1024) return `${sizeFormat.format(bytes / 1024)} KB`;
-  return `${sizeFormat.format(bytes / 1024 / 1024)} MB`;
-}
-
-const typeLabel = (contentType: string): string =>
-  ({
-    'application/pdf': 'PDF',
-    'text/plain': t('step.typeText'),
-    'image/png': t('step.typePng'),
-    'image/jpeg': t('step.typeJpeg'),
-  })[contentType] ?? contentType;
-
-function DocumentItem(props: { session: SessionProjection; doc: ProjectionDocument }) {
-  return (
-    <li class="document" data-testid={`document-${props.doc.position}`}>
-      <a
-        href={documentUrl(props.session.id, props.doc.position)}
-        download={props.doc.label}
-        data-testid="document-download"
-      >
-        {props.doc.label}
-      </a>{' '}
-      <span class="muted">
-        ({typeLabel(props.doc.content_type)}, {formatSize(props.doc.size)})
-      </span>
-      <div class="hash">
-        SHA-256: <code data-testid="document-sha256">{props.doc.sha256}</code>
-      </div>
-    </li>
-  );
-}
-
-export function StepContent(props: { session: SessionProjection; step: ProjectionStep }) {
+export function StepContent(props: {
+  session: SessionProjection;
+  step: ProjectionStep;
+  /** sign: positions of the documents shown to their end so far, and the report of one more. */
+  shown?: readonly number[];
+  onShownToEnd?: (position: number) => void;
+}) {
   const business = () => props.session.business.name;
   return (
     <Switch>
@@ -65,11 +37,18 @@ export function StepContent(props: { session: SessionProjection; step: Projectio
       </Match>
       <Match when={props.step.primitive === 'sign'}>
         <p>{t('step.signRead')}</p>
-        <ul class="documents" data-testid="documents">
+        <div class="documents" data-testid="documents">
           <For each={props.step.documents ?? []}>
-            {(doc) => <DocumentItem session={props.session} doc={doc} />}
+            {(doc) => (
+              <DocumentViewer
+                sessionId={props.session.id}
+                doc={doc}
+                shown={props.shown?.includes(doc.position) ?? false}
+                onShownToEnd={(position) => props.onShownToEnd?.(position)}
+              />
+            )}
           </For>
-        </ul>
+        </div>
         <p class="muted">{t('step.signNotQes')}</p>
       </Match>
       <Match when={props.step.primitive === 'attestation'}>

@@ -27,6 +27,10 @@ export const ERROR_CODES = {
   session_expired: { status: 410, title: 'The session has expired' },
   session_bound_elsewhere: { status: 403, title: 'The session was started in another browser' },
   step_window_expired: { status: 410, title: 'The step time window has passed' },
+  documents_not_shown: {
+    status: 409,
+    title: 'Every document of this sign step must be shown to the end before the wallet is asked',
+  },
   documents_required: {
     status: 400,
     title: 'This workflow has a sign step: upload its documents as multipart/form-data file parts',

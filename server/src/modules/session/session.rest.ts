@@ -218,6 +218,17 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     },
   });
   reg.add({
+    method: 'post',
+    path: '/t/sessions/:id/documents/:position/shown',
+    auth: 'signer',
+    summary: 'Hosted page: a document of the current sign step was shown to its end (recorded, never "read")',
+    handler: async (req, res) => {
+      noStore(res);
+      const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
+      sendJson(res, 200, await transport.documentShown(String(req.params.id), token(req), position));
+    },
+  });
+  reg.add({
     method: 'get',
     path: '/t/sessions/:id/documents/:position',
     auth: 'signer',

@@ -14,6 +14,7 @@ import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { type DocumentView, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { SessionEventEntity } from '../support/session-event.entity';
 import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
@@ -61,6 +62,15 @@ export interface Projection {
   current_stage: number;
   completed_stages: number[];
   expires: string;
+  /**
+   * The deadline of what the person is doing now (ADR 0029): the step window once a step has started
+   * (`deadline_kind: "step"`), else the overall expiry (`"link"`). Absent when nothing can run out (waiting
+   * for the business's decision, or ended). `server_time` is the service's clock at this answer, so the page
+   * counts down against it, not against a device clock that may be wrong.
+   */
+  deadline?: string;
+  deadline_kind?: 'step' | 'link';
+  server_time: string;
   binding: 'none' | 'this_browser' | 'other_browser';
   /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
   return_url?: string;
@@ -182,6 +192,16 @@ export class SessionTransport {
             toDocumentView,
           )
         : undefined;
+    if (documents) {
+      // the wallet is asked to sign only what the page has shown to the end (ADR 0029)
+      const shown = await this.shownToEnd(s, s.currentStage);
+      const missing = documents.filter((d) => !shown.some((x) => x.position === d.position));
+      if (missing.length > 0)
+        throw new AppError(
+          'documents_not_shown',
+          `Show every document of this step to the end first; not yet shown: ${missing.map((d) => d.position).join(', ')}.`,
+        );
+    }
     const { request } = requestForStep(step, nonce, { documents });
     const now = this.deps.clock.now();
     const requestId = newId('wreq');
@@ -297,6 +317,8 @@ export class SessionTransport {
     // The full presentation of age_verify, sign and attestation, encrypted before the transaction (KMS call)
     // and inserted inside it: the evidence exists if and only if the step completed.
     const evidence = evidenceForStep(step, verified);
+    // sign: the audit record says which documents the page showed to the end, and when (never "read")
+    const shownToEnd = step.primitive === 'sign' ? await this.shownToEnd(s, s.currentStage) : undefined;
     const sealed = evidence
       ? await this.deps.evidence.seal({
           sessionId: s.id,
@@ -339,6 +361,7 @@ export class SessionTransport {
           status: verified.statusChecked,
           checks: verified.checks,
           ...auditFactsForStep(step, verified),
+          ...(shownToEnd ? { documents_shown_to_end: shownToEnd } : {}),
           ...(sealed
             ? {
                 evidence: {
@@ -475,6 +498,61 @@ export class SessionTransport {
     return { doc, bytes: await this.deps.documents.bytes(doc) };
   }
 
+  /**
+   * The hosted page showed document `position` of the current sign step to its end (last page or end of
+   * text scrolled into view). Recorded once per stage and document in the timeline as
+   * `document_shown_to_end`; only the bound browser of a running session may say so. Returns the positions
+   * of this step recorded so far.
+   */
+  async documentShown(
+    id: string,
+    browserToken: string | undefined,
+    position: number,
+  ): Promise<{ shown_to_end: number[]; all_shown: boolean }> {
+    const s = await this.open(id);
+    this.requireActive(s, browserToken);
+    const step = (await this.steps(s))[s.currentStage];
+    const docs =
+      step?.primitive === 'sign'
+        ? await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)
+        : [];
+    const doc = docs.find((d) => d.position === position);
+    if (!doc) throw new AppError('not_found', 'No such document in the current step.');
+    await recordSessionEventOnce(
+      this.deps.ds.manager,
+      s,
+      {
+        kind: 'document_shown_to_end',
+        at: this.deps.clock.now(),
+        stage: s.currentStage,
+        detail: { position: doc.position, sha256: doc.sha256 },
+      },
+      `${s.currentStage}:${doc.position}`,
+    );
+    const shown = (await this.shownToEnd(s, s.currentStage)).map((x) => x.position);
+    return { shown_to_end: shown, all_shown: docs.every((d) => shown.includes(d.position)) };
+  }
+
+  /** The documents of `stage` the page showed to the end, from the timeline (first record of each). */
+  private async shownToEnd(
+    s: SessionEntity,
+    stage: number,
+  ): Promise<{ position: number; sha256: string; at: string }[]> {
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+    const rows = await this.deps.ds.getRepository(SessionEventEntity).find({
+      where: { sessionId: s.id, kind: 'document_shown_to_end', stage },
+      order: { at: 'ASC', orderKey: 'ASC' },
+    });
+    const out: { position: number; sha256: string; at: string }[] = [];
+    for (const r of rows) {
+      const d = JSON.parse(r.detail ?? '{}') as { position?: unknown; sha256?: unknown };
+      if (typeof d.position !== 'number' || typeof d.sha256 !== 'string') continue;
+      if (out.some((x) => x.position === d.position)) continue;
+      out.push({ position: d.position, sha256: d.sha256, at: r.at.toISOString() });
+    }
+    return out.sort((a, b) => a.position - b.position);
+  }
+
   private async open(id: string): Promise<SessionEntity> {
     const s =
       typeof id === 'string' && id.startsWith('sess_')
@@ -547,8 +625,19 @@ export class SessionTransport {
       current_stage: isTerminal(s.status) ? done : s.currentStage,
       completed_stages: Array.from({ length: done }, (_, i) => i),
       expires: s.expiresAt.toISOString(),
+      ...deadlineOf(s),
+      server_time: this.deps.clock.now().toISOString(),
       binding: this.bindingOf(s, token),
       ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
     };
   }
+}
+
+/** The deadline the person faces now: the running step's window, else the link's expiry (ADR 0029). */
+function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadline_kind'> {
+  if (s.status === 'in_progress' && s.stepExpiresAt)
+    return { deadline: s.stepExpiresAt.toISOString(), deadline_kind: 'step' };
+  if (s.status === 'created' || s.status === 'in_progress')
+    return { deadline: s.expiresAt.toISOString(), deadline_kind: 'link' };
+  return {};
 }

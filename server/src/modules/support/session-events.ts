@@ -14,6 +14,7 @@ export const SESSION_EVENT_KINDS = [
   'opened',
   'started',
   'wallet_request',
+  'document_shown_to_end',
   'wallet_response_refused',
   'wallet_response_accepted',
   'step_completed',
@@ -75,14 +76,17 @@ export async function recordSessionEvent(
 
 /**
  * Records `kind` at most once per session (e.g. `opened`: the first time the hosted page was opened, not every
- * reload). The id is derived from session and kind, so concurrent first writers collide and one is ignored.
+ * reload), or once per `onceKey` within the session (e.g. one `document_shown_to_end` per stage and document).
+ * The id is derived from session, kind and key, so concurrent first writers collide and one is ignored.
  */
 export async function recordSessionEventOnce(
   m: EntityManager,
   s: SessionRef,
   e: SessionEventInput,
+  onceKey?: string,
 ): Promise<void> {
-  const id = `sev_${base32(createHash('sha256').update(`${s.id}:${e.kind}`).digest()).slice(0, 26)}`;
+  const seed = onceKey === undefined ? `${s.id}:${e.kind}` : `${s.id}:${e.kind}:${onceKey}`;
+  const id = `sev_${base32(createHash('sha256').update(seed).digest()).slice(0, 26)}`;
   // the hosted page re-reads the projection while it waits: a primary-key read spares those writes
   if (await m.getRepository(SessionEventEntity).exists({ where: { id } })) return;
   await m

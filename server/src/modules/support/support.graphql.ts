@@ -52,7 +52,8 @@ export class SessionTimelineEntryGql {
   @Field(() => Date) at!: Date;
   @Field(() => String, {
     description:
-      'created, opened (first time), started, wallet_request, wallet_response_refused, ' +
+      "created, opened (first time), started, wallet_request, document_shown_to_end (a sign step's document was " +
+      'shown on the page to its end; never a claim that it was read), wallet_response_refused, ' +
       'wallet_response_accepted, step_completed, awaiting_decision, continued, completed, stopped, failed, ' +
       'expired, webhook_queued, webhook_attempt.',
   })

@@ -1,0 +1,52 @@
+// pdf.js for the document viewer, loaded only when a sign step is shown (dynamic import from
+// DocumentViewer.tsx), so the signer page's initial JS stays within its budget (ADR 0018, 0029). The worker is
+// a file of our own build (Vite emits it under /assets/), never a CDN: the page's CSP allows only 'self'.
+import { GlobalWorkerOptions, getDocument } from 'pdfjs-dist';
+import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+
+GlobalWorkerOptions.workerSrc = workerUrl;
+
+export interface RenderedPage {
+  canvas: HTMLCanvasElement;
+  /** The page's text for assistive technology (the canvas itself is only an image). */
+  text: string;
+}
+
+/**
+ * Renders every page of the PDF in `bytes` to a canvas as wide as `cssWidth` (sharp on high-density
+ * screens), one after another, handing each page over as soon as it is drawn.
+ */
+export async function renderPdf(
+  bytes: ArrayBuffer,
+  cssWidth: number,
+  onPage: (page: RenderedPage, n: number, total: number) => void,
+  signal: { cancelled: boolean },
+): Promise<number> {
+  const task = getDocument({ data: new Uint8Array(bytes), enableXfa: false });
+  const doc = await task.promise;
+  try {
+    // at most 2 device pixels per CSS pixel: sharp on phones, and a page stays near 1 megapixel of memory
+    const ratio = Math.min(window.devicePixelRatio || 1, 2);
+    for (let n = 1; n <= doc.numPages; n++) {
+      if (signal.cancelled) break;
+      const page = await doc.getPage(n);
+      const base = page.getViewport({ scale: 1 });
+      const viewport = page.getViewport({ scale: (cssWidth / base.width) * ratio });
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.floor(viewport.width);
+      canvas.height = Math.floor(viewport.height);
+      await page.render({ canvas, viewport }).promise;
+      const content = await page.getTextContent();
+      const text = content.items
+        .map((i) => ('str' in i ? i.str : ''))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+      page.cleanup();
+      onPage({ canvas, text }, n, doc.numPages);
+    }
+    return doc.numPages;
+  } finally {
+    void task.destroy();
+  }
+}
