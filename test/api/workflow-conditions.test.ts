@@ -191,6 +191,8 @@ describe('workflow conditions', () => {
     const first = await shareWithReferenceWallet(t.svc, signer, 'adult');
     expect(first.body.status).toBe('in_progress');
     expect(first.body.current_stage).toBe(2);
+    // the person's page does not show the skipped step as done
+    expect(first.body.completed_stages).toEqual([0]);
     // the next wallet request is the target's: the final terms, not the skipped ones
     const wr = await signer.walletRequest();
     expect(wr.status).toBe(200);

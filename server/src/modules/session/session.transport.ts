@@ -546,6 +546,20 @@ export class SessionTransport {
     ).steps;
   }
 
+  /**
+   * The stages that completed before `done`: every one, unless a condition of the workflow can skip steps
+   * (ADR 0031); then the stages that have a result, so a skipped step is not shown as done.
+   */
+  private async completedStages(s: SessionEntity, steps: WorkflowStep[], done: number): Promise<number[]> {
+    if (!steps.some((st) => st.conditions?.some((c) => c.outcome === 'skip')))
+      return Array.from({ length: done }, (_, i) => i);
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+    const rows = await this.deps.ds
+      .getRepository(StepResultEntity)
+      .find({ where: { sessionId: s.id }, select: { stage: true }, order: { stage: 'ASC' } });
+    return rows.map((r) => r.stage).filter((stage) => stage < done);
+  }
+
   private async project(s: SessionEntity, token: unknown): Promise<Projection> {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
@@ -577,7 +591,7 @@ export class SessionTransport {
           : {}),
       })),
       current_stage: isTerminal(s.status) ? done : s.currentStage,
-      completed_stages: Array.from({ length: done }, (_, i) => i),
+      completed_stages: await this.completedStages(s, rev.steps, done),
       expires: s.expiresAt.toISOString(),
       binding: this.bindingOf(s, token),
       ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
