@@ -4,6 +4,7 @@
 // step's signed audit record, the support timeline and the webhooks; publishing refuses a bad condition with
 // workflow_invalid naming the field; GraphQL shows the conditions of drafts and revisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRecordProblem } from '../../server/src/modules/audit/verify';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -122,6 +123,15 @@ describe('workflow conditions', () => {
       outcome: 'fail',
       failure_reason: 'age_requirement_not_met',
     });
+    // signed with it: the record, condition included, verifies against the public key set
+    const jwks = await api.rest('GET', '/.well-known/service-audit-jwks.json');
+    expect(auditRecordProblem(audit.body, jwks.body)).toBeNull();
+    expect(
+      auditRecordProblem(
+        { ...audit.body, condition: { ...audit.body.condition, outcome: 'complete' } },
+        jwks.body,
+      ),
+    ).not.toBeNull();
 
     const [step] = await hooksOf(id, 'step.completed');
     expect(step?.body.data.condition).toEqual(audit.body.condition);
