@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { shareWithReferenceWallet, startedSession } from '../support/signer';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'workflow-conditions');
@@ -22,9 +24,11 @@ describe('workflow conditions in the dashboard editor', () => {
   let page: Page;
   let api: Api;
   let workflowId: string;
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
+    await receiver.start();
     t = await startTestService({ label: 'conditions-e2e', workers: false });
     const biz = await createBusiness(t, 'Conditions GmbH');
     api = new Api(t.baseUrl, biz.apiKey);
@@ -52,6 +56,7 @@ describe('workflow conditions in the dashboard editor', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
+    await receiver.stop();
   });
 
   it('adds, edits and removes conditions, shows a refusal, saves and publishes them', async () => {
@@ -151,5 +156,30 @@ describe('workflow conditions in the dashboard editor', () => {
       'If nationality is not one of DE, AT: complete the session',
     ]);
     await check(page, 'conditions-published');
+  }, 120_000);
+
+  it("the session detail shows the condition that failed a minor's session", async () => {
+    // continues the workflow published above (revision 1); sessions need a webhook endpoint
+    const hook = await api.gql(`mutation($url: String!) { configureWebhookEndpoint(url: $url) { id } }`, {
+      url: receiver.url,
+    });
+    expect(hook.errors).toBeUndefined();
+    const { id, signer } = await startedSession(
+      t.baseUrl,
+      await api.rest('POST', '/v1/sessions', { workflow_id: workflowId }),
+    );
+    expect((await shareWithReferenceWallet(t.svc, signer, 'minor')).body.status).toBe('failed');
+
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
+    await page.getByTestId('session-detail').waitFor();
+    expect(await page.getByTestId('session-status').textContent()).toBe('failed');
+    await page.getByText('age_requirement_not_met at step 1').waitFor();
+    const condition = page.getByTestId('audit-condition-0');
+    await condition.waitFor();
+    expect(await condition.textContent()).toBe(
+      'Condition 1 on old enough matched: the session ended as failed (age_requirement_not_met).',
+    );
+    await page.getByTestId('timeline').getByText('condition_matched').waitFor();
+    await check(page, 'conditions-session-detail');
   }, 120_000);
 });

@@ -112,6 +112,18 @@ export function conditionSummary(c: StepConditionShape): string {
   return `If ${what} ${op} ${values}: ${then}`;
 }
 
+/** What a matched condition decided, from the audit record's `condition` (which never holds the value). */
+export function matchSummary(c: Record<string, unknown>): string {
+  const then =
+    c.outcome === 'fail'
+      ? `the session ended as failed (${String(c.failure_reason ?? 'condition_not_met')})`
+      : c.outcome === 'skip'
+        ? `the session skipped to step ${Number(c.skip_to) + 1}`
+        : 'the session completed';
+  const what = c.claim === 'over' ? 'old enough' : (CLAIMS[String(c.claim)] ?? String(c.claim)).toLowerCase();
+  return `Condition ${Number(c.index) + 1} on ${what} matched: ${then}.`;
+}
+
 /**
  * The editor of one step's conditions. `stage` is the step's zero-based position and `stepLabels` every
  * step's label, for the skip targets (only steps after the next one).
