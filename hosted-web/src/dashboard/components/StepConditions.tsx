@@ -235,7 +235,7 @@ export function StepConditions(props: {
             </Show>
             <button
               type="button"
-              class="d-danger"
+              class="d-danger d-condition-remove"
               aria-label={`Remove condition ${j + 1} of step ${props.stage + 1}`}
               onClick={() => props.onChange(props.conditions.filter((_, k) => k !== j))}
             >
