@@ -5,6 +5,7 @@
 // workflow_invalid naming the field; GraphQL shows the conditions of drafts and revisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecordProblem } from '../../server/src/modules/audit/verify';
+import { AuditRecordSchema, WEBHOOK_EVENT_SCHEMAS } from '../../server/src/tools/api-contract';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -137,6 +138,7 @@ describe('workflow conditions', () => {
       outcome: 'fail',
       failure_reason: 'age_requirement_not_met',
     });
+    expect(AuditRecordSchema.safeParse(audit.body).success).toBe(true);
     // signed with it: the record, condition included, verifies against the public key set
     const jwks = await api.rest('GET', '/.well-known/service-audit-jwks.json');
     expect(auditRecordProblem(audit.body, jwks.body)).toBeNull();
@@ -377,5 +379,19 @@ describe('workflow conditions', () => {
         failureReason: 'age_requirement_not_met',
       },
     ]);
+  });
+
+  it('every delivery with a condition matches its published webhook schema', async () => {
+    // runs last: the deliveries of the sessions above (fail, complete) have arrived by now
+    const withCondition = receiver.deliveries.filter((d) => d.body.data?.condition);
+    expect(new Set(withCondition.map((d) => d.body.event))).toEqual(
+      new Set(['step.completed', 'session.failed', 'session.completed']),
+    );
+    for (const d of withCondition) {
+      const r = (WEBHOOK_EVENT_SCHEMAS[d.body.event] as (typeof WEBHOOK_EVENT_SCHEMAS)[string]).safeParse(
+        d.body,
+      );
+      expect(r.success ? [] : r.error.issues, d.body.event).toEqual([]);
+    }
   });
 });
