@@ -9,6 +9,14 @@ export interface StepInput {
   documents?: number;
   terms?: string;
   gateAfter?: boolean;
+  conditions?: {
+    claim: string;
+    operator: 'equals' | 'in' | 'not_in';
+    values: string[];
+    outcome: 'fail' | 'skip' | 'complete';
+    skipTo?: number;
+    failureReason?: string;
+  }[];
 }
 
 /** Creates and publishes a workflow; configures the webhook endpoint when `webhookUrl` is given. */

@@ -20,6 +20,31 @@ export type BrandingInput = {
   displayName?: string | null | undefined;
 };
 
+/** The failure_reason code a fail outcome gives the session. */
+export const ConditionFailureReason = {
+  AgeRequirementNotMet: 'age_requirement_not_met',
+  ConditionNotMet: 'condition_not_met',
+  DocumentNotAccepted: 'document_not_accepted',
+  NationalityNotAccepted: 'nationality_not_accepted'
+} as const;
+
+export type ConditionFailureReason = typeof ConditionFailureReason[keyof typeof ConditionFailureReason];
+/** equals one value, in a set, or not in a set. */
+export const ConditionOperator = {
+  Equals: 'equals',
+  In: 'in',
+  NotIn: 'not_in'
+} as const;
+
+export type ConditionOperator = typeof ConditionOperator[keyof typeof ConditionOperator];
+/** What a matching condition does: fail ends the session failed, skip goes on at a later step, complete ends it completed. */
+export const ConditionOutcome = {
+  Complete: 'complete',
+  Fail: 'fail',
+  Skip: 'skip'
+} as const;
+
+export type ConditionOutcome = typeof ConditionOutcome[keyof typeof ConditionOutcome];
 export type CreateWorkflowInput = {
   /** Sessions are created only through the API (default true). */
   apiOnly?: boolean | null | undefined;
@@ -82,6 +107,15 @@ export const SessionStatus = {
 } as const;
 
 export type SessionStatus = typeof SessionStatus[keyof typeof SessionStatus];
+export type StepConditionInput = {
+  claim: string;
+  failureReason?: ConditionFailureReason | null | undefined;
+  operator: ConditionOperator;
+  outcome: ConditionOutcome;
+  skipTo?: number | null | undefined;
+  values: Array<string>;
+};
+
 export const WebhookDeliveryStatus = {
   Delivered: 'delivered',
   Failed: 'failed',
@@ -91,6 +125,7 @@ export const WebhookDeliveryStatus = {
 export type WebhookDeliveryStatus = typeof WebhookDeliveryStatus[keyof typeof WebhookDeliveryStatus];
 export type WorkflowStepInput = {
   claims?: Array<string> | null | undefined;
+  conditions?: Array<StepConditionInput> | null | undefined;
   documents?: number | null | undefined;
   gateAfter?: boolean | null | undefined;
   primitive: Primitive;
@@ -279,7 +314,7 @@ export type WebhookAttemptsQueryVariables = Exact<{
 
 export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean };
+export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
 
 export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -298,7 +333,7 @@ export type WorkflowQueryVariables = Exact<{
 }>;
 
 
-export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }> };
+export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }> };
 
 export type SetWorkflowStepsMutationVariables = Exact<{
   workflowId: string;

@@ -26,6 +26,11 @@ import { ALLOWED_CONTENT_TYPES } from '../modules/document/document.service';
 import { UPLOAD_LIMITS } from '../modules/document/multipart';
 import { SESSION_STATUSES } from '../modules/session/session.machine';
 import { SESSION_LIMITS } from '../modules/session/session.service';
+import {
+  CONDITION_FAILURE_REASONS,
+  CONDITION_OPERATORS,
+  CONDITION_OUTCOMES,
+} from '../modules/workflow/conditions';
 import { PRIMITIVES } from '../modules/workflow/workflow.steps';
 import { type ApiServices, declareApi } from '../service';
 
@@ -137,7 +142,9 @@ export const FailureReasonSchema = z
     code: z
       .string()
       .describe(
-        'failed: the verification code of the refusal that failed the session (e.g. credential_revoked); ' +
+        'failed: the verification code of the refusal that failed the session (e.g. credential_revoked), ' +
+          'or the code of the workflow condition that failed it (condition_not_met, age_requirement_not_met, ' +
+          'nationality_not_accepted or document_not_accepted; `stage` is the step whose result it tested); ' +
           'expired: session_expired (the overall window passed) or step_window_expired (the step window).',
       ),
     stage: z.number().int().min(0).nullable().describe('Zero-based step; null when never started.'),
@@ -151,6 +158,35 @@ export const FailureReasonSchema = z
   })
   .strict()
   .meta({ title: 'FailureReason', description: 'Why a session failed or expired.' });
+
+/** A workflow condition that matched a step's result (ADR 0031): which one, and what it decided. */
+export const ConditionMatchSchema = z
+  .object({
+    index: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Zero-based position in the step's conditions (first match wins)."),
+    claim: z
+      .string()
+      .describe('What it tested: `over` (age_verify), nationality or document_status (identify).'),
+    operator: z.enum(CONDITION_OPERATORS),
+    outcome: z.enum(CONDITION_OUTCOMES),
+    skip_to: z.number().int().min(0).optional().describe('skip: the zero-based step the session went on at.'),
+    failure_reason: z.enum(CONDITION_FAILURE_REASONS).optional().describe('fail: the failure_reason code.'),
+  })
+  .strict()
+  .meta({ title: 'ConditionMatch' });
+
+/** The condition that ended a session (session.completed / session.failed `condition`). */
+export const ConditionEndSchema = z
+  .object({
+    stage: z.number().int().min(0).describe('The step whose result the condition tested.'),
+    index: z.number().int().min(0).describe("Zero-based position in that step's conditions."),
+    outcome: z.enum(['fail', 'complete']),
+  })
+  .strict()
+  .meta({ title: 'ConditionEnd', description: 'Present when a workflow condition ended the session.' });
 
 export const SessionSchema = SessionCreatedSchema.extend({
   created: timestamp,
@@ -182,6 +218,9 @@ export const AuditRecordSchema = z
     verification: z.record(z.string(), z.unknown()),
     previous_audit_hash: z.string().nullable(),
     signed_at: timestamp,
+    condition: ConditionMatchSchema.optional().describe(
+      "Only when a workflow condition matched the step's result: which one and what it decided.",
+    ),
     service_signature: z
       .object({
         kid: z.string().describe('KMS key-version resource name; the key is in the audit JWKS.'),
@@ -231,7 +270,10 @@ export const StepCompletedEventSchema = z
         audit_id: z.string(),
       })
       .loose()
-      .describe('Primitive-specific fields follow; identify: `claims` (object).'),
+      .describe(
+        'Primitive-specific fields follow; identify: `claims` (object). `condition` (ConditionMatch) when a ' +
+          "workflow condition matched the step's result.",
+      ),
   })
   .strict();
 
@@ -251,6 +293,10 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
           completed_steps: z.number().int().min(0),
           // why it ended, on the two unhappy endings only
           ...(status === 'failed' || status === 'expired' ? { failure_reason: FailureReasonSchema } : {}),
+          // the workflow condition that ended it, when one did (ADR 0031)
+          ...(status === 'failed' || status === 'completed'
+            ? { condition: ConditionEndSchema.optional() }
+            : {}),
         })
         .strict(),
     })

@@ -16,6 +16,7 @@ import {
 } from 'solid-js';
 import { environment, user } from '../api';
 import { type AuditVerdict, fetchAuditJwks, verifyAuditRecord } from '../audit-verify';
+import { matchSummary } from '../components/StepConditions';
 import { linkClick } from '../router';
 import { ErrorNote, when } from '../Screen';
 import {
@@ -421,6 +422,14 @@ function AuditPanel(props: { auditId: string; stage: number }) {
               <dd>
                 <code>{text(record()?.result_digest)}</code>
               </dd>
+              <Show when={record()?.condition as Record<string, unknown> | undefined}>
+                {(c) => (
+                  <>
+                    <dt>Workflow condition</dt>
+                    <dd data-testid={`audit-condition-${props.stage}`}>{matchSummary(c())}</dd>
+                  </>
+                )}
+              </Show>
             </dl>
             <details class="d-json">
               <summary>Signed record (JSON)</summary>

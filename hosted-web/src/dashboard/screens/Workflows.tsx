@@ -1,5 +1,5 @@
 // Workflows of the current environment: list and create; one workflow's draft editor (arrange steps, set each
-// primitive's settings and its gate, save, publish a revision) and every published revision. The draft lives
+// primitive's settings, its conditions and its gate, save, publish a revision) and every published revision. The draft lives
 // in local state until "Save draft"; publishing saves first, so what is published is what is on screen.
 import { createResource, createSignal, For, Index, Show } from 'solid-js';
 import type {
@@ -21,6 +21,14 @@ import { environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
 import { DataTable } from '../components/DataTable';
 import { Field, SelectField, TextField } from '../components/Field';
+import {
+  conditionSummary,
+  type DraftCondition,
+  hasConditions,
+  StepConditions,
+  toConditionInput,
+  toDraftCondition,
+} from '../components/StepConditions';
 import DOCUMENT from '../graphql/workflows.graphql?raw';
 import { linkClick, navigate } from '../router';
 import { when } from '../Screen';
@@ -124,6 +132,8 @@ interface DraftStep {
   documents: string;
   terms: string;
   gateAfter: boolean;
+  /** identify and age_verify: conditions on the result (components/StepConditions.tsx). */
+  conditions: DraftCondition[];
 }
 
 const toDraft = (s: WorkflowStep): DraftStep => ({
@@ -133,6 +143,7 @@ const toDraft = (s: WorkflowStep): DraftStep => ({
   documents: s.documents == null ? '1' : String(s.documents),
   terms: s.terms ?? '',
   gateAfter: s.gateAfter,
+  conditions: s.conditions.map(toDraftCondition),
 });
 
 const blank = (primitive: Primitive): DraftStep => ({
@@ -142,11 +153,18 @@ const blank = (primitive: Primitive): DraftStep => ({
   documents: '1',
   terms: '',
   gateAfter: false,
+  conditions: [],
 });
 
 /** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
 const toInput = (s: DraftStep): WorkflowStepInput => {
-  const base = { primitive: s.primitive, gateAfter: s.gateAfter };
+  const base = {
+    primitive: s.primitive,
+    gateAfter: s.gateAfter,
+    ...(hasConditions(s.primitive) && s.conditions.length
+      ? { conditions: s.conditions.map(toConditionInput) }
+      : {}),
+  };
   switch (s.primitive) {
     case 'identify':
       return {
@@ -313,6 +331,15 @@ export function WorkflowDetail(props: { id: string }) {
                         : ''}
                     </p>
                   </Show>
+                  <Show when={hasConditions(s().primitive)}>
+                    <StepConditions
+                      stage={i}
+                      primitive={s().primitive}
+                      conditions={s().conditions}
+                      stepLabels={steps().map((x) => LABEL[x.primitive])}
+                      onChange={(conditions) => update(i, { conditions })}
+                    />
+                  </Show>
                   <label class="d-check">
                     <input
                       type="checkbox"
@@ -413,6 +440,11 @@ export function WorkflowDetail(props: { id: string }) {
                       {(s) => (
                         <li>
                           {LABEL[s.primitive]} ({summary(s)}){s.gateAfter ? ', gate after' : ''}
+                          <Show when={s.conditions.length}>
+                            <ul class="d-condition-list">
+                              <For each={s.conditions}>{(c) => <li>{conditionSummary(c)}</li>}</For>
+                            </ul>
+                          </Show>
                         </li>
                       )}
                     </For>

@@ -22,6 +22,8 @@ export interface AuditStepInput {
   result: unknown;
   /** Verification facts: format, issuer, vct, holder key thumbprint, status, request id, checks. */
   verification: Record<string, unknown>;
+  /** The workflow condition that matched this result and what it decided (ADR 0031); absent when none did. */
+  condition?: Record<string, unknown>;
   completedAt: Date;
 }
 
@@ -41,6 +43,8 @@ export interface AuditRecordContent {
   verification: Record<string, unknown>;
   previous_audit_hash: string | null;
   signed_at: string;
+  /** Only when a workflow condition matched the step's result: which one and its outcome (ADR 0031). */
+  condition?: Record<string, unknown>;
 }
 
 /** GET /v1/audits/{id}: the signed content plus the detached signature (not a JWS). */
@@ -84,6 +88,8 @@ export class AuditService {
       verification: input.verification,
       previous_audit_hash: previous?.digest ?? null,
       signed_at: input.completedAt.toISOString(),
+      // absent unless a condition matched: records without one keep their canonical form
+      ...(input.condition ? { condition: input.condition } : {}),
     };
     const canonical = canonicalJson(content);
     const digest = createHash('sha256').update(canonical, 'utf8').digest();

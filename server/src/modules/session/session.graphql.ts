@@ -54,7 +54,9 @@ export class SessionCreatedGql {
 export class FailureReasonGql {
   @Field(() => String, {
     description:
-      'failed: the verification code of the refusal that failed the session (e.g. credential_revoked); ' +
+      'failed: the verification code of the refusal that failed the session (e.g. credential_revoked), ' +
+      'or the failure reason of the workflow condition that failed it (condition_not_met, ' +
+      'age_requirement_not_met, nationality_not_accepted, document_not_accepted); ' +
       'expired: session_expired (overall window) or step_window_expired (the step window).',
   })
   code!: string;

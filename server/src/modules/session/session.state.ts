@@ -16,11 +16,22 @@ type Patch = Partial<
 > & {
   /** Why a `fail` happens (the caller knows the refusal); `expire` computes its own. */
   failure?: FailureReason;
+  /** The workflow condition that ended the session (session.completed/failed `condition`, ADR 0031). */
+  condition?: ConditionEnd;
 };
+
+/** The condition that ended a session: its step, its position in that step's list, and the outcome. */
+export interface ConditionEnd {
+  stage: number;
+  index: number;
+  outcome: 'fail' | 'complete';
+}
 
 /**
  * Why a session ended failed or expired (GET /v1/sessions/{id} `failure_reason`, session.failed/expired data).
- * failed: `code` is the verification code of the refusal that reached the failure policy, at `stage`.
+ * failed: `code` is the verification code of the refusal that reached the failure policy, at `stage`; or, when
+ * a workflow condition failed the session, the condition's code (conditions.ts CONDITION_FAILURE_REASONS,
+ * default condition_not_met) with `stage` the step whose result it tested and refused_responses null.
  * expired: `code` is session_expired (overall window) or step_window_expired (the step's window), `stage` the
  * step in progress (null when the session was never started).
  */
@@ -66,7 +77,7 @@ export async function applyTransition(
   s: SessionEntity,
   event: SessionEvent,
   now: Date,
-  { failure, ...patch }: Patch = {},
+  { failure, condition, ...patch }: Patch = {},
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
@@ -111,6 +122,7 @@ export async function applyTransition(
         workflow_revision: s.workflowRevision,
         completed_steps: next.currentStage,
         ...(reason ? { failure_reason: reason } : {}),
+        ...(condition ? { condition } : {}),
       },
       now,
     });

@@ -2,7 +2,7 @@
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser may act (browser-binding.ts decides which browser that is).
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
@@ -28,6 +28,7 @@ import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';
+import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
@@ -329,6 +330,8 @@ export class SessionTransport {
           now,
         })
       : null;
+    // the workflow's conditions on this result decide what follows (ADR 0031)
+    const condition = evaluateConditions(step, result);
     const done = await transactionWithRetry(this.deps.ds, async (m) => {
       await lockSessionRow(m, s.id);
       const consumed = await m
@@ -372,6 +375,7 @@ export class SessionTransport {
               }
             : {}),
         },
+        ...(condition ? { condition: { ...condition } } : {}),
         completedAt,
       });
       if (sealed) await this.deps.evidence.insert(m, sealed);
@@ -401,25 +405,11 @@ export class SessionTransport {
           primitive: step.primitive,
           audit_id: auditId,
           ...result,
+          ...(condition ? { condition } : {}),
         },
         now: completedAt,
       });
-      const nextStage = s.currentStage + 1;
-      const next = steps[nextStage];
-      const moved = step.gate_after
-        ? await applyTransition(m, s, 'step_completed_gate', completedAt, {
-            currentStage: nextStage,
-            stepExpiresAt: null,
-            // the business's decision is due after DECISION_DUE_HOURS; one reminder per gate (ADR 0008)
-            decisionDueAt: new Date(completedAt.getTime() + this.deps.config.decisionDueHours * 3600_000),
-            decisionRemindedAt: null,
-          })
-        : next
-          ? await applyTransition(m, s, 'step_completed_more', completedAt, {
-              currentStage: nextStage,
-              stepExpiresAt: stepWindowEnd(next, completedAt, s.expiresAt),
-            })
-          : await applyTransition(m, s, 'step_completed_last', completedAt, { currentStage: nextStage });
+      const moved = await this.advance(m, s, steps, condition, completedAt);
       // stopped, expired (or its window passed while verifying) meanwhile: roll back, nothing is written
       if (!moved) throw new LostTransition();
       return moved;
@@ -434,6 +424,57 @@ export class SessionTransport {
     }
     this.deps.onEventsQueued?.();
     return done;
+  }
+
+  /**
+   * Moves the session after its current step completed, in the completion's transaction: the workflow's
+   * condition that matched (if any) first, then `gate_after`, then the next step or the end (moveAfterStep).
+   * A matched condition is a timeline entry of its own. Null when the guarded write lost.
+   */
+  private async advance(
+    m: EntityManager,
+    s: SessionEntity,
+    steps: WorkflowStep[],
+    condition: ConditionMatch | null,
+    at: Date,
+  ): Promise<SessionEntity | null> {
+    const stage = s.currentStage;
+    if (condition)
+      await recordSessionEvent(m, s, {
+        kind: 'condition_matched',
+        at,
+        stage,
+        code: condition.outcome,
+        detail: { ...condition },
+      });
+    const move = moveAfterStep(steps, stage, condition);
+    const ended = condition ? { stage, index: condition.index } : null;
+    switch (move.kind) {
+      case 'fail':
+        return applyTransition(m, s, 'fail', at, {
+          currentStage: stage + 1,
+          failure: { code: move.reason, stage, window: null, refused_responses: null },
+          ...(ended ? { condition: { ...ended, outcome: 'fail' } } : {}),
+        });
+      case 'complete':
+        return applyTransition(m, s, 'step_completed_last', at, {
+          currentStage: stage + 1,
+          ...(ended ? { condition: { ...ended, outcome: 'complete' } } : {}),
+        });
+      case 'gate':
+        return applyTransition(m, s, 'step_completed_gate', at, {
+          currentStage: move.nextStage,
+          stepExpiresAt: null,
+          // the business's decision is due after DECISION_DUE_HOURS; one reminder per gate (ADR 0008)
+          decisionDueAt: new Date(at.getTime() + this.deps.config.decisionDueHours * 3600_000),
+          decisionRemindedAt: null,
+        });
+      case 'next':
+        return applyTransition(m, s, 'step_completed_more', at, {
+          currentStage: move.nextStage,
+          stepExpiresAt: stepWindowEnd(steps[move.nextStage] as WorkflowStep, at, s.expiresAt),
+        });
+    }
   }
 
   /**
@@ -592,6 +633,20 @@ export class SessionTransport {
     ).steps;
   }
 
+  /**
+   * The stages that completed before `done`: every one, unless a condition of the workflow can skip steps
+   * (ADR 0031); then the stages that have a result, so a skipped step is not shown as done.
+   */
+  private async completedStages(s: SessionEntity, steps: WorkflowStep[], done: number): Promise<number[]> {
+    if (!steps.some((st) => st.conditions?.some((c) => c.outcome === 'skip')))
+      return Array.from({ length: done }, (_, i) => i);
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+    const rows = await this.deps.ds
+      .getRepository(StepResultEntity)
+      .find({ where: { sessionId: s.id }, select: { stage: true }, order: { stage: 'ASC' } });
+    return rows.map((r) => r.stage).filter((stage) => stage < done);
+  }
+
   private async project(s: SessionEntity, token: unknown): Promise<Projection> {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
@@ -623,7 +678,7 @@ export class SessionTransport {
           : {}),
       })),
       current_stage: isTerminal(s.status) ? done : s.currentStage,
-      completed_stages: Array.from({ length: done }, (_, i) => i),
+      completed_stages: await this.completedStages(s, rev.steps, done),
       expires: s.expiresAt.toISOString(),
       ...deadlineOf(s),
       server_time: this.deps.clock.now().toISOString(),

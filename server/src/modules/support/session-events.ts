@@ -18,6 +18,7 @@ export const SESSION_EVENT_KINDS = [
   'wallet_response_refused',
   'wallet_response_accepted',
   'step_completed',
+  'condition_matched',
   'awaiting_decision',
   'continued',
   'completed',

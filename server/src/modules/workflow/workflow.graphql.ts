@@ -1,5 +1,6 @@
 // GraphQL types of workflows (dashboard API). Entities are never exposed directly.
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { ConditionFailureReason, ConditionOperator, ConditionOutcome } from './conditions';
 import type { Primitive } from './workflow.steps';
 
 export enum PrimitiveGql {
@@ -9,6 +10,67 @@ export enum PrimitiveGql {
   attestation = 'attestation',
 }
 registerEnumType(PrimitiveGql, { name: 'Primitive', description: 'The verification primitive a step runs.' });
+
+export enum ConditionOperatorGql {
+  equals = 'equals',
+  in = 'in',
+  not_in = 'not_in',
+}
+registerEnumType(ConditionOperatorGql, {
+  name: 'ConditionOperator',
+  description: 'equals one value, in a set, or not in a set.',
+});
+
+export enum ConditionOutcomeGql {
+  fail = 'fail',
+  skip = 'skip',
+  complete = 'complete',
+}
+registerEnumType(ConditionOutcomeGql, {
+  name: 'ConditionOutcome',
+  description:
+    'What a matching condition does: fail ends the session failed, skip goes on at a later step, complete ends it completed.',
+});
+
+export enum ConditionFailureReasonGql {
+  condition_not_met = 'condition_not_met',
+  age_requirement_not_met = 'age_requirement_not_met',
+  nationality_not_accepted = 'nationality_not_accepted',
+  document_not_accepted = 'document_not_accepted',
+}
+registerEnumType(ConditionFailureReasonGql, {
+  name: 'ConditionFailureReason',
+  description: 'The failure_reason code a fail outcome gives the session.',
+});
+
+@ObjectType('StepCondition', {
+  description:
+    "A rule on the step's result, evaluated when the step completes; the first that holds decides (ADR 0031).",
+})
+export class StepConditionGql {
+  @Field(() => String, {
+    description: 'age_verify: `over`; identify: nationality or document_status (a requested claim).',
+  })
+  claim!: string;
+  @Field(() => ConditionOperatorGql) operator!: ConditionOperator;
+  @Field(() => [String], { description: 'equals: one value; in/not_in: the set. `over`: "true" or "false".' })
+  values!: string[];
+  @Field(() => ConditionOutcomeGql) outcome!: ConditionOutcome;
+  @Field(() => Int, { nullable: true, description: 'skip: the zero-based step to go on at.' })
+  skipTo?: number;
+  @Field(() => ConditionFailureReasonGql, { nullable: true, description: 'fail: the failure_reason code.' })
+  failureReason?: ConditionFailureReason;
+}
+
+@InputType('StepConditionInput')
+export class StepConditionInput {
+  @Field(() => String) claim!: string;
+  @Field(() => ConditionOperatorGql) operator!: ConditionOperator;
+  @Field(() => [String]) values!: string[];
+  @Field(() => ConditionOutcomeGql) outcome!: ConditionOutcome;
+  @Field(() => Int, { nullable: true }) skipTo?: number;
+  @Field(() => ConditionFailureReasonGql, { nullable: true }) failureReason?: ConditionFailureReason;
+}
 
 @ObjectType('WorkflowStep')
 export class WorkflowStepGql {
@@ -21,6 +83,10 @@ export class WorkflowStepGql {
   terms?: string;
   @Field(() => Boolean, { description: 'Wait for the business to continue or stop after this step.' })
   gateAfter!: boolean;
+  @Field(() => [StepConditionGql], {
+    description: 'identify and age_verify: conditions on the result (empty when none).',
+  })
+  conditions!: StepConditionGql[];
 }
 
 @InputType('WorkflowStepInput')
@@ -31,6 +97,7 @@ export class WorkflowStepInput {
   @Field(() => Int, { nullable: true }) documents?: number;
   @Field(() => String, { nullable: true }) terms?: string;
   @Field(() => Boolean, { nullable: true }) gateAfter?: boolean;
+  @Field(() => [StepConditionInput], { nullable: true }) conditions?: StepConditionInput[];
 }
 
 @InputType('CreateWorkflowInput')

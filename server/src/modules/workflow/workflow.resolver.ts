@@ -20,6 +20,18 @@ const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undef
     ...(s.documents !== undefined && s.documents !== null ? { documents: s.documents } : {}),
     ...(s.terms !== undefined && s.terms !== null ? { terms: s.terms } : {}),
     ...(s.gateAfter ? { gate_after: true } : {}),
+    ...(s.conditions
+      ? {
+          conditions: s.conditions.map((c) => ({
+            claim: c.claim,
+            operator: c.operator,
+            values: c.values,
+            outcome: c.outcome,
+            ...(c.skipTo !== undefined && c.skipTo !== null ? { skip_to: c.skipTo } : {}),
+            ...(c.failureReason ? { failure_reason: c.failureReason } : {}),
+          })),
+        }
+      : {}),
   }));
 
 const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
@@ -30,6 +42,14 @@ const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
     documents: s.documents,
     terms: s.terms,
     gateAfter: s.gate_after === true,
+    conditions: (s.conditions ?? []).map((c) => ({
+      claim: c.claim,
+      operator: c.operator,
+      values: c.values,
+      outcome: c.outcome,
+      skipTo: c.skip_to,
+      failureReason: c.failure_reason,
+    })),
   }));
 
 const workflowOut = (w: WorkflowView): WorkflowGql => ({ ...w, draftSteps: stepsOut(w.draftSteps) });

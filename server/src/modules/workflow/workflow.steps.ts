@@ -1,6 +1,8 @@
 // Owns the shape and validation of workflow steps. A step runs one primitive; `gate_after` makes the session
-// wait in awaiting_decision after the step until the business continues or stops it.
+// wait in awaiting_decision after the step until the business continues or stops it; `conditions` decide by
+// themselves what follows a step's result (conditions.ts, ADR 0031).
 import { AppError } from '../../common/errors';
+import { type StepCondition, validateConditions } from './conditions';
 
 export const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'] as const;
 export type Primitive = (typeof PRIMITIVES)[number];
@@ -38,6 +40,8 @@ export interface WorkflowStep {
   terms?: string;
   /** After this step completes, wait for the business to continue or stop. */
   gate_after?: boolean;
+  /** identify and age_verify: rules on the result, evaluated when the step completes (conditions.ts). */
+  conditions?: StepCondition[];
 }
 
 /** Per-step security window in minutes (see README: identify and attestation 10, age_verify 3, sign 30). */
@@ -96,6 +100,8 @@ export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep
     }
     if (forPublish && !RUNNABLE_PRIMITIVES.has(step.primitive))
       throw bad(`the ${step.primitive} primitive is not available yet.`);
+    const conditions = validateConditions(s.conditions, step, i, input.length);
+    if (conditions.length > 0) step.conditions = conditions;
     return step;
   });
 }
