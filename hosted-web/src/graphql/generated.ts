@@ -33,6 +33,13 @@ export const Environment = {
 } as const;
 
 export type Environment = typeof Environment[keyof typeof Environment];
+/** Who may present a step: same_as_first (default) binds it to the holder of the first step; any opts it out (e.g. a second signer). */
+export const HolderPolicy = {
+  Any: 'any',
+  SameAsFirst: 'same_as_first'
+} as const;
+
+export type HolderPolicy = typeof HolderPolicy[keyof typeof HolderPolicy];
 /** The verification primitive a step runs. */
 export const Primitive = {
   AgeVerify: 'age_verify',
@@ -93,6 +100,8 @@ export type WorkflowStepInput = {
   claims?: Array<string> | null | undefined;
   documents?: number | null | undefined;
   gateAfter?: boolean | null | undefined;
+  /** Default same_as_first; any is refused on the first step. */
+  holder?: HolderPolicy | null | undefined;
   primitive: Primitive;
   terms?: string | null | undefined;
   threshold?: number | null | undefined;

@@ -1,6 +1,6 @@
 // GraphQL types of workflows (dashboard API). Entities are never exposed directly.
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { Primitive } from './workflow.steps';
+import type { HolderPolicy, Primitive } from './workflow.steps';
 
 export enum PrimitiveGql {
   identify = 'identify',
@@ -9,6 +9,16 @@ export enum PrimitiveGql {
   attestation = 'attestation',
 }
 registerEnumType(PrimitiveGql, { name: 'Primitive', description: 'The verification primitive a step runs.' });
+
+export enum HolderPolicyGql {
+  same_as_first = 'same_as_first',
+  any = 'any',
+}
+registerEnumType(HolderPolicyGql, {
+  name: 'HolderPolicy',
+  description:
+    'Who may present a step: same_as_first (default) binds it to the holder of the first step; any opts it out (e.g. a second signer).',
+});
 
 @ObjectType('WorkflowStep')
 export class WorkflowStepGql {
@@ -21,6 +31,11 @@ export class WorkflowStepGql {
   terms?: string;
   @Field(() => Boolean, { description: 'Wait for the business to continue or stop after this step.' })
   gateAfter!: boolean;
+  @Field(() => HolderPolicyGql, {
+    description:
+      'same_as_first: presented by the holder of the first step (ADR 0026); any: anyone (opted out).',
+  })
+  holder!: HolderPolicy;
 }
 
 @InputType('WorkflowStepInput')
@@ -31,6 +46,11 @@ export class WorkflowStepInput {
   @Field(() => Int, { nullable: true }) documents?: number;
   @Field(() => String, { nullable: true }) terms?: string;
   @Field(() => Boolean, { nullable: true }) gateAfter?: boolean;
+  @Field(() => HolderPolicyGql, {
+    nullable: true,
+    description: 'Default same_as_first; any is refused on the first step.',
+  })
+  holder?: HolderPolicy;
 }
 
 @InputType('CreateWorkflowInput')

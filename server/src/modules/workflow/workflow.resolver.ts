@@ -10,7 +10,7 @@ import {
   WorkflowStepInput,
 } from './workflow.graphql';
 import type { RevisionView, WorkflowService, WorkflowView } from './workflow.service';
-import type { WorkflowStep } from './workflow.steps';
+import { holderPolicyOf, type WorkflowStep } from './workflow.steps';
 
 const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undefined =>
   steps?.map((s) => ({
@@ -20,6 +20,7 @@ const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undef
     ...(s.documents !== undefined && s.documents !== null ? { documents: s.documents } : {}),
     ...(s.terms !== undefined && s.terms !== null ? { terms: s.terms } : {}),
     ...(s.gateAfter ? { gate_after: true } : {}),
+    ...(s.holder ? { holder: s.holder } : {}),
   }));
 
 const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
@@ -30,6 +31,7 @@ const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
     documents: s.documents,
     terms: s.terms,
     gateAfter: s.gate_after === true,
+    holder: holderPolicyOf(s),
   }));
 
 const workflowOut = (w: WorkflowView): WorkflowGql => ({ ...w, draftSteps: stepsOut(w.draftSteps) });
