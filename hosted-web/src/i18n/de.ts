@@ -170,6 +170,8 @@ export const de: Messages = {
     'Die Antwort der Wallet war für eine andere Website bestimmt. Bitte teilen Sie erneut von dieser Seite aus.',
   'error.key_binding_missing':
     'Die Wallet hat nicht nachgewiesen, dass sie den Nachweis besitzt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.holder_mismatch':
+    'Dieser Nachweis gehört einer anderen Person als der, die den ersten Schritt abgeschlossen hat. Jeder Schritt muss von derselben Person erledigt werden: Bitte teilen Sie deren Nachweis.',
   'error.key_binding_invalid':
     'Der Besitznachweis der Wallet ist ungültig. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
   'error.key_binding_stale':

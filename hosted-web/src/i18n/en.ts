@@ -159,6 +159,8 @@ export const en = {
     'The wallet answer was made for another website. Please share again from this page.',
   'error.key_binding_missing':
     'The wallet did not prove it holds the credential. Please try again, or use another credential.',
+  'error.holder_mismatch':
+    'This credential belongs to someone other than the person who completed the first step. Each step must be done by that same person: please share their credential.',
   'error.key_binding_invalid':
     "The wallet's proof of holding the credential is not valid. Please try again, or use another credential.",
   'error.key_binding_stale': 'The wallet answer is too old, or the device clock is off. Please share again.',

@@ -167,6 +167,8 @@ export const fr: Messages = {
     'La réponse du portefeuille était destinée à un autre site. Veuillez partager à nouveau depuis cette page.',
   'error.key_binding_missing':
     'Le portefeuille n’a pas prouvé qu’il détient l’attestation. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.holder_mismatch':
+    'Cette attestation appartient à une autre personne que celle qui a effectué la première étape. Chaque étape doit être faite par cette même personne : veuillez partager son attestation.',
   'error.key_binding_invalid':
     'La preuve de détention du portefeuille n’est pas valide. Veuillez réessayer, ou utiliser une autre attestation.',
   'error.key_binding_stale':
