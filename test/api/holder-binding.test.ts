@@ -172,6 +172,32 @@ describe('one person across the steps', () => {
     expect(second.holder_key_thumbprint).not.toBe(first.holder_key_thumbprint);
   });
 
+  it("a later age check asks for the first step's name and birth date, binds by them, and still gives only {over, threshold}", async () => {
+    const { workflowId } = await publishWorkflow(api, [
+      { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
+      { primitive: 'age_verify', threshold: 18 },
+    ]);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const { id, signer } = await startedSession(t.baseUrl, created);
+    expect((await share(signer, 'adult')).status).toBe(200);
+    const wr = await signer.walletRequest();
+    const sdJwt = wr.body.request.dcql_query.credentials.find((c: Json) => c.id === 'pid');
+    expect(sdJwt.claim_sets).toEqual([
+      ['age_over', 'holder_given_name', 'holder_family_name', 'holder_birth_date'],
+      ['birth_date', 'holder_given_name', 'holder_family_name', 'holder_birth_date'],
+    ]);
+    expect((await share(signer, 'adult_second_device')).status).toBe(200);
+    const { completed_at: _c, ...age } = (await read(id)).results[1];
+    expect(age).toEqual({
+      stage: 1,
+      primitive: 'age_verify',
+      audit_id: `${id}_1`,
+      over: true,
+      threshold: 18,
+      holder_binding: { by: 'claims', bound_to_stage: 0, holder_key_thumbprint: expect.any(String) },
+    });
+  });
+
   it('after an age check (no identity disclosed) only the same key binds: another key is refused', async () => {
     const { id, signer } = await newSession(ageWf);
     const age = await share(signer, 'adult');
