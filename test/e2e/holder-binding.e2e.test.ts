@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeFindings } from '../support/axe';
+import { axeFindings, checkScreen } from '../support/axe';
 import { startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type TestService } from '../support/harness';
+import { startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -94,4 +95,71 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
       await page.context().close();
     });
   }
+
+  it("the dashboard session detail says who presented each step and shows step 1's key to compare", async () => {
+    const biz = await createBusiness(t, 'Holder GmbH');
+    const bizApi = new Api(t.baseUrl, biz.apiKey);
+    const { workflowId: wf } = await publishWorkflow(
+      bizApi,
+      [
+        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
+        { primitive: 'sign', documents: 1 },
+        { primitive: 'sign', documents: 1, holder: 'any' },
+      ],
+      receiver.url,
+      'Loan with a guarantor',
+    );
+    const pdf = { type: 'application/pdf', bytes: minimalPdf('Loan') };
+    const { id, signer } = await startedSession(
+      t.baseUrl,
+      await createMultipart(bizApi, { workflow_id: wf }, [
+        { filename: 'Loan.pdf', ...pdf },
+        { filename: 'Guarantee.pdf', ...pdf },
+      ]),
+    );
+    // Erika, then Erika from her second device (another key), then the guarantor Max on the opted-out step
+    for (const persona of ['adult', 'adult_second_device', 'minor']) {
+      const wr = await signer.walletRequest();
+      const answer = await t.svc.wallet.respond({ persona, request: wr.body.request, origin: t.baseUrl });
+      expect((await signer.submit(wr.body.request_id, answer)).status).toBe(200);
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
+    await page.getByTestId('step-result-2').waitFor({ timeout: 20_000 });
+    const by = page.getByTestId('presented-by');
+    expect(await by.evaluateAll((els) => els.map((e) => e.getAttribute('data-binding')))).toEqual([
+      'first',
+      'claims',
+      'opted_out',
+    ]);
+    expect(await by.nth(1).textContent()).toContain(
+      'Same person as step 1: another key, same name and birth date',
+    );
+    expect(await by.nth(2).textContent()).toContain('Anyone');
+    // step 2's card shows its own key and step 1's, which differ (bound by claims)
+    const results = (await bizApi.rest('GET', `/v1/sessions/${id}`)).body.results;
+    const [k0, k1] = results.map(
+      (r: { holder_binding: { holder_key_thumbprint: string } }) => r.holder_binding.holder_key_thumbprint,
+    );
+    expect(k1).not.toBe(k0);
+    const card = (await page.getByTestId('step-result-1').textContent()) as string;
+    expect(card).toContain('Step 1 holder key');
+    expect(card).toContain(k0);
+    expect(card).toContain(k1);
+    if (SHOTS) {
+      await checkScreen(page, 'dashboard-session-detail', SHOTS);
+      // the step cards themselves, readable at both widths
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const stage of [1, 2]) {
+          const shot = path.join(SHOTS, `dashboard-step-${stage}-${width}.png`);
+          await page.getByTestId(`step-result-${stage}`).screenshot({ path: shot });
+        }
+      }
+    } else expect(await axeFindings(page)).toEqual([]);
+    await context.close();
+  });
 });

@@ -276,7 +276,7 @@ export type WebhookAttemptsQueryVariables = Exact<{
 
 export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean };
+export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy };
 
 export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -295,7 +295,7 @@ export type WorkflowQueryVariables = Exact<{
 }>;
 
 
-export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean }> }> };
+export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy }> }> };
 
 export type SetWorkflowStepsMutationVariables = Exact<{
   workflowId: string;

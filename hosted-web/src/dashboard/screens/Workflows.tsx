@@ -124,6 +124,8 @@ interface DraftStep {
   documents: string;
   terms: string;
   gateAfter: boolean;
+  /** ADR 0026: anyone may present this step (holder "any"); otherwise the person of step 1. */
+  anyHolder: boolean;
 }
 
 const toDraft = (s: WorkflowStep): DraftStep => ({
@@ -133,6 +135,7 @@ const toDraft = (s: WorkflowStep): DraftStep => ({
   documents: s.documents == null ? '1' : String(s.documents),
   terms: s.terms ?? '',
   gateAfter: s.gateAfter,
+  anyHolder: s.holder === 'any',
 });
 
 const blank = (primitive: Primitive): DraftStep => ({
@@ -142,11 +145,16 @@ const blank = (primitive: Primitive): DraftStep => ({
   documents: '1',
   terms: '',
   gateAfter: false,
+  anyHolder: false,
 });
 
 /** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
 const toInput = (s: DraftStep): WorkflowStepInput => {
-  const base = { primitive: s.primitive, gateAfter: s.gateAfter };
+  const base = {
+    primitive: s.primitive,
+    gateAfter: s.gateAfter,
+    ...(s.anyHolder ? { holder: 'any' as const } : {}),
+  };
   switch (s.primitive) {
     case 'identify':
       return {
@@ -321,6 +329,18 @@ export function WorkflowDetail(props: { id: string }) {
                     />
                     Gate: wait for us to continue or stop after this step
                   </label>
+                  <Show when={i > 0}>
+                    <label class="d-check">
+                      <input
+                        type="checkbox"
+                        checked={s().anyHolder}
+                        data-testid={`any-holder-${i}`}
+                        onChange={(e) => update(i, { anyHolder: e.currentTarget.checked })}
+                      />
+                      Anyone may do this step (for example a second signer); otherwise it must be the person
+                      who did step 1
+                    </label>
+                  </Show>
                   <div class="d-step-actions">
                     <button
                       type="button"
@@ -408,6 +428,7 @@ export function WorkflowDetail(props: { id: string }) {
                       {(s) => (
                         <li>
                           {LABEL[s.primitive]} ({summary(s)}){s.gateAfter ? ', gate after' : ''}
+                          {s.holder === 'any' ? ', anyone may do it' : ''}
                         </li>
                       )}
                     </For>
