@@ -8,6 +8,7 @@ import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.e
 import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { pdftotext, SignerBrowser, scratch } from '../support/receipts';
 import { type SignerClient, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow, type StepInput } from '../support/workflows';
@@ -236,6 +237,29 @@ describe('one person across the steps', () => {
     const session = await read(id);
     expect(session.status).toBe('completed');
     expect(bindingOf(session.results[1])).toMatchObject({ by: 'opted_out', bound_to_stage: null });
+  });
+
+  it('the receipt says who presented each step', async () => {
+    const created = await createMultipart(api, { workflow_id: loanWf }, [
+      { filename: 'loan.pdf', type: 'application/pdf', bytes: minimalPdf('Loan contract') },
+    ]);
+    const browser = new SignerBrowser(t.baseUrl, created.body.id);
+    await browser.start();
+    expect((await share(browser.client, 'adult')).status).toBe(200);
+    expect((await api.rest('POST', `/v1/sessions/${created.body.id}/continue`)).status).toBe(200);
+    expect((await share(browser.client, 'adult_second_device')).status).toBe(200);
+    const pdf = await browser.pdf();
+    expect(pdf.status).toBe(200);
+    const files = scratch();
+    try {
+      const text = pdftotext(files.write('receipt.pdf', pdf.bytes)).replace(/\s+/g, ' ');
+      expect(text).toContain('Presented by the person this session is bound to (first step)');
+      expect(text).toContain(
+        'Presented by the same person as step 1 (another holder key; same name and birth date)',
+      );
+    } finally {
+      files.done();
+    }
   });
 
   it('publishing refuses holder "any" on the first step and an unknown holder value', async () => {
