@@ -220,6 +220,9 @@ export const de: Messages = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (unbekannter Inhaberschlüssel)',
   'persona.unknown_holder_key.note':
     'Ein gültiger PID, aber die Wallet signiert mit einem Schlüssel, an den der Nachweis nicht gebunden ist (Schlüsselbindung ungültig).',
+  'persona.adult_second_device.label': 'Erika Mustermann (zweites Gerät)',
+  'persona.adult_second_device.note':
+    'Ein gültiger PID derselben Person in einer anderen Wallet: anderer Inhaberschlüssel, gleicher Name und gleiches Geburtsdatum.',
   'persona.adult_mdoc.label': 'Erika Mustermann (mdoc-PID)',
   'persona.adult_mdoc.note':
     'Legt ISO-mdoc vor: den EU-PID (eu.europa.ec.eudi.pid.1) oder für eine Altersprüfung den EU-Altersnachweis.',

@@ -201,6 +201,9 @@ export const en = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (unknown holder key)',
   'persona.unknown_holder_key.note':
     'A valid PID, but the wallet signs with a key the credential is not bound to (key binding invalid).',
+  'persona.adult_second_device.label': 'Erika Mustermann (second device)',
+  'persona.adult_second_device.note':
+    'A valid PID of the same person in another wallet: another holder key, the same name and birth date.',
   'persona.adult_mdoc.label': 'Erika Mustermann (mdoc PID)',
   'persona.adult_mdoc.note':
     'Presents ISO mdoc: the EU PID (eu.europa.ec.eudi.pid.1), or for an age check the EU age-verification attestation.',

@@ -213,6 +213,9 @@ export const fr: Messages = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (clé du titulaire inconnue)',
   'persona.unknown_holder_key.note':
     'Un PID valide, mais le wallet signe avec une clé à laquelle le justificatif n’est pas lié (liaison de clé invalide).',
+  'persona.adult_second_device.label': 'Erika Mustermann (deuxième appareil)',
+  'persona.adult_second_device.note':
+    'Un PID valide de la même personne dans un autre portefeuille : une autre clé du titulaire, les mêmes nom et date de naissance.',
   'persona.adult_mdoc.label': 'Erika Mustermann (PID mdoc)',
   'persona.adult_mdoc.note':
     'Présente un mdoc ISO : le PID de l’UE (eu.europa.ec.eudi.pid.1) ou, pour une vérification d’âge, l’attestation d’âge de l’UE.',
