@@ -288,7 +288,7 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     expect((await hosted.signer.submit(wr.request_id, answer.body.response)).body.status).toBe('completed');
     const result = await resultOf(hosted.id);
     expect(Object.keys(result).sort()).toEqual(
-      ['holder_key', 'holder_signature', 'terms_sha256', 'transaction_data'].sort(),
+      ['holder_binding', 'holder_key', 'holder_signature', 'terms_sha256', 'transaction_data'].sort(),
     );
     expect(result.terms_sha256).toBe(sha256Hex(TERMS));
     await expectMdocHolderProof(result, ATTEST, MDOC_MDL.doctype);

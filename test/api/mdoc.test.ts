@@ -202,6 +202,7 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
       audit_id: `${id}_0`,
       over: true,
       threshold: 18,
+      holder_binding: { by: 'first', bound_to_stage: null, holder_key_thumbprint: expect.any(String) },
     });
     const audit = JSON.stringify((await api.rest('GET', `/v1/audits/${id}_0`)).body);
     expect(audit).toContain('"age_basis":"age_over_18"');

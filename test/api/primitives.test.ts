@@ -115,9 +115,27 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
 
     const read = await api.rest('GET', `/v1/sessions/${adult.id}`);
     expect(read.body.status).toBe('completed');
+    // ADR 0026: both steps by Erika's key, the second bound to the first by it
+    const key = read.body.results[0].holder_binding.holder_key_thumbprint;
+    const first0 = { by: 'first', bound_to_stage: null, holder_key_thumbprint: key };
+    const bound1 = { by: 'holder_key', bound_to_stage: 0, holder_key_thumbprint: key };
     expect(read.body.results.map(({ completed_at: _c, ...r }: Json) => r)).toEqual([
-      { stage: 0, primitive: 'age_verify', audit_id: `${adult.id}_0`, over: true, threshold: 18 },
-      { stage: 1, primitive: 'age_verify', audit_id: `${adult.id}_1`, over: true, threshold: 25 },
+      {
+        stage: 0,
+        primitive: 'age_verify',
+        audit_id: `${adult.id}_0`,
+        over: true,
+        threshold: 18,
+        holder_binding: first0,
+      },
+      {
+        stage: 1,
+        primitive: 'age_verify',
+        audit_id: `${adult.id}_1`,
+        over: true,
+        threshold: 25,
+        holder_binding: bound1,
+      },
     ]);
     const steps = (await receiver.waitFor('step.completed', 2)).filter(
       (d) => d.body.data.session_id === adult.id,
@@ -130,6 +148,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
         audit_id: `${adult.id}_0`,
         over: true,
         threshold: 18,
+        holder_binding: first0,
       },
       {
         session_id: adult.id,
@@ -138,6 +157,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
         audit_id: `${adult.id}_1`,
         over: true,
         threshold: 25,
+        holder_binding: bound1,
       },
     ]);
     expect(steps.every((d) => signatureValid(d, secret))).toBe(true);
@@ -258,6 +278,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
       [
         'audit_id',
         'documents',
+        'holder_binding',
         'holder_key',
         'holder_signature',
         'primitive',
@@ -315,6 +336,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     expect(Object.keys(hook?.body.data ?? {}).sort()).toEqual(
       [
         'audit_id',
+        'holder_binding',
         'holder_key',
         'holder_signature',
         'primitive',

@@ -234,14 +234,34 @@ describe('dashboard app in Chromium', () => {
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByRole('alert').getByText('Code: workflow_invalid').waitFor();
     await page.getByLabel('Minimum age (years)').fill('21');
+    // the attestation is for a second person: not bound to the person of step 1 (ADR 0026)
+    await step(2)
+      .getByLabel(/^Anyone may do this step/)
+      .check();
+    expect(
+      await step(1)
+        .getByLabel(/^Anyone may do this step/)
+        .count(),
+    ).toBe(0);
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft saved.').waitFor();
 
     // saved: a reload shows the draft as arranged
     await page.reload();
     await step(3).getByRole('heading', { name: 'Step 3: Age check' }).waitFor();
-    expect(await step(1).getByRole('checkbox').isChecked()).toBe(true);
-    expect(await step(2).getByRole('checkbox').isChecked()).toBe(false);
+    const gate = (n: number) => step(n).getByLabel('Gate: wait for us to continue or stop after this step');
+    expect(await gate(1).isChecked()).toBe(true);
+    expect(await gate(2).isChecked()).toBe(false);
+    expect(
+      await step(2)
+        .getByLabel(/^Anyone may do this step/)
+        .isChecked(),
+    ).toBe(true);
+    expect(
+      await step(3)
+        .getByLabel(/^Anyone may do this step/)
+        .isChecked(),
+    ).toBe(false);
     expect(await page.getByLabel('Minimum age (years)').inputValue()).toBe('21');
     await page.getByText('Not published yet').waitFor();
     await check(page, 'workflow-editor');
@@ -252,7 +272,7 @@ describe('dashboard app in Chromium', () => {
     const revision = page.locator('details', { hasText: 'Revision 1' });
     expect(await revision.getByRole('listitem').allTextContents()).toEqual([
       'Identify (claims: given_name, family_name), gate after',
-      'Attestation (terms of 6 words)',
+      'Attestation (terms of 6 words), anyone may do it',
       'Age check (at least 21 years)',
     ]);
     await check(page, 'workflow-published');

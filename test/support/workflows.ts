@@ -17,6 +17,8 @@ export interface StepInput {
     skipTo?: number;
     failureReason?: string;
   }[];
+  /** ADR 0026: same_as_first (default) or any (opted out). */
+  holder?: 'same_as_first' | 'any';
 }
 
 /** Creates and publishes a workflow; configures the webhook endpoint when `webhookUrl` is given. */

@@ -58,6 +58,13 @@ export const Environment = {
 } as const;
 
 export type Environment = typeof Environment[keyof typeof Environment];
+/** Who may present a step: same_as_first (default) binds it to the holder of the first step; any opts it out (e.g. a second signer). */
+export const HolderPolicy = {
+  Any: 'any',
+  SameAsFirst: 'same_as_first'
+} as const;
+
+export type HolderPolicy = typeof HolderPolicy[keyof typeof HolderPolicy];
 /** The verification primitive a step runs. */
 export const Primitive = {
   AgeVerify: 'age_verify',
@@ -128,6 +135,8 @@ export type WorkflowStepInput = {
   conditions?: Array<StepConditionInput> | null | undefined;
   documents?: number | null | undefined;
   gateAfter?: boolean | null | undefined;
+  /** Default same_as_first; any is refused on the first step. */
+  holder?: HolderPolicy | null | undefined;
   primitive: Primitive;
   terms?: string | null | undefined;
   threshold?: number | null | undefined;
@@ -314,7 +323,7 @@ export type WebhookAttemptsQueryVariables = Exact<{
 
 export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
+export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
 
 export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -333,7 +342,7 @@ export type WorkflowQueryVariables = Exact<{
 }>;
 
 
-export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }> };
+export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }> };
 
 export type SetWorkflowStepsMutationVariables = Exact<{
   workflowId: string;

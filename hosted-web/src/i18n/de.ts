@@ -189,6 +189,8 @@ export const de: Messages = {
     'Die Antwort der Wallet war für eine andere Website bestimmt. Bitte teilen Sie erneut von dieser Seite aus.',
   'error.key_binding_missing':
     'Die Wallet hat nicht nachgewiesen, dass sie den Nachweis besitzt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+  'error.holder_mismatch':
+    'Dieser Nachweis gehört einer anderen Person als der, die den ersten Schritt abgeschlossen hat. Jeder Schritt muss von derselben Person erledigt werden: Bitte teilen Sie deren Nachweis.',
   'error.key_binding_invalid':
     'Der Besitznachweis der Wallet ist ungültig. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
   'error.key_binding_stale':
@@ -237,6 +239,9 @@ export const de: Messages = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (unbekannter Inhaberschlüssel)',
   'persona.unknown_holder_key.note':
     'Ein gültiger PID, aber die Wallet signiert mit einem Schlüssel, an den der Nachweis nicht gebunden ist (Schlüsselbindung ungültig).',
+  'persona.adult_second_device.label': 'Erika Mustermann (zweites Gerät)',
+  'persona.adult_second_device.note':
+    'Ein gültiger PID derselben Person in einer anderen Wallet: anderer Inhaberschlüssel, gleicher Name und gleiches Geburtsdatum.',
   'persona.adult_mdoc.label': 'Erika Mustermann (mdoc-PID)',
   'persona.adult_mdoc.note':
     'Legt ISO-mdoc vor: den EU-PID (eu.europa.ec.eudi.pid.1) oder für eine Altersprüfung den EU-Altersnachweis.',

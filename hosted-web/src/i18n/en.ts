@@ -177,6 +177,8 @@ export const en = {
     'The wallet answer was made for another website. Please share again from this page.',
   'error.key_binding_missing':
     'The wallet did not prove it holds the credential. Please try again, or use another credential.',
+  'error.holder_mismatch':
+    'This credential belongs to someone other than the person who completed the first step. Each step must be done by that same person: please share their credential.',
   'error.key_binding_invalid':
     "The wallet's proof of holding the credential is not valid. Please try again, or use another credential.",
   'error.key_binding_stale': 'The wallet answer is too old, or the device clock is off. Please share again.',
@@ -217,6 +219,9 @@ export const en = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (unknown holder key)',
   'persona.unknown_holder_key.note':
     'A valid PID, but the wallet signs with a key the credential is not bound to (key binding invalid).',
+  'persona.adult_second_device.label': 'Erika Mustermann (second device)',
+  'persona.adult_second_device.note':
+    'A valid PID of the same person in another wallet: another holder key, the same name and birth date.',
   'persona.adult_mdoc.label': 'Erika Mustermann (mdoc PID)',
   'persona.adult_mdoc.note':
     'Presents ISO mdoc: the EU PID (eu.europa.ec.eudi.pid.1), or for an age check the EU age-verification attestation.',

@@ -186,6 +186,8 @@ export const fr: Messages = {
     'La réponse du portefeuille était destinée à un autre site. Veuillez partager à nouveau depuis cette page.',
   'error.key_binding_missing':
     'Le portefeuille n’a pas prouvé qu’il détient l’attestation. Veuillez réessayer, ou utiliser une autre attestation.',
+  'error.holder_mismatch':
+    'Cette attestation appartient à une autre personne que celle qui a effectué la première étape. Chaque étape doit être faite par cette même personne : veuillez partager son attestation.',
   'error.key_binding_invalid':
     'La preuve de détention du portefeuille n’est pas valide. Veuillez réessayer, ou utiliser une autre attestation.',
   'error.key_binding_stale':
@@ -230,6 +232,9 @@ export const fr: Messages = {
   'persona.unknown_holder_key.label': 'Erika Mustermann (clé du titulaire inconnue)',
   'persona.unknown_holder_key.note':
     'Un PID valide, mais le wallet signe avec une clé à laquelle le justificatif n’est pas lié (liaison de clé invalide).',
+  'persona.adult_second_device.label': 'Erika Mustermann (deuxième appareil)',
+  'persona.adult_second_device.note':
+    'Un PID valide de la même personne dans un autre portefeuille : une autre clé du titulaire, les mêmes nom et date de naissance.',
   'persona.adult_mdoc.label': 'Erika Mustermann (PID mdoc)',
   'persona.adult_mdoc.note':
     'Présente un mdoc ISO : le PID de l’UE (eu.europa.ec.eudi.pid.1) ou, pour une vérification d’âge, l’attestation d’âge de l’UE.',

@@ -54,6 +54,10 @@ export const ERROR_CODES = {
   key_binding_stale: { status: 422, title: 'The key-binding proof is outside the accepted time window' },
   sd_hash_mismatch: { status: 422, title: 'The key-binding proof does not cover this presentation' },
   claims_missing: { status: 422, title: 'The presentation does not answer the query' },
+  holder_mismatch: {
+    status: 422,
+    title: 'This credential belongs to someone other than the person who completed the first step',
+  },
   response_not_encrypted: { status: 422, title: 'This request needs an encrypted response (JWE)' },
   response_decryption_failed: {
     status: 422,

@@ -124,12 +124,40 @@ export const SessionCreatedSchema = z
   .strict()
   .meta({ title: 'SessionCreated' });
 
+export const HolderBindingSchema = z
+  .object({
+    by: z
+      .enum(['first', 'holder_key', 'claims', 'opted_out'])
+      .describe(
+        'first: the first step (the anchor); holder_key: same holder key as the anchor; claims: another key, ' +
+          'same name and birth date as the anchor (normalised, ADR 0026); opted_out: the workflow step is holder "any".',
+      ),
+    bound_to_stage: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .describe('The stage this step is bound to (0); null for the first step and opted-out steps.'),
+    holder_key_thumbprint: z
+      .string()
+      .describe('RFC 7638 SHA-256 thumbprint (base64url) of the holder key that presented this step.'),
+  })
+  .strict()
+  .meta({
+    title: 'HolderBinding',
+    description:
+      'Who presented the step: every step is presented by the holder of the first step unless the workflow opts it out (ADR 0026).',
+  });
+
 export const StepResultSchema = z
   .object({
     stage: z.number().int().min(0),
     primitive: z.enum(PRIMITIVES),
     audit_id: z.string().describe('GET /v1/audits/{audit_id}.'),
     completed_at: timestamp,
+    holder_binding: HolderBindingSchema.optional().describe(
+      'Who presented the step (absent only on steps completed before holder binding existed).',
+    ),
   })
   .loose()
   .meta({
@@ -268,6 +296,9 @@ export const StepCompletedEventSchema = z
         stage: z.number().int().min(0),
         primitive: z.enum(PRIMITIVES),
         audit_id: z.string(),
+        holder_binding: HolderBindingSchema.optional().describe(
+          'Who presented the step (absent only on events queued before holder binding existed).',
+        ),
       })
       .loose()
       .describe(

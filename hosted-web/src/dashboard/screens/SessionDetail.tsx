@@ -122,7 +122,7 @@ export function SessionDetail(props: { id: string }) {
         fallback={<p class="d-muted">No step has completed yet, so there are no results.</p>}
       >
         <ol class="d-results" aria-labelledby="results-h">
-          <For each={results()}>{(r) => <ResultCard r={r} />}</For>
+          <For each={results()}>{(r) => <ResultCard r={r} anchor={results()[0]} />}</For>
         </ol>
       </Show>
 
@@ -255,7 +255,7 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
 }
 
 /** A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. */
-function ResultCard(props: { r: StepResult }) {
+function ResultCard(props: { r: StepResult; anchor?: StepResult }) {
   const r = () => props.r;
   const res = () => (r().result ?? {}) as Record<string, unknown>;
   const headingId = () => `step-h-${r().stage}`;
@@ -318,6 +318,7 @@ function ResultCard(props: { r: StepResult }) {
             <HolderKey res={res()} />
           </Match>
         </Switch>
+        <Presenter res={res()} anchor={(props.anchor?.result ?? {}) as Record<string, unknown>} />
         <dt>Audit id</dt>
         <dd>
           <code>{r().auditId}</code>
@@ -338,10 +339,51 @@ function ResultCard(props: { r: StepResult }) {
   );
 }
 
+interface HolderBinding {
+  by?: string;
+  bound_to_stage?: number | null;
+  holder_key_thumbprint?: string;
+}
+
+/** Who presented the step (ADR 0026): how it is bound to step 1, its key, and step 1's key to compare. */
+const PRESENTED_BY: Record<string, (stage: string) => string> = {
+  first: () => 'The person this session is bound to (first step)',
+  holder_key: (stage) => `Same person as step ${stage}: same holder key`,
+  claims: (stage) => `Same person as step ${stage}: another key, same name and birth date`,
+  opted_out: () => 'Anyone: this step is not bound to the first step’s person (workflow opt-out)',
+};
+
+function Presenter(props: { res: Record<string, unknown>; anchor: Record<string, unknown> }) {
+  const b = () => props.res.holder_binding as HolderBinding | undefined;
+  const anchorKey = () => (props.anchor.holder_binding as HolderBinding | undefined)?.holder_key_thumbprint;
+  return (
+    <Show when={b()}>
+      {(x) => (
+        <>
+          <dt>Presented by</dt>
+          <dd data-testid="presented-by" data-binding={x().by}>
+            {(PRESENTED_BY[x().by ?? ''] ?? (() => text(x().by)))(String((x().bound_to_stage ?? 0) + 1))}
+          </dd>
+          <dt>Holder key</dt>
+          <dd>
+            <code>{text(x().holder_key_thumbprint)}</code>
+          </dd>
+          <Show when={x().by !== 'first' && anchorKey()}>
+            <dt>Step 1 holder key</dt>
+            <dd>
+              <code>{text(anchorKey())}</code>
+            </dd>
+          </Show>
+        </>
+      )}
+    </Show>
+  );
+}
+
 function HolderKey(props: { res: Record<string, unknown> }) {
   const key = () => props.res.holder_key as { thumbprint?: unknown } | undefined;
   return (
-    <Show when={key()?.thumbprint}>
+    <Show when={key()?.thumbprint && !props.res.holder_binding}>
       <dt>Holder key</dt>
       <dd>
         <code>{text(key()?.thumbprint)}</code>

@@ -134,6 +134,8 @@ interface DraftStep {
   gateAfter: boolean;
   /** identify and age_verify: conditions on the result (components/StepConditions.tsx). */
   conditions: DraftCondition[];
+  /** ADR 0026: anyone may present this step (holder "any"); otherwise the person of step 1. */
+  anyHolder: boolean;
 }
 
 const toDraft = (s: WorkflowStep): DraftStep => ({
@@ -144,6 +146,7 @@ const toDraft = (s: WorkflowStep): DraftStep => ({
   terms: s.terms ?? '',
   gateAfter: s.gateAfter,
   conditions: s.conditions.map(toDraftCondition),
+  anyHolder: s.holder === 'any',
 });
 
 const blank = (primitive: Primitive): DraftStep => ({
@@ -154,6 +157,7 @@ const blank = (primitive: Primitive): DraftStep => ({
   terms: '',
   gateAfter: false,
   conditions: [],
+  anyHolder: false,
 });
 
 /** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
@@ -164,6 +168,7 @@ const toInput = (s: DraftStep): WorkflowStepInput => {
     ...(hasConditions(s.primitive) && s.conditions.length
       ? { conditions: s.conditions.map(toConditionInput) }
       : {}),
+    ...(s.anyHolder ? { holder: 'any' as const } : {}),
   };
   switch (s.primitive) {
     case 'identify':
@@ -348,6 +353,18 @@ export function WorkflowDetail(props: { id: string }) {
                     />
                     Gate: wait for us to continue or stop after this step
                   </label>
+                  <Show when={i > 0}>
+                    <label class="d-check">
+                      <input
+                        type="checkbox"
+                        checked={s().anyHolder}
+                        data-testid={`any-holder-${i}`}
+                        onChange={(e) => update(i, { anyHolder: e.currentTarget.checked })}
+                      />
+                      Anyone may do this step (for example a second signer); otherwise it must be the person
+                      who did step 1
+                    </label>
+                  </Show>
                   <div class="d-step-actions">
                     <button
                       type="button"
@@ -440,6 +457,7 @@ export function WorkflowDetail(props: { id: string }) {
                       {(s) => (
                         <li>
                           {LABEL[s.primitive]} ({summary(s)}){s.gateAfter ? ', gate after' : ''}
+                          {s.holder === 'any' ? ', anyone may do it' : ''}
                           <Show when={s.conditions.length}>
                             <ul class="d-condition-list">
                               <For each={s.conditions}>{(c) => <li>{conditionSummary(c)}</li>}</For>

@@ -237,6 +237,19 @@ function resultLines(step: ReceiptStep): string[] {
   }
 }
 
+/** Who did the step (ADR 0026 holder_binding), in words; null for results completed before it existed. */
+function presentedByLine(b: unknown): string | null {
+  const { by, bound_to_stage: to, holder_key_thumbprint: key } = (b ?? {}) as Record<string, unknown>;
+  const step = `step ${typeof to === 'number' ? to + 1 : 1}`;
+  const how: Record<string, string> = {
+    first: 'the person this session is bound to (first step)',
+    holder_key: `the same person as ${step} (same holder key)`,
+    claims: `the same person as ${step} (another holder key; same name and birth date)`,
+    opted_out: "anyone: the workflow does not bind this step to the first step's person",
+  };
+  return typeof by === 'string' && how[by] ? `Presented by ${how[by]}; holder key ${String(key)}` : null;
+}
+
 /** Builds the receipt PDF with receipt.json attached. Deterministic for the same data (no random ids). */
 export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
@@ -280,6 +293,8 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
     w.text(`Step ${step.stage + 1}: ${PRIMITIVE_TITLE[step.primitive] ?? step.primitive}`, { size: 13 });
     w.text(`Completed: ${step.completed_at}`, { color: MUTED });
     for (const line of resultLines(step)) w.text(line, { indent: 8 });
+    const who = presentedByLine(step.result.holder_binding);
+    if (who) w.text(who, { indent: 8 });
     w.gap(4);
     w.text(`Audit id: ${step.audit_id}`, { size: 8, color: MUTED });
     w.text(`Audit digest (SHA-256): ${step.audit_digest}`, { size: 8, color: MUTED });

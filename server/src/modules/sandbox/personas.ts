@@ -10,7 +10,8 @@ export type PersonaId =
   | 'suspended'
   | 'expired'
   | 'unknown_issuer'
-  | 'unknown_holder_key';
+  | 'unknown_holder_key'
+  | 'adult_second_device';
 
 export interface Persona {
   id: PersonaId;
@@ -132,6 +133,16 @@ export const PERSONAS: readonly Persona[] = [
     statusIndex: 6,
     status: 0,
     unknownHolderKey: true,
+    claims: erika,
+  },
+  {
+    // ADR 0026: the same person with another holder key, so a later step binds to her first step by claims
+    id: 'adult_second_device',
+    label: 'Erika Mustermann (second device)',
+    description:
+      'A valid PID of the same person in another wallet: another holder key, the same name and birth date.',
+    statusIndex: 7,
+    status: 0,
     claims: erika,
   },
 ];

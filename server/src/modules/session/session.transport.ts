@@ -17,6 +17,7 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEventEntity } from '../support/session-event.entity';
 import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
+import { bindingClaimsFor, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
   auditFactsForStep,
@@ -95,7 +96,7 @@ export interface TransportDeps {
   /** Sign-step documents of a session (wallet request, hosted page, download). */
   documents: Pick<DocumentService, 'forSession' | 'bytes'>;
   /** Encrypted evidence of age_verify, sign and attestation steps, written with the completion. */
-  evidence: Pick<EvidenceService, 'seal' | 'insert'>;
+  evidence: Pick<EvidenceService, 'seal' | 'insert' | 'open'>;
   /** Reference-wallet personas offered on sandbox sessions (none in production), those that can answer `request`. */
   sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
   /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
@@ -184,7 +185,8 @@ export class SessionTransport {
   async walletRequest(id: string, browserToken: string | undefined, kind: WalletRequestKind = 'dc_api') {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
-    const step = (await this.steps(s))[s.currentStage];
+    const steps = await this.steps(s);
+    const step = steps[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
     const nonce = randomToken(32);
     const documents =
@@ -203,7 +205,10 @@ export class SessionTransport {
           `Show every document of this step to the end first; not yet shown: ${missing.map((d) => d.position).join(', ')}.`,
         );
     }
-    const { request } = requestForStep(step, nonce, { documents });
+    const { request } = requestForStep(step, nonce, {
+      documents,
+      bindingClaims: bindingClaimsFor(steps, s.currentStage),
+    });
     const now = this.deps.clock.now();
     const requestId = newId('wreq');
     const expiresAt = s.stepExpiresAt ?? s.expiresAt;
@@ -311,6 +316,8 @@ export class SessionTransport {
         now,
       });
       result = resultForStep(step, verified);
+      // one person across the steps (ADR 0026): holder_mismatch is a refusal like any other
+      result = { ...result, holder_binding: await this.holderBinding(s, steps, verified) };
     } catch (e) {
       if (isAppError(e) && e.status === 422) throw await this.refuse(s, req, e);
       throw e;
@@ -361,6 +368,7 @@ export class SessionTransport {
           issuer: verified.issuer,
           vct: verified.vct,
           holder_key_thumbprint: verified.holderKeyThumbprint,
+          holder_binding: result.holder_binding,
           status: verified.statusChecked,
           checks: verified.checks,
           ...auditFactsForStep(step, verified),
@@ -424,6 +432,24 @@ export class SessionTransport {
     }
     this.deps.onEventsQueued?.();
     return done;
+  }
+
+  /** Who presented this step, bound to the first step's holder or refused with holder_mismatch (holder-binding.ts). */
+  private async holderBinding(
+    s: SessionEntity,
+    steps: WorkflowStep[],
+    verified: Awaited<ReturnType<PresentationVerifier['verify']>>,
+  ) {
+    return decideHolderBinding({
+      steps,
+      stage: s.currentStage,
+      anchor:
+        s.currentStage === 0
+          ? null
+          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s.id, steps),
+      holderKeyThumbprint: verified.holderKeyThumbprint,
+      claims: verified.claims,
+    });
   }
 
   /**

@@ -253,7 +253,8 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     const adultBefore = await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' });
     await issuer.ensureSeeded();
     expect(await count()).toEqual(before);
-    expect(before).toEqual({ keys: 9, credentials: 7, trusted: 1 });
+    // 8 personas (adult_second_device: ADR 0026) with a holder key each, the issuer keys, one trusted issuer
+    expect(before).toEqual({ keys: 10, credentials: 8, trusted: 1 });
     expect(
       (await ds.getRepository(SandboxCredentialEntity).findOneByOrFail({ persona: 'adult' })).credential,
     ).toBe(adultBefore.credential);

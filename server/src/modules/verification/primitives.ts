@@ -15,6 +15,7 @@ import {
   DISCLOSED_IDENTIFY_CLAIMS,
   PID_VCT,
 } from './dcql';
+import { identifyingClaimsOf } from './holder-binding';
 import {
   ageOverElement,
   dcqlQueryWithAlternatives,
@@ -48,6 +49,11 @@ export interface StepDocument {
 export interface StepRequestContext {
   /** sign: the documents of this step, in upload order. */
   documents?: StepDocument[];
+  /**
+   * The first step's identifying claims this later step must also ask for, to bind its holder by claims when
+   * the key differs (holder-binding.ts bindingClaimsFor; empty or absent: nothing added).
+   */
+  bindingClaims?: readonly string[];
 }
 
 /**
@@ -89,7 +95,12 @@ export function requestForStep(
 ): { request: Record<string, unknown> } {
   switch (step.primitive) {
     case 'identify': {
-      const claims = (step.claims ?? []).filter((c) => c !== 'document_status');
+      const claims = [
+        ...new Set([
+          ...(step.claims ?? []).filter((c) => c !== 'document_status'),
+          ...(ctx.bindingClaims ?? []),
+        ]),
+      ];
       const sdJwt = buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, claims).credentials[0];
       // One of: the SD-JWT VC PID, the mdoc PID, or the mobile driving licence (it carries every identify claim).
       return buildWalletRequest({
@@ -103,20 +114,31 @@ export function requestForStep(
     }
     case 'age_verify': {
       const threshold = step.threshold as number;
-      const sdJwt = buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, threshold).credentials[0];
+      const binding = ctx.bindingClaims ?? [];
+      const sdJwt = withBindingClaims(
+        buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, threshold).credentials[0] as CredentialQueryInput,
+        binding.map((c) => [c]),
+      );
       // ISO 18013-5 names age statements with two digits (age_over_NN): above 99 only the SD-JWT VC can answer.
       // Among the mdocs the age-verification attestation comes first: it discloses nothing but the age statement.
       const mdoc =
         threshold <= MDOC_MAX_AGE_THRESHOLD
           ? [
+              // the age-verification attestation carries no identity: presented with another key, it cannot bind
               mdocAgeQuery(MDOC_QUERY_IDS.av, MDOC_AV.doctype, threshold),
-              mdocAgeQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, threshold),
-              mdocAgeQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, threshold),
+              withBindingClaims(
+                mdocAgeQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, threshold),
+                binding.map((c) => [MDOC_PID.namespace, c]),
+              ),
+              withBindingClaims(
+                mdocAgeQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, threshold),
+                binding.map((c) => [MDOC_MDL.namespace, c]),
+              ),
             ]
           : [];
       return buildWalletRequest({
         nonce,
-        dcqlQuery: dcqlQueryWithAlternatives([sdJwt as CredentialQueryInput, ...mdoc]),
+        dcqlQuery: dcqlQueryWithAlternatives([sdJwt, ...mdoc]),
       });
     }
     // sign and attestation ask for one of the SD-JWT VC PID, the mdoc PID or the mDL (who signs), and bind the
@@ -138,7 +160,7 @@ export function requestForStep(
           content_type,
         })),
       });
-      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(), transactionData: [td] });
+      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(ctx.bindingClaims), transactionData: [td] });
     }
     case 'attestation': {
       const terms = step.terms as string;
@@ -149,22 +171,50 @@ export function requestForStep(
         terms_sha256: sha256HexOfText(terms),
         terms,
       });
-      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(), transactionData: [td] });
+      return buildWalletRequest({ nonce, dcqlQuery: signerQuery(ctx.bindingClaims), transactionData: [td] });
     }
   }
+}
+
+/**
+ * A credential query that also asks for the first step's identifying claims (paths in its format). With
+ * claim_sets (the age queries), every set gains them, so whichever set the wallet answers carries them.
+ */
+function withBindingClaims(query: CredentialQueryInput, paths: readonly string[][]): CredentialQueryInput {
+  if (paths.length === 0) return query;
+  const q = query as CredentialQueryInput & {
+    claims?: { id?: string; path: unknown[]; intent_to_retain?: boolean }[];
+    claim_sets?: string[][];
+  };
+  const extra = paths.map((path) => ({
+    id: `holder_${String(path[path.length - 1])}`,
+    path,
+    ...(query.format === MDOC_FORMAT ? { intent_to_retain: false } : {}),
+  }));
+  if (!q.claim_sets) {
+    const have = new Set((q.claims ?? []).map((c) => JSON.stringify(c.path)));
+    const add = extra.filter((c) => !have.has(JSON.stringify(c.path))).map(({ id: _id, ...c }) => c);
+    return { ...q, claims: [...(q.claims ?? []), ...add] } as CredentialQueryInput;
+  }
+  return {
+    ...q,
+    claims: [...(q.claims ?? []), ...extra],
+    claim_sets: q.claim_sets.map((set) => [...set, ...extra.map((c) => c.id)]),
+  } as CredentialQueryInput;
 }
 
 /** The credential queries of a sign or attestation request, in order: the transaction data names them all. */
 const SIGNER_QUERY_IDS = [CREDENTIAL_QUERY_ID, MDOC_QUERY_IDS.pid, MDOC_QUERY_IDS.mdl];
 
 /** Who signs or attests: the SD-JWT VC PID, the mdoc PID or the mDL (one of them; SIGNER_CLAIMS). */
-const signerQuery = () =>
-  dcqlQueryWithAlternatives([
-    buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, [...SIGNER_CLAIMS])
-      .credentials[0] as CredentialQueryInput,
-    mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, SIGNER_CLAIMS),
-    mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, SIGNER_CLAIMS),
+const signerQuery = (binding: readonly string[] = []) => {
+  const claims = [...new Set([...SIGNER_CLAIMS, ...binding])];
+  return dcqlQueryWithAlternatives([
+    buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, claims).credentials[0] as CredentialQueryInput,
+    mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, claims),
+    mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, claims),
   ]);
+};
 
 /** The business-visible result of a verified step. */
 export function resultForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
@@ -207,6 +257,8 @@ export function evidenceForStep(step: WorkflowStep, v: VerifiedPresentation): Bu
       vct: v.vct,
       presentation: v.presentation,
       transaction_data: v.transactionData,
+      // who presented, for binding later steps by claims (holder-binding.ts loadAnchorHolder); sealed only
+      identifying_claims: identifyingClaimsOf(v.claims),
     }),
     'utf8',
   );

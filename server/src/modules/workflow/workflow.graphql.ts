@@ -1,7 +1,7 @@
 // GraphQL types of workflows (dashboard API). Entities are never exposed directly.
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { ConditionFailureReason, ConditionOperator, ConditionOutcome } from './conditions';
-import type { Primitive } from './workflow.steps';
+import type { HolderPolicy, Primitive } from './workflow.steps';
 
 export enum PrimitiveGql {
   identify = 'identify',
@@ -72,6 +72,16 @@ export class StepConditionInput {
   @Field(() => ConditionFailureReasonGql, { nullable: true }) failureReason?: ConditionFailureReason;
 }
 
+export enum HolderPolicyGql {
+  same_as_first = 'same_as_first',
+  any = 'any',
+}
+registerEnumType(HolderPolicyGql, {
+  name: 'HolderPolicy',
+  description:
+    'Who may present a step: same_as_first (default) binds it to the holder of the first step; any opts it out (e.g. a second signer).',
+});
+
 @ObjectType('WorkflowStep')
 export class WorkflowStepGql {
   @Field(() => PrimitiveGql) primitive!: Primitive;
@@ -87,6 +97,11 @@ export class WorkflowStepGql {
     description: 'identify and age_verify: conditions on the result (empty when none).',
   })
   conditions!: StepConditionGql[];
+  @Field(() => HolderPolicyGql, {
+    description:
+      'same_as_first: presented by the holder of the first step (ADR 0026); any: anyone (opted out).',
+  })
+  holder!: HolderPolicy;
 }
 
 @InputType('WorkflowStepInput')
@@ -98,6 +113,11 @@ export class WorkflowStepInput {
   @Field(() => String, { nullable: true }) terms?: string;
   @Field(() => Boolean, { nullable: true }) gateAfter?: boolean;
   @Field(() => [StepConditionInput], { nullable: true }) conditions?: StepConditionInput[];
+  @Field(() => HolderPolicyGql, {
+    nullable: true,
+    description: 'Default same_as_first; any is refused on the first step.',
+  })
+  holder?: HolderPolicy;
 }
 
 @InputType('CreateWorkflowInput')

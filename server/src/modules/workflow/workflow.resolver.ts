@@ -10,7 +10,7 @@ import {
   WorkflowStepInput,
 } from './workflow.graphql';
 import type { RevisionView, WorkflowService, WorkflowView } from './workflow.service';
-import type { WorkflowStep } from './workflow.steps';
+import { holderPolicyOf, type WorkflowStep } from './workflow.steps';
 
 const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undefined =>
   steps?.map((s) => ({
@@ -32,6 +32,7 @@ const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undef
           })),
         }
       : {}),
+    ...(s.holder ? { holder: s.holder } : {}),
   }));
 
 const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
@@ -50,6 +51,7 @@ const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
       skipTo: c.skip_to,
       failureReason: c.failure_reason,
     })),
+    holder: holderPolicyOf(s),
   }));
 
 const workflowOut = (w: WorkflowView): WorkflowGql => ({ ...w, draftSteps: stepsOut(w.draftSteps) });

@@ -42,7 +42,18 @@ export interface WorkflowStep {
   gate_after?: boolean;
   /** identify and age_verify: rules on the result, evaluated when the step completes (conditions.ts). */
   conditions?: StepCondition[];
+  /**
+   * Who may present this step (ADR 0026): `same_as_first` (the default, not stored) binds it to the holder of the
+   * session's first step; `any` opts it out (e.g. a second signer). Never `any` on the first step.
+   */
+  holder?: HolderPolicy;
 }
+
+/** Step `holder` values: the holder of the first step (default) or anyone (an explicit opt-out). */
+export const HOLDER_POLICIES = ['same_as_first', 'any'] as const;
+export type HolderPolicy = (typeof HOLDER_POLICIES)[number];
+/** A step's holder policy with the default applied. */
+export const holderPolicyOf = (step: WorkflowStep): HolderPolicy => step.holder ?? 'same_as_first';
 
 /** Per-step security window in minutes (see README: identify and attestation 10, age_verify 3, sign 30). */
 export const STEP_WINDOW_MINUTES: Record<Primitive, number> = {
@@ -72,6 +83,14 @@ export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep
       throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`);
     const step: WorkflowStep = { primitive: s.primitive as Primitive };
     if (s.gate_after) step.gate_after = true;
+    if (s.holder !== undefined && s.holder !== null) {
+      if (!HOLDER_POLICIES.includes(s.holder as HolderPolicy))
+        throw bad(`holder must be one of ${HOLDER_POLICIES.join(', ')}.`);
+      if (s.holder === 'any' && i === 0)
+        throw bad('the first step is the holder every other step is bound to; it cannot be holder "any".');
+      // the default is not stored, so revisions published before the field existed read the same
+      if (s.holder === 'any') step.holder = 'any';
+    }
     switch (step.primitive) {
       case 'identify': {
         const claims = s.claims ?? [];

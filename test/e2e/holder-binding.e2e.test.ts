@@ -1,0 +1,165 @@
+// One person across the steps (ADR 0026) on the hosted page in real Chromium: Erika Mustermann identifies, then
+// at the sign step the reference wallet presents Max Mustermann's credential. The page refuses it with the
+// holder_mismatch explanation in the person's language, the session stays at the sign step with only Erika's
+// result, and Erika herself can still sign. The refusal screen is checked with axe-core; screenshots at 390 px
+// and 1280 px (English and German) go to HOLDER_SHOTS_DIR when set, for people to look at.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeFindings, checkScreen } from '../support/axe';
+import { startE2E, stopE2E } from '../support/browser';
+import { Api, createBusiness, type TestService } from '../support/harness';
+import { startedSession } from '../support/signer';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+
+const SHOTS = process.env.HOLDER_SHOTS_DIR;
+
+async function shots(page: Page, name: string) {
+  if (!SHOTS) return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('one person across the steps on the hosted page (Chromium)', () => {
+  let t: TestService;
+  let browser: Browser;
+  let api: Api;
+  let workflowId: string;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    ({ t, browser } = await startE2E('e2e_holder_binding', receiver));
+    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
+    ({ workflowId } = await publishWorkflow(
+      api,
+      [
+        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
+        { primitive: 'sign', documents: 1 },
+      ],
+      receiver.url,
+      'Loan',
+    ));
+  });
+  afterAll(async () => {
+    await stopE2E({ t, browser, receiver });
+  });
+
+  async function shareAs(page: Page, persona: string) {
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('persona').selectOption(persona);
+    await page.getByTestId('share-reference-wallet').click();
+  }
+
+  for (const [locale, lang, words] of [
+    ['en-GB', 'en', /someone other than the person who completed the first step/],
+    ['de-DE', 'de', /einer anderen Person als der, die den ersten Schritt abgeschlossen hat/],
+  ] as const) {
+    it(`${lang}: Max cannot sign after Erika identified; the page says why and Erika can still sign`, async () => {
+      const created = await createMultipart(api, { workflow_id: workflowId }, [
+        { filename: 'Loan contract.pdf', type: 'application/pdf', bytes: minimalPdf('Loan contract') },
+      ]);
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const page = await (await browser.newContext({ locale })).newPage();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(created.body.url);
+      await page.getByTestId('start').click();
+      await page.getByTestId('step-identify').waitFor();
+      await shareAs(page, 'adult');
+      await page.getByTestId('step-sign').waitFor({ timeout: 20_000 });
+
+      await shareAs(page, 'minor');
+      await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toMatch(words);
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe(lang);
+      expect(await axeFindings(page)).toEqual([]);
+      await shots(page, `holder-mismatch-${lang}`);
+
+      // nothing of the sign step exists; the session waits for the right person
+      const read = await api.rest('GET', `/v1/sessions/${id}`);
+      expect(read.body.status).toBe('in_progress');
+      expect(read.body.results.map((r: { stage: number }) => r.stage)).toEqual([0]);
+
+      // the wallet panel stays open after a refusal: the right person shares from it
+      await page.getByTestId('persona').selectOption('adult');
+      await page.getByTestId('share-reference-wallet').click();
+      await page.getByTestId('done').waitFor({ timeout: 20_000 });
+      const done = await api.rest('GET', `/v1/sessions/${id}`);
+      expect(done.body.status).toBe('completed');
+      expect(done.body.results[1].holder_binding).toMatchObject({ by: 'holder_key', bound_to_stage: 0 });
+      await page.context().close();
+    });
+  }
+
+  it("the dashboard session detail says who presented each step and shows step 1's key to compare", async () => {
+    const biz = await createBusiness(t, 'Holder GmbH');
+    const bizApi = new Api(t.baseUrl, biz.apiKey);
+    const { workflowId: wf } = await publishWorkflow(
+      bizApi,
+      [
+        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
+        { primitive: 'sign', documents: 1 },
+        { primitive: 'sign', documents: 1, holder: 'any' },
+      ],
+      receiver.url,
+      'Loan with a guarantor',
+    );
+    const pdf = { type: 'application/pdf', bytes: minimalPdf('Loan') };
+    const { id, signer } = await startedSession(
+      t.baseUrl,
+      await createMultipart(bizApi, { workflow_id: wf }, [
+        { filename: 'Loan.pdf', ...pdf },
+        { filename: 'Guarantee.pdf', ...pdf },
+      ]),
+    );
+    // Erika, then Erika from her second device (another key), then the guarantor Max on the opted-out step
+    for (const persona of ['adult', 'adult_second_device', 'minor']) {
+      const wr = await signer.walletRequest();
+      const answer = await t.svc.wallet.respond({ persona, request: wr.body.request, origin: t.baseUrl });
+      expect((await signer.submit(wr.body.request_id, answer)).status).toBe(200);
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
+    await page.getByTestId('step-result-2').waitFor({ timeout: 20_000 });
+    const by = page.getByTestId('presented-by');
+    expect(await by.evaluateAll((els) => els.map((e) => e.getAttribute('data-binding')))).toEqual([
+      'first',
+      'claims',
+      'opted_out',
+    ]);
+    expect(await by.nth(1).textContent()).toContain(
+      'Same person as step 1: another key, same name and birth date',
+    );
+    expect(await by.nth(2).textContent()).toContain('Anyone');
+    // step 2's card shows its own key and step 1's, which differ (bound by claims)
+    const results = (await bizApi.rest('GET', `/v1/sessions/${id}`)).body.results;
+    const [k0, k1] = results.map(
+      (r: { holder_binding: { holder_key_thumbprint: string } }) => r.holder_binding.holder_key_thumbprint,
+    );
+    expect(k1).not.toBe(k0);
+    const card = (await page.getByTestId('step-result-1').textContent()) as string;
+    expect(card).toContain('Step 1 holder key');
+    expect(card).toContain(k0);
+    expect(card).toContain(k1);
+    if (SHOTS) {
+      await checkScreen(page, 'dashboard-session-detail', SHOTS);
+      // the step cards themselves, readable at both widths
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const stage of [1, 2]) {
+          const shot = path.join(SHOTS, `dashboard-step-${stage}-${width}.png`);
+          await page.getByTestId(`step-result-${stage}`).screenshot({ path: shot });
+        }
+      }
+    } else expect(await axeFindings(page)).toEqual([]);
+    await context.close();
+  });
+});
