@@ -6,26 +6,21 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@pdf-lib/fontkit';
-import {
-  AFRelationship,
-  PDFDict,
-  PDFDocument,
-  type PDFFont,
-  PDFName,
-  type PDFPage,
-  PDFRawStream,
-  rgb,
-} from 'pdf-lib';
+import { AFRelationship, PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import type { AuditRecordView } from '../audit/audit.service';
 import type { JwkSet } from '../audit/verify';
 
-export const RECEIPT_JSON_NAME = 'receipt.json';
+import { RECEIPT_JSON_NAME } from './receipt.file';
+import { addSealPlaceholder, applySeal, type ReceiptSealInfo } from './receipt.seal';
+
+export { extractReceiptJson } from './receipt.file';
+export { RECEIPT_JSON_NAME };
 export const RECEIPT_JSON_TYPE = 'application/vnd.service.receipt+json';
 
 export const RECEIPT_STATEMENT =
   'This receipt is a readable record of steps the service already verified and signed. It is not a new ' +
-  'signature. Each step is backed by an audit record whose service_signature anyone can verify offline with ' +
-  'the public key included in the attached receipt.json (or the live key set).';
+  'signature. Each step is backed by an audit record whose service_signature anyone can verify offline ' +
+  "against the service's published key set; the service's seal over this file shows the page was not edited.";
 
 export interface ReceiptStep {
   stage: number;
@@ -45,7 +40,8 @@ export interface ReceiptStep {
 /** receipt.json: everything needed to verify every step offline, without the service. */
 export interface ReceiptData {
   type: 'service.receipt';
-  version: 1;
+  /** 1: no seal (before ADR 0027); 2: sealed. */
+  version: 1 | 2;
   generated_at: string;
   /** partial: the session did not complete every step; example: a sandbox session (test data). */
   partial: boolean;
@@ -62,10 +58,18 @@ export interface ReceiptData {
   business: { name: string };
   workflow: { id: string; name: string; revision: number };
   steps: ReceiptStep[];
-  /** The public keys (JWK) of every kid used by the steps' signatures. */
+  /**
+   * Copies of the public keys (JWK) of every kid used (steps and seal). A verifier trusts them only when
+   * asked for a self-consistency check: a verdict rests on the service's published key set (jwks_url).
+   */
   keys: JwkSet;
   jwks_url: string;
+  /** The seal over the whole file (ADR 0027); absent on receipts made before it. */
+  seal?: ReceiptSealInfo;
 }
+
+/** Makes the seal of a rendered receipt: gets the file with its seal zeroed, returns a DER signature. */
+export type ReceiptSealer = (zeroedPdf: Uint8Array) => Promise<Uint8Array>;
 
 let fontBytes: Uint8Array | undefined;
 /** DejaVu Sans from the npm package `dejavu-fonts-ttf` (Bitstream Vera licence), read once. */
@@ -237,8 +241,12 @@ function resultLines(step: ReceiptStep): string[] {
   }
 }
 
-/** Builds the receipt PDF with receipt.json attached. Deterministic for the same data (no random ids). */
-export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
+/**
+ * Builds the receipt PDF with receipt.json attached, and seals it when `data.seal` names a key (then `seal`
+ * signs with that key). Deterministic for the same data (no random ids).
+ */
+export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer): Promise<Uint8Array> {
+  if (data.seal && !seal) throw new Error('receipt data names a seal key but no sealer was given');
   const doc = await PDFDocument.create({ updateMetadata: false });
   // A parsed fontkit font must not be shared between documents: a subset built from a font that already
   // served another document's subset loses glyphs (seen: 'Επιβεβαιώνω' rendered as 'Επ β βα ώνω').
@@ -289,16 +297,16 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
   w.rule();
   w.text('How to verify', { size: 12 });
   w.text(
-    `The attached ${RECEIPT_JSON_NAME} holds each audit record, its signature and the public key (JWK) that ` +
-      `verifies it. Run "pnpm --filter server verify-receipt receipt.pdf", or verify each record with openssl: ` +
-      `remove service_signature, canonicalize the record (RFC 8785), SHA-256 it, and run "openssl pkeyutl ` +
-      `-verify -pubin -inkey key.pem -in digest.bin -sigfile sig.der". Live key set: ${data.jwks_url}`,
+    `Check this file against the keys the service publishes at ${data.jwks_url} (make sure this is the ` +
+      "address of the service you used), never against keys inside the file. In the service's repository: " +
+      '"pnpm --silent verify-receipt receipt.pdf" fetches that key set, or give a saved copy with "--jwks ' +
+      `jwks.json". It checks every step's audit record and service_signature (also possible with openssl, ` +
+      `see the README: the records are in the attached ${RECEIPT_JSON_NAME}) and the service's seal over the ` +
+      'whole file, so an edited page or attachment fails.',
     { size: 9 },
   );
-  for (const key of data.keys.keys) {
-    w.text(`Key ${String(key.kid)}: x=${String(key.x)} y=${String(key.y)}`, { size: 7, color: MUTED });
-  }
 
+  if (data.seal) addSealPlaceholder(doc);
   await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {
     mimeType: 'application/json',
     description: 'The receipt in machine form: audit records, signatures and verifying keys',
@@ -306,32 +314,6 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
     modificationDate: at,
     afRelationship: AFRelationship.Data,
   });
-  return doc.save({ useObjectStreams: false });
-}
-
-/** The bytes of the embedded receipt.json of a receipt PDF, or null when there is none. */
-export async function extractReceiptJson(pdf: Uint8Array): Promise<Buffer | null> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
-  const embedded = names?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
-  const list = embedded?.lookup(PDFName.of('Names'));
-  if (!list || !('size' in list)) return null;
-  const arr = list as unknown as { size(): number; lookup(i: number): unknown };
-  for (let i = 0; i + 1 < arr.size(); i += 2) {
-    const name = arr.lookup(i) as { decodeText?: () => string };
-    if (name?.decodeText?.() !== RECEIPT_JSON_NAME) continue;
-    const spec = arr.lookup(i + 1) as PDFDict;
-    const ef = spec.lookupMaybe(PDFName.of('EF'), PDFDict);
-    const stream = ef?.lookup(PDFName.of('F'));
-    if (!(stream instanceof PDFRawStream)) return null;
-    const filter = stream.dict.get(PDFName.of('Filter'));
-    const raw = Buffer.from(stream.getContents());
-    if (!filter) return raw;
-    if (String(filter) === '/FlateDecode') {
-      const { inflateSync } = await import('node:zlib');
-      return inflateSync(raw);
-    }
-    return null;
-  }
-  return null;
+  const bytes = await doc.save({ useObjectStreams: false });
+  return data.seal && seal ? applySeal(bytes, seal) : bytes;
 }

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { isAppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { BROWSER_COOKIE, readCookie } from '../session/session.rest';
-import { renderReceiptPdf } from './receipt.document';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 
 export const SignerReceiptReadSchema = z
@@ -162,7 +161,7 @@ export function registerReceiptRoutes(reg: RouteRegistry, receipts: ReceiptServi
     summary: 'Receipt PDF of an emailed receipt link (opaque capability)',
     handler: async (req, res) => {
       const { data } = await receipts.byLink(String(req.params.token));
-      sendDownload(res, await renderReceiptPdf(data), 'application/pdf', receiptFilename(data));
+      sendDownload(res, await receipts.renderPdf(data), 'application/pdf', receiptFilename(data));
     },
   });
 }
