@@ -26,10 +26,14 @@ function readmeRecipe(marker: string, index: number): string {
   return (blocks[index] as string).replace(/^ {2}/gm, '');
 }
 
-/** Runs shell lines in a folder outside the repository (no node_modules to lean on). */
+/**
+ * Runs shell lines in a folder outside the repository, with no node_modules to lean on: without the NODE_PATH
+ * that pnpm's bin shims (vitest's included) export, which would let `require` find the workspace's packages.
+ */
 function sh(script: string, cwd: string): Promise<{ code: number; out: string }> {
+  const { NODE_PATH: _, ...env } = process.env;
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { cwd, encoding: 'utf8' }, (err, stdout, stderr) =>
+    execFile('bash', ['-c', script], { cwd, env, encoding: 'utf8' }, (err, stdout, stderr) =>
       resolve({ code: err ? 1 : 0, out: stdout + stderr }),
     );
   });
