@@ -244,6 +244,31 @@ describe('the signer’s record (receipts)', () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toBe(''); // a verdict, not pnpm's lifecycle error lines
 
+    // in the signer's language and time zone, as the hosted page asks for it: names and values, local times
+    // with the zone, the technical part on its own last page; it verifies like any other
+    const german = await b.get(`/t/sessions/${b.sessionId}/receipt.pdf?lang=de&tz=Europe%2FBerlin`);
+    const germanFile = files.write('beleg.pdf', german.bytes);
+    const de = pdftotext(germanFile);
+    for (const s of [
+      'BEISPIEL',
+      'Vorname: Erika',
+      'Über 18: ja',
+      'Abgeschlossen: 23. November 2026 um 09:00 MEZ',
+    ])
+      expect(de).toContain(s);
+    expect(de).not.toContain('given_name');
+    const pages = de.split('\f').filter((page) => page.trim());
+    expect(pages[0]).not.toContain('service_signature');
+    expect(pages.at(-1)).toContain('Technische Angaben');
+    expect(pages.at(-1)).toContain('service_signature');
+    expect((await verifyReceiptCli(germanFile)).code).toBe(0);
+    // unknown language or zone: English and UTC, never an error
+    const fallback = await b.get(`/t/sessions/${b.sessionId}/receipt.pdf?lang=xx&tz=Mars%2FOlympus`);
+    expect(fallback.status).toBe(200);
+    expect(pdftotext(files.write('fallback.pdf', fallback.bytes))).toContain(
+      'Completed: 23 November 2026 at 08:00 UTC',
+    );
+
     // signed originals: exact bytes with their hash, next to their links
     const state = (await b.state()).data.signerReceipt;
     expect(state).toMatchObject({
@@ -287,7 +312,7 @@ describe('the signer’s record (receipts)', () => {
     // another name, every record re-signed with a fresh key under the service's kid, the keys inside the file
     // replaced, re-rendered and sealed with the project's renderer
     const forged = files.write('forged.pdf', await forge(json, 'Max'));
-    expect(pdftotext(forged)).toContain('given_name: Max');
+    expect(pdftotext(forged)).toContain('Given name: Max');
     const saved = files.write('published-jwks.json', Buffer.from(JSON.stringify(live)));
     for (const opts of [{}, { jwks: saved }, { jwks: `${t.baseUrl}/.well-known/service-audit-jwks.json` }]) {
       const r = await verifyReceiptCli(forged, opts);

@@ -121,6 +121,38 @@ describe('receipt PDF', () => {
     expect(fonts).toMatch(/DejaVuSans.*CID TrueType.*yes\s+(yes|no)\s+yes/);
   });
 
+  it('speaks the signer’s language with local times, and puts the technical part on its own page', async () => {
+    const data = {
+      ...receiptOf(claims, { partial: true, example: true }),
+      presentation: { lang: 'de' as const, time_zone: 'Europe/Berlin' },
+    };
+    const f = write('beleg.pdf', await render(data));
+    const pages = run('pdftotext', ['-layout', f, '-']).split('\f');
+    for (const s of [
+      'BEISPIEL · TEILWEISE',
+      '1 von 2 Schritten abgeschlossen; die Sitzung ist in Bearbeitung',
+      'Vorname: Ирина Ελένη',
+      'Nachname: Łukaszewicz-Şahin',
+      'Abgeschlossen: 23. November 2026 um 06:00 MEZ',
+    ])
+      expect(pages[0]).toContain(s);
+    expect(pages[0]).not.toContain('given_name');
+    expect(pages[0]).not.toContain('service_signature');
+    expect(pages[1]).toContain('Technische Angaben');
+    expect(pages[1]).toContain('service_signature');
+    expect(pages[1]).toContain('So prüfen Sie den Beleg');
+    const fr = run('pdftotext', [
+      '-layout',
+      write(
+        'recu.pdf',
+        await render({ ...data, presentation: { lang: 'fr', time_zone: 'America/New_York' } }),
+      ),
+      '-',
+    ]);
+    expect(fr).toContain('Prénom: Ирина Ελένη');
+    expect(fr).toContain('23 novembre 2026 à 00:00 UTC−5');
+  });
+
   it('carries receipt.json as an embedded file that pdfdetach extracts byte for byte', async () => {
     const data = receiptOf(claims, { partial: false, example: false });
     const f = write('final.pdf', await render(data));

@@ -12,6 +12,14 @@ import type { JwkSet } from '../audit/verify';
 
 import { RECEIPT_JSON_NAME } from './receipt.file';
 import { addSealPlaceholder, applySeal, type ReceiptSealInfo } from './receipt.seal';
+import {
+  claimLabel,
+  DEFAULT_PRESENTATION,
+  localTime,
+  RECEIPT_WORDS,
+  type ReceiptLang,
+  type ReceiptPresentation,
+} from './receipt.words';
 
 export { extractReceiptJson } from './receipt.file';
 export { RECEIPT_JSON_NAME };
@@ -66,6 +74,8 @@ export interface ReceiptData {
   jwks_url: string;
   /** The seal over the whole file (ADR 0027); absent on receipts made before it. */
   seal?: ReceiptSealInfo;
+  /** The page's language and time zone (the signer's, from the hosted page); absent: English, UTC. */
+  presentation?: ReceiptPresentation;
 }
 
 /** Makes the seal of a rendered receipt: gets the file with its seal zeroed, returns a DER signature. */
@@ -112,7 +122,8 @@ class Writer {
   ) {
     this.newPage();
   }
-  private newPage(): void {
+  /** Starts a new page (the technical part starts on its own). */
+  newPage(): void {
     this.page = this.doc.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - PAGE.margin;
   }
@@ -191,25 +202,20 @@ class Writer {
   }
 }
 
-const PRIMITIVE_TITLE: Record<string, string> = {
-  identify: 'Identity',
-  age_verify: 'Age check',
-  sign: 'Signature on documents',
-  attestation: 'Attestation',
-};
-
 const short = (s: string, n = 48): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+type Words = (typeof RECEIPT_WORDS)[ReceiptLang];
 
-/** The readable lines of one step's result: what the business received, in words. */
-function resultLines(step: ReceiptStep): string[] {
+/** The readable lines of one step's result for the person: names and values, in their language. */
+function resultLines(step: ReceiptStep, w: Words): string[] {
   const r = step.result;
   switch (step.primitive) {
     case 'identify': {
       const claims = (r.claims ?? {}) as Record<string, unknown>;
-      return Object.entries(claims).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}: ${text(v)}`);
     }
     case 'age_verify':
-      return [`Over ${String(r.threshold)}: ${r.over === true ? 'yes' : 'no'}`];
+      return [w.over(String(r.threshold), r.over === true)];
     case 'sign': {
       const docs = (r.documents ?? []) as {
         label: string;
@@ -217,28 +223,35 @@ function resultLines(step: ReceiptStep): string[] {
         size: number;
         content_type: string;
       }[];
-      const key = (r.holder_key ?? {}) as { thumbprint?: string };
-      return [
-        ...docs.flatMap((d) => [
-          `Document: ${d.label} (${d.content_type}, ${d.size} bytes)`,
-          `  SHA-256: ${d.sha256}`,
-        ]),
-        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
-        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
-      ];
+      return docs.flatMap((d) => [
+        `${w.document}: ${d.label} (${d.content_type}, ${d.size} ${w.bytes})`,
+        `  SHA-256: ${d.sha256}`,
+      ]);
     }
-    case 'attestation': {
-      const key = (r.holder_key ?? {}) as { thumbprint?: string };
+    case 'attestation':
       return [
-        ...(step.terms !== undefined ? [`Terms: ${step.terms}`] : []),
-        `Terms SHA-256: ${String(r.terms_sha256)}`,
-        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
-        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
+        ...(step.terms !== undefined ? [`${w.terms}: ${step.terms}`] : []),
+        `${w.terms} SHA-256: ${String(r.terms_sha256)}`,
       ];
-    }
     default:
       return [JSON.stringify(r)];
   }
+}
+
+/** The technical lines of one step (last pages): holder key and signature, then the audit record's facts. */
+function technicalLines(step: ReceiptStep, w: Words): string[] {
+  const r = step.result;
+  const key = (r.holder_key ?? {}) as { thumbprint?: string };
+  return [
+    ...(r.holder_key ? [`${w.holderKey}: ${key.thumbprint ?? '-'}`] : []),
+    ...(r.holder_signature !== undefined
+      ? [`${w.holderSignature}: ${short(String(r.holder_signature))} (${w.fullValueIn} ${RECEIPT_JSON_NAME})`]
+      : []),
+    `${w.auditId}: ${step.audit_id}`,
+    `${w.auditDigest}: ${step.audit_digest}`,
+    `${w.signingKey}: ${step.audit_record.service_signature.kid}`,
+    `service_signature: ${step.audit_record.service_signature.value}`,
+  ];
 }
 
 /**
@@ -259,52 +272,61 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   doc.setCreationDate(at);
   doc.setModificationDate(at);
 
+  const p = data.presentation ?? DEFAULT_PRESENTATION;
+  const words = RECEIPT_WORDS[p.lang] ?? RECEIPT_WORDS.en;
+  const when = (iso: string | null | undefined) => localTime(iso, p);
   const w = new Writer(doc, font);
-  const labels = [data.example ? 'EXAMPLE' : null, data.partial ? 'PARTIAL' : null].filter(Boolean);
+  const labels = [data.example ? words.example : null, data.partial ? words.partial : null].filter(Boolean);
   if (labels.length) {
     w.text(labels.join(' · '), { size: 16, color: ALERT });
-    if (data.example)
-      w.text('Example receipt: a sandbox session with test data. It proves nothing about a real person.', {
-        color: ALERT,
-      });
+    if (data.example) w.text(words.exampleNote, { color: ALERT });
     if (data.partial)
       w.text(
-        `Partial receipt: ${data.steps.length} of ${data.session.total_steps} steps completed; the session is ${data.session.status}.`,
+        words.partialNote(
+          data.steps.length,
+          data.session.total_steps,
+          words.status[data.session.status] ?? data.session.status,
+        ),
         { color: ALERT },
       );
     w.gap();
   }
-  w.text('Receipt', { size: 20 });
-  w.text(`${data.business.name}: ${data.workflow.name} (revision ${data.workflow.revision})`, { size: 12 });
+  w.text(words.title, { size: 20 });
+  w.text(`${data.business.name}: ${data.workflow.name} (${words.revision} ${data.workflow.revision})`, {
+    size: 12,
+  });
   w.gap(4);
-  w.text(`Session: ${data.session.id.slice(0, 12)}… (${data.session.status}, ${data.session.environment})`);
-  w.text(`Started: ${data.session.created_at}`);
-  if (data.session.ended_at) w.text(`Ended: ${data.session.ended_at}`);
-  w.text(`Receipt generated: ${data.generated_at}`);
+  w.text(`${words.started}: ${when(data.session.created_at)}`);
+  if (data.session.ended_at) w.text(`${words.ended}: ${when(data.session.ended_at)}`);
+  w.text(`${words.generated}: ${when(data.generated_at)}`);
   w.gap();
-  w.text(RECEIPT_STATEMENT, { size: 9, color: MUTED });
+  w.text(words.statement, { size: 9, color: MUTED });
+  const title = (step: ReceiptStep) =>
+    `${words.step} ${step.stage + 1}: ${words.primitive[step.primitive] ?? step.primitive}`;
   for (const step of data.steps) {
     w.rule();
-    w.text(`Step ${step.stage + 1}: ${PRIMITIVE_TITLE[step.primitive] ?? step.primitive}`, { size: 13 });
-    w.text(`Completed: ${step.completed_at}`, { color: MUTED });
-    for (const line of resultLines(step)) w.text(line, { indent: 8 });
-    w.gap(4);
-    w.text(`Audit id: ${step.audit_id}`, { size: 8, color: MUTED });
-    w.text(`Audit digest (SHA-256): ${step.audit_digest}`, { size: 8, color: MUTED });
-    w.text(`Signing key (kid): ${step.audit_record.service_signature.kid}`, { size: 8, color: MUTED });
-    w.text(`service_signature: ${step.audit_record.service_signature.value}`, { size: 8, color: MUTED });
+    w.text(title(step), { size: 13 });
+    w.text(`${words.completed}: ${when(step.completed_at)}`, { color: MUTED });
+    for (const line of resultLines(step, words)) w.text(line, { indent: 8 });
+  }
+
+  // the technical part, on its own page
+  w.newPage();
+  w.text(words.technical, { size: 14 });
+  w.text(words.technicalNote, { size: 9, color: MUTED });
+  const status = words.status[data.session.status] ?? data.session.status;
+  w.text(`${words.session}: ${data.session.id.slice(0, 12)}… (${status}, ${data.session.environment})`, {
+    size: 8,
+    color: MUTED,
+  });
+  for (const step of data.steps) {
+    w.rule();
+    w.text(title(step), { size: 10 });
+    for (const line of technicalLines(step, words)) w.text(line, { size: 8, color: MUTED });
   }
   w.rule();
-  w.text('How to verify', { size: 12 });
-  w.text(
-    `Check this file against the keys the service publishes at ${data.jwks_url} (make sure this is the ` +
-      "address of the service you used), never against keys inside the file. In the service's repository: " +
-      '"pnpm --silent verify-receipt receipt.pdf" fetches that key set, or give a saved copy with "--jwks ' +
-      `jwks.json". It checks every step's audit record and service_signature (also possible with openssl, ` +
-      `see the README: the records are in the attached ${RECEIPT_JSON_NAME}) and the service's seal over the ` +
-      'whole file, so an edited page or attachment fails.',
-    { size: 9 },
-  );
+  w.text(words.howToVerify, { size: 12 });
+  w.text(words.howToVerifyText(data.jwks_url, RECEIPT_JSON_NAME), { size: 9 });
 
   if (data.seal) addSealPlaceholder(doc);
   await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {

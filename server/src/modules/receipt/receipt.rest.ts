@@ -7,6 +7,7 @@ import { isAppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { BROWSER_COOKIE, readCookie } from '../session/session.rest';
 import { type ReceiptService, receiptFilename } from './receipt.service';
+import { presentationOf } from './receipt.words';
 
 export const SignerReceiptReadSchema = z
   .object({
@@ -101,7 +102,9 @@ export function registerReceiptRoutes(reg: RouteRegistry, receipts: ReceiptServi
     auth: 'signer',
     summary: 'Hosted page: the receipt PDF (partial until the session completed), bound browser only',
     handler: async (req, res) => {
-      const { bytes, filename } = await receipts.pdf(String(req.params.id), token(req));
+      // the page in the signer's language and time zone (the hosted page adds them; unknown values: en, UTC)
+      const presentation = presentationOf(req.query.lang, req.query.tz);
+      const { bytes, filename } = await receipts.pdf(String(req.params.id), token(req), presentation);
       sendDownload(res, bytes, 'application/pdf', filename);
     },
   });

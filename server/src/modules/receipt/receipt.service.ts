@@ -32,6 +32,7 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import { RECEIPT_STATEMENT, type ReceiptData, type ReceiptStep, renderReceiptPdf } from './receipt.document';
 import { ReceiptAccessEntity, ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
 import { SEAL_COVERS } from './receipt.seal';
+import type { ReceiptPresentation } from './receipt.words';
 
 export const RECEIPT_LIMITS = {
   accessMs: 48 * 3600_000,
@@ -204,7 +205,7 @@ export class ReceiptService {
   }
 
   /** The receipt data of a session (also the emailed attachment): completed steps with their records. */
-  async receiptData(s: SessionEntity): Promise<ReceiptData> {
+  async receiptData(s: SessionEntity, presentation?: ReceiptPresentation): Promise<ReceiptData> {
     const rows = await this.completedRows(s.id);
     if (rows.length === 0) throw new AppError('receipt_not_available');
     const rev = toRevisionView(
@@ -257,6 +258,7 @@ export class ReceiptService {
       keys: { keys: jwks.keys.filter((k) => kids.has(k.kid)) },
       jwks_url: `${this.deps.config.baseUrl}/.well-known/service-audit-jwks.json`,
       seal: { alg: 'ES256', kid: sealKid, covers: SEAL_COVERS },
+      ...(presentation ? { presentation } : {}),
     };
   }
 
@@ -271,10 +273,11 @@ export class ReceiptService {
   async pdf(
     sessionId: string,
     browserToken: string | undefined,
+    presentation?: ReceiptPresentation,
   ): Promise<{ bytes: Uint8Array; filename: string }> {
     const l = await this.loadForSigner(sessionId, browserToken);
     this.assertOpen(l);
-    const data = await this.receiptData(l.s);
+    const data = await this.receiptData(l.s, presentation);
     const bytes = await this.renderPdf(data);
     await this.recordDownload(l.s);
     return { bytes, filename: receiptFilename(data) };
