@@ -121,4 +121,34 @@ describe('a receipt saved on 2026-11-25', () => {
       err: '',
     });
   });
+
+  it('verifies with the standalone verifier (verify/, one file, Node alone) outside the repository', async () => {
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        'pnpm',
+        ['--silent', '--filter', '@credential-verification-service/verify', 'build'],
+        { cwd: REPO_ROOT },
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
+    const work = fs.mkdtempSync(path.join(dir, 'standalone-'));
+    for (const f of ['verify-receipt.mjs', 'verify-audit.mjs'])
+      fs.copyFileSync(path.join(REPO_ROOT, 'verify/dist', f), path.join(work, f));
+    fs.copyFileSync(RECEIPT, path.join(work, 'receipt.pdf'));
+    fs.copyFileSync(JWKS, path.join(work, 'jwks.json'));
+    const ok = await sh('node verify-receipt.mjs receipt.pdf --jwks jwks.json', work);
+    expect(ok.out).toMatch(/RECEIPT VERIFIED against the saved key set jwks\.json\n$/);
+    expect(ok.code).toBe(0);
+    const edited = fs.readFileSync(RECEIPT);
+    edited[200] = edited[200] === 0x20 ? 0x0a : 0x20;
+    fs.writeFileSync(path.join(work, 'receipt.pdf'), edited);
+    const bad = await sh('node verify-receipt.mjs receipt.pdf --jwks jwks.json', work);
+    expect(bad.out).toContain('FAIL seal over the whole file');
+    expect(bad.code).toBe(1);
+    fs.writeFileSync(path.join(work, 'audit.json'), JSON.stringify(receiptJson().steps[0].audit_record));
+    expect(await sh('node verify-audit.mjs audit.json jwks.json', work)).toEqual({
+      code: 0,
+      out: 'OK (the saved key set jwks.json)\n',
+    });
+  });
 });
