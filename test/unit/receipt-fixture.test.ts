@@ -57,7 +57,7 @@ describe('a receipt saved on 2026-11-25', () => {
   it('is not verified when the published key set cannot be had, or is not the service’s', async () => {
     // the address printed on it is a local development service that is gone
     const gone = await verifyReceiptCli(RECEIPT);
-    expect(gone.out).toMatch(/^FAIL keys: cannot fetch http:\/\/127\.0\.0\.1:\d+\/\.well-known/);
+    expect(gone.out).toMatch(/^FAIL keys: (cannot fetch|GET) http:\/\/127\.0\.0\.1:\d+\/\.well-known/);
     expect(gone.out).toContain('RECEIPT NOT VERIFIED');
     expect(gone.code).toBe(1);
     expect(gone.err).toBe('');
