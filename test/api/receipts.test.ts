@@ -3,14 +3,26 @@
 // back with poppler and verified with verify-receipt and openssl, the signed originals, the emailed receipt
 // after the six-digit code (validity, resend delay, hourly limit, wrong tries), closing online access, and the
 // 48-hour window.
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { canonicalDigest, canonicalJson } from '../../server/src/modules/audit/canonical-json';
+import { type ReceiptData, renderReceiptPdf } from '../../server/src/modules/receipt/receipt.document';
 import { ReceiptDeliveryEntity } from '../../server/src/modules/receipt/receipt.entities';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { opensslVerifyAudit } from '../support/openssl';
-import { pdfdetachJson, pdftotext, SignerBrowser, scratch, verifyReceiptCli } from '../support/receipts';
+import {
+  pdfdetachJson,
+  pdftotext,
+  SignerBrowser,
+  scratch,
+  verifyReceiptCli,
+  withLineOnPage,
+  withReceiptJson,
+} from '../support/receipts';
 import { shareWithReferenceWallet } from '../support/signer';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -19,6 +31,37 @@ import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflo
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const TERMS = 'Ich bestätige den Empfang. Я подтверждаю. Επιβεβαιώνω. Onaylıyorum. Potwierdzam odbiór.';
 const HOUR = 3600_000;
+
+/**
+ * What a forger with the project's renderer does: another given name, every audit record re-signed (digests
+ * and chain recomputed) with a fresh key under the service's kid, the keys inside the file replaced by the
+ * fresh one, re-rendered and sealed with it.
+ */
+async function forge(json: Json, givenName: string): Promise<Uint8Array> {
+  const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const data = structuredClone(json) as ReceiptData;
+  const first = data.steps[0] as ReceiptData['steps'][number];
+  first.result = { ...first.result, claims: { ...(first.result.claims as object), given_name: givenName } };
+  let previous: string | null = null;
+  for (const step of data.steps) {
+    const { service_signature: sig, ...content } = step.audit_record;
+    const signed = {
+      ...content,
+      result_digest: `sha-256:${canonicalDigest(step.result).toString('base64url')}`,
+      previous_audit_hash: previous,
+    };
+    const bytes = Buffer.from(canonicalJson(signed));
+    step.audit_digest = sha256Hex(bytes);
+    const value = sign('sha256', bytes, { key: fresh.privateKey, dsaEncoding: 'der' }).toString('base64url');
+    step.audit_record = { ...signed, service_signature: { kid: sig.kid, value } };
+    previous = step.audit_digest;
+  }
+  const freshJwk = fresh.publicKey.export({ format: 'jwk' });
+  data.keys = { keys: data.keys.keys.map((k) => ({ ...freshJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+  return renderReceiptPdf(data, async (zeroed) =>
+    sign('sha256', zeroed, { key: fresh.privateKey, dsaEncoding: 'der' }),
+  );
+}
 
 describe('the signer’s record (receipts)', () => {
   const clock = new ManualClock(Date.parse('2026-11-23T08:00:00.000Z'));
@@ -137,7 +180,15 @@ describe('the signer’s record (receipts)', () => {
     expect(partialText).toContain('Договор аренды');
     expect(partialText).toContain('Σύμβαση μίσθωσης');
     expect(partialText).toContain('not a new');
-    expect((await verifyReceiptCli(partialFile)).code).toBe(0);
+    // verified the way the PDF says: keys fetched from the address printed on it (http only for this machine)
+    const partialCli = await verifyReceiptCli(partialFile);
+    expect(partialCli.out).toContain(
+      `RECEIPT VERIFIED against the key set published at ${t.baseUrl}/.well-known/service-audit-jwks.json`,
+    );
+    expect(partialCli.out).toMatch(
+      /plain http accepted only because (127\.0\.0\.1|localhost) is this machine/,
+    );
+    expect(partialCli.code).toBe(0);
 
     await share(b); // age_verify
     await share(b); // sign
@@ -164,26 +215,59 @@ describe('the signer’s record (receipts)', () => {
       sha256Hex(annex),
     ]);
     expect(json.steps[3].terms).toBe(TERMS);
-    // the same records the business reads, verified with openssl against the embedded keys and the live set
+    // the same records the business reads, verified with openssl against the published key set
     const live = await jwks();
     for (const step of json.steps) {
-      expect(opensslVerifyAudit(step.audit_record, json.keys)).toBe(true);
       expect(opensslVerifyAudit(step.audit_record, live)).toBe(true);
       expect((await api.rest('GET', `/v1/audits/${step.audit_id}`)).body).toEqual(step.audit_record);
     }
-    const cli = await verifyReceiptCli(finalFile, `${t.baseUrl}/.well-known/service-audit-jwks.json`);
-    expect(cli.out).toContain('OK   step 3 (attestation): signature verified (live key)');
+    const cli = await verifyReceiptCli(finalFile, {
+      jwks: files.write('saved-jwks.json', Buffer.from(JSON.stringify(live))),
+    });
+    expect(cli.out).toContain('OK   step 3 (attestation): signature verified with the published key');
+    expect(cli.out).toContain('OK   seal over the whole file: the file is exactly as the service made it');
+    expect(cli.out).toMatch(/RECEIPT VERIFIED against the saved key set \S+saved-jwks\.json\n$/);
     expect(cli.code).toBe(0);
 
-    // an altered file fails: one byte of the attached JSON's text changed in place
-    const tampered = Buffer.from(final.bytes);
-    const at = tampered.indexOf(Buffer.from('Erika'));
-    if (at >= 0) {
-      tampered.write('Erikb', at);
-      const bad = await verifyReceiptCli(files.write('tampered.pdf', tampered));
-      expect(bad.code).toBe(1);
-      expect(bad.out).toContain('RECEIPT NOT VERIFIED');
-    }
+    // an altered attachment fails: the identify step's name changed in receipt.json, the pages untouched
+    const altered = structuredClone(json);
+    expect(altered.steps[0].result.claims.given_name).toBe('Erika');
+    altered.steps[0].result.claims.given_name = 'Erikb';
+    const bad = await verifyReceiptCli(
+      files.write('tampered.pdf', await withReceiptJson(final.bytes, altered)),
+    );
+    expect(bad.out).toContain('FAIL step 0 (identify): result does not match the signed result_digest');
+    expect(bad.out).toContain(
+      'FAIL seal over the whole file: the file was changed after the service sealed it',
+    );
+    expect(bad.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe(''); // a verdict, not pnpm's lifecycle error lines
+
+    // in the signer's language and time zone, as the hosted page asks for it: names and values, local times
+    // with the zone, the technical part on its own last page; it verifies like any other
+    const german = await b.get(`/t/sessions/${b.sessionId}/receipt.pdf?lang=de&tz=Europe%2FBerlin`);
+    const germanFile = files.write('beleg.pdf', german.bytes);
+    const de = pdftotext(germanFile);
+    for (const s of [
+      'BEISPIEL',
+      'Vorname: Erika',
+      'Über 18: ja',
+      'Abgeschlossen: 23. November 2026 um 09:00 MEZ',
+    ])
+      expect(de).toContain(s);
+    expect(de).not.toContain('given_name');
+    const pages = de.split('\f').filter((page) => page.trim());
+    expect(pages[0]).not.toContain('service_signature');
+    expect(pages.at(-1)).toContain('Technische Angaben');
+    expect(pages.at(-1)).toContain('service_signature');
+    expect((await verifyReceiptCli(germanFile)).code).toBe(0);
+    // unknown language or zone: English and UTC, never an error
+    const fallback = await b.get(`/t/sessions/${b.sessionId}/receipt.pdf?lang=xx&tz=Mars%2FOlympus`);
+    expect(fallback.status).toBe(200);
+    expect(pdftotext(files.write('fallback.pdf', fallback.bytes))).toContain(
+      'Completed: 23 November 2026 at 08:00 UTC',
+    );
 
     // signed originals: exact bytes with their hash, next to their links
     const state = (await b.state()).data.signerReceipt;
@@ -207,6 +291,56 @@ describe('the signer’s record (receipts)', () => {
       expect(sha256Hex(got.bytes)).toBe(o.sha256);
       expect(got.headers.get('x-document-sha256')).toBe(o.sha256);
     }
+  });
+
+  it('refuses a forged receipt in every mode but the self-consistency check, and an edited page', async () => {
+    const b = await newFourStep();
+    for (let i = 0; i < 4; i++) await share(b);
+    const final = await b.pdf();
+    const finalFile = files.write('genuine.pdf', final.bytes);
+    const json = pdfdetachJson(finalFile);
+    const live = await jwks();
+    if (process.env.RECEIPT_FIXTURE_DIR) {
+      // how test/fixtures/receipts was made (see its README)
+      fs.writeFileSync(path.join(process.env.RECEIPT_FIXTURE_DIR, 'receipt.pdf'), final.bytes);
+      fs.writeFileSync(
+        path.join(process.env.RECEIPT_FIXTURE_DIR, 'service-audit-jwks.json'),
+        `${JSON.stringify(live, null, 2)}\n`,
+      );
+    }
+
+    // another name, every record re-signed with a fresh key under the service's kid, the keys inside the file
+    // replaced, re-rendered and sealed with the project's renderer
+    const forged = files.write('forged.pdf', await forge(json, 'Max'));
+    expect(pdftotext(forged)).toContain('Given name: Max');
+    const saved = files.write('published-jwks.json', Buffer.from(JSON.stringify(live)));
+    for (const opts of [{}, { jwks: saved }, { jwks: `${t.baseUrl}/.well-known/service-audit-jwks.json` }]) {
+      const r = await verifyReceiptCli(forged, opts);
+      expect(r.out).toContain('FAIL step 0 (identify): the signature does not match the record');
+      expect(r.out).toContain('FAIL seal over the whole file');
+      expect(r.out).not.toContain('RECEIPT VERIFIED');
+      expect(r.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe('');
+    }
+    const self = await verifyReceiptCli(forged, { selfConsistentOnly: true });
+    expect(self.out).toContain(
+      'SELF-CONSISTENT ONLY: the file agrees with itself. This does not prove that the service signed it',
+    );
+    expect(self.out).not.toMatch(/VERIFIED/);
+    expect(self.code).toBe(0);
+
+    // an edited page: one more line drawn on it, the attachment and its signed data unchanged
+    const edited = files.write('edited.pdf', await withLineOnPage(final.bytes, 'given_name: Max'));
+    expect(pdftotext(edited)).toMatch(/given_name:\s+Max/);
+    const e = await verifyReceiptCli(edited);
+    expect(e.out).toContain('OK   step 0 (identify): signature verified with the published key');
+    expect(e.out).toContain(
+      'FAIL seal over the whole file: the file was changed after the service sealed it',
+    );
+    expect(e.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+    expect(e.code).toBe(1);
+    expect(e.err).toBe('');
   });
 
   it('emails the receipt after a six-digit code: countdown, resend delay, hourly limit, wrong tries', async () => {

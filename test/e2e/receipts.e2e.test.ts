@@ -191,4 +191,33 @@ describe('the signer’s record end to end (Chromium, MariaDB, SMTP)', () => {
     await shots(page, '8-close-warning');
     await context.close();
   });
+
+  it('gives a German browser in Berlin its receipt in German with local times', async () => {
+    const { apiKey } = await createBusiness(t, 'Musterfirma GmbH');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await publishWorkflow(
+      api,
+      [{ primitive: 'identify', claims: ['given_name', 'family_name'] }],
+      receiver.url,
+    );
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const context = await browser.newContext({
+      acceptDownloads: true,
+      locale: 'de-DE',
+      timezoneId: 'Europe/Berlin',
+    });
+    const page = await context.newPage();
+    await page.goto(created.body.url);
+    await page.getByTestId('start').click();
+    await page.getByTestId('step-identify').waitFor();
+    await shareAs(page);
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+    const file = await download(page, 'download-receipt', 'beleg.pdf');
+    const beleg = pdftotext(file);
+    expect(beleg).toContain('Vorname: Erika');
+    expect(beleg).toMatch(/Abgeschlossen: \d{1,2}\. \S+ \d{4} um \d\d:\d\d (MEZ|MESZ)/);
+    expect(beleg).not.toContain('given_name');
+    expect((await verifyReceiptCli(file)).code).toBe(0);
+    await context.close();
+  });
 });

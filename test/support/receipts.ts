@@ -4,6 +4,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import type { Json } from './harness';
 import { SignerClient } from './signer';
 
@@ -106,19 +107,59 @@ export function pdfdetachJson(file: string): Json {
   return JSON.parse(fs.readFileSync(out, 'utf8'));
 }
 
-const SERVER_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../server');
+export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 /**
- * Runs `pnpm --filter server verify-receipt` (tsx) on a file: exit code and output. Asynchronous, so the
+ * Runs `pnpm --silent verify-receipt <file> [--jwks …] [--self-consistent-only]` from the repository root,
+ * exactly as the README tells a person to: exit code, standard output and standard error. Asynchronous, so the
  * in-process server keeps serving (a blocked event loop lets keep-alive sockets die under the client).
  */
-export function verifyReceiptCli(file: string, jwks?: string): Promise<{ code: number; out: string }> {
+export function verifyReceiptCli(
+  file: string,
+  opts: { jwks?: string; selfConsistentOnly?: boolean } = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const args = [
+    '--silent',
+    'verify-receipt',
+    file,
+    ...(opts.jwks ? ['--jwks', opts.jwks] : []),
+    ...(opts.selfConsistentOnly ? ['--self-consistent-only'] : []),
+  ];
   return new Promise((resolve) => {
-    execFile(
-      path.join(SERVER_DIR, 'node_modules/.bin/tsx'),
-      ['src/tools/verify-receipt.ts', file, ...(jwks ? ['--jwks', jwks] : [])],
-      { cwd: SERVER_DIR, encoding: 'utf8' },
-      (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout }),
+    execFile('pnpm', args, { cwd: REPO_ROOT, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({
+        code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+        out: stdout,
+        err: stderr,
+      }),
     );
   });
+}
+
+/**
+ * The same PDF (pages untouched) with its receipt.json replaced, as a person with a PDF editor could do it:
+ * the embedded file stream gets the new bytes, the rest of the file is written out again by pdf-lib.
+ */
+export async function withReceiptJson(pdf: Uint8Array, json: unknown): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  let replaced = 0;
+  for (const [ref, obj] of doc.context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFRawStream)) continue;
+    if (obj.dict.get(PDFName.of('Type')) !== PDFName.of('EmbeddedFile')) continue;
+    doc.context.assign(
+      ref,
+      doc.context.stream(Buffer.from(JSON.stringify(json, null, 2)), { Type: 'EmbeddedFile' }),
+    );
+    replaced++;
+  }
+  if (replaced !== 1) throw new Error(`expected one embedded file, found ${replaced}`);
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The PDF with one more line of text drawn on its first page (an edited page; the attachment unchanged). */
+export async function withLineOnPage(pdf: Uint8Array, line: string): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.getPage(0).drawText(line, { x: 48, y: 60, size: 12, font });
+  return doc.save({ useObjectStreams: false });
 }

@@ -3,7 +3,7 @@
 // access, the emailed receipt with its six-digit code (countdown, resend), and closing online access.
 import { createEffect, createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
 import { toUserError, type UserError } from '../errors';
-import { formatDateTime as formatDate, t } from '../i18n';
+import { formatDateTime as formatDate, locale, t } from '../i18n';
 import {
   closeReceiptAccess,
   getSignerReceipt,
@@ -12,6 +12,17 @@ import {
   sendReceiptEmail,
 } from '../receipt';
 import { ErrorAlert } from './ErrorAlert';
+
+/** The receipt PDF written in this page's language and the browser's time zone (ADR 0027). */
+function receiptHref(url: string): string {
+  let tz = 'UTC';
+  try {
+    tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    // no zone reported: the receipt says UTC
+  }
+  return `${url}${url.includes('?') ? '&' : '?'}lang=${locale()}&tz=${encodeURIComponent(tz)}`;
+}
 
 const mmss = (ms: number) => {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -98,7 +109,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
               <p>
                 <a
                   class="button"
-                  href={r().receiptUrl}
+                  href={receiptHref(r().receiptUrl)}
                   download=""
                   data-testid="download-receipt"
                   onClick={afterDownload}

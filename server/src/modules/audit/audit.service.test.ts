@@ -248,10 +248,19 @@ describe('audit records', () => {
       const code = await new Promise<number | null>((r) => p.on('close', r));
       return { code, out };
     };
-    expect(await run('audit.json', 'jwks.json')).toEqual({ code: 0, out: 'OK\n' });
-    expect(await run('audit.json', `${base}/.well-known/service-audit-jwks.json`)).toEqual({
+    expect(await run('audit.json', 'jwks.json')).toEqual({
       code: 0,
-      out: 'OK\n',
+      out: 'OK (the saved key set jwks.json)\n',
+    });
+    const fetched = await run('audit.json', `${base}/.well-known/service-audit-jwks.json`);
+    expect(fetched.code).toBe(0);
+    expect(fetched.out).toMatch(/^OK \(the key set published at http:\/\/127\.0\.0\.1:\d+\/\.well-known/);
+    expect(fetched.out).toContain('plain http accepted only because 127.0.0.1 is this machine');
+    // a key set over plain http from anywhere but this machine is refused before any request
+    const plain = await run('audit.json', 'http://keys.example.org/.well-known/service-audit-jwks.json');
+    expect(plain).toEqual({
+      code: 1,
+      out: 'FAIL: the key set must come over https (got http://keys.example.org)\n',
     });
     const bad = await run('bad.json', 'jwks.json');
     expect(bad.code).toBe(1);

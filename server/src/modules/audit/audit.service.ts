@@ -134,6 +134,22 @@ export class AuditService {
     };
   }
 
+  /** The key version that seals a receipt rendered now (the current audit key, in the published key set). */
+  sealKid(): Promise<string> {
+    return this.kms.currentKeyVersion('audit-signing');
+  }
+
+  /**
+   * The seal of a receipt PDF (ADR 0027): a DER signature over SHA-256 of the file with its seal zeroed.
+   * Only PDF bytes are sealed, so the same key's signatures over audit records (canonical JSON) and over
+   * receipts can never be taken for one another.
+   */
+  async sealPdf(kid: string, zeroedPdf: Uint8Array): Promise<Uint8Array> {
+    if (Buffer.from(zeroedPdf.subarray(0, 5)).toString('latin1') !== '%PDF-')
+      throw new Error('only a PDF file is sealed');
+    return this.kms.signDigest(kid, createHash('sha256').update(zeroedPdf).digest());
+  }
+
   async jwks(): Promise<{ keys: AuditJwk[] }> {
     return { keys: await this.kms.publicJwks('audit-signing') };
   }

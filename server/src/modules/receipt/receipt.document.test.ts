@@ -1,8 +1,9 @@
 // The receipt file alone, read back with poppler (pdftotext, pdfdetach, pdffonts) the way a signer's tools
 // read it: names in Latin Extended, Cyrillic and Greek render from the embedded font, the labels are there,
-// receipt.json is an embedded file with the same data, and verification fails on any edit.
+// receipt.json is an embedded file with the same data, and verification (ADR 0027: signed data and the seal,
+// keys from the published set) fails on any edit while another layout of the same data still verifies.
 import { execFileSync } from 'node:child_process';
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,18 +11,22 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalJson } from '../audit/canonical-json';
 import { type ReceiptData, renderReceiptPdf } from './receipt.document';
-import { verifyReceiptPdf } from './receipt.verify';
+import { addSealPlaceholder, applySeal, SEAL_COVERS } from './receipt.seal';
+import { type ReceiptTrust, verifyReceiptPdf } from './receipt.verify';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'receipt-doc-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const jwk = {
-  ...publicKey.export({ format: 'jwk' }),
-  kid: 'projects/t/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1',
-  alg: 'ES256',
-  use: 'sig',
-};
+const KID = 'projects/t/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1';
+const jwkOf = (key: KeyObject) => ({ ...key.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' });
+const jwk = jwkOf(publicKey);
+/** The published key set, as the person obtained it. */
+const published: ReceiptTrust = { mode: 'published', jwks: { keys: [jwk] }, source: 'test' };
+/** Seals like the KMS does: DER over SHA-256 of the zeroed file. */
+const sealerOf = (key: KeyObject) => async (zeroed: Uint8Array) =>
+  sign('sha256', zeroed, { key, dsaEncoding: 'der' });
+const render = (data: ReceiptData, key: KeyObject = privateKey) => renderReceiptPdf(data, sealerOf(key));
 
 /** A receipt of one identify step whose audit record is signed like the KMS signs (DER over the digest). */
 function receiptOf(
@@ -81,6 +86,7 @@ function receiptOf(
     ],
     keys: { keys: [jwk] },
     jwks_url: 'http://127.0.0.1/.well-known/service-audit-jwks.json',
+    seal: { alg: 'ES256', kid: KID, covers: SEAL_COVERS },
   };
 }
 
@@ -95,10 +101,7 @@ describe('receipt PDF', () => {
   const claims = { given_name: 'Ирина Ελένη', family_name: 'Łukaszewicz-Şahin' };
 
   it('renders names in Polish, Turkish, Cyrillic and Greek with an embedded font, and the labels', async () => {
-    const f = write(
-      'partial.pdf',
-      await renderReceiptPdf(receiptOf(claims, { partial: true, example: true })),
-    );
+    const f = write('partial.pdf', await render(receiptOf(claims, { partial: true, example: true })));
     const text = run('pdftotext', ['-layout', f, '-']);
     for (const s of ['Ирина Ελένη', 'Łukaszewicz-Şahin', 'Łukasz & Şule', 'Проверка личности', 'Επαλήθευση'])
       expect(text).toContain(s);
@@ -110,7 +113,7 @@ describe('receipt PDF', () => {
       { given_name: 'Επιβεβαιώνω', family_name: 'Onaylıyorum' },
       { partial: false, example: false },
     );
-    const g = write('second.pdf', await renderReceiptPdf(other));
+    const g = write('second.pdf', await render(other));
     const text2 = run('pdftotext', ['-layout', g, '-']);
     expect(text2).toContain('Επιβεβαιώνω');
     expect(text2).toContain('Onaylıyorum');
@@ -118,9 +121,41 @@ describe('receipt PDF', () => {
     expect(fonts).toMatch(/DejaVuSans.*CID TrueType.*yes\s+(yes|no)\s+yes/);
   });
 
+  it('speaks the signer’s language with local times, and puts the technical part on its own page', async () => {
+    const data = {
+      ...receiptOf(claims, { partial: true, example: true }),
+      presentation: { lang: 'de' as const, time_zone: 'Europe/Berlin' },
+    };
+    const f = write('beleg.pdf', await render(data));
+    const pages = run('pdftotext', ['-layout', f, '-']).split('\f');
+    for (const s of [
+      'BEISPIEL · TEILWEISE',
+      '1 von 2 Schritten abgeschlossen; die Sitzung ist in Bearbeitung',
+      'Vorname: Ирина Ελένη',
+      'Nachname: Łukaszewicz-Şahin',
+      'Abgeschlossen: 23. November 2026 um 06:00 MEZ',
+    ])
+      expect(pages[0]).toContain(s);
+    expect(pages[0]).not.toContain('given_name');
+    expect(pages[0]).not.toContain('service_signature');
+    expect(pages[1]).toContain('Technische Angaben');
+    expect(pages[1]).toContain('service_signature');
+    expect(pages[1]).toContain('So prüfen Sie den Beleg');
+    const fr = run('pdftotext', [
+      '-layout',
+      write(
+        'recu.pdf',
+        await render({ ...data, presentation: { lang: 'fr', time_zone: 'America/New_York' } }),
+      ),
+      '-',
+    ]);
+    expect(fr).toContain('Prénom: Ирина Ελένη');
+    expect(fr).toContain('23 novembre 2026 à 00:00 UTC−5');
+  });
+
   it('carries receipt.json as an embedded file that pdfdetach extracts byte for byte', async () => {
     const data = receiptOf(claims, { partial: false, example: false });
-    const f = write('final.pdf', await renderReceiptPdf(data));
+    const f = write('final.pdf', await render(data));
     expect(run('pdfdetach', ['-list', f])).toMatch(/1: receipt\.json/);
     run('pdfdetach', ['-save', '1', '-o', path.join(dir, 'out.json'), f]);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8'))).toEqual(data);
@@ -129,23 +164,45 @@ describe('receipt PDF', () => {
     expect(text).not.toContain('EXAMPLE');
   });
 
-  it('verifies a genuine receipt and fails an edited page, an edited JSON and a forged signature', async () => {
+  it('verifies a genuine receipt, and another layout of the same data, against the published key', async () => {
     const data = receiptOf(claims, { partial: false, example: false });
-    const pdf = await renderReceiptPdf(data);
-    expect((await verifyReceiptPdf(pdf)).every((v) => v.ok)).toBe(true);
+    const pdf = await render(data);
+    const verdicts = await verifyReceiptPdf(pdf, published);
+    expect(verdicts.filter((v) => !v.ok)).toEqual([]);
+    expect(verdicts.find((v) => v.check === 'seal over the whole file')?.detail).toContain('published key');
+
+    // a future layout, font or pdf-lib: a different page around the same receipt.json, sealed by the service,
+    // verifies too (nothing is re-rendered and compared)
+    const other = await PDFDocument.create();
+    other.addPage().drawText('Receipt (another layout)', { x: 50, y: 700, size: 18 });
+    addSealPlaceholder(other);
+    await other.attach(Buffer.from(JSON.stringify(data)), 'receipt.json', { mimeType: 'application/json' });
+    const relaid = await applySeal(await other.save({ useObjectStreams: false }), sealerOf(privateKey));
+    expect((await verifyReceiptPdf(relaid, published)).filter((v) => !v.ok)).toEqual([]);
+  });
+
+  it('fails an edited page, appended data, an edited JSON and an unsealed receipt', async () => {
+    const data = receiptOf(claims, { partial: false, example: false });
+    const pdf = await render(data);
+    const sealVerdict = async (bytes: Uint8Array) =>
+      (await verifyReceiptPdf(bytes, published)).find((v) => v.check === 'seal over the whole file');
 
     // an edited page: the same attachment, an extra line of text
     const doc = await PDFDocument.load(pdf);
     doc.getPage(0).drawText('Amount: 1,000,000 EUR', { x: 50, y: 50, size: 10 });
-    const editedPage = await doc.save({ useObjectStreams: false });
-    const v1 = await verifyReceiptPdf(editedPage);
-    expect(v1.find((v) => v.check === 'pdf matches receipt.json')?.ok).toBe(false);
+    expect(await sealVerdict(await doc.save({ useObjectStreams: false }))).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('changed after the service sealed it'),
+    });
+    // an incremental update appended to the sealed file
+    const appended = Buffer.concat([Buffer.from(pdf), Buffer.from('\n1 0 obj\n(x)\nendobj\n')]);
+    expect((await sealVerdict(appended))?.ok).toBe(false);
 
-    // an edited JSON, re-rendered so that the page matches it: the signed result digest no longer does
+    // an edited JSON, re-rendered and sealed again with the service's own key: the signed result digest fails
     const forged = structuredClone(data);
     ((forged.steps[0] as ReceiptData['steps'][number]).result.claims as Record<string, string>).family_name =
       'Someone Else';
-    const v2 = await verifyReceiptPdf(await renderReceiptPdf(forged));
+    const v2 = await verifyReceiptPdf(await render(forged), published);
     expect(v2.find((v) => v.check.startsWith('step 0'))).toMatchObject({ ok: false });
     expect(v2.find((v) => v.check.startsWith('step 0'))?.detail).toContain('result_digest');
 
@@ -157,7 +214,39 @@ describe('receipt PDF', () => {
     (resigned.steps[0] as { audit_digest: string }).audit_digest = createHash('sha256')
       .update(canonicalJson(content))
       .digest('hex');
-    const v3 = await verifyReceiptPdf(await renderReceiptPdf(resigned));
+    const v3 = await verifyReceiptPdf(await render(resigned), published);
     expect(v3.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+
+    // a receipt without a seal (made before ADR 0027, or stripped) is not verified
+    const { seal: _seal, ...unsealed } = data;
+    const v4 = await sealVerdict(await renderReceiptPdf({ ...unsealed, version: 1 }));
+    expect(v4).toMatchObject({ ok: false, detail: expect.stringContaining('names no seal') });
+  });
+
+  it('a forgery under a fresh key with the same kid passes only the self-consistency check', async () => {
+    const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const forged = structuredClone(receiptOf(claims, { partial: false, example: false }));
+    const step = forged.steps[0] as ReceiptData['steps'][number];
+    step.result = { claims: { given_name: 'Max', family_name: 'Mustermann' } };
+    const rec = step.audit_record as unknown as Record<string, unknown>;
+    rec.result_digest = `sha-256:${canonicalDigest(step.result).toString('base64url')}`;
+    const { service_signature: _s, ...content } = rec;
+    step.audit_digest = createHash('sha256').update(canonicalJson(content)).digest('hex');
+    rec.service_signature = {
+      kid: KID,
+      value: sign('sha256', Buffer.from(canonicalJson(content)), {
+        key: fresh.privateKey,
+        dsaEncoding: 'der',
+      }).toString('base64url'),
+    };
+    forged.keys = { keys: [jwkOf(fresh.publicKey)] };
+    const pdf = await render(forged, fresh.privateKey);
+
+    const against = await verifyReceiptPdf(pdf, published);
+    expect(against.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+    expect(against.find((v) => v.check === 'seal over the whole file')?.ok).toBe(false);
+    const self = await verifyReceiptPdf(pdf, { mode: 'self-consistent' });
+    expect(self.filter((v) => !v.ok)).toEqual([]);
+    expect(self.find((v) => v.check.startsWith('step 0'))?.detail).toContain('self-consistent only');
   });
 });

@@ -6,26 +6,29 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@pdf-lib/fontkit';
-import {
-  AFRelationship,
-  PDFDict,
-  PDFDocument,
-  type PDFFont,
-  PDFName,
-  type PDFPage,
-  PDFRawStream,
-  rgb,
-} from 'pdf-lib';
+import { AFRelationship, PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import type { AuditRecordView } from '../audit/audit.service';
 import type { JwkSet } from '../audit/verify';
 
-export const RECEIPT_JSON_NAME = 'receipt.json';
+import { RECEIPT_JSON_NAME } from './receipt.file';
+import { addSealPlaceholder, applySeal, type ReceiptSealInfo } from './receipt.seal';
+import {
+  claimLabel,
+  DEFAULT_PRESENTATION,
+  localTime,
+  RECEIPT_WORDS,
+  type ReceiptLang,
+  type ReceiptPresentation,
+} from './receipt.words';
+
+export { extractReceiptJson } from './receipt.file';
+export { RECEIPT_JSON_NAME };
 export const RECEIPT_JSON_TYPE = 'application/vnd.service.receipt+json';
 
 export const RECEIPT_STATEMENT =
   'This receipt is a readable record of steps the service already verified and signed. It is not a new ' +
-  'signature. Each step is backed by an audit record whose service_signature anyone can verify offline with ' +
-  'the public key included in the attached receipt.json (or the live key set).';
+  'signature. Each step is backed by an audit record whose service_signature anyone can verify offline ' +
+  "against the service's published key set; the service's seal over this file shows the page was not edited.";
 
 export interface ReceiptStep {
   stage: number;
@@ -45,7 +48,8 @@ export interface ReceiptStep {
 /** receipt.json: everything needed to verify every step offline, without the service. */
 export interface ReceiptData {
   type: 'service.receipt';
-  version: 1;
+  /** 1: no seal (before ADR 0027); 2: sealed. */
+  version: 1 | 2;
   generated_at: string;
   /** partial: the session did not complete every step; example: a sandbox session (test data). */
   partial: boolean;
@@ -62,10 +66,20 @@ export interface ReceiptData {
   business: { name: string };
   workflow: { id: string; name: string; revision: number };
   steps: ReceiptStep[];
-  /** The public keys (JWK) of every kid used by the steps' signatures. */
+  /**
+   * Copies of the public keys (JWK) of every kid used (steps and seal). A verifier trusts them only when
+   * asked for a self-consistency check: a verdict rests on the service's published key set (jwks_url).
+   */
   keys: JwkSet;
   jwks_url: string;
+  /** The seal over the whole file (ADR 0027); absent on receipts made before it. */
+  seal?: ReceiptSealInfo;
+  /** The page's language and time zone (the signer's, from the hosted page); absent: English, UTC. */
+  presentation?: ReceiptPresentation;
 }
+
+/** Makes the seal of a rendered receipt: gets the file with its seal zeroed, returns a DER signature. */
+export type ReceiptSealer = (zeroedPdf: Uint8Array) => Promise<Uint8Array>;
 
 let fontBytes: Uint8Array | undefined;
 /** DejaVu Sans from the npm package `dejavu-fonts-ttf` (Bitstream Vera licence), read once. */
@@ -108,7 +122,8 @@ class Writer {
   ) {
     this.newPage();
   }
-  private newPage(): void {
+  /** Starts a new page (the technical part starts on its own). */
+  newPage(): void {
     this.page = this.doc.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - PAGE.margin;
   }
@@ -187,25 +202,20 @@ class Writer {
   }
 }
 
-const PRIMITIVE_TITLE: Record<string, string> = {
-  identify: 'Identity',
-  age_verify: 'Age check',
-  sign: 'Signature on documents',
-  attestation: 'Attestation',
-};
-
 const short = (s: string, n = 48): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+type Words = (typeof RECEIPT_WORDS)[ReceiptLang];
 
-/** The readable lines of one step's result: what the business received, in words. */
-function resultLines(step: ReceiptStep): string[] {
+/** The readable lines of one step's result for the person: names and values, in their language. */
+function resultLines(step: ReceiptStep, w: Words): string[] {
   const r = step.result;
   switch (step.primitive) {
     case 'identify': {
       const claims = (r.claims ?? {}) as Record<string, unknown>;
-      return Object.entries(claims).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}: ${text(v)}`);
     }
     case 'age_verify':
-      return [`Over ${String(r.threshold)}: ${r.over === true ? 'yes' : 'no'}`];
+      return [w.over(String(r.threshold), r.over === true)];
     case 'sign': {
       const docs = (r.documents ?? []) as {
         label: string;
@@ -213,45 +223,51 @@ function resultLines(step: ReceiptStep): string[] {
         size: number;
         content_type: string;
       }[];
-      const key = (r.holder_key ?? {}) as { thumbprint?: string };
-      return [
-        ...docs.flatMap((d) => [
-          `Document: ${d.label} (${d.content_type}, ${d.size} bytes)`,
-          `  SHA-256: ${d.sha256}`,
-        ]),
-        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
-        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
-      ];
+      return docs.flatMap((d) => [
+        `${w.document}: ${d.label} (${d.content_type}, ${d.size} ${w.bytes})`,
+        `  SHA-256: ${d.sha256}`,
+      ]);
     }
-    case 'attestation': {
-      const key = (r.holder_key ?? {}) as { thumbprint?: string };
+    case 'attestation':
       return [
-        ...(step.terms !== undefined ? [`Terms: ${step.terms}`] : []),
-        `Terms SHA-256: ${String(r.terms_sha256)}`,
-        `Holder key thumbprint: ${key.thumbprint ?? '-'}`,
-        `Holder signature: ${short(String(r.holder_signature ?? '-'))} (full value in ${RECEIPT_JSON_NAME})`,
+        ...(step.terms !== undefined ? [`${w.terms}: ${step.terms}`] : []),
+        `${w.terms} SHA-256: ${String(r.terms_sha256)}`,
       ];
-    }
     default:
       return [JSON.stringify(r)];
   }
 }
 
 /** Who did the step (ADR 0026 holder_binding), in words; null for results completed before it existed. */
-function presentedByLine(b: unknown): string | null {
-  const { by, bound_to_stage: to, holder_key_thumbprint: key } = (b ?? {}) as Record<string, unknown>;
-  const step = `step ${typeof to === 'number' ? to + 1 : 1}`;
-  const how: Record<string, string> = {
-    first: 'the person this session is bound to (first step)',
-    holder_key: `the same person as ${step} (same holder key)`,
-    claims: `the same person as ${step} (another holder key; same name and birth date)`,
-    opted_out: "anyone: the workflow does not bind this step to the first step's person",
-  };
-  return typeof by === 'string' && how[by] ? `Presented by ${how[by]}; holder key ${String(key)}` : null;
+function presentedBy(b: unknown, w: Words): string | null {
+  const { by, bound_to_stage: to } = (b ?? {}) as Record<string, unknown>;
+  const kinds = ['first', 'holder_key', 'claims', 'opted_out'] as const;
+  const kind = kinds.find((k) => k === by);
+  return kind ? w.presentedBy(kind, typeof to === 'number' ? to + 1 : 1) : null;
 }
 
-/** Builds the receipt PDF with receipt.json attached. Deterministic for the same data (no random ids). */
-export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
+/** The technical lines of one step (last pages): holder key and signature, then the audit record's facts. */
+function technicalLines(step: ReceiptStep, w: Words): string[] {
+  const r = step.result;
+  const key = (r.holder_key ?? {}) as { thumbprint?: string };
+  return [
+    ...(r.holder_key ? [`${w.holderKey}: ${key.thumbprint ?? '-'}`] : []),
+    ...(r.holder_signature !== undefined
+      ? [`${w.holderSignature}: ${short(String(r.holder_signature))} (${w.fullValueIn} ${RECEIPT_JSON_NAME})`]
+      : []),
+    `${w.auditId}: ${step.audit_id}`,
+    `${w.auditDigest}: ${step.audit_digest}`,
+    `${w.signingKey}: ${step.audit_record.service_signature.kid}`,
+    `service_signature: ${step.audit_record.service_signature.value}`,
+  ];
+}
+
+/**
+ * Builds the receipt PDF with receipt.json attached, and seals it when `data.seal` names a key (then `seal`
+ * signs with that key). Deterministic for the same data (no random ids).
+ */
+export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer): Promise<Uint8Array> {
+  if (data.seal && !seal) throw new Error('receipt data names a seal key but no sealer was given');
   const doc = await PDFDocument.create({ updateMetadata: false });
   // A parsed fontkit font must not be shared between documents: a subset built from a font that already
   // served another document's subset loses glyphs (seen: 'Επιβεβαιώνω' rendered as 'Επ β βα ώνω').
@@ -264,56 +280,65 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
   doc.setCreationDate(at);
   doc.setModificationDate(at);
 
+  const p = data.presentation ?? DEFAULT_PRESENTATION;
+  const words = RECEIPT_WORDS[p.lang] ?? RECEIPT_WORDS.en;
+  const when = (iso: string | null | undefined) => localTime(iso, p);
   const w = new Writer(doc, font);
-  const labels = [data.example ? 'EXAMPLE' : null, data.partial ? 'PARTIAL' : null].filter(Boolean);
+  const labels = [data.example ? words.example : null, data.partial ? words.partial : null].filter(Boolean);
   if (labels.length) {
     w.text(labels.join(' · '), { size: 16, color: ALERT });
-    if (data.example)
-      w.text('Example receipt: a sandbox session with test data. It proves nothing about a real person.', {
-        color: ALERT,
-      });
+    if (data.example) w.text(words.exampleNote, { color: ALERT });
     if (data.partial)
       w.text(
-        `Partial receipt: ${data.steps.length} of ${data.session.total_steps} steps completed; the session is ${data.session.status}.`,
+        words.partialNote(
+          data.steps.length,
+          data.session.total_steps,
+          words.status[data.session.status] ?? data.session.status,
+        ),
         { color: ALERT },
       );
     w.gap();
   }
-  w.text('Receipt', { size: 20 });
-  w.text(`${data.business.name}: ${data.workflow.name} (revision ${data.workflow.revision})`, { size: 12 });
+  w.text(words.title, { size: 20 });
+  w.text(`${data.business.name}: ${data.workflow.name} (${words.revision} ${data.workflow.revision})`, {
+    size: 12,
+  });
   w.gap(4);
-  w.text(`Session: ${data.session.id.slice(0, 12)}… (${data.session.status}, ${data.session.environment})`);
-  w.text(`Started: ${data.session.created_at}`);
-  if (data.session.ended_at) w.text(`Ended: ${data.session.ended_at}`);
-  w.text(`Receipt generated: ${data.generated_at}`);
+  w.text(`${words.started}: ${when(data.session.created_at)}`);
+  if (data.session.ended_at) w.text(`${words.ended}: ${when(data.session.ended_at)}`);
+  w.text(`${words.generated}: ${when(data.generated_at)}`);
   w.gap();
-  w.text(RECEIPT_STATEMENT, { size: 9, color: MUTED });
+  w.text(words.statement, { size: 9, color: MUTED });
+  const title = (step: ReceiptStep) =>
+    `${words.step} ${step.stage + 1}: ${words.primitive[step.primitive] ?? step.primitive}`;
   for (const step of data.steps) {
     w.rule();
-    w.text(`Step ${step.stage + 1}: ${PRIMITIVE_TITLE[step.primitive] ?? step.primitive}`, { size: 13 });
-    w.text(`Completed: ${step.completed_at}`, { color: MUTED });
-    for (const line of resultLines(step)) w.text(line, { indent: 8 });
-    const who = presentedByLine(step.result.holder_binding);
+    w.text(title(step), { size: 13 });
+    w.text(`${words.completed}: ${when(step.completed_at)}`, { color: MUTED });
+    for (const line of resultLines(step, words)) w.text(line, { indent: 8 });
+    const who = presentedBy(step.result.holder_binding, words);
     if (who) w.text(who, { indent: 8 });
-    w.gap(4);
-    w.text(`Audit id: ${step.audit_id}`, { size: 8, color: MUTED });
-    w.text(`Audit digest (SHA-256): ${step.audit_digest}`, { size: 8, color: MUTED });
-    w.text(`Signing key (kid): ${step.audit_record.service_signature.kid}`, { size: 8, color: MUTED });
-    w.text(`service_signature: ${step.audit_record.service_signature.value}`, { size: 8, color: MUTED });
-  }
-  w.rule();
-  w.text('How to verify', { size: 12 });
-  w.text(
-    `The attached ${RECEIPT_JSON_NAME} holds each audit record, its signature and the public key (JWK) that ` +
-      `verifies it. Run "pnpm --filter server verify-receipt receipt.pdf", or verify each record with openssl: ` +
-      `remove service_signature, canonicalize the record (RFC 8785), SHA-256 it, and run "openssl pkeyutl ` +
-      `-verify -pubin -inkey key.pem -in digest.bin -sigfile sig.der". Live key set: ${data.jwks_url}`,
-    { size: 9 },
-  );
-  for (const key of data.keys.keys) {
-    w.text(`Key ${String(key.kid)}: x=${String(key.x)} y=${String(key.y)}`, { size: 7, color: MUTED });
   }
 
+  // the technical part, on its own page
+  w.newPage();
+  w.text(words.technical, { size: 14 });
+  w.text(words.technicalNote, { size: 9, color: MUTED });
+  const status = words.status[data.session.status] ?? data.session.status;
+  w.text(`${words.session}: ${data.session.id.slice(0, 12)}… (${status}, ${data.session.environment})`, {
+    size: 8,
+    color: MUTED,
+  });
+  for (const step of data.steps) {
+    w.rule();
+    w.text(title(step), { size: 10 });
+    for (const line of technicalLines(step, words)) w.text(line, { size: 8, color: MUTED });
+  }
+  w.rule();
+  w.text(words.howToVerify, { size: 12 });
+  w.text(words.howToVerifyText(data.jwks_url, RECEIPT_JSON_NAME), { size: 9 });
+
+  if (data.seal) addSealPlaceholder(doc);
   await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {
     mimeType: 'application/json',
     description: 'The receipt in machine form: audit records, signatures and verifying keys',
@@ -321,32 +346,6 @@ export async function renderReceiptPdf(data: ReceiptData): Promise<Uint8Array> {
     modificationDate: at,
     afRelationship: AFRelationship.Data,
   });
-  return doc.save({ useObjectStreams: false });
-}
-
-/** The bytes of the embedded receipt.json of a receipt PDF, or null when there is none. */
-export async function extractReceiptJson(pdf: Uint8Array): Promise<Buffer | null> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
-  const embedded = names?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
-  const list = embedded?.lookup(PDFName.of('Names'));
-  if (!list || !('size' in list)) return null;
-  const arr = list as unknown as { size(): number; lookup(i: number): unknown };
-  for (let i = 0; i + 1 < arr.size(); i += 2) {
-    const name = arr.lookup(i) as { decodeText?: () => string };
-    if (name?.decodeText?.() !== RECEIPT_JSON_NAME) continue;
-    const spec = arr.lookup(i + 1) as PDFDict;
-    const ef = spec.lookupMaybe(PDFName.of('EF'), PDFDict);
-    const stream = ef?.lookup(PDFName.of('F'));
-    if (!(stream instanceof PDFRawStream)) return null;
-    const filter = stream.dict.get(PDFName.of('Filter'));
-    const raw = Buffer.from(stream.getContents());
-    if (!filter) return raw;
-    if (String(filter) === '/FlateDecode') {
-      const { inflateSync } = await import('node:zlib');
-      return inflateSync(raw);
-    }
-    return null;
-  }
-  return null;
+  const bytes = await doc.save({ useObjectStreams: false });
+  return data.seal && seal ? applySeal(bytes, seal) : bytes;
 }

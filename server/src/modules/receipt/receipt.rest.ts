@@ -7,8 +7,8 @@ import { isAppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import type { BrowserBinding } from '../session/browser-binding';
 import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/session.rest';
-import { renderReceiptPdf } from './receipt.document';
 import { type ReceiptService, receiptFilename } from './receipt.service';
+import { presentationOf } from './receipt.words';
 
 export const SignerReceiptReadSchema = z
   .object({
@@ -134,7 +134,9 @@ export function registerReceiptRoutes(
     auth: 'signer',
     summary: 'Hosted page: the receipt PDF (partial until the session completed), bound browser only',
     handler: async (req, res) => {
-      const { bytes, filename } = await receipts.pdf(String(req.params.id), token(req));
+      // the page in the signer's language and time zone (the hosted page adds them; unknown values: en, UTC)
+      const presentation = presentationOf(req.query.lang, req.query.tz);
+      const { bytes, filename } = await receipts.pdf(String(req.params.id), token(req), presentation);
       sendDownload(res, bytes, 'application/pdf', filename);
     },
   });
@@ -194,7 +196,7 @@ export function registerReceiptRoutes(
     summary: 'Receipt PDF of an emailed receipt link (opaque capability)',
     handler: async (req, res) => {
       const { data } = await receipts.byLink(String(req.params.token));
-      sendDownload(res, await renderReceiptPdf(data), 'application/pdf', receiptFilename(data));
+      sendDownload(res, await receipts.renderPdf(data), 'application/pdf', receiptFilename(data));
     },
   });
 }

@@ -31,6 +31,8 @@ import { BusinessEntity } from '../tenancy/business.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import { RECEIPT_STATEMENT, type ReceiptData, type ReceiptStep, renderReceiptPdf } from './receipt.document';
 import { ReceiptAccessEntity, ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
+import { SEAL_COVERS } from './receipt.seal';
+import type { ReceiptPresentation } from './receipt.words';
 
 export const RECEIPT_LIMITS = {
   accessMs: 48 * 3600_000,
@@ -56,7 +58,7 @@ export interface ReceiptDeps {
   clock: Clock;
   config: Pick<Config, 'hostedUrl' | 'baseUrl'>;
   logger: Logger;
-  audit: Pick<AuditService, 'jwks'>;
+  audit: Pick<AuditService, 'jwks' | 'sealKid' | 'sealPdf'>;
   workflows: Pick<WorkflowService, 'revision'>;
   documents: Pick<DocumentService, 'forSession' | 'bytes'>;
   /** The one decision "this request's browser is the bound one". */
@@ -203,7 +205,7 @@ export class ReceiptService {
   }
 
   /** The receipt data of a session (also the emailed attachment): completed steps with their records. */
-  async receiptData(s: SessionEntity): Promise<ReceiptData> {
+  async receiptData(s: SessionEntity, presentation?: ReceiptPresentation): Promise<ReceiptData> {
     const rows = await this.completedRows(s.id);
     if (rows.length === 0) throw new AppError('receipt_not_available');
     const rev = toRevisionView(
@@ -232,11 +234,12 @@ export class ReceiptService {
         },
       };
     });
-    const kids = new Set(audits.map((a) => a.kid));
+    const sealKid = await this.deps.audit.sealKid();
+    const kids = new Set([...audits.map((a) => a.kid), sealKid]);
     const jwks = await this.deps.audit.jwks();
     return {
       type: 'service.receipt',
-      version: 1,
+      version: 2,
       generated_at: this.deps.clock.now().toISOString(),
       partial: s.status !== 'completed',
       example: s.environment === 'sandbox',
@@ -254,18 +257,28 @@ export class ReceiptService {
       steps,
       keys: { keys: jwks.keys.filter((k) => kids.has(k.kid)) },
       jwks_url: `${this.deps.config.baseUrl}/.well-known/service-audit-jwks.json`,
+      seal: { alg: 'ES256', kid: sealKid, covers: SEAL_COVERS },
+      ...(presentation ? { presentation } : {}),
     };
+  }
+
+  /** The receipt PDF of receiptData, sealed with the key it names (ADR 0027). */
+  renderPdf(data: ReceiptData): Promise<Uint8Array> {
+    const kid = data.seal?.kid;
+    if (!kid) return renderReceiptPdf(data);
+    return renderReceiptPdf(data, (zeroed) => this.deps.audit.sealPdf(kid, zeroed));
   }
 
   /** The receipt PDF for the bound browser; records the download (the close-access warning reads it). */
   async pdf(
     sessionId: string,
     browserToken: string | undefined,
+    presentation?: ReceiptPresentation,
   ): Promise<{ bytes: Uint8Array; filename: string }> {
     const l = await this.loadForSigner(sessionId, browserToken);
     this.assertOpen(l);
-    const data = await this.receiptData(l.s);
-    const bytes = await renderReceiptPdf(data);
+    const data = await this.receiptData(l.s, presentation);
+    const bytes = await this.renderPdf(data);
     await this.recordDownload(l.s);
     return { bytes, filename: receiptFilename(data) };
   }
@@ -581,7 +594,7 @@ export class ReceiptService {
     if (claimed.affected !== 1) return false;
     try {
       const data = await this.receiptData(s);
-      const pdf = Buffer.from(await renderReceiptPdf(data));
+      const pdf = Buffer.from(await this.renderPdf(data));
       const link = `${this.deps.config.hostedUrl}/r/${token}`;
       const access = this.accessOf(s, null).accessUntil;
       await this.mailer().send({

@@ -1,11 +1,15 @@
-// Owns offline verification of a receipt (the verify-receipt command and tests): extract receipt.json from
-// the PDF, recompute each step's result digest and audit digest, check the hash chain and each
-// service_signature (with the key embedded in the receipt, or a live key set), and check that the PDF is
-// exactly the rendering of that JSON, so an edited page fails as well as an edited attachment.
-import { createHash } from 'node:crypto';
+// Owns offline verification of a receipt (the verify-receipt command and tests), ADR 0027. The verdict rests
+// on signed data only, never on re-rendering: each step's result digest, audit digest and hash chain, each
+// service_signature, and the service's seal over the whole file (so an edited page fails as well as an edited
+// attachment). Keys come from a source the person chose: the service's published key set (fetched or saved).
+// The copies of the keys inside the file are used only for an explicit self-consistency check, whose verdict
+// never claims more than that the file agrees with itself. Imports no renderer, font or database.
+import { createHash, createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { canonicalDigest, canonicalJson } from '../audit/canonical-json';
 import { auditRecordProblem, type JwkSet } from '../audit/verify';
-import { extractReceiptJson, type ReceiptData, renderReceiptPdf } from './receipt.document';
+import type { ReceiptData } from './receipt.document';
+import { extractReceiptJson } from './receipt.file';
+import { locateSeal, sealSignature, zeroedForSeal } from './receipt.seal';
 
 export interface ReceiptVerdict {
   check: string;
@@ -13,43 +17,86 @@ export interface ReceiptVerdict {
   detail?: string;
 }
 
-export async function verifyReceiptPdf(pdf: Uint8Array, liveJwks?: JwkSet): Promise<ReceiptVerdict[]> {
-  const out: ReceiptVerdict[] = [];
+/**
+ * Where the keys come from. `published`: the service's key set as the person obtained it (`source` says from
+ * where, for the verdict). `self-consistent`: the copies inside the file (proves only that it agrees with itself).
+ */
+export type ReceiptTrust = { mode: 'published'; jwks: JwkSet; source: string } | { mode: 'self-consistent' };
+
+/** receipt.json of a PDF, or why it cannot be read. */
+export async function readReceipt(pdf: Uint8Array): Promise<{ data: ReceiptData } | { problem: string }> {
   let json: Buffer | null = null;
   try {
     json = await extractReceiptJson(pdf);
   } catch (e) {
-    return [{ check: 'pdf', ok: false, detail: `not a readable PDF (${(e as Error).message})` }];
+    return { problem: `not a readable PDF (${(e as Error).message})` };
   }
-  if (!json) return [{ check: 'attachment', ok: false, detail: 'no receipt.json attached' }];
-  let data: ReceiptData;
+  if (!json) return { problem: 'no receipt.json attached' };
   try {
-    data = JSON.parse(json.toString('utf8')) as ReceiptData;
+    const data = JSON.parse(json.toString('utf8')) as ReceiptData;
+    if (data?.type !== 'service.receipt') return { problem: 'receipt.json is not a receipt' };
+    return { data };
   } catch {
-    return [{ check: 'attachment', ok: false, detail: 'receipt.json is not valid JSON' }];
+    return { problem: 'receipt.json is not valid JSON' };
   }
-  out.push({ check: 'attachment', ok: true, detail: 'receipt.json found' });
-  out.push(...verifyReceiptData(data, liveJwks));
+}
+
+export async function verifyReceiptPdf(pdf: Uint8Array, trust: ReceiptTrust): Promise<ReceiptVerdict[]> {
+  const read = await readReceipt(pdf);
+  if ('problem' in read) return [{ check: 'attachment', ok: false, detail: read.problem }];
+  const { data } = read;
+  return [
+    { check: 'attachment', ok: true, detail: 'receipt.json found' },
+    ...verifyReceiptData(data, trust),
+    verifySeal(pdf, data, trust),
+  ];
+}
+
+const keysOf = (data: ReceiptData, trust: ReceiptTrust): JwkSet =>
+  trust.mode === 'published' ? trust.jwks : (data.keys ?? { keys: [] });
+const keyWord = (trust: ReceiptTrust) =>
+  trust.mode === 'published' ? 'the published key' : 'the key inside the file (self-consistent only)';
+
+/** The seal over the whole file: any edit of a page, the attachment or an appended update breaks it. */
+export function verifySeal(pdf: Uint8Array, data: ReceiptData, trust: ReceiptTrust): ReceiptVerdict {
+  const check = 'seal over the whole file';
+  const fail = (detail: string): ReceiptVerdict => ({ check, ok: false, detail });
+  const kid = data.seal?.kid;
+  if (typeof kid !== 'string')
+    return fail('receipt.json names no seal (a receipt made before sealing, or the seal was removed)');
+  const where = locateSeal(pdf);
+  if ('problem' in where) return fail(where.problem);
+  const der = sealSignature(pdf, where.start);
+  if (!der) return fail('the seal is not a signature');
+  const jwk = (Array.isArray(keysOf(data, trust).keys) ? keysOf(data, trust).keys : []).find(
+    (k) => k.kid === kid,
+  );
+  if (!jwk) return fail(`no key with kid ${kid} in the key set`);
+  let ok = false;
   try {
-    const again = Buffer.from(await renderReceiptPdf(data));
-    const same = again.equals(Buffer.from(pdf));
-    out.push({
-      check: 'pdf matches receipt.json',
-      ok: same,
-      ...(same ? {} : { detail: 'the PDF is not the rendering of its receipt.json (edited page or file)' }),
+    const key = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y } as JsonWebKey,
+      format: 'jwk',
     });
-  } catch (e) {
-    out.push({ check: 'pdf matches receipt.json', ok: false, detail: (e as Error).message });
+    ok = verify('sha256', zeroedForSeal(pdf, where.start), { key, dsaEncoding: 'der' }, der);
+  } catch {
+    return fail('the key or the seal cannot be parsed');
   }
-  return out;
+  return ok
+    ? {
+        check,
+        ok,
+        detail: `the file is exactly as the service made it (seal verified with ${keyWord(trust)})`,
+      }
+    : fail('the file was changed after the service sealed it (edited page, attachment or appended data)');
 }
 
 /** Verdicts for the JSON alone: one per step, plus the chain. */
-export function verifyReceiptData(data: ReceiptData, liveJwks?: JwkSet): ReceiptVerdict[] {
+export function verifyReceiptData(data: ReceiptData, trust: ReceiptTrust): ReceiptVerdict[] {
   const out: ReceiptVerdict[] = [];
   if (data?.type !== 'service.receipt' || !Array.isArray(data.steps) || data.steps.length === 0)
     return [{ check: 'receipt', ok: false, detail: 'not a receipt with steps' }];
-  const keys = liveJwks ?? data.keys;
+  const keys = keysOf(data, trust);
   let previous: string | null = null;
   for (const step of data.steps) {
     const name = `step ${step.stage} (${step.primitive})`;
@@ -67,7 +114,7 @@ export function verifyReceiptData(data: ReceiptData, liveJwks?: JwkSet): Receipt
       if (resultDigest !== rec.result_digest) problems.push('result does not match the signed result_digest');
       if (rec.audit_id !== step.audit_id || rec.stage !== step.stage || rec.primitive !== step.primitive)
         problems.push('step does not match its audit record');
-      if (rec.session_id !== data.session.id) problems.push('audit record of another session');
+      if (rec.session_id !== data.session?.id) problems.push('audit record of another session');
       if ((rec.previous_audit_hash ?? null) !== previous) problems.push('hash chain broken');
       previous = digest;
     } catch {
@@ -78,9 +125,7 @@ export function verifyReceiptData(data: ReceiptData, liveJwks?: JwkSet): Receipt
     out.push({
       check: name,
       ok: problems.length === 0,
-      detail: problems.length
-        ? problems.join('; ')
-        : `signature verified (${liveJwks ? 'live' : 'embedded'} key)`,
+      detail: problems.length ? problems.join('; ') : `signature verified with ${keyWord(trust)}`,
     });
   }
   return out;

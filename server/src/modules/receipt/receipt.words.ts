@@ -1,0 +1,322 @@
+// Owns the words of the receipt page in the signer's language (en/de/fr, as the hosted page) and how it writes
+// times: local time with the zone, in the zone the signer's browser reported. What the page says is part of the
+// sealed file (ADR 0027), never of the signed audit data, so a wording change here breaks no saved receipt.
+export type ReceiptLang = 'en' | 'de' | 'fr';
+export const RECEIPT_LANGS: readonly ReceiptLang[] = ['en', 'de', 'fr'];
+
+/** How the page is written: language and IANA time zone (from the hosted page; default en, UTC). */
+export interface ReceiptPresentation {
+  lang: ReceiptLang;
+  time_zone: string;
+}
+
+export const DEFAULT_PRESENTATION: ReceiptPresentation = { lang: 'en', time_zone: 'UTC' };
+
+/** A presentation from untrusted query values: anything unknown falls back to the default, never an error. */
+export function presentationOf(lang: unknown, timeZone: unknown): ReceiptPresentation {
+  const l = RECEIPT_LANGS.find((x) => x === lang) ?? DEFAULT_PRESENTATION.lang;
+  let tz = DEFAULT_PRESENTATION.time_zone;
+  if (typeof timeZone === 'string' && timeZone.length <= 64) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone });
+      tz = timeZone;
+    } catch {
+      // not an IANA zone this runtime knows: UTC
+    }
+  }
+  return { lang: l, time_zone: tz };
+}
+
+/** "23 November 2026, 09:00 CET" in the language and zone of the page. */
+export function localTime(iso: string | null | undefined, p: ReceiptPresentation): string {
+  if (!iso) return '-';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(p.lang === 'en' ? 'en-GB' : p.lang, {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: p.time_zone,
+    timeZoneName: 'short',
+  }).format(d);
+}
+
+interface Words {
+  example: string;
+  partial: string;
+  exampleNote: string;
+  partialNote: (done: number, total: number, status: string) => string;
+  title: string;
+  revision: string;
+  started: string;
+  ended: string;
+  generated: string;
+  statement: string;
+  step: string;
+  completed: string;
+  primitive: Record<string, string>;
+  status: Record<string, string>;
+  claim: Record<string, string>;
+  over: (threshold: string, yes: boolean) => string;
+  document: string;
+  bytes: string;
+  terms: string;
+  technical: string;
+  technicalNote: string;
+  session: string;
+  holderKey: string;
+  /** Who did the step (ADR 0026 holder_binding): how it is bound, and to which step (1-based). */
+  presentedBy: (by: 'first' | 'holder_key' | 'claims' | 'opted_out', step: number) => string;
+  holderSignature: string;
+  fullValueIn: string;
+  auditId: string;
+  auditDigest: string;
+  signingKey: string;
+  howToVerify: string;
+  howToVerifyText: (jwksUrl: string, json: string) => string;
+}
+
+const en: Words = {
+  example: 'EXAMPLE',
+  partial: 'PARTIAL',
+  exampleNote: 'Example receipt: a sandbox session with test data. It proves nothing about a real person.',
+  partialNote: (done, total, status) =>
+    `Partial receipt: ${done} of ${total} steps completed; the session is ${status}.`,
+  title: 'Receipt',
+  revision: 'revision',
+  started: 'Started',
+  ended: 'Ended',
+  generated: 'Receipt generated',
+  statement:
+    'This receipt is a readable record of steps the service already verified and signed. It is not a new ' +
+    "signature. Each step is backed by an audit record signed by the service; the service's seal over this " +
+    'file shows that it was not edited. The technical details for checking it are on the last page.',
+  step: 'Step',
+  completed: 'Completed',
+  primitive: {
+    identify: 'Identity',
+    age_verify: 'Age check',
+    sign: 'Signature on documents',
+    attestation: 'Attestation',
+  },
+  status: {
+    created: 'not started',
+    in_progress: 'in progress',
+    awaiting_decision: 'awaiting a decision',
+    completed: 'completed',
+    stopped: 'stopped',
+    failed: 'failed',
+    expired: 'expired',
+  },
+  claim: {
+    given_name: 'Given name',
+    family_name: 'Family name',
+    birth_date: 'Date of birth',
+    birthdate: 'Date of birth',
+    nationality: 'Nationality',
+    nationalities: 'Nationalities',
+    address: 'Address',
+    email: 'Email',
+    phone_number: 'Phone number',
+    document_number: 'Document number',
+    issuing_country: 'Issuing country',
+  },
+  over: (n, yes) => `Over ${n}: ${yes ? 'yes' : 'no'}`,
+  document: 'Document',
+  bytes: 'bytes',
+  terms: 'Terms',
+  technical: 'Technical details',
+  technicalNote: 'For checking the receipt: identifiers, digests and signatures of each step.',
+  session: 'Session',
+  holderKey: 'Holder key thumbprint',
+  presentedBy: (by, step) =>
+    ({
+      first: 'Presented by the person this session is bound to (first step)',
+      holder_key: `Presented by the same person as step ${step} (same holder key)`,
+      claims: `Presented by the same person as step ${step} (another holder key; same name and birth date)`,
+      opted_out: "Presented by anyone: the workflow does not bind this step to the first step's person",
+    })[by],
+  holderSignature: 'Holder signature',
+  fullValueIn: 'full value in',
+  auditId: 'Audit id',
+  auditDigest: 'Audit digest (SHA-256)',
+  signingKey: 'Signing key (kid)',
+  howToVerify: 'How to verify',
+  howToVerifyText: (url, json) =>
+    `Check this file against the keys the service publishes at ${url} (make sure this is the address of ` +
+    'the service you used), never against keys inside the file. In the service\'s repository: "pnpm ' +
+    '--silent verify-receipt receipt.pdf" fetches that key set, or give a saved copy with "--jwks ' +
+    `jwks.json". It checks every step's audit record and service_signature (also possible with openssl, see ` +
+    `the README: the records are in the attached ${json}) and the service's seal over the whole file, so an ` +
+    'edited page or attachment fails.',
+};
+
+const de: Words = {
+  example: 'BEISPIEL',
+  partial: 'TEILWEISE',
+  exampleNote: 'Beispielbeleg: eine Sandbox-Sitzung mit Testdaten. Er beweist nichts über eine reale Person.',
+  partialNote: (done, total, status) =>
+    `Teilweiser Beleg: ${done} von ${total} Schritten abgeschlossen; die Sitzung ist ${status}.`,
+  title: 'Beleg',
+  revision: 'Version',
+  started: 'Begonnen',
+  ended: 'Beendet',
+  generated: 'Beleg erstellt',
+  statement:
+    'Dieser Beleg ist eine lesbare Aufzeichnung von Schritten, die der Dienst bereits geprüft und signiert ' +
+    'hat. Er ist keine neue Unterschrift. Jeder Schritt ist durch einen vom Dienst signierten Prüfdatensatz ' +
+    'belegt; das Siegel des Dienstes über diese Datei zeigt, dass sie nicht verändert wurde. Die technischen ' +
+    'Angaben zur Prüfung stehen auf der letzten Seite.',
+  step: 'Schritt',
+  completed: 'Abgeschlossen',
+  primitive: {
+    identify: 'Identität',
+    age_verify: 'Altersprüfung',
+    sign: 'Unterschrift unter Dokumente',
+    attestation: 'Bestätigung',
+  },
+  status: {
+    created: 'nicht begonnen',
+    in_progress: 'in Bearbeitung',
+    awaiting_decision: 'wartet auf eine Entscheidung',
+    completed: 'abgeschlossen',
+    stopped: 'abgebrochen',
+    failed: 'fehlgeschlagen',
+    expired: 'abgelaufen',
+  },
+  claim: {
+    given_name: 'Vorname',
+    family_name: 'Nachname',
+    birth_date: 'Geburtsdatum',
+    birthdate: 'Geburtsdatum',
+    nationality: 'Staatsangehörigkeit',
+    nationalities: 'Staatsangehörigkeiten',
+    address: 'Anschrift',
+    email: 'E-Mail',
+    phone_number: 'Telefonnummer',
+    document_number: 'Dokumentnummer',
+    issuing_country: 'Ausstellungsstaat',
+  },
+  over: (n, yes) => `Über ${n}: ${yes ? 'ja' : 'nein'}`,
+  document: 'Dokument',
+  bytes: 'Bytes',
+  terms: 'Text',
+  technical: 'Technische Angaben',
+  technicalNote: 'Zur Prüfung des Belegs: Kennungen, Prüfsummen und Signaturen jedes Schritts.',
+  session: 'Sitzung',
+  holderKey: 'Fingerabdruck des Inhaberschlüssels',
+  presentedBy: (by, step) =>
+    ({
+      first: 'Vorgelegt von der Person, an die diese Sitzung gebunden ist (erster Schritt)',
+      holder_key: `Vorgelegt von derselben Person wie in Schritt ${step} (derselbe Inhaberschlüssel)`,
+      claims: `Vorgelegt von derselben Person wie in Schritt ${step} (anderer Inhaberschlüssel; gleicher Name und gleiches Geburtsdatum)`,
+      opted_out:
+        'Vorgelegt von einer beliebigen Person: der Ablauf bindet diesen Schritt nicht an die Person des ersten Schritts',
+    })[by],
+  holderSignature: 'Signatur des Inhabers',
+  fullValueIn: 'vollständig in',
+  auditId: 'Prüfdatensatz',
+  auditDigest: 'Prüfsumme (SHA-256)',
+  signingKey: 'Signaturschlüssel (kid)',
+  howToVerify: 'So prüfen Sie den Beleg',
+  howToVerifyText: (url, json) =>
+    `Prüfen Sie diese Datei mit den Schlüsseln, die der Dienst unter ${url} veröffentlicht (achten Sie ` +
+    'darauf, dass dies die Adresse des Dienstes ist, den Sie genutzt haben), nie mit Schlüsseln aus der Datei ' +
+    'selbst. Im Repository des Dienstes: "pnpm --silent verify-receipt receipt.pdf" lädt diese Schlüssel, ' +
+    'oder geben Sie eine gespeicherte Kopie mit "--jwks jwks.json" an. Geprüft werden jeder Prüfdatensatz ' +
+    `mit seiner service_signature (auch mit openssl möglich, siehe README: die Datensätze stehen in der ` +
+    `angehängten ${json}) und das Siegel des Dienstes über die ganze Datei, sodass eine veränderte Seite ` +
+    'oder Anlage auffällt.',
+};
+
+const fr: Words = {
+  example: 'EXEMPLE',
+  partial: 'PARTIEL',
+  exampleNote:
+    "Reçu d'exemple : une session de test (sandbox) avec des données fictives. Il ne prouve rien sur une " +
+    'personne réelle.',
+  partialNote: (done, total, status) =>
+    `Reçu partiel : ${done} étape(s) sur ${total} terminée(s) ; la session est ${status}.`,
+  title: 'Reçu',
+  revision: 'version',
+  started: 'Commencée',
+  ended: 'Terminée',
+  generated: 'Reçu établi',
+  statement:
+    'Ce reçu est un relevé lisible des étapes que le service a déjà vérifiées et signées. Ce n’est pas une ' +
+    'nouvelle signature. Chaque étape est attestée par un enregistrement d’audit signé par le service ; le ' +
+    'sceau du service sur ce fichier montre qu’il n’a pas été modifié. Les détails techniques pour le ' +
+    'vérifier figurent sur la dernière page.',
+  step: 'Étape',
+  completed: 'Terminée',
+  primitive: {
+    identify: 'Identité',
+    age_verify: "Vérification de l'âge",
+    sign: 'Signature de documents',
+    attestation: 'Attestation',
+  },
+  status: {
+    created: 'non commencée',
+    in_progress: 'en cours',
+    awaiting_decision: 'en attente d’une décision',
+    completed: 'terminée',
+    stopped: 'arrêtée',
+    failed: 'échouée',
+    expired: 'expirée',
+  },
+  claim: {
+    given_name: 'Prénom',
+    family_name: 'Nom',
+    birth_date: 'Date de naissance',
+    birthdate: 'Date de naissance',
+    nationality: 'Nationalité',
+    nationalities: 'Nationalités',
+    address: 'Adresse',
+    email: 'E-mail',
+    phone_number: 'Numéro de téléphone',
+    document_number: 'Numéro du document',
+    issuing_country: 'Pays de délivrance',
+  },
+  over: (n, yes) => `Plus de ${n} ans : ${yes ? 'oui' : 'non'}`,
+  document: 'Document',
+  bytes: 'octets',
+  terms: 'Texte',
+  technical: 'Détails techniques',
+  technicalNote: 'Pour vérifier le reçu : identifiants, empreintes et signatures de chaque étape.',
+  session: 'Session',
+  holderKey: 'Empreinte de la clé du titulaire',
+  presentedBy: (by, step) =>
+    ({
+      first: 'Présenté par la personne à laquelle cette session est liée (première étape)',
+      holder_key: `Présenté par la même personne qu’à l’étape ${step} (même clé du titulaire)`,
+      claims: `Présenté par la même personne qu’à l’étape ${step} (autre clé du titulaire ; mêmes nom et date de naissance)`,
+      opted_out:
+        'Présenté par n’importe qui : le parcours ne lie pas cette étape à la personne de la première étape',
+    })[by],
+  holderSignature: 'Signature du titulaire',
+  fullValueIn: 'valeur complète dans',
+  auditId: "Enregistrement d'audit",
+  auditDigest: 'Empreinte (SHA-256)',
+  signingKey: 'Clé de signature (kid)',
+  howToVerify: 'Comment vérifier',
+  howToVerifyText: (url, json) =>
+    `Vérifiez ce fichier avec les clés que le service publie à l'adresse ${url} (assurez-vous que c'est ` +
+    "l'adresse du service que vous avez utilisé), jamais avec des clés contenues dans le fichier. Dans le " +
+    'dépôt du service : "pnpm --silent verify-receipt receipt.pdf" récupère ces clés, ou indiquez une copie ' +
+    'enregistrée avec "--jwks jwks.json". Sont vérifiés chaque enregistrement d’audit et sa ' +
+    `service_signature (aussi possible avec openssl, voir le README : les enregistrements sont dans le fichier ` +
+    `joint ${json}) et le sceau du service sur tout le fichier : une page ou une pièce jointe modifiée est ` +
+    'détectée.',
+};
+
+export const RECEIPT_WORDS: Record<ReceiptLang, Words> = { en, de, fr };
+
+/** A claim's name in words: the known ones translated, others "some_claim" -> "Some claim". */
+export function claimLabel(name: string, w: Words): string {
+  const known = w.claim[name];
+  if (known) return known;
+  const spaced = name.replace(/[_-]+/g, ' ').trim();
+  return spaced ? spaced[0]?.toUpperCase() + spaced.slice(1) : name;
+}
