@@ -275,6 +275,28 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       run: (ctx) => hosted(ctx, async () => ({ vp_token: 42 })),
     },
     {
+      name: 'SD-JWT presentation as a bare string instead of an array (OpenID4VP 1.0 §8.1)',
+      code: 'presentation_malformed',
+      run: (ctx) =>
+        hosted(ctx, async (request) => ({ vp_token: { pid: presentationOf(await present(request)) } })),
+    },
+    {
+      name: 'mdoc DeviceResponse as a bare string instead of an array (OpenID4VP 1.0 §8.1)',
+      code: 'presentation_malformed',
+      run: (ctx) =>
+        hosted(ctx, async (request) => {
+          const honest = (await t.svc.wallet.presentMdoc({
+            persona: 'adult',
+            request,
+            origin: t.baseUrl,
+          })) as {
+            vp_token: Record<string, string[]>;
+          };
+          const [id, [presentation]] = Object.entries(honest.vp_token)[0] as [string, string[]];
+          return { vp_token: { [id]: presentation } };
+        }),
+    },
+    {
       name: 'presentation that is not an SD-JWT',
       code: 'presentation_malformed',
       run: (ctx) => hosted(ctx, async () => withPresentation('eyJhbGciOiJFUzI1NiJ9.e30.c2ln')),

@@ -59,6 +59,10 @@ export const ERROR_CODES = {
     status: 422,
     title: 'The key-binding proof covers other transaction data than was sent',
   },
+  issuer_certificate_invalid_at_signing: {
+    status: 422,
+    title: 'The issuer signed the credential outside the validity period of its signing certificate',
+  },
   device_signed_unauthorized: {
     status: 422,
     title: 'The mdoc issuer does not authorize its device key to sign this data (KeyAuthorizations)',

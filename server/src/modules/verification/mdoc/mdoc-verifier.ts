@@ -284,8 +284,16 @@ export class MdocPresentationVerifier {
     if (failedWhere('ISSUER_AUTH', 'certificate must be valid', 'Country name')) {
       fail('issuer_untrusted', 'The mdoc issuer certificate is not acceptable.');
     }
-    if (failedWhere('ISSUER_AUTH', 'signature', 'signed date')) {
+    if (failedWhere('ISSUER_AUTH', 'signature')) {
       fail('credential_signature_invalid', 'The issuer signature over the MSO is invalid.');
+    }
+    // A valid signature made when the document signer certificate was not (yet, or any longer) valid: the
+    // MSO's `signed` date lies outside the certificate's notBefore..notAfter (ISO 18013-5 9.3.1).
+    if (failedWhere('ISSUER_AUTH', 'signed date')) {
+      fail(
+        'issuer_certificate_invalid_at_signing',
+        'The MSO was signed outside the validity period of its document signer certificate.',
+      );
     }
     checks.push('issuer_signature');
 
@@ -325,7 +333,11 @@ export class MdocPresentationVerifier {
     // 8. Device authentication: a signature by the MSO device key over DeviceAuthentication, which includes
     // this request's SessionTranscript. A wrong nonce, a wrong origin and a wrong key all make that signature
     // fail and cannot be told apart (the transcript is not transmitted), so all are key_binding_invalid.
-    if (!doc.deviceSigned.deviceAuth.deviceSignature) {
+    const deviceAuth = doc.deviceSigned.deviceAuth;
+    if (!deviceAuth.deviceSignature && !deviceAuth.deviceMac) {
+      fail('key_binding_missing', 'The DeviceAuth holds neither a device signature nor a device MAC.');
+    }
+    if (!deviceAuth.deviceSignature) {
       fail('key_binding_invalid', 'Only device signatures (not device MACs) are accepted.');
     }
     if (failedWhere('DEVICE_AUTH')) {
