@@ -16,6 +16,7 @@ import { type DocumentView, toDocumentView } from '../document/document.service'
 import type { EvidenceService } from '../evidence/evidence.service';
 import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
+import { annexCSupports } from '../verification/mdoc/annex-c';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
   auditFactsForStep,
@@ -166,6 +167,12 @@ export class SessionTransport {
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
+    if (kind === 'org_iso_mdoc' && !annexCSupports(step.primitive)) {
+      throw new AppError(
+        'protocol_not_offered',
+        `A ${step.primitive} step is not offered over org-iso-mdoc: Annex C cannot bind its transaction data.`,
+      );
+    }
     const nonce = randomToken(32);
     const documents =
       step.primitive === 'sign'

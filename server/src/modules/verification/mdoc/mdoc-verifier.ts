@@ -45,6 +45,12 @@ import {
   transactionDataDigest,
 } from '../transaction-data';
 import { dcqlPresentations } from '../vp-token';
+import {
+  ANNEX_C_PROTOCOL,
+  type AnnexCStoredRequest,
+  annexCSessionTranscript,
+  isAnnexCRequest,
+} from './annex-c';
 import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 import type { MdocTrustStore } from './mdoc-trust';
@@ -69,6 +75,8 @@ export interface MdocVerifiedPresentation {
   verifiedAt: Date;
   /** The exact vp_token entry (base64url DeviceResponse): evidence. */
   presentation: string;
+  /** 'org-iso-mdoc' for an Annex C answer (absent for OpenID4VP). */
+  protocol?: 'org-iso-mdoc';
   /**
    * Always '' for mdoc: the holder's proof is the DeviceSignature inside `presentation` (there is no KB-JWT).
    * Present so the result has the SD-JWT result's shape.
@@ -216,6 +224,71 @@ export class MdocPresentationVerifier {
     // 1. Response shape (OpenID4VP library): exactly one presentation, answering one of our mdoc queries.
     const { query, presented } = this.presentationFrom(input, dcqlQuery);
     const bytes = decodeB64u(presented);
+    const transcript = await mdocSessionTranscript({
+      nonce: input.expectedNonce,
+      origin: input.origin,
+      redirect: input.redirect,
+      responseEncryptionJwk: input.responseEncryptionJwk,
+    });
+    return this.verifyDeviceResponse({
+      bytes,
+      presented,
+      request: input.request,
+      dcqlQuery,
+      queryFor: () => query,
+      transcript,
+      environment: input.environment,
+      now: input.now,
+      checks,
+    });
+  }
+
+  /**
+   * An ISO 18013-7 Annex C answer (org-iso-mdoc), already opened (annex-c.ts openAnnexCResponse): the same
+   * checks as an OpenID4VP mdoc answer, over the Annex C SessionTranscript of the stored request. The query
+   * answered is the one of the document's docType (the DeviceRequest asked for each mdoc alternative).
+   */
+  async verifyAnnexC(input: {
+    request: Record<string, unknown>;
+    expectedNonce: string;
+    deviceResponse: Uint8Array;
+    environment: Environment;
+    now: Date;
+  }): Promise<MdocVerifiedPresentation> {
+    const stored = input.request as unknown as AnnexCStoredRequest;
+    if (!isAnnexCRequest(input.request) || stored.nonce !== input.expectedNonce)
+      throw new Error('not our Annex C request, or its nonce differs');
+    const dcqlQuery = storedDcqlQuery(stored.dcql_query);
+    return this.verifyDeviceResponse({
+      bytes: input.deviceResponse,
+      presented: base64url.encode(input.deviceResponse),
+      request: input.request,
+      dcqlQuery,
+      queryFor: (docType) => {
+        const q = dcqlQuery.credentials.find(
+          (c) => c.format === MDOC_FORMAT && c.meta?.doctype_value === docType,
+        );
+        return q ?? fail('credential_type_invalid', 'The document type (docType) was not requested.');
+      },
+      transcript: annexCSessionTranscript(stored.encryption_info, stored.origin),
+      environment: input.environment,
+      now: input.now,
+      checks: ['annex_c_decrypted'],
+    }).then((v) => ({ ...v, protocol: ANNEX_C_PROTOCOL }));
+  }
+
+  private async verifyDeviceResponse(input: {
+    bytes: Uint8Array;
+    presented: string;
+    request: Record<string, unknown>;
+    dcqlQuery: DcqlQuery;
+    queryFor: (docType: string) => DcqlCredentialQuery;
+    transcript: SessionTranscript;
+    environment: Environment;
+    now: Date;
+    checks: string[];
+  }): Promise<MdocVerifiedPresentation> {
+    const { bytes, presented, dcqlQuery, transcript, checks } = input;
     requireDeviceSigned(bytes);
     let response: DeviceResponse;
     try {
@@ -252,12 +325,6 @@ export class MdocPresentationVerifier {
     checks.push('issuer_trusted');
 
     // 3. The library's checks (issuer signature, MSO validity, value digests, device signature), collected.
-    const transcript = await mdocSessionTranscript({
-      nonce: input.expectedNonce,
-      origin: input.origin,
-      redirect: input.redirect,
-      responseEncryptionJwk: input.responseEncryptionJwk,
-    });
     const failed: VerificationAssessment[] = [];
     try {
       await Verifier.verifyDeviceResponse(
@@ -298,6 +365,7 @@ export class MdocPresentationVerifier {
     checks.push('issuer_signature');
 
     // 4. Type: the document's docType is the signed one and was asked for.
+    const query = input.queryFor(mso.docType);
     const doctypes = (query as DcqlCredentialQuery.Mdoc).meta?.doctype_value;
     if (doc.docType !== mso.docType)
       fail('credential_type_invalid', 'The document docType differs from the MSO.');
