@@ -133,6 +133,35 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect(plaintext.vct).toBe(MDOC_AV.doctype);
   });
 
+  it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {
+    const res = await api.rest('GET', '/v1/catalog');
+    const byId = (id: string) => res.body.routes.find((r: Json) => r.id === id);
+    const both = ['openid4vp', 'org-iso-mdoc'];
+    expect(byId('rte_sandbox_reference').primitive_protocols).toEqual({
+      identify: both,
+      age_verify: both,
+      sign: ['openid4vp'],
+      attestation: ['openid4vp'],
+    });
+    // an mdoc-only route without sign/attestation: Annex C for what it offers, nothing for the rest
+    expect(byId('rte_google_us_mdl').primitive_protocols).toEqual({
+      identify: both,
+      age_verify: both,
+      sign: [],
+      attestation: [],
+    });
+    const gql = await api.gql(
+      '{ catalog { id primitiveProtocols { identify ageVerify sign attestation } } }',
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.catalog.find((r: Json) => r.id === 'rte_sandbox_reference').primitiveProtocols).toEqual({
+      identify: both,
+      ageVerify: both,
+      sign: ['openid4vp'],
+      attestation: ['openid4vp'],
+    });
+  });
+
   it.each(['sign', 'attestation'] as const)('does not offer a %s step over Annex C', async (workflow) => {
     const created =
       workflow === 'sign'
