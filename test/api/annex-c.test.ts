@@ -162,6 +162,27 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     });
   });
 
+  it('the sandbox reference wallet answers Annex C too (a test person, over its HTTP route)', async () => {
+    for (const [workflow, persona] of [
+      ['identify', 'adult_mdoc'],
+      ['age_verify', 'adult'],
+    ] as const) {
+      const { id, signer } = await newSession(workflow);
+      const { requestId, request } = await annexCRequest(signer);
+      const res = await fetch(`${t.baseUrl}/sandbox/wallet/respond`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ persona, request, origin }),
+      });
+      expect(res.status).toBe(200);
+      const { response } = (await res.json()) as { response: Json };
+      expect(Object.keys(response)).toEqual(['response']);
+      expect((await signer.submit(requestId, response)).body.status).toBe('completed');
+      const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+      expect(JSON.stringify(audit.body)).toContain('"protocol":"org-iso-mdoc"');
+    }
+  });
+
   it.each(['sign', 'attestation'] as const)('does not offer a %s step over Annex C', async (workflow) => {
     const created =
       workflow === 'sign'

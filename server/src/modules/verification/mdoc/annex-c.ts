@@ -242,3 +242,53 @@ export async function openAnnexCResponse(input: {
 
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer =>
   b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+
+/** Whether `request` is the page's Annex C request data ({deviceRequest, encryptionInfo}): for the sandbox wallet. */
+export const isAnnexCRequestData = (request: Json): boolean =>
+  typeof request.deviceRequest === 'string' && typeof request.encryptionInfo === 'string';
+
+/** The recipient key (raw uncompressed P-256 point) and nonce of an EncryptionInfo string. */
+export function readEncryptionInfo(encryptionInfo: string): {
+  recipientPublicKey: Uint8Array;
+  nonce: Uint8Array;
+} {
+  const decoded = cborDecode(base64url.decode(encryptionInfo)) as unknown;
+  if (!Array.isArray(decoded) || decoded[0] !== 'dcapi' || !(decoded[1] instanceof Map))
+    throw new AppError('validation_failed', 'encryptionInfo is not ["dcapi", {...}].', { param: 'request' });
+  const params = decoded[1] as Map<string, unknown>;
+  const key = params.get('recipientPublicKey');
+  const nonce = params.get('nonce');
+  const x = key instanceof Map ? key.get(-2) : undefined;
+  const y = key instanceof Map ? key.get(-3) : undefined;
+  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || !(nonce instanceof Uint8Array))
+    throw new AppError('validation_failed', 'encryptionInfo has no P-256 recipient key or nonce.', {
+      param: 'request',
+    });
+  return { recipientPublicKey: Uint8Array.from([4, ...x, ...y]), nonce };
+}
+
+/** A wallet's side (the sandbox reference wallet): HPKE-seal a DeviceResponse to the request's recipient key. */
+export async function sealAnnexCResponse(input: {
+  deviceResponse: Uint8Array;
+  encryptionInfo: string;
+  origin: string;
+}): Promise<{ response: string }> {
+  const { recipientPublicKey } = readEncryptionInfo(input.encryptionInfo);
+  const s = suite();
+  const sender = await s.createSenderContext({
+    recipientPublicKey: await s.kem.importKey('raw', toArrayBuffer(recipientPublicKey), true),
+    info: toArrayBuffer(annexCSessionTranscript(input.encryptionInfo, input.origin).encode()),
+  });
+  const cipherText = new Uint8Array(await sender.seal(toArrayBuffer(input.deviceResponse)));
+  return {
+    response: base64url.encode(
+      cborEncode([
+        'dcapi',
+        new Map<string, unknown>([
+          ['enc', new Uint8Array(sender.enc)],
+          ['cipherText', cipherText],
+        ]),
+      ]),
+    ),
+  };
+}
