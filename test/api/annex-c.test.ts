@@ -225,6 +225,8 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     code: string;
     workflow?: Workflow;
     completedBefore?: number;
+    /** Whether the refusal burns its request (a verification refusal); unknown or used ids do not. */
+    burns?: boolean;
     run(ctx: { id: string; signer: SignerClient }): Promise<{ status: number; body: Json }>;
   }
   const cases: Case[] = [
@@ -259,6 +261,7 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     {
       name: 'answer sent to another session',
       code: 'request_not_found',
+      burns: false,
       run: async (ctx) => {
         const other = await newSession('identify');
         const { requestId, request } = await annexCRequest(other.signer);
@@ -281,6 +284,7 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     {
       name: 'replayed answer to its used request',
       code: 'request_not_found',
+      burns: false,
       workflow: 'two_identify',
       completedBefore: 1,
       run: async (ctx) => {
@@ -386,6 +390,10 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     const res = await c.run(ctx);
     expect({ status: res.status, code: res.body?.code }).toEqual({ status: 422, code: c.code });
     await expectNothingStored(ctx.id, c.completedBefore ?? 0);
+    const refused = await t.svc.ds
+      .getRepository(WalletRequestEntity)
+      .countBy({ sessionId: ctx.id, state: 'refused' });
+    expect(refused).toBe((c.burns ?? true) ? 1 : 0);
   });
 
   it('control: the same helpers without a deviation complete the step', async () => {
