@@ -133,6 +133,30 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect(plaintext.vct).toBe(MDOC_AV.doctype);
   });
 
+  it('the same independent wallet completes identify over OpenID4VP (unsigned DC API) with the mdoc PID', async () => {
+    const { id, signer } = await newSession('identify');
+    const wr = await signer.walletRequest();
+    expect(wr.status).toBe(200);
+    const answer = wallet.answerOpenId4VpDcApi(wr.body.request as Json, origin);
+    expect(Object.keys(answer.vp_token)).toEqual(['pid_mdoc']);
+    const res = await signer.submit(wr.body.request_id, answer);
+    expect(res.body.status).toBe('completed');
+    const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+    expect(JSON.stringify(audit.body)).toContain('"protocol":"openid4vp-v1-unsigned"');
+    // bound to another origin: the device signature does not cover this page's handover
+    const other = await newSession('identify');
+    const wr2 = await other.signer.walletRequest();
+    const refused = await other.signer.submit(
+      wr2.body.request_id,
+      wallet.answerOpenId4VpDcApi(wr2.body.request as Json, origin, { origin: 'https://attacker.example' }),
+    );
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'key_binding_invalid',
+    });
+    await expectNothingStored(other.id);
+  });
+
   it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {
     const res = await api.rest('GET', '/v1/catalog');
     const byId = (id: string) => res.body.routes.find((r: Json) => r.id === id);

@@ -138,30 +138,113 @@ export function dcapiSessionTranscript(encryptionInfo: string, origin: string): 
 export class AnnexCWallet {
   constructor(private readonly held: HeldMdoc[]) {}
 
-  /** The DC API answer `data` for one request, as the page's origin is reported by the browser. */
+  /** The DC API answer `data` for one Annex C request, as the page's origin is reported by the browser. */
   async answer(
     request: AnnexCRequest,
     origin: string,
     o: AnnexCOverrides = {},
   ): Promise<{ response: string }> {
     const read = readAnnexCRequest(request);
+    const encryptionInfo = o.encryptionInfo ?? request.encryptionInfo;
+    const transcript = dcapiSessionTranscript(encryptionInfo, o.origin ?? origin);
+    const { deviceResponse } = this.present(read.docRequests, transcript, o);
+
+    const suite = new CipherSuite({
+      kem: new DhkemP256HkdfSha256(),
+      kdf: new HkdfSha256(),
+      aead: new Aes128Gcm(),
+    });
+    const recipientPublicKey = await suite.kem.importKey(
+      'raw',
+      toArrayBuffer(o.recipientPublicKey ?? read.recipientPublicKey),
+      true,
+    );
+    const sender = await suite.createSenderContext({
+      recipientPublicKey,
+      info: toArrayBuffer(encode(transcript)),
+    });
+    let cipherText: Uint8Array = new Uint8Array(await sender.seal(toArrayBuffer(deviceResponse)));
+    let enc: Uint8Array = new Uint8Array(sender.enc);
+    if (o.tamperEnc) enc = flipBit(enc);
+    if (o.tamperCipherText) cipherText = flipBit(cipherText);
+    return {
+      response: b64u.encode(
+        encode([
+          'dcapi',
+          new Map<string, unknown>([
+            ['enc', enc],
+            ['cipherText', cipherText],
+          ]),
+        ]),
+      ),
+    };
+  }
+
+  /**
+   * The same wallet answering an unsigned OpenID4VP request over the DC API (`openid4vp-v1-unsigned`,
+   * response_mode dc_api) with an mdoc: its own reading of the DCQL query (the first mso_mdoc credential query,
+   * in credential_sets order, whose doctype and elements it holds), the OpenID4VP DC API handover
+   * `["OpenID4VPDCAPIHandover", SHA-256(CBOR [origin, nonce, null])]`, and `{vp_token: {<query id>: [b64u]}}`.
+   */
+  answerOpenId4VpDcApi(
+    request: Record<string, unknown>,
+    origin: string,
+    o: AnnexCOverrides = {},
+  ): { vp_token: Record<string, string[]> } {
+    if (request.response_mode !== 'dc_api' || typeof request.nonce !== 'string')
+      throw new Error('not an unsigned OpenID4VP DC API request');
+    const dcql = request.dcql_query as {
+      credentials: {
+        id: string;
+        format: string;
+        meta?: { doctype_value?: string };
+        claims?: { path: string[] }[];
+      }[];
+      credential_sets?: { options: string[][] }[];
+    };
+    const order = (dcql.credential_sets?.[0]?.options ?? dcql.credentials.map((c) => [c.id])).flat();
+    const mdocQueries = order
+      .map((id) => dcql.credentials.find((c) => c.id === id))
+      .filter((c): c is (typeof dcql.credentials)[number] => c?.format === 'mso_mdoc');
+    const docRequests = mdocQueries.map((q) => ({
+      id: q.id,
+      docType: String(q.meta?.doctype_value),
+      elements: (q.claims ?? []).map((c) => [String(c.path[0]), String(c.path[1])] as [string, string]),
+    }));
+    const handoverInfo = encode([o.origin ?? origin, request.nonce, null]);
+    const transcript = [null, null, ['OpenID4VPDCAPIHandover', sha256(handoverInfo)]];
+    const { deviceResponse, answered } = this.present(docRequests, transcript, o);
+    const id = (answered as { id?: string }).id as string;
+    return { vp_token: { [id]: [b64u.encode(deviceResponse)] } };
+  }
+
+  /** Picks the first request it can answer, discloses exactly its elements, device-signs over `transcript`. */
+  private present<R extends { docType: string; elements: [string, string][] }>(
+    docRequests: R[],
+    transcript: unknown[],
+    o: AnnexCOverrides,
+  ): { deviceResponse: Uint8Array; answered: R } {
     const documents = this.held.map((h) => ({ h, parsed: parseIssuerSigned(h.issuerSigned) }));
     const holds = (d: (typeof documents)[number], [ns, el]: [string, string]) =>
       d.parsed.items.get(ns)?.some(([id]) => id === el) ?? false;
-    let chosen: { doc: (typeof documents)[number]; elements: [string, string][] } | undefined;
+    let chosen: { doc: (typeof documents)[number]; elements: [string, string][]; answered: R } | undefined;
     if (o.doctype) {
       const doc = documents.find((d) => d.parsed.docType === o.doctype);
-      const first = read.docRequests[0];
+      const first = docRequests[0];
       if (!doc || !first) throw new Error('no such document held');
       const ns = [...doc.parsed.items.keys()][0] as string;
-      chosen = { doc, elements: first.elements.map(([, el]) => [ns, el] as [string, string]) };
+      chosen = {
+        doc,
+        elements: first.elements.map(([, el]) => [ns, el] as [string, string]),
+        answered: first,
+      };
     } else {
-      for (const r of read.docRequests) {
+      for (const r of docRequests) {
         const doc = documents.find(
           (d) => d.parsed.docType === r.docType && r.elements.every((e) => holds(d, e)),
         );
         if (doc) {
-          chosen = { doc, elements: r.elements };
+          chosen = { doc, elements: r.elements, answered: r };
           break;
         }
       }
@@ -193,8 +276,6 @@ export class AnnexCWallet {
       issuerAuth = [issuerAuth[0], issuerAuth[1], encode(embed(mso)), issuerAuth[3]];
     }
 
-    const encryptionInfo = o.encryptionInfo ?? request.encryptionInfo;
-    const transcript = dcapiSessionTranscript(encryptionInfo, o.origin ?? origin);
     const deviceNameSpacesBytes = embed(new Map());
     const deviceAuthenticationBytes = encode(
       embed(['DeviceAuthentication', transcript, doc.parsed.docType, deviceNameSpacesBytes]),
@@ -238,36 +319,7 @@ export class AnnexCWallet {
         ['status', 0],
       ]),
     );
-
-    const suite = new CipherSuite({
-      kem: new DhkemP256HkdfSha256(),
-      kdf: new HkdfSha256(),
-      aead: new Aes128Gcm(),
-    });
-    const recipientPublicKey = await suite.kem.importKey(
-      'raw',
-      toArrayBuffer(o.recipientPublicKey ?? read.recipientPublicKey),
-      true,
-    );
-    const sender = await suite.createSenderContext({
-      recipientPublicKey,
-      info: toArrayBuffer(encode(transcript)),
-    });
-    let cipherText: Uint8Array = new Uint8Array(await sender.seal(toArrayBuffer(deviceResponse)));
-    let enc: Uint8Array = new Uint8Array(sender.enc);
-    if (o.tamperEnc) enc = flipBit(enc);
-    if (o.tamperCipherText) cipherText = flipBit(cipherText);
-    return {
-      response: b64u.encode(
-        encode([
-          'dcapi',
-          new Map<string, unknown>([
-            ['enc', enc],
-            ['cipherText', cipherText],
-          ]),
-        ]),
-      ),
-    };
+    return { deviceResponse, answered: chosen.answered };
   }
 }
 
