@@ -23,6 +23,7 @@ import {
   type HeldMdoc,
   readAnnexCRequest,
 } from '../support/independent-wallet/annex-c-wallet';
+import { presentSdJwtDcApi } from '../support/independent-wallet/sd-jwt-presenter';
 import { SignerClient } from '../support/signer';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -153,6 +154,36 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect({ status: refused.status, code: refused.body.code }).toEqual({
       status: 422,
       code: 'key_binding_invalid',
+    });
+    await expectNothingStored(other.id);
+  });
+
+  it('its SD-JWT VC presenter (jose only) completes identify over the unsigned DC API; a wrong aud is refused', async () => {
+    const row = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findOneByOrFail({ persona: 'adult', format: 'dc+sd-jwt' });
+    const held = { credential: row.credential, holderPrivateJwk: devicePrivateJwk };
+    const { id, signer } = await newSession('identify');
+    const wr = await signer.walletRequest();
+    const answer = await presentSdJwtDcApi({ request: wr.body.request, origin, held, now: clock.now() });
+    expect(Object.keys(answer.vp_token)).toEqual(['pid']);
+    const res = await signer.submit(wr.body.request_id, answer);
+    expect(res.body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.results[0].claims).toMatchObject({ given_name: 'Erika', family_name: 'Mustermann' });
+    const other = await newSession('identify');
+    const wr2 = await other.signer.walletRequest();
+    const wrongAud = await presentSdJwtDcApi({
+      request: wr2.body.request,
+      origin,
+      held,
+      now: clock.now(),
+      overrides: { aud: 'origin:https://attacker.example' },
+    });
+    const refused = await other.signer.submit(wr2.body.request_id, wrongAud);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'audience_mismatch',
     });
     await expectNothingStored(other.id);
   });
