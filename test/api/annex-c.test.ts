@@ -23,6 +23,7 @@ import {
   type HeldMdoc,
   readAnnexCRequest,
 } from '../support/independent-wallet/annex-c-wallet';
+import { answerCrossDeviceMdoc, resolveRequest } from '../support/independent-wallet/cross-device';
 import { presentSdJwtDcApi } from '../support/independent-wallet/sd-jwt-presenter';
 import { SignerClient } from '../support/signer';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
@@ -184,6 +185,33 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect({ status: refused.status, code: refused.body.code }).toEqual({
       status: 422,
       code: 'audience_mismatch',
+    });
+    await expectNothingStored(other.id);
+  });
+
+  it('it completes identify cross-device (signed request_uri checked to the verifier root, direct_post.jwt)', async () => {
+    const rootPem = await (await fetch(`${t.baseUrl}/oid4vp/verifier-root.pem`)).text();
+    const { id, signer } = await newSession('identify');
+    const cd = await signer.call('POST', '/wallet-request/cross_device');
+    expect(cd.status).toBe(200);
+    const request = await resolveRequest(cd.body.uri as string, rootPem);
+    const posted = await answerCrossDeviceMdoc({ request, wallet });
+    expect(posted.status).toBe(200);
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.status).toBe('completed');
+    expect(read.body.results[0].claims).toMatchObject({ given_name: 'Erika', family_name: 'Mustermann' });
+    // the device signature over another client_id in the handover is refused, and nothing is stored
+    const other = await newSession('identify');
+    const cd2 = await other.signer.call('POST', '/wallet-request/cross_device');
+    const request2 = await resolveRequest(cd2.body.uri as string, rootPem);
+    const refused = await answerCrossDeviceMdoc({
+      request: request2,
+      wallet,
+      overrides: { handoverClientId: 'x509_hash:someone-else' },
+    });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'key_binding_invalid',
     });
     await expectNothingStored(other.id);
   });

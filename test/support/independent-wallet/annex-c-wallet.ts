@@ -193,6 +193,24 @@ export class AnnexCWallet {
   ): { vp_token: Record<string, string[]> } {
     if (request.response_mode !== 'dc_api' || typeof request.nonce !== 'string')
       throw new Error('not an unsigned OpenID4VP DC API request');
+    return this.answerWithHandover(
+      request,
+      'OpenID4VPDCAPIHandover',
+      [o.origin ?? origin, request.nonce, null],
+      o,
+    );
+  }
+
+  /**
+   * An OpenID4VP answer (vp_token) to the request's DCQL with an mdoc, its device signature over
+   * `[null, null, [handoverType, SHA-256(CBOR handoverInfo)]]` (OpenID4VP 1.0 B.2.6).
+   */
+  answerWithHandover(
+    request: Record<string, unknown>,
+    handoverType: string,
+    handoverInfo: unknown[],
+    o: AnnexCOverrides = {},
+  ): { vp_token: Record<string, string[]> } {
     const dcql = request.dcql_query as {
       credentials: {
         id: string;
@@ -211,8 +229,7 @@ export class AnnexCWallet {
       docType: String(q.meta?.doctype_value),
       elements: (q.claims ?? []).map((c) => [String(c.path[0]), String(c.path[1])] as [string, string]),
     }));
-    const handoverInfo = encode([o.origin ?? origin, request.nonce, null]);
-    const transcript = [null, null, ['OpenID4VPDCAPIHandover', sha256(handoverInfo)]];
+    const transcript = [null, null, [handoverType, sha256(encode(handoverInfo))]];
     const { deviceResponse, answered } = this.present(docRequests, transcript, o);
     const id = (answered as { id?: string }).id as string;
     return { vp_token: { [id]: [b64u.encode(deviceResponse)] } };
