@@ -266,6 +266,16 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     }
   });
 
+  it('does not offer an age_verify step above 99 over Annex C (no mdoc can answer it)', async () => {
+    const { workflowId } = await publishWorkflow(api, [{ primitive: 'age_verify', threshold: 100 }]);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.call('POST', '/wallet-request/org_iso_mdoc');
+    expect({ status: wr.status, code: wr.body.code }).toEqual({ status: 409, code: 'protocol_not_offered' });
+  });
+
   it.each(['sign', 'attestation'] as const)('does not offer a %s step over Annex C', async (workflow) => {
     const created =
       workflow === 'sign'

@@ -52,6 +52,9 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     ({ workflowId: workflows.age_verify } = await publishWorkflow(production, [
       { primitive: 'age_verify', threshold: 18 },
     ]));
+    ({ workflowId: workflows.age_100 } = await publishWorkflow(production, [
+      { primitive: 'age_verify', threshold: 100 },
+    ]));
     const devicePrivateJwk = (await loadSandboxKey(t.svc.ds, 'holder', 'adult')).privateJwk as JsonWebKey;
     const rows = await t.svc.ds
       .getRepository(SandboxCredentialEntity)
@@ -122,5 +125,19 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     const read = await production.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.status).toBe('completed');
     expect(read.body.results[0]).toMatchObject({ over: true, threshold: 18 });
+  });
+
+  it('a step no mdoc can answer (age_verify 100): the page asks with OpenID4VP alone', async () => {
+    const created = await production.rest('POST', '/v1/sessions', { workflow_id: workflows.age_100 });
+    expect(created.status).toBe(201);
+    const { page, asked } = await pageWithWallet(['openid4vp-v1-signed', 'org-iso-mdoc']);
+    await page.goto(created.body.url);
+    await page.getByTestId('start').click();
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('share-browser-wallet').click();
+    // this device wallet answers Annex C only, so the person sees the page's "cancelled" message
+    await page.getByRole('alert').waitFor({ timeout: 20_000 });
+    expect(asked.map((call) => call.map((r) => r.protocol))).toEqual([['openid4vp-v1-signed']]);
+    await page.context().close();
   });
 });

@@ -82,8 +82,18 @@ export function IdentifyStep(props: {
         pending.push({ protocol: req.protocol, data: req.request, id: req.request_id, expires: req.expires });
       }
       if (ANNEX_C_STEPS.includes(props.step.primitive) && allowsAnnexC()) {
-        const iso = await createAnnexCWalletRequest(props.session.id);
-        pending.push({ protocol: iso.protocol, data: iso.request, id: iso.request_id, expires: iso.expires });
+        // a step no mdoc can answer (age_verify above 99) is not offered over Annex C: ask without it
+        const iso = await createAnnexCWalletRequest(props.session.id).catch((e: unknown) => {
+          if (e instanceof ApiError && e.code === 'protocol_not_offered') return null;
+          throw e;
+        });
+        if (iso)
+          pending.push({
+            protocol: iso.protocol,
+            data: iso.request,
+            id: iso.request_id,
+            expires: iso.expires,
+          });
       }
       if (pending.length === 0) throw new ApiError('wallet_unavailable', 0);
       const answer = await askBrowserWallet({

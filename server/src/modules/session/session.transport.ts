@@ -17,6 +17,7 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { annexCSupports } from '../verification/mdoc/annex-c';
+import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
   auditFactsForStep,
@@ -181,6 +182,13 @@ export class SessionTransport {
           )
         : undefined;
     const { request } = requestForStep(step, nonce, { documents });
+    if (kind === 'org_iso_mdoc' && !asksForMdoc(request)) {
+      // e.g. age_verify above 99: ISO age_over_NN has two digits, so only the SD-JWT VC can answer
+      throw new AppError(
+        'protocol_not_offered',
+        'This step asks for no mdoc, so it is not offered over org-iso-mdoc.',
+      );
+    }
     const now = this.deps.clock.now();
     const requestId = newId('wreq');
     const expiresAt = s.stepExpiresAt ?? s.expiresAt;
@@ -550,3 +558,9 @@ export class SessionTransport {
     };
   }
 }
+
+/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
+const asksForMdoc = (request: Record<string, unknown>): boolean =>
+  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
+    (c) => c.format === MDOC_FORMAT,
+  );
