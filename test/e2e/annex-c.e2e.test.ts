@@ -5,17 +5,32 @@
 // request, as a Safari/Apple Wallet would. The page must ask ONCE with both protocols where the browser allows
 // both (Chrome-like), only Annex C where the browser allows only that (Safari-like), and submit the answer to
 // the request of the protocol that answered.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
 import { MdocTrustStore } from '../../server/src/modules/verification/mdoc/mdoc-trust';
 import { MdocTrustAnchorEntity } from '../../server/src/modules/verification/mdoc/mdoc-trust-anchor.entity';
+import { axeFindings } from '../support/axe';
 import { startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type Json, type TestService } from '../support/harness';
 import { type AnnexCRequest, AnnexCWallet } from '../support/independent-wallet/annex-c-wallet';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
+
+// Screenshots at 390 and 1280 px into ANNEX_C_SHOTS_DIR when set (the axe check runs always).
+const SHOTS = process.env.ANNEX_C_SHOTS_DIR;
+async function shoot(page: Page, name: string): Promise<void> {
+  expect(await axeFindings(page), `axe on ${name}`).toEqual([]);
+  if (!SHOTS) return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+}
 
 interface AskedRequest {
   protocol: string;
@@ -66,8 +81,11 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
   });
 
   /** A page whose browser allows `allowed` protocols and whose device wallet answers Annex C only. */
-  async function pageWithWallet(allowed: string[]): Promise<{ page: Page; asked: AskedRequest[][] }> {
-    const context = await browser.newContext();
+  async function pageWithWallet(
+    allowed: string[],
+    locale = 'en-GB',
+  ): Promise<{ page: Page; asked: AskedRequest[][] }> {
+    const context = await browser.newContext({ locale });
     const page = await context.newPage();
     const asked: AskedRequest[][] = [];
     await page.exposeFunction('__deviceWallet', async (requests: AskedRequest[]) => {
@@ -94,15 +112,18 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     return { page, asked };
   }
 
-  async function runSession(workflow: string, allowed: string[]) {
+  async function runSession(workflow: string, allowed: string[], locale = 'en-GB') {
     const created = await production.rest('POST', '/v1/sessions', { workflow_id: workflows[workflow] });
     expect(created.status).toBe(201);
-    const { page, asked } = await pageWithWallet(allowed);
+    const { page, asked } = await pageWithWallet(allowed, locale);
     await page.goto(created.body.url);
     await page.getByTestId('start').click();
     await page.getByTestId('share-wallet').click();
+    await page.getByTestId('share-browser-wallet').waitFor();
+    await shoot(page, `annex-c-${workflow}-wallet-step-${locale}`);
     await page.getByTestId('share-browser-wallet').click();
     await page.getByTestId('done').waitFor({ timeout: 20_000 });
+    await shoot(page, `annex-c-${workflow}-done-${locale}`);
     await page.context().close();
     return { id: created.body.id as string, asked };
   }
@@ -120,7 +141,7 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
   });
 
   it('Safari-like browser (org-iso-mdoc only): asks with Annex C alone and completes age_verify', async () => {
-    const { id, asked } = await runSession('age_verify', ['org-iso-mdoc']);
+    const { id, asked } = await runSession('age_verify', ['org-iso-mdoc'], 'de-DE');
     expect(asked.map((call) => call.map((r) => r.protocol))).toEqual([['org-iso-mdoc']]);
     const read = await production.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.status).toBe('completed');
