@@ -23,7 +23,11 @@ import {
   type HeldMdoc,
   readAnnexCRequest,
 } from '../support/independent-wallet/annex-c-wallet';
-import { answerCrossDeviceMdoc, resolveRequest } from '../support/independent-wallet/cross-device';
+import {
+  answerCrossDeviceMdoc,
+  answerSignedDcApiMdoc,
+  resolveRequest,
+} from '../support/independent-wallet/cross-device';
 import { presentSdJwtDcApi } from '../support/independent-wallet/sd-jwt-presenter';
 import { SignerClient } from '../support/signer';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
@@ -214,6 +218,22 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
       code: 'key_binding_invalid',
     });
     await expectNothingStored(other.id);
+  });
+
+  it('it completes age_verify over the signed DC API (dc_api.jwt, request object checked to the verifier root)', async () => {
+    const rootPem = await (await fetch(`${t.baseUrl}/oid4vp/verifier-root.pem`)).text();
+    const { id, signer } = await newSession('age_verify');
+    const signed = await signer.call('POST', '/wallet-request/dc_api_signed');
+    expect(signed.body.protocol).toBe('openid4vp-v1-signed');
+    const answer = await answerSignedDcApiMdoc({
+      jar: (signed.body.request as { request: string }).request,
+      verifierRootPem: rootPem,
+      origin,
+      wallet,
+    });
+    expect((await signer.submit(signed.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.results[0]).toMatchObject({ over: true, threshold: 18 });
   });
 
   it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {
