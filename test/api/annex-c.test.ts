@@ -3,6 +3,7 @@
 // the verifier). Honest identify and age_verify sessions complete and say which protocol was used (audit record
 // and evidence); every tampered answer is refused with its own code and stores nothing of the step; sign and
 // attestation are not offered over Annex C (it cannot carry their transaction data).
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
@@ -234,6 +235,21 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect((await signer.submit(signed.body.request_id, answer)).body.status).toBe('completed');
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.results[0]).toMatchObject({ over: true, threshold: 18 });
+  });
+
+  it('it completes sign over OpenID4VP with the mdoc, device-signing the documents hash (not over Annex C)', async () => {
+    const pdf = minimalPdf('Contract no. 9');
+    const created = await createMultipart(api, { workflow_id: workflows.sign }, [
+      { filename: 'contract.pdf', type: 'application/pdf', bytes: pdf },
+    ]);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    const answer = wallet.answerOpenId4VpDcApi(wr.body.request as Json, origin);
+    expect(Object.keys(answer.vp_token)).toEqual(['pid_mdoc']);
+    expect((await signer.submit(wr.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(read.body.results[0].documents[0].sha256).toBe(createHash('sha256').update(pdf).digest('hex'));
   });
 
   it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {

@@ -53,6 +53,7 @@ export interface AnnexCOverrides {
   encryptionInfo?: string;
 }
 
+type Json = Record<string, unknown>;
 const b64u = {
   encode: (b: Uint8Array) => Buffer.from(b).toString('base64url'),
   decode: (s: string) => new Uint8Array(Buffer.from(s, 'base64url')),
@@ -230,7 +231,25 @@ export class AnnexCWallet {
       elements: (q.claims ?? []).map((c) => [String(c.path[0]), String(c.path[1])] as [string, string]),
     }));
     const transcript = [null, null, [handoverType, sha256(encode(handoverInfo))]];
-    const { deviceResponse, answered } = this.present(docRequests, transcript, o);
+    // Transaction data for the answered query (sign, attestation): the service's convention (README, walt.id's):
+    // one device-signed namespace per type holding transaction_data_hash = SHA-256 of the string as received.
+    const sent = Array.isArray(request.transaction_data) ? (request.transaction_data as string[]) : [];
+    const deviceSignedFor = (answered: { id: string }) => {
+      const namespaces = new Map<string, Map<string, unknown>>();
+      for (const encoded of sent) {
+        const td = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Json;
+        if (!(td.credential_ids as string[]).includes(answered.id)) continue;
+        namespaces.set(
+          String(td.type),
+          new Map<string, unknown>([
+            ['transaction_data_hash', sha256(new TextEncoder().encode(encoded))],
+            ['transaction_data_hash_alg', 'sha-256'],
+          ]),
+        );
+      }
+      return namespaces;
+    };
+    const { deviceResponse, answered } = this.present(docRequests, transcript, o, deviceSignedFor);
     const id = (answered as { id?: string }).id as string;
     return { vp_token: { [id]: [b64u.encode(deviceResponse)] } };
   }
@@ -240,6 +259,7 @@ export class AnnexCWallet {
     docRequests: R[],
     transcript: unknown[],
     o: AnnexCOverrides,
+    deviceSignedFor: (answered: R) => Map<string, Map<string, unknown>> = () => new Map(),
   ): { deviceResponse: Uint8Array; answered: R } {
     const documents = this.held.map((h) => ({ h, parsed: parseIssuerSigned(h.issuerSigned) }));
     const holds = (d: (typeof documents)[number], [ns, el]: [string, string]) =>
@@ -293,7 +313,7 @@ export class AnnexCWallet {
       issuerAuth = [issuerAuth[0], issuerAuth[1], encode(embed(mso)), issuerAuth[3]];
     }
 
-    const deviceNameSpacesBytes = embed(new Map());
+    const deviceNameSpacesBytes = embed(deviceSignedFor(chosen.answered));
     const deviceAuthenticationBytes = encode(
       embed(['DeviceAuthentication', transcript, doc.parsed.docType, deviceNameSpacesBytes]),
     );
