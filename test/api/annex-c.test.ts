@@ -252,6 +252,21 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     expect(read.body.results[0].documents[0].sha256).toBe(createHash('sha256').update(pdf).digest('hex'));
   });
 
+  it('its SD-JWT VC presenter completes attestation, binding the terms in transaction_data_hashes', async () => {
+    const row = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findOneByOrFail({ persona: 'adult', format: 'dc+sd-jwt' });
+    const held = { credential: row.credential, holderPrivateJwk: devicePrivateJwk };
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflows.attestation });
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    const answer = await presentSdJwtDcApi({ request: wr.body.request, origin, held, now: clock.now() });
+    expect((await signer.submit(wr.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(read.body.results[0].terms_sha256).toBe(createHash('sha256').update('I agree.').digest('hex'));
+  });
+
   it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {
     const res = await api.rest('GET', '/v1/catalog');
     const byId = (id: string) => res.body.routes.find((r: Json) => r.id === id);

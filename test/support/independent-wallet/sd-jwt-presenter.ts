@@ -2,7 +2,8 @@
 // jose only: it reads the unsigned DC API request's DCQL itself (the first dc+sd-jwt credential query, in
 // credential_sets order; with claim_sets the first set it can disclose), keeps exactly the disclosures of the
 // requested top-level claims, and appends a key-binding JWT (typ kb+jwt, ES256 by the holder key) with iat,
-// aud `origin:<origin>`, the request nonce and sd_hash = b64u(SHA-256(<issuer JWT>~<disclosures>~)).
+// aud `origin:<origin>`, the request nonce, sd_hash = b64u(SHA-256(<issuer JWT>~<disclosures>~)) and, for
+// transaction data naming the query, transaction_data_hashes (SHA-256 of each string as received).
 import { createHash } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
 
@@ -77,11 +78,27 @@ export async function presentSdJwtDcApi(input: {
   });
   const presented = `${[issuerJwt, ...selected].join('~')}~`;
   const sdHash = createHash('sha256').update(presented, 'ascii').digest('base64url');
+  // OpenID4VP B.3: the hash of each transaction_data string naming this query, as received (not decoded).
+  const txData = (
+    Array.isArray(request.transaction_data) ? (request.transaction_data as string[]) : []
+  ).filter((encoded) =>
+    (
+      JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { credential_ids: string[] }
+    ).credential_ids.includes(query.id),
+  );
   const kb = await new SignJWT({
     iat: Math.floor(input.now.getTime() / 1000),
     aud: input.overrides?.aud ?? `origin:${input.origin}`,
     nonce: input.overrides?.nonce ?? request.nonce,
     sd_hash: sdHash,
+    ...(txData.length > 0
+      ? {
+          transaction_data_hashes: txData.map((e) =>
+            createHash('sha256').update(e, 'utf8').digest('base64url'),
+          ),
+          transaction_data_hashes_alg: 'sha-256',
+        }
+      : {}),
   })
     .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
     .sign(await importJWK(input.held.holderPrivateJwk as Parameters<typeof importJWK>[0], 'ES256'));
