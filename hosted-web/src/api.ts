@@ -1,6 +1,7 @@
 // Typed fetch wrappers for the hosted transport routes. Same origin as the page, so paths are relative and the
 // HttpOnly binding cookie travels by itself. Every failure becomes an ApiError carrying the server's code.
 import type {
+  AnnexCWalletRequest,
   CrossDeviceRequest,
   Problem,
   ReferenceWalletAnswer,
@@ -74,6 +75,10 @@ export const createWalletRequest = (id: string) =>
 /** The signed request (verifier certificate, encrypted response) for the Digital Credentials API. */
 export const createSignedWalletRequest = (id: string) =>
   call<SignedWalletRequest>('POST', `${sessionPath(id)}/wallet-request/dc_api_signed`);
+
+/** The ISO 18013-7 Annex C request (org-iso-mdoc: DeviceRequest + EncryptionInfo) for the same API call. */
+export const createAnnexCWalletRequest = (id: string) =>
+  call<AnnexCWalletRequest>('POST', `${sessionPath(id)}/wallet-request/org_iso_mdoc`);
 
 /** A cross-device request: QR code and openid4vp:// link; the wallet answers the server directly. */
 export const createCrossDeviceRequest = (id: string) =>

@@ -84,6 +84,15 @@ export interface SignedWalletRequest {
   sandbox_personas: SandboxPersona[] | null;
 }
 
+/** An ISO 18013-7 Annex C request (org-iso-mdoc): base64url CBOR DeviceRequest and EncryptionInfo. */
+export interface AnnexCWalletRequest {
+  request_id: string;
+  protocol: 'org-iso-mdoc';
+  request: { deviceRequest: string; encryptionInfo: string };
+  expires: string;
+  sandbox_personas: SandboxPersona[] | null;
+}
+
 /** A cross-device request: the openid4vp:// link (client_id + request_uri) and its QR code as SVG. */
 export interface CrossDeviceRequest {
   request_id: string;

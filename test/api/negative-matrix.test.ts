@@ -5,7 +5,8 @@
 // its documented state. Fresh sessions per case, because 5 refusals for one step fail a session by policy.
 //
 // Deviations come from the reference wallet's presentWith overrides where one exists (the real wallet code path
-// with one change); the rest are crafted by editing the presentation string or the response.
+// with one change); the rest are crafted by editing the presentation string or the response. The ISO 18013-7
+// Annex C rows (org-iso-mdoc) are answered by the independent wallet of test/support/independent-wallet.
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { base64url, decodeJwt, exportJWK, importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { ManualClock } from '../../server/src/common/clock';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import type { PresentOverrides, WalletResponse } from '../../server/src/modules/sandbox/reference-wallet';
+import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
 import { encryptResponse, postResponse } from '../../server/src/modules/sandbox/signed-request-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
@@ -25,6 +27,7 @@ import {
 import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { type AnnexCOverrides, AnnexCWallet, freshP256 } from '../support/independent-wallet/annex-c-wallet';
 import { SignerClient } from '../support/signer';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
@@ -89,7 +92,15 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       { primitive: 'identify', claims: ['given_name', 'family_name'] },
     ]));
     holderJwk = (await loadSandboxKey(t.svc.ds, 'holder', 'adult')).privateJwk as JWK;
+    // The independent wallet (test/support/independent-wallet) with the adult's mdocs, for the Annex C rows.
+    const mdocs = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findBy({ persona: 'adult', format: 'mso_mdoc' });
+    isoWallet = new AnnexCWallet(
+      mdocs.map((r) => ({ issuerSigned: r.credential, devicePrivateJwk: holderJwk as JsonWebKey })),
+    );
   });
+  let isoWallet: AnnexCWallet;
   afterAll(async () => t?.stop());
 
   async function newSession(workflow: Workflow): Promise<Ctx> {
@@ -157,6 +168,16 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       .sign(await importJWK(key, 'ES256'));
     return presentation.slice(0, cut) + kb;
   }
+
+  /** An ISO 18013-7 Annex C exchange (org-iso-mdoc) answered by the independent wallet with one deviation. */
+  const annexC =
+    (overrides: AnnexCOverrides, encryptionInfoOf?: (ctx: Ctx) => Promise<string>) => async (ctx: Ctx) => {
+      const wr = await ctx.signer.call('POST', '/wallet-request/org_iso_mdoc');
+      expect(wr.status).toBe(200);
+      const o = encryptionInfoOf ? { ...overrides, encryptionInfo: await encryptionInfoOf(ctx) } : overrides;
+      const answer = await isoWallet.answer(wr.body.request, new URL(t.baseUrl).origin, o);
+      return ctx.signer.submit(wr.body.request_id as string, answer);
+    };
 
   const nowS = () => Math.floor(clock.now().getTime() / 1000);
   const withOtherDocumentHash = (request: Json) => {
@@ -273,6 +294,28 @@ describe('negative matrix: every refusal has a stable code and completes nothing
       name: 'malformed vp_token (not an object of presentations)',
       code: 'presentation_malformed',
       run: (ctx) => hosted(ctx, async () => ({ vp_token: 42 })),
+    },
+    {
+      name: 'SD-JWT presentation as a bare string instead of an array (OpenID4VP 1.0 §8.1)',
+      code: 'presentation_malformed',
+      run: (ctx) =>
+        hosted(ctx, async (request) => ({ vp_token: { pid: presentationOf(await present(request)) } })),
+    },
+    {
+      name: 'mdoc DeviceResponse as a bare string instead of an array (OpenID4VP 1.0 §8.1)',
+      code: 'presentation_malformed',
+      run: (ctx) =>
+        hosted(ctx, async (request) => {
+          const honest = (await t.svc.wallet.presentMdoc({
+            persona: 'adult',
+            request,
+            origin: t.baseUrl,
+          })) as {
+            vp_token: Record<string, string[]>;
+          };
+          const [id, [presentation]] = Object.entries(honest.vp_token)[0] as [string, string[]];
+          return { vp_token: { [id]: presentation } };
+        }),
     },
     {
       name: 'presentation that is not an SD-JWT',
@@ -442,6 +485,73 @@ describe('negative matrix: every refusal has a stable code and completes nothing
         return ctx.signer.submit(wr.request_id, response);
       },
     },
+    // --- ISO 18013-7 Annex C (org-iso-mdoc), independent wallet ---
+    {
+      name: 'annex C: transcript bound to another origin',
+      code: 'response_decryption_failed',
+      run: annexC({ origin: 'https://attacker.example' }),
+    },
+    {
+      name: 'annex C: encrypted to another recipient key',
+      code: 'response_decryption_failed',
+      run: annexC({ recipientPublicKey: freshP256().publicRaw }),
+    },
+    {
+      name: 'annex C: tampered HPKE ciphertext',
+      code: 'response_decryption_failed',
+      run: annexC({ tamperCipherText: true }),
+    },
+    {
+      name: 'annex C: tampered encapsulated key (enc)',
+      code: 'response_decryption_failed',
+      run: annexC({ tamperEnc: true }),
+    },
+    {
+      name: "annex C: transcript over another request's EncryptionInfo",
+      code: 'response_decryption_failed',
+      run: annexC({}, async (ctx) => {
+        const other = await ctx.signer.call('POST', '/wallet-request/org_iso_mdoc');
+        return other.body.request.encryptionInfo as string;
+      }),
+    },
+    {
+      name: 'annex C: a document of a docType that was not requested',
+      code: 'credential_type_invalid',
+      run: annexC({ doctype: 'eu.europa.ec.av.1' }),
+    },
+    {
+      name: 'annex C: a requested element withheld',
+      code: 'claims_missing',
+      run: annexC({ omitElements: ['given_name'] }),
+    },
+    {
+      name: 'annex C: tampered element value',
+      code: 'disclosure_invalid',
+      run: annexC({ tamperElement: 'family_name' }),
+    },
+    {
+      name: 'annex C: tampered digest inside the MSO',
+      code: 'credential_signature_invalid',
+      run: annexC({ tamperMsoDigest: true }),
+    },
+    {
+      name: 'annex C: tampered device signature',
+      code: 'key_binding_invalid',
+      run: annexC({ tamperDeviceSignature: true }),
+    },
+    {
+      name: 'annex C: device signature by another key',
+      code: 'key_binding_invalid',
+      run: annexC({ deviceKey: freshP256().privateJwk }),
+    },
+    {
+      name: 'annex C: plain answer instead of an EncryptedResponse',
+      code: 'response_not_encrypted',
+      run: async (ctx) => {
+        const wr = await ctx.signer.call('POST', '/wallet-request/org_iso_mdoc');
+        return ctx.signer.submit(wr.body.request_id as string, { vp_token: { pid_mdoc: ['x'] } });
+      },
+    },
   ];
 
   /** No more than `completedBefore` steps: results, audit records, evidence, step.completed rows. */
@@ -470,6 +580,7 @@ describe('negative matrix: every refusal has a stable code and completes nothing
   it.each([
     { name: 'hosted, presentation string passed through', run: editing((p) => p) },
     { name: 'hosted, key-binding JWT re-signed unchanged', run: editing((p) => resignKb(p, () => {})) },
+    { name: 'annex C, independent wallet without a deviation', run: (ctx: Ctx) => annexC({})(ctx) },
     {
       name: 'cross-device, encrypted to the request key',
       run: async (ctx: Ctx) => {

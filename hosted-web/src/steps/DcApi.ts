@@ -1,11 +1,14 @@
 // The W3C Digital Credentials API from the hosted page, detected at run time: whether this browser can reach a
-// wallet on the device, which OpenID4VP protocol to ask for (signed when the browser allows it), and the call
-// itself. The wallet's answer (`credential.data`) goes to the server unchanged: {response: <JWE>} for the
-// signed request (dc_api.jwt), {vp_token} for the unsigned one.
+// wallet on the device, which protocols to ask with (OpenID4VP signed when the browser allows it, and ISO
+// 18013-7 Annex C `org-iso-mdoc` for steps an mdoc can answer over it), and the call itself: one call with
+// every request, the browser (or the person) picks one. The wallet's answer (`credential.data`) goes to the
+// server unchanged with the request id of the protocol that answered: {response: <JWE>} for the signed request
+// (dc_api.jwt), {vp_token} for the unsigned one, {response: <HPKE EncryptedResponse>} for Annex C.
 import { ApiError } from '../api';
 
 export const SIGNED_PROTOCOL = 'openid4vp-v1-signed';
 export const UNSIGNED_PROTOCOL = 'openid4vp-v1-unsigned';
+export const ANNEX_C_PROTOCOL = 'org-iso-mdoc';
 export type DcApiProtocol = typeof SIGNED_PROTOCOL | typeof UNSIGNED_PROTOCOL;
 
 /** `DigitalCredential` is not in TypeScript's DOM lib yet. */
@@ -39,22 +42,38 @@ export function preferredProtocol(): DcApiProtocol | null {
   return null;
 }
 
-/** Asks a wallet on this device; resolves to the wallet's `data`, unchanged. */
+/** Whether the browser allows Annex C (`org-iso-mdoc`); true when it cannot say (it then picks what it can). */
+export function allowsAnnexC(): boolean {
+  const dc = digitalCredential();
+  if (!dc || !hasDigitalCredentials()) return false;
+  const allows = dc.userAgentAllowsProtocol;
+  if (typeof allows !== 'function') return true;
+  try {
+    return allows.call(dc, ANNEX_C_PROTOCOL) === true;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Asks a wallet on this device with one or more requests (one per protocol); resolves to the protocol that
+ * answered (DigitalCredential.protocol; the only request's when the browser does not say) and its `data`,
+ * unchanged.
+ */
 export async function askBrowserWallet(input: {
-  protocol: string;
-  data: Record<string, unknown>;
+  requests: { protocol: string; data: Record<string, unknown> }[];
   expires: string;
-}): Promise<Record<string, unknown>> {
+}): Promise<{ protocol: string; data: Record<string, unknown> }> {
   // The `digital` member is not in TypeScript's DOM lib yet, hence the casts on the way in and out.
   const options = {
-    digital: { requests: [{ protocol: input.protocol, data: input.data }] },
+    digital: { requests: input.requests },
     // The request is worthless after it expires; stop waiting then so the page does not stay busy.
     signal: AbortSignal.timeout(Math.max(Date.parse(input.expires) - Date.now(), 1000)),
   };
-  let credential: (Credential & { data?: unknown }) | null;
+  let credential: (Credential & { data?: unknown; protocol?: unknown }) | null;
   try {
     credential = (await navigator.credentials.get(options as CredentialRequestOptions)) as
-      | (Credential & { data?: unknown })
+      | (Credential & { data?: unknown; protocol?: unknown })
       | null;
   } catch (err) {
     const cancelled =
@@ -63,5 +82,13 @@ export async function askBrowserWallet(input: {
   }
   const data = credential?.data;
   if (!data || typeof data !== 'object') throw new ApiError('wallet_unavailable', 0);
-  return data as Record<string, unknown>;
+  const asked = input.requests.map((r) => r.protocol);
+  const protocol =
+    typeof credential?.protocol === 'string'
+      ? credential.protocol
+      : asked.length === 1
+        ? asked[0]
+        : undefined;
+  if (!protocol || !asked.includes(protocol)) throw new ApiError('wallet_unavailable', 0);
+  return { protocol, data: data as Record<string, unknown> };
 }

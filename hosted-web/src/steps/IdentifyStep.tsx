@@ -4,6 +4,8 @@
 // QR code / openid4vp:// link), and in sandbox the service's reference wallet with test personas.
 import { createSignal, For, onCleanup, Show } from 'solid-js';
 import {
+  ApiError,
+  createAnnexCWalletRequest,
   createSignedWalletRequest,
   createWalletRequest,
   referenceWalletRespond,
@@ -15,8 +17,17 @@ import { hasMessage, t } from '../i18n';
 import type { ActionRunner } from '../routes/SessionView';
 import type { ProjectionStep, SandboxPersona, SessionProjection, WalletRequest } from '../types';
 import { CrossDevice } from './CrossDevice';
-import { askBrowserWallet, hasDigitalCredentials, preferredProtocol, SIGNED_PROTOCOL } from './DcApi';
+import {
+  allowsAnnexC,
+  askBrowserWallet,
+  hasDigitalCredentials,
+  preferredProtocol,
+  SIGNED_PROTOCOL,
+} from './DcApi';
 import { StepContent, stepHeading } from './StepContent';
+
+/** Steps offered over ISO 18013-7 Annex C (the server refuses the others: protocol_not_offered). */
+const ANNEX_C_STEPS: readonly string[] = ['identify', 'age_verify'];
 
 // A request this close to its expiry is replaced rather than handed to a wallet that may take a while.
 const REQUEST_MARGIN_MS = 10_000;
@@ -71,24 +82,46 @@ export function IdentifyStep(props: {
       await freshRequest();
       return undefined;
     });
+  // One browser call with every request this step can be answered with: OpenID4VP (signed when allowed) and,
+  // where the step's route answers it with an mdoc over Annex C (identify, age_verify: ANNEX_C_PRIMITIVES on
+  // the server), org-iso-mdoc. The browser picks one; the answer goes to that protocol's request id.
   const shareWithBrowserWallet = () =>
     props.runner.run(async () => {
-      if (preferredProtocol() === SIGNED_PROTOCOL) {
+      const pending: { protocol: string; data: Record<string, unknown>; id: string; expires: string }[] = [];
+      const openid = preferredProtocol();
+      if (openid === SIGNED_PROTOCOL) {
         const signed = await createSignedWalletRequest(props.session.id);
-        const data = await askBrowserWallet({
+        pending.push({
           protocol: signed.protocol,
           data: signed.request,
+          id: signed.request_id,
           expires: signed.expires,
         });
-        return submitWalletResponse(props.session.id, signed.request_id, data);
+      } else if (openid) {
+        const req = await takeRequest();
+        pending.push({ protocol: req.protocol, data: req.request, id: req.request_id, expires: req.expires });
       }
-      const req = await takeRequest();
-      const data = await askBrowserWallet({
-        protocol: req.protocol,
-        data: req.request,
-        expires: req.expires,
+      if (ANNEX_C_STEPS.includes(props.step.primitive) && allowsAnnexC()) {
+        // a step no mdoc can answer (age_verify above 99) is not offered over Annex C: ask without it
+        const iso = await createAnnexCWalletRequest(props.session.id).catch((e: unknown) => {
+          if (e instanceof ApiError && e.code === 'protocol_not_offered') return null;
+          throw e;
+        });
+        if (iso)
+          pending.push({
+            protocol: iso.protocol,
+            data: iso.request,
+            id: iso.request_id,
+            expires: iso.expires,
+          });
+      }
+      if (pending.length === 0) throw new ApiError('wallet_unavailable', 0);
+      const answer = await askBrowserWallet({
+        requests: pending.map(({ protocol, data }) => ({ protocol, data })),
+        expires: pending.map((p) => p.expires).sort()[0] as string,
       });
-      return submitWalletResponse(props.session.id, req.request_id, data);
+      const answered = pending.find((p) => p.protocol === answer.protocol) as (typeof pending)[number];
+      return submitWalletResponse(props.session.id, answered.id, answer.data);
     });
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {

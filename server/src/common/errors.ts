@@ -36,6 +36,11 @@ export const ERROR_CODES = {
     title: 'This workflow has a sign step: upload its documents as multipart/form-data file parts',
   },
   route_unavailable: { status: 409, title: 'No credential route supports this workflow in this environment' },
+  protocol_not_offered: {
+    status: 409,
+    title:
+      'This step is not offered over this wallet protocol (org-iso-mdoc cannot bind its transaction data)',
+  },
   // verification (wallet responses)
   presentation_malformed: { status: 422, title: 'The wallet response is malformed' },
   request_not_found: { status: 422, title: 'The wallet request is unknown or already used' },
@@ -70,6 +75,10 @@ export const ERROR_CODES = {
   transaction_data_mismatch: {
     status: 422,
     title: 'The key-binding proof covers other transaction data than was sent',
+  },
+  issuer_certificate_invalid_at_signing: {
+    status: 422,
+    title: 'The issuer signed the credential outside the validity period of its signing certificate',
   },
   device_signed_unauthorized: {
     status: 422,

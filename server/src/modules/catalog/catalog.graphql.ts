@@ -61,6 +61,11 @@ export class CredentialRouteGql {
   @Field(() => CredentialIssuerGql) issuer!: CredentialIssuerGql;
   @Field(() => [String]) formats!: string[];
   @Field(() => PrimitiveFormatsGql) primitiveFormats!: PrimitiveFormatsGql;
+  @Field(() => PrimitiveFormatsGql, {
+    description:
+      'Per primitive, the Digital Credentials API protocols a wallet can answer over: openid4vp, and org-iso-mdoc (ISO 18013-7 Annex C) for mdoc identify and age_verify.',
+  })
+  primitiveProtocols!: PrimitiveFormatsGql;
   @Field(() => PrimitiveFlagsGql, { description: 'What the route can do, whatever the environment.' })
   capabilities!: PrimitiveFlagsGql;
   @Field(() => RouteEnvironmentGql) sandbox!: RouteEnvironmentGql;

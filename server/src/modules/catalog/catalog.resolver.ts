@@ -28,6 +28,12 @@ const routeOut = (r: RouteView): CredentialRouteGql => ({
     sign: r.primitive_formats.sign,
     attestation: r.primitive_formats.attestation,
   },
+  primitiveProtocols: {
+    identify: r.primitive_protocols.identify,
+    ageVerify: r.primitive_protocols.age_verify,
+    sign: r.primitive_protocols.sign,
+    attestation: r.primitive_protocols.attestation,
+  },
   capabilities: flags(r.capabilities),
   sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },
   production: {

@@ -34,6 +34,16 @@ export const RouteSchema = z.object({
     .describe(
       "Per primitive, the route's formats this service accepts for it (sign and attestation: dc+sd-jwt only).",
     ),
+  primitive_protocols: z
+    .object({
+      identify: z.array(z.string()),
+      age_verify: z.array(z.string()),
+      sign: z.array(z.string()),
+      attestation: z.array(z.string()),
+    })
+    .describe(
+      'Per primitive, the Digital Credentials API protocols a wallet can answer over: openid4vp, and org-iso-mdoc (ISO 18013-7 Annex C) for mdoc identify and age_verify (Annex C cannot bind the transaction data of sign and attestation).',
+    ),
   capabilities: primitives.describe('What the route can do, whatever the environment.'),
   sandbox: z.object({ available: z.boolean(), primitives }),
   production: z.object({ available: z.boolean(), primitives, acceptance }),

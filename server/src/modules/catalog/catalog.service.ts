@@ -10,6 +10,8 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
+import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
+import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
@@ -38,6 +40,12 @@ export interface RouteView {
   formats: string[];
   /** Per primitive, the route's formats this service verifies for it (e.g. sign: dc+sd-jwt only). */
   primitive_formats: Record<Primitive, string[]>;
+  /**
+   * Per primitive, the DC API protocols a wallet of this route can answer over: `openid4vp` whenever the
+   * primitive has a format, plus `org-iso-mdoc` (ISO 18013-7 Annex C) where it is answered with an mdoc and
+   * Annex C can carry it (identify, age_verify; not sign or attestation, whose transaction data it cannot bind).
+   */
+  primitive_protocols: Record<Primitive, string[]>;
   /** What the route can do, whatever the environment (a primitive needs one of its formats, above). */
   capabilities: PrimitiveFlags;
   sandbox: { available: boolean; primitives: PrimitiveFlags };
@@ -89,6 +97,17 @@ const formatsByPrimitive = (r: CredentialRouteEntity, formats: string[]): Record
     PRIMITIVES.map((p) => [p, claimed[p] ? formats.filter((f) => PRIMITIVE_FORMATS[p].includes(f)) : []]),
   ) as Record<Primitive, string[]>;
 };
+
+/** The DC API protocols per primitive, from its formats on the route (see RouteView.primitive_protocols). */
+const protocolsByPrimitive = (formats: Record<Primitive, string[]>): Record<Primitive, string[]> =>
+  Object.fromEntries(
+    PRIMITIVES.map((p) => [
+      p,
+      formats[p].length === 0
+        ? []
+        : ['openid4vp', ...(formats[p].includes(MDOC_FORMAT) && annexCSupports(p) ? [ANNEX_C_PROTOCOL] : [])],
+    ]),
+  ) as Record<Primitive, string[]>;
 
 const masked = (flags: PrimitiveFlags, available: boolean): PrimitiveFlags =>
   Object.fromEntries(PRIMITIVES.map((p) => [p, available && flags[p]])) as PrimitiveFlags;
@@ -199,6 +218,7 @@ export class CatalogService {
         },
         formats,
         primitive_formats: primitiveFormats,
+        primitive_protocols: protocolsByPrimitive(primitiveFormats),
         capabilities,
         sandbox: { available: r.sandboxAvailable, primitives: masked(capabilities, r.sandboxAvailable) },
         production: {

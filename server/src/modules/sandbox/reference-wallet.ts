@@ -80,6 +80,25 @@ export class ReferenceWallet {
   }
 
   /**
+   * ISO 18013-7 Annex C (org-iso-mdoc): answers the page's {deviceRequest, encryptionInfo}; an mdoc choice
+   * with its documents, any other choice with the persona's mdocs.
+   */
+  respondAnnexC(input: {
+    persona: string;
+    request: { deviceRequest: string; encryptionInfo: string };
+    origin: string;
+  }): Promise<{ response: string }> {
+    const choice = findWalletChoice(input.persona);
+    if (!choice) throw new AppError('validation_failed', 'Unknown persona.', { param: 'persona' });
+    return new MdocReferenceWallet(this.deps).presentAnnexC({
+      persona: choice.persona,
+      doctypes: choice.format === 'mso_mdoc' ? choice.doctypes : undefined,
+      request: input.request,
+      origin: input.origin,
+    });
+  }
+
+  /**
    * Answers as a wallet choice (personas.ts WALLET_CHOICES): an mdoc choice presents one of its documents
    * (mdoc/mdoc-wallet.ts), an SD-JWT choice its PID (presentWith). A persona whose SD-JWT VC is not asked for,
    * in a request asking only for mdoc, presents its mdoc. `handover` is for the signed transports: the redirect

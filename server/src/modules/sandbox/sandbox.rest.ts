@@ -9,6 +9,7 @@ import {
   requireString,
   sendJson,
 } from '../../common/http';
+import { isAnnexCRequestData } from '../verification/mdoc/annex-c';
 import type { ReferenceWallet } from './reference-wallet';
 import type { SandboxIssuer } from './sandbox-issuer';
 
@@ -39,7 +40,8 @@ export function registerSandboxRoutes(
     method: 'post',
     path: '/sandbox/wallet/respond',
     auth: 'sandbox',
-    summary: 'The reference wallet answers an OpenID4VP request as the given persona.',
+    summary:
+      'The reference wallet answers an OpenID4VP request, or an ISO 18013-7 Annex C request ({deviceRequest, encryptionInfo}), as the given persona.',
     handler: async (req: AppRequest, res: Response) => {
       const body = jsonObjectBody(req);
       const persona = requireString(body, 'persona');
@@ -50,11 +52,13 @@ export function registerSandboxRoutes(
           param: 'request',
         });
       }
-      const response = await deps.wallet.respond({
-        persona,
-        request: request as Record<string, unknown>,
-        origin,
-      });
+      const response = isAnnexCRequestData(request as Record<string, unknown>)
+        ? await deps.wallet.respondAnnexC({
+            persona,
+            request: request as { deviceRequest: string; encryptionInfo: string },
+            origin,
+          })
+        : await deps.wallet.respond({ persona, request: request as Record<string, unknown>, origin });
       sendJson(res, 200, { response });
     },
   });

@@ -18,6 +18,8 @@ import { SessionEventEntity } from '../support/session-event.entity';
 import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { bindingClaimsFor, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
+import { annexCSupports } from '../verification/mdoc/annex-c';
+import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
   auditFactsForStep,
@@ -188,6 +190,12 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
+    if (kind === 'org_iso_mdoc' && !annexCSupports(step.primitive)) {
+      throw new AppError(
+        'protocol_not_offered',
+        `A ${step.primitive} step is not offered over org-iso-mdoc: Annex C cannot bind its transaction data.`,
+      );
+    }
     const nonce = randomToken(32);
     const documents =
       step.primitive === 'sign'
@@ -209,6 +217,13 @@ export class SessionTransport {
       documents,
       bindingClaims: bindingClaimsFor(steps, s.currentStage),
     });
+    if (kind === 'org_iso_mdoc' && !asksForMdoc(request)) {
+      // e.g. age_verify above 99: ISO age_over_NN has two digits, so only the SD-JWT VC can answer
+      throw new AppError(
+        'protocol_not_offered',
+        'This step asks for no mdoc, so it is not offered over org-iso-mdoc.',
+      );
+    }
     const now = this.deps.clock.now();
     const requestId = newId('wreq');
     const expiresAt = s.stepExpiresAt ?? s.expiresAt;
@@ -722,3 +737,9 @@ function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadline_k
     return { deadline: s.expiresAt.toISOString(), deadline_kind: 'link' };
   return {};
 }
+
+/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
+const asksForMdoc = (request: Record<string, unknown>): boolean =>
+  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
+    (c) => c.format === MDOC_FORMAT,
+  );

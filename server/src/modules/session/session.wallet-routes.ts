@@ -7,6 +7,7 @@
 // Both are signed with the verifier certificate (x509_hash client id) and carry an ephemeral ECDH-ES P-256 key
 // per request. request_uri and response_uri name the wallet request by its unguessable id (never the session
 // id); the step completes through SessionTransport's one completion path, exactly like a hosted submission.
+import type { DcqlQuery } from 'dcql';
 import express, { type Response } from 'express';
 import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
@@ -20,6 +21,14 @@ import {
   JAR_CONTENT_TYPE,
   SIGNED_DC_API_PROTOCOL,
 } from '../verification/jar';
+import {
+  ANNEX_C_PROTOCOL,
+  ANNEX_C_RESPONSE_MODE,
+  AnnexCOpenedResponse,
+  type AnnexCStoredRequest,
+  buildAnnexCRequest,
+  openAnnexCResponse,
+} from '../verification/mdoc/annex-c';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
@@ -31,7 +40,7 @@ import type { SessionTransport } from './session.transport';
 type Json = Record<string, unknown>;
 
 /** How the hosted page reaches a wallet: `dc_api` is the unsigned request of the walking skeleton. */
-export type WalletRequestKind = 'dc_api' | 'dc_api_signed' | 'cross_device';
+export type WalletRequestKind = 'dc_api' | 'dc_api_signed' | 'cross_device' | 'org_iso_mdoc';
 
 /** Path prefix of the routes a wallet calls directly (no cookie; the request id is the capability). */
 export const WALLET_PATH = '/oid4vp';
@@ -49,6 +58,7 @@ export interface BuiltWalletRequest {
 
 /** The audit record's name for the transport a request used. */
 export function protocolOf(responseMode: string | null | undefined): string {
+  if (responseMode === ANNEX_C_RESPONSE_MODE) return ANNEX_C_PROTOCOL;
   if (responseMode === 'dc_api.jwt') return SIGNED_DC_API_PROTOCOL;
   if (responseMode === 'direct_post.jwt') return 'openid4vp-cross-device';
   return DC_API_PROTOCOL;
@@ -82,8 +92,27 @@ export class WalletTransports {
     kind: Exclude<WalletRequestKind, 'dc_api'>,
     input: { requestId: string; base: Json; now: Date; expiresAt: Date },
   ): Promise<BuiltWalletRequest> {
-    const identity = await this.deps.identity.current();
     const key = await this.deps.encryption.newKey(input.requestId);
+    if (kind === 'org_iso_mdoc') {
+      // ISO 18013-7 Annex C: the one-time key is the HPKE recipient key of EncryptionInfo (its private half
+      // sealed to this request id like the OpenID4VP response keys); the transcript binds HOSTED_URL's origin.
+      const { kty, crv, x, y } = key.publicJwk;
+      const annexC = buildAnnexCRequest({
+        dcqlQuery: input.base.dcql_query as DcqlQuery,
+        nonce: String(input.base.nonce),
+        origin: this.origin,
+        recipientPublicJwk: { kty, crv, x, y },
+      });
+      return {
+        stored: annexC.stored as unknown as Json,
+        audience: `origin:${this.origin}`,
+        responseMode: ANNEX_C_RESPONSE_MODE,
+        requestObject: '',
+        responseKey: key.sealedPrivateJwk,
+        forPage: annexC.forPage,
+      };
+    }
+    const identity = await this.deps.identity.current();
     if (kind === 'dc_api_signed') {
       const signed = await buildSignedDcApiRequest({
         base: input.base,
@@ -132,6 +161,14 @@ export class WalletTransports {
    * given for the unsigned DC API request. A wallet's plain error answer is refused as such.
    */
   async openResponse(req: WalletRequestEntity, answer: unknown): Promise<unknown> {
+    if (req.responseMode === ANNEX_C_RESPONSE_MODE) {
+      if (!req.responseKey) throw new Error('an Annex C request without its recipient key');
+      const { kty, crv, x, y, d } = this.deps.encryption.privateJwk(req.id, req.responseKey);
+      const stored = JSON.parse(req.request) as AnnexCStoredRequest;
+      return new AnnexCOpenedResponse(
+        await openAnnexCResponse({ answer, recipientPrivateJwk: { kty, crv, x, y, d }, stored }),
+      );
+    }
     if (!isEncryptedResponseMode(req.responseMode)) return answer;
     const a = typeof answer === 'object' && answer !== null ? (answer as Json) : {};
     if (typeof a.error === 'string' && a.response === undefined) {
@@ -173,11 +210,19 @@ export function registerWalletRoutes(
   const token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
   const kindOf = (v: unknown): WalletRequestKind => {
-    if (v === undefined || v === 'dc_api' || v === 'dc_api_signed' || v === 'cross_device')
+    if (
+      v === undefined ||
+      v === 'dc_api' ||
+      v === 'dc_api_signed' ||
+      v === 'cross_device' ||
+      v === 'org_iso_mdoc'
+    )
       return v ?? 'dc_api';
-    throw new AppError('validation_failed', 'transport must be dc_api, dc_api_signed or cross_device.', {
-      param: 'transport',
-    });
+    throw new AppError(
+      'validation_failed',
+      'transport must be dc_api, dc_api_signed, cross_device or org_iso_mdoc.',
+      { param: 'transport' },
+    );
   };
 
   reg.add({
@@ -185,7 +230,7 @@ export function registerWalletRoutes(
     path: '/t/sessions/:id/wallet-request/:transport',
     auth: 'signer',
     summary:
-      'Hosted page: a signed (dc_api_signed) or cross-device (cross_device) request for the current step',
+      'Hosted page: a signed (dc_api_signed), cross-device (cross_device) or ISO 18013-7 Annex C (org_iso_mdoc) request for the current step',
     handler: async (req, res) => {
       noStore(res);
       const kind = kindOf(String(req.params.transport));

@@ -29,6 +29,7 @@ import {
   trustedPublicKey,
   verifyEs256,
 } from './es256';
+import { AnnexCOpenedResponse, isAnnexCRequest } from './mdoc/annex-c';
 import {
   answersMdocQuery,
   type MdocPresentationVerifier,
@@ -55,6 +56,8 @@ export interface VerifiedPresentation {
   verifiedAt: Date;
   /** The exact presentation string (`<issuer JWT>~<disclosures>~<KB-JWT>`): evidence. */
   presentation: string;
+  /** Set for an ISO 18013-7 Annex C answer (`org-iso-mdoc`); OpenID4VP answers leave it out. */
+  protocol?: 'org-iso-mdoc';
   /** The key-binding JWT: the holder's signature over nonce, aud, iat, sd_hash and transaction data. */
   keyBindingJwt: string;
   /** mso_mdoc only: the holder's device signature with its payload attached (mdoc-verifier.ts mdocHolderSignature). */
@@ -74,7 +77,7 @@ export interface PresentationVerifierDeps {
   /** Clock skew tolerated for exp and a future `iat`, in seconds. */
   skewSeconds?: number;
   /** Verifies answers to mso_mdoc credential queries (absent: such answers are not accepted). */
-  mdoc?: Pick<MdocPresentationVerifier, 'verify'>;
+  mdoc?: Pick<MdocPresentationVerifier, 'verify' | 'verifyAnnexC'>;
 }
 
 export interface VerifyInput {
@@ -121,6 +124,22 @@ export class PresentationVerifier {
     // Our own request: a failure here is a bug on our side, not the wallet's, so it is a plain Error.
     if (input.request.nonce !== input.expectedNonce) {
       throw new Error('request nonce differs from expected nonce');
+    }
+    if (isAnnexCRequest(input.request) || input.response instanceof AnnexCOpenedResponse) {
+      // Only our own decryption makes an AnnexCOpenedResponse, and only for an Annex C request.
+      if (
+        !(input.response instanceof AnnexCOpenedResponse) ||
+        !isAnnexCRequest(input.request) ||
+        !this.deps.mdoc
+      )
+        throw new Error('an Annex C request is verified from its opened response only');
+      return this.deps.mdoc.verifyAnnexC({
+        request: input.request,
+        expectedNonce: input.expectedNonce,
+        deviceResponse: input.response.deviceResponse,
+        environment: input.environment,
+        now: input.now,
+      });
     }
     if (this.deps.mdoc && answersMdocQuery(input.request, input.response)) {
       return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });

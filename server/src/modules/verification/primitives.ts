@@ -253,6 +253,8 @@ export function evidenceForStep(step: WorkflowStep, v: VerifiedPresentation): Bu
   return Buffer.from(
     JSON.stringify({
       format: v.format,
+      // the DC API protocol the answer came over, when it was not OpenID4VP (ISO 18013-7 Annex C)
+      ...(v.protocol ? { protocol: v.protocol } : {}),
       issuer: v.issuer,
       vct: v.vct,
       presentation: v.presentation,

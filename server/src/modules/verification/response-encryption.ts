@@ -86,6 +86,11 @@ export class ResponseEncryption {
     };
   }
 
+  /** The private JWK sealed for `requestId` by newKey (Annex C opens its HPKE answer with it). */
+  privateJwk(requestId: string, sealedPrivateJwk: string): JWK {
+    return JSON.parse(this.sealer.open(aadFor(requestId), sealedPrivateJwk).toString('utf8')) as JWK;
+  }
+
   /**
    * The wallet's answer to an encrypted-response request: `{response: <compact JWE>}` whose plaintext is the
    * JSON object of response parameters (vp_token, state, ...). Anything else is refused: a plain vp_token is

@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
 export function dcqlPresentations(request: Json, response: unknown): Record<string, unknown[]> {
   if (typeof response === 'object' && response !== null && 'error' in response)
     throw new AppError('presentation_malformed', 'The wallet answered with an error.');
+  requireArraysOfPresentations(response);
   try {
     const payload = parseOpenid4VpAuthorizationResponsePayload(response as Json);
     const validated = validateOpenid4vpAuthorizationResponsePayload({
@@ -27,5 +28,31 @@ export function dcqlPresentations(request: Json, response: unknown): Record<stri
     throw new AppError('presentation_malformed', 'The wallet response is not an OpenID4VP DCQL response.', {
       cause: e,
     });
+  }
+}
+
+/**
+ * OpenID4VP 1.0 §8.1: the value of each credential query id in a DCQL `vp_token` is "an array of one or more
+ * Presentations". The library normalises a bare string into an array, so a non-conforming wallet would pass;
+ * this checks the shape as received (vp_token as an object, or as its JSON text in a form post).
+ */
+function requireArraysOfPresentations(response: unknown): void {
+  if (typeof response !== 'object' || response === null) return; // the library reports it
+  let vp = (response as Json).vp_token;
+  if (typeof vp === 'string') {
+    try {
+      vp = JSON.parse(vp);
+    } catch {
+      return; // not DCQL JSON: the library reports it
+    }
+  }
+  if (typeof vp !== 'object' || vp === null || Array.isArray(vp)) return;
+  for (const [id, value] of Object.entries(vp)) {
+    if (!Array.isArray(value) || value.length === 0) {
+      throw new AppError(
+        'presentation_malformed',
+        `The vp_token value for credential query ${JSON.stringify(id).slice(0, 80)} must be an array of one or more presentations.`,
+      );
+    }
   }
 }

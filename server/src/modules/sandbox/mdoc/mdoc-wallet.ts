@@ -26,6 +26,7 @@ import type { DataSource } from 'typeorm';
 import { In } from 'typeorm';
 import type { Clock } from '../../../common/clock';
 import { AppError } from '../../../common/errors';
+import { annexCSessionTranscript, sealAnnexCResponse } from '../../verification/mdoc/annex-c';
 import { mdocContext } from '../../verification/mdoc/mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from '../../verification/mdoc/mdoc-query';
 import {
@@ -259,6 +260,76 @@ export class MdocReferenceWallet {
     if (o.omitDeviceSigned) encoded = withoutDeviceSigned(encoded);
     if (o.alterDeviceSignedAfterSigning) encoded = withAlteredTransactionDataHash(encoded);
     return { vp_token: { [chosen.queryId]: [encoded] } };
+  }
+
+  /**
+   * Answers an ISO 18013-7 Annex C request ({deviceRequest, encryptionInfo}, org-iso-mdoc) like Apple Wallet
+   * would: the first DocRequest this persona holds a document for with every requested element, a device
+   * signature over the dcapi SessionTranscript bound to `origin`, and the DeviceResponse HPKE-sealed to the
+   * request's recipient key.
+   */
+  async presentAnnexC(input: {
+    persona: string;
+    request: { deviceRequest: string; encryptionInfo: string };
+    origin: string;
+    doctypes?: readonly string[];
+  }): Promise<{ response: string }> {
+    const persona = findPersona(input.persona);
+    if (!persona) throw new AppError('validation_failed', 'Unknown persona.', { param: 'persona' });
+    let asked: DeviceRequest;
+    try {
+      asked = DeviceRequest.decode(Buffer.from(input.request.deviceRequest, 'base64url'));
+    } catch (e) {
+      throw new AppError('validation_failed', 'deviceRequest is not a CBOR DeviceRequest.', {
+        param: 'request',
+        cause: e,
+      });
+    }
+    const documents = (await this.storedDocuments(persona.id))
+      .map((credential) => IssuerSigned.fromEncodedForOid4Vci(credential))
+      .filter((d) => {
+        const doctype = d.issuerAuth.mobileSecurityObject.docType;
+        return !input.doctypes || input.doctypes.includes(doctype);
+      });
+    for (const docRequest of asked.docRequests) {
+      const { docType, namespaces } = docRequest.itemsRequest;
+      const doc = documents.find(
+        (d) =>
+          d.issuerAuth.mobileSecurityObject.docType === docType &&
+          [...namespaces].every(([ns, els]) =>
+            [...els.keys()].every((el) =>
+              (d.getIssuerNamespace(ns) ?? []).some((i) => i.elementIdentifier === el),
+            ),
+          ),
+      );
+      if (!doc) continue;
+      const holder = await loadSandboxKey(this.deps.ds, 'holder', persona.id);
+      const jwk = holder.privateJwk as Record<string, unknown>;
+      const response = await DeviceResponse.createWithDeviceRequest(
+        {
+          deviceRequest: DeviceRequest.create({ version: '1.0', docRequests: [docRequest] }),
+          sessionTranscript: annexCSessionTranscript(input.request.encryptionInfo, input.origin),
+          issuerSigned: [doc],
+          signature: {
+            signingKey: CoseKey.fromJwk({
+              kty: jwk.kty,
+              crv: jwk.crv,
+              x: jwk.x,
+              y: jwk.y,
+              d: jwk.d,
+              alg: 'ES256',
+            }),
+          },
+        },
+        mdocContext,
+      );
+      return sealAnnexCResponse({
+        deviceResponse: response.encode(),
+        encryptionInfo: input.request.encryptionInfo,
+        origin: input.origin,
+      });
+    }
+    throw new AppError('claims_missing', 'This persona cannot answer the request with an mdoc.');
   }
 
   private async storedDocuments(persona: string): Promise<string[]> {

@@ -2,7 +2,8 @@
 // issuer (IACA + document signer certificates, MSO signed with @owf/mdoc), with the trust anchors read from
 // MariaDB. Every dishonest or unacceptable presentation is refused with its stable code.
 import { generateKeyPairSync } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import { cborDecode, cborEncode } from '@owf/mdoc';
+import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../common/clock';
@@ -348,6 +349,71 @@ describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', (
     expect(await codeOf(presentAndVerify('adult', { origin: 'https://other.example' }))).toBe(
       'key_binding_invalid',
     );
+  });
+
+  it('refuses an MSO signed outside its document signer certificate validity with its own code', async () => {
+    const now = clock.now();
+    // The MSO itself is valid now; only its signing date lies years before the document signer certificate.
+    const early = await issuer.issueFor('adult', MDOC_PID.doctype, {
+      validity: {
+        signed: new Date(now.getTime() - 20 * 365 * 86_400_000),
+        validFrom: new Date(now.getTime() - 86_400_000),
+        validUntil: new Date(now.getTime() + 86_400_000),
+      },
+    });
+    const refused = await presentAndVerify('adult', { overrides: { credential: early } }).catch((e) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect([refused.code, refused.message]).toEqual([
+      'issuer_certificate_invalid_at_signing',
+      'The MSO was signed outside the validity period of its document signer certificate.',
+    ]);
+  });
+
+  it('refuses an empty DeviceAuth as a missing holder proof (not as a MAC)', async () => {
+    const { nonce, request } = newRequest(pidQuery());
+    const honest = (await wallet.presentMdoc({ persona: 'adult', request, origin: ORIGIN })) as {
+      vp_token: Record<string, string[]>;
+    };
+    const raw = cborDecode(base64url.decode(honest.vp_token.pid_mdoc?.[0] as string)) as Map<string, unknown>;
+    const doc = (raw.get('documents') as Map<string, unknown>[])[0] as Map<string, unknown>;
+    (doc.get('deviceSigned') as Map<string, unknown>).set('deviceAuth', new Map());
+    const refused = await verifier
+      .verify({
+        request,
+        expectedNonce: nonce,
+        origin: ORIGIN,
+        environment: 'sandbox',
+        response: { vp_token: { pid_mdoc: [base64url.encode(cborEncode(raw))] } },
+        now: clock.now(),
+      })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect([refused.code, refused.message]).toEqual([
+      'key_binding_missing',
+      'The DeviceAuth holds neither a device signature nor a device MAC.',
+    ]);
+  });
+
+  it('refuses a bare string instead of an array of presentations (OpenID4VP 1.0 §8.1)', async () => {
+    const { nonce, request } = newRequest(pidQuery());
+    const honest = (await wallet.presentMdoc({ persona: 'adult', request, origin: ORIGIN })) as {
+      vp_token: Record<string, string[]>;
+    };
+    const verify = (response: unknown) =>
+      verifier.verify({
+        request,
+        expectedNonce: nonce,
+        origin: ORIGIN,
+        environment: 'sandbox',
+        response,
+        now: clock.now(),
+      });
+    const bare = { vp_token: { pid_mdoc: honest.vp_token.pid_mdoc?.[0] } };
+    expect(await codeOf(verify(bare))).toBe('presentation_malformed');
+    expect(await codeOf(verify({ vp_token: JSON.stringify(bare.vp_token) }))).toBe('presentation_malformed');
+    expect(await codeOf(verify({ vp_token: { pid_mdoc: [] } }))).toBe('presentation_malformed');
+    // control: the same presentation in its array completes
+    expect(await codeOf(verify(honest))).toBe('resolved');
   });
 
   it('refuses a document signed by the untrusted IACA, or by the trusted IACA key itself', async () => {

@@ -45,6 +45,12 @@ import {
   transactionDataDigest,
 } from '../transaction-data';
 import { dcqlPresentations } from '../vp-token';
+import {
+  ANNEX_C_PROTOCOL,
+  type AnnexCStoredRequest,
+  annexCSessionTranscript,
+  isAnnexCRequest,
+} from './annex-c';
 import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 import type { MdocTrustStore } from './mdoc-trust';
@@ -69,6 +75,8 @@ export interface MdocVerifiedPresentation {
   verifiedAt: Date;
   /** The exact vp_token entry (base64url DeviceResponse): evidence. */
   presentation: string;
+  /** 'org-iso-mdoc' for an Annex C answer (absent for OpenID4VP). */
+  protocol?: 'org-iso-mdoc';
   /**
    * Always '' for mdoc: the holder's proof is the DeviceSignature inside `presentation` (there is no KB-JWT).
    * Present so the result has the SD-JWT result's shape.
@@ -216,6 +224,71 @@ export class MdocPresentationVerifier {
     // 1. Response shape (OpenID4VP library): exactly one presentation, answering one of our mdoc queries.
     const { query, presented } = this.presentationFrom(input, dcqlQuery);
     const bytes = decodeB64u(presented);
+    const transcript = await mdocSessionTranscript({
+      nonce: input.expectedNonce,
+      origin: input.origin,
+      redirect: input.redirect,
+      responseEncryptionJwk: input.responseEncryptionJwk,
+    });
+    return this.verifyDeviceResponse({
+      bytes,
+      presented,
+      request: input.request,
+      dcqlQuery,
+      queryFor: () => query,
+      transcript,
+      environment: input.environment,
+      now: input.now,
+      checks,
+    });
+  }
+
+  /**
+   * An ISO 18013-7 Annex C answer (org-iso-mdoc), already opened (annex-c.ts openAnnexCResponse): the same
+   * checks as an OpenID4VP mdoc answer, over the Annex C SessionTranscript of the stored request. The query
+   * answered is the one of the document's docType (the DeviceRequest asked for each mdoc alternative).
+   */
+  async verifyAnnexC(input: {
+    request: Record<string, unknown>;
+    expectedNonce: string;
+    deviceResponse: Uint8Array;
+    environment: Environment;
+    now: Date;
+  }): Promise<MdocVerifiedPresentation> {
+    const stored = input.request as unknown as AnnexCStoredRequest;
+    if (!isAnnexCRequest(input.request) || stored.nonce !== input.expectedNonce)
+      throw new Error('not our Annex C request, or its nonce differs');
+    const dcqlQuery = storedDcqlQuery(stored.dcql_query);
+    return this.verifyDeviceResponse({
+      bytes: input.deviceResponse,
+      presented: base64url.encode(input.deviceResponse),
+      request: input.request,
+      dcqlQuery,
+      queryFor: (docType) => {
+        const q = dcqlQuery.credentials.find(
+          (c) => c.format === MDOC_FORMAT && c.meta?.doctype_value === docType,
+        );
+        return q ?? fail('credential_type_invalid', 'The document type (docType) was not requested.');
+      },
+      transcript: annexCSessionTranscript(stored.encryption_info, stored.origin),
+      environment: input.environment,
+      now: input.now,
+      checks: ['annex_c_decrypted'],
+    }).then((v) => ({ ...v, protocol: ANNEX_C_PROTOCOL }));
+  }
+
+  private async verifyDeviceResponse(input: {
+    bytes: Uint8Array;
+    presented: string;
+    request: Record<string, unknown>;
+    dcqlQuery: DcqlQuery;
+    queryFor: (docType: string) => DcqlCredentialQuery;
+    transcript: SessionTranscript;
+    environment: Environment;
+    now: Date;
+    checks: string[];
+  }): Promise<MdocVerifiedPresentation> {
+    const { bytes, presented, dcqlQuery, transcript, checks } = input;
     requireDeviceSigned(bytes);
     let response: DeviceResponse;
     try {
@@ -252,12 +325,6 @@ export class MdocPresentationVerifier {
     checks.push('issuer_trusted');
 
     // 3. The library's checks (issuer signature, MSO validity, value digests, device signature), collected.
-    const transcript = await mdocSessionTranscript({
-      nonce: input.expectedNonce,
-      origin: input.origin,
-      redirect: input.redirect,
-      responseEncryptionJwk: input.responseEncryptionJwk,
-    });
     const failed: VerificationAssessment[] = [];
     try {
       await Verifier.verifyDeviceResponse(
@@ -284,12 +351,21 @@ export class MdocPresentationVerifier {
     if (failedWhere('ISSUER_AUTH', 'certificate must be valid', 'Country name')) {
       fail('issuer_untrusted', 'The mdoc issuer certificate is not acceptable.');
     }
-    if (failedWhere('ISSUER_AUTH', 'signature', 'signed date')) {
+    if (failedWhere('ISSUER_AUTH', 'signature')) {
       fail('credential_signature_invalid', 'The issuer signature over the MSO is invalid.');
+    }
+    // A valid signature made when the document signer certificate was not (yet, or any longer) valid: the
+    // MSO's `signed` date lies outside the certificate's notBefore..notAfter (ISO 18013-5 9.3.1).
+    if (failedWhere('ISSUER_AUTH', 'signed date')) {
+      fail(
+        'issuer_certificate_invalid_at_signing',
+        'The MSO was signed outside the validity period of its document signer certificate.',
+      );
     }
     checks.push('issuer_signature');
 
     // 4. Type: the document's docType is the signed one and was asked for.
+    const query = input.queryFor(mso.docType);
     const doctypes = (query as DcqlCredentialQuery.Mdoc).meta?.doctype_value;
     if (doc.docType !== mso.docType)
       fail('credential_type_invalid', 'The document docType differs from the MSO.');
@@ -325,7 +401,11 @@ export class MdocPresentationVerifier {
     // 8. Device authentication: a signature by the MSO device key over DeviceAuthentication, which includes
     // this request's SessionTranscript. A wrong nonce, a wrong origin and a wrong key all make that signature
     // fail and cannot be told apart (the transcript is not transmitted), so all are key_binding_invalid.
-    if (!doc.deviceSigned.deviceAuth.deviceSignature) {
+    const deviceAuth = doc.deviceSigned.deviceAuth;
+    if (!deviceAuth.deviceSignature && !deviceAuth.deviceMac) {
+      fail('key_binding_missing', 'The DeviceAuth holds neither a device signature nor a device MAC.');
+    }
+    if (!deviceAuth.deviceSignature) {
       fail('key_binding_invalid', 'Only device signatures (not device MACs) are accepted.');
     }
     if (failedWhere('DEVICE_AUTH')) {

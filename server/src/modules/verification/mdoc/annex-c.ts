@@ -1,0 +1,294 @@
+// Owns the ISO/IEC 18013-7 Annex C exchange over the Digital Credentials API (protocol `org-iso-mdoc`, what
+// Safari and Apple Wallet speak): the request the hosted page hands to the browser (a CBOR DeviceRequest for the
+// step's mdoc doctypes and elements, and EncryptionInfo with a fresh nonce and a one-time P-256 recipient key),
+// the `dcapi` handover SessionTranscript bound to the page's origin and that EncryptionInfo, and opening the
+// wallet's HPKE-encrypted answer (RFC 9180 base mode, DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-128-GCM,
+// info = the SessionTranscript CBOR, empty aad). The DeviceResponse inside is verified by MdocPresentationVerifier
+// exactly like an OpenID4VP mdoc answer, only over this transcript (see docs/adr/0032-annex-c-org-iso-mdoc.md).
+//
+// Shapes (Annex C; cross-checked with public implementations, the ISO text itself was not read):
+//   request data   = { deviceRequest: b64u(CBOR DeviceRequest), encryptionInfo: b64u(CBOR EncryptionInfo) }
+//   EncryptionInfo = ["dcapi", { "nonce": bstr, "recipientPublicKey": COSE_Key }]
+//   SessionTranscript = [null, null, ["dcapi", SHA-256(CBOR [encryptionInfo b64u string, origin])]]
+//   response data  = { response: b64u(CBOR ["dcapi", { "enc": bstr, "cipherText": bstr }]) }
+
+import { createHash } from 'node:crypto';
+import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import {
+  cborDecode,
+  cborEncode,
+  DeviceRequest,
+  DocRequest,
+  ItemsRequest,
+  QrHandover,
+  SessionTranscript,
+} from '@owf/mdoc';
+import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
+import { base64url, type JWK } from 'jose';
+import { AppError } from '../../../common/errors';
+import type { Primitive } from '../../workflow/workflow.steps';
+import { MDOC_FORMAT } from './mdoc-query';
+
+/** The DC API protocol identifier of Annex C. */
+export const ANNEX_C_PROTOCOL = 'org-iso-mdoc';
+/** wallet_request.response_mode of an Annex C request (the answer is HPKE-encrypted to the recipient key). */
+export const ANNEX_C_RESPONSE_MODE = 'org-iso-mdoc';
+
+/**
+ * The primitives offered over Annex C. Annex C's DeviceRequest carries doctypes and elements only: there is
+ * no place for OpenID4VP transaction_data, so a wallet cannot be asked to device-sign the documents' or terms'
+ * hash. sign and attestation therefore stay on OpenID4VP (and cross-device) and are never offered over Annex C.
+ */
+export const ANNEX_C_PRIMITIVES: readonly Primitive[] = ['identify', 'age_verify'];
+export const annexCSupports = (primitive: Primitive): boolean => ANNEX_C_PRIMITIVES.includes(primitive);
+
+const suite = () =>
+  new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+
+type Json = Record<string, unknown>;
+
+/** The fields of our stored Annex C request (wallet_request.request): what the answer is verified against. */
+export interface AnnexCStoredRequest {
+  protocol: typeof ANNEX_C_PROTOCOL;
+  /** base64url of the EncryptionInfo nonce (32 random bytes); also wallet_request.nonce. */
+  nonce: string;
+  /** The page origin the transcript binds (HOSTED_URL's origin). */
+  origin: string;
+  /** The mdoc credential queries of the step (DCQL, only mso_mdoc): which docType answers which query. */
+  dcql_query: DcqlQuery;
+  device_request: string;
+  encryption_info: string;
+}
+
+/**
+ * An opened Annex C answer: the DeviceResponse bytes HPKE-decrypted with the request's recipient key. Only the
+ * transport's openResponse makes one, so the verifier knows the bytes came out of our own decryption.
+ */
+export class AnnexCOpenedResponse {
+  constructor(readonly deviceResponse: Uint8Array) {}
+}
+
+export const isAnnexCRequest = (request: Json): boolean => request.protocol === ANNEX_C_PROTOCOL;
+
+/** A COSE_Key (EC2, P-256) of a public JWK: {1: 2, -1: 1, -2: x, -3: y}. */
+function coseKeyOf(jwk: JWK): Map<number, unknown> {
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new Error('a P-256 public JWK');
+  return new Map<number, unknown>([
+    [1, 2],
+    [-1, 1],
+    [-2, base64url.decode(jwk.x)],
+    [-3, base64url.decode(jwk.y)],
+  ]);
+}
+
+/** Only the mso_mdoc credential queries of a step's DCQL query (credential_sets of the mdoc alternatives). */
+function mdocOnly(query: DcqlQuery): DcqlQuery {
+  const credentials = query.credentials.filter((c) => c.format === MDOC_FORMAT);
+  const ids = new Set(credentials.map((c) => c.id));
+  const options = (query.credential_sets ?? [])
+    .flatMap((s) => s.options)
+    .filter((o) => o.every((id) => ids.has(id)));
+  return {
+    credentials,
+    ...(credentials.length > 1 ? { credential_sets: [{ options, required: true }] } : {}),
+  } as DcqlQuery;
+}
+
+/** `[namespace, element]` pairs of an mdoc credential query. */
+function elementsOf(q: DcqlCredentialQuery.Mdoc): [string, string][] {
+  return (q.claims ?? []).map((c) =>
+    'path' in c ? [String(c.path[0]), String(c.path[1])] : [c.namespace, c.claim_name],
+  );
+}
+
+/**
+ * The Annex C request for a step: its DeviceRequest asks, per mdoc alternative of the step's DCQL query, for
+ * that docType's elements (intent to retain: false); the wallet answers with one of them.
+ */
+export function buildAnnexCRequest(input: {
+  dcqlQuery: DcqlQuery;
+  nonce: string;
+  origin: string;
+  recipientPublicJwk: JWK;
+}): { stored: AnnexCStoredRequest; forPage: Json } {
+  const dcql = mdocOnly(input.dcqlQuery);
+  if (dcql.credentials.length === 0) throw new Error('an Annex C request needs an mso_mdoc query');
+  const docRequests = dcql.credentials.map((c) => {
+    const q = c as DcqlCredentialQuery.Mdoc;
+    const namespaces = new Map<string, Map<string, boolean>>();
+    for (const [ns, el] of elementsOf(q)) {
+      namespaces.set(ns, (namespaces.get(ns) ?? new Map()).set(el, false));
+    }
+    return DocRequest.create({
+      itemsRequest: ItemsRequest.create({ docType: String(q.meta?.doctype_value), namespaces }),
+    });
+  });
+  const deviceRequest = base64url.encode(DeviceRequest.create({ version: '1.0', docRequests }).encode());
+  const encryptionInfo = base64url.encode(
+    cborEncode([
+      'dcapi',
+      new Map<string, unknown>([
+        ['nonce', base64url.decode(input.nonce)],
+        ['recipientPublicKey', coseKeyOf(input.recipientPublicJwk)],
+      ]),
+    ]),
+  );
+  return {
+    stored: {
+      protocol: ANNEX_C_PROTOCOL,
+      nonce: input.nonce,
+      origin: input.origin,
+      dcql_query: dcql,
+      device_request: deviceRequest,
+      encryption_info: encryptionInfo,
+    },
+    forPage: {
+      protocol: ANNEX_C_PROTOCOL,
+      request: { deviceRequest, encryptionInfo },
+    },
+  };
+}
+
+// @owf/mdoc 0.6.0 knows the OpenID4VP handovers but not Annex C's `dcapi` one; its Handover base class is not
+// exported, so it is reached through a handover it does export. The subclass only encodes (we never decode a
+// transcript: it is not transmitted).
+const HandoverBase = Object.getPrototypeOf(QrHandover) as typeof QrHandover;
+class DcapiHandover extends HandoverBase {
+  constructor(private readonly dcapiInfoHash: Uint8Array) {
+    super(null);
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: the base type says `null` (QrHandover's structure); ours is the Annex C array
+  override get encodedStructure(): any {
+    return ['dcapi', this.dcapiInfoHash];
+  }
+}
+
+/** SHA-256 of CBOR [encryptionInfo (the base64url string as sent), origin]: the dcapi handover's hash. */
+export function dcapiInfoHash(encryptionInfo: string, origin: string): Uint8Array {
+  return createHash('sha256')
+    .update(cborEncode([encryptionInfo, origin]))
+    .digest();
+}
+
+/** The Annex C SessionTranscript: [null, null, ["dcapi", dcapiInfoHash]]. */
+export function annexCSessionTranscript(encryptionInfo: string, origin: string): SessionTranscript {
+  return SessionTranscript.fromDecodedStructure({
+    deviceEngagement: null,
+    eReaderKey: null,
+    handover: new DcapiHandover(dcapiInfoHash(encryptionInfo, origin)),
+  });
+}
+
+/**
+ * Opens the wallet's answer to an Annex C request with the request's recipient private key (JWK): the
+ * DeviceResponse bytes. Anything that is not our encrypted response shape is refused precisely.
+ */
+export async function openAnnexCResponse(input: {
+  answer: unknown;
+  recipientPrivateJwk: JWK;
+  stored: Pick<AnnexCStoredRequest, 'encryption_info' | 'origin'>;
+}): Promise<Uint8Array> {
+  const a = input.answer;
+  if (typeof a === 'object' && a !== null && typeof (a as Json).error === 'string')
+    throw new AppError('presentation_malformed', 'The wallet answered with an error.');
+  const response = typeof a === 'object' && a !== null ? (a as Json).response : undefined;
+  if (typeof response !== 'string' || !/^[A-Za-z0-9_-]+$/.test(response)) {
+    throw new AppError(
+      'response_not_encrypted',
+      'An org-iso-mdoc answer is {response: base64url(CBOR EncryptedResponse)}, encrypted to the request key.',
+    );
+  }
+  let enc: Uint8Array;
+  let cipherText: Uint8Array;
+  try {
+    const decoded = cborDecode(base64url.decode(response)) as unknown;
+    if (!Array.isArray(decoded) || decoded[0] !== 'dcapi' || !(decoded[1] instanceof Map))
+      throw new Error('not ["dcapi", {...}]');
+    const data = decoded[1] as Map<string, unknown>;
+    const e = data.get('enc');
+    const c = data.get('cipherText');
+    if (!(e instanceof Uint8Array) || !(c instanceof Uint8Array)) throw new Error('enc/cipherText');
+    enc = e;
+    cipherText = c;
+  } catch (e) {
+    throw new AppError(
+      'presentation_malformed',
+      'The org-iso-mdoc response is not an Annex C EncryptedResponse ["dcapi", {enc, cipherText}].',
+      { cause: e },
+    );
+  }
+  const info = annexCSessionTranscript(input.stored.encryption_info, input.stored.origin).encode();
+  let plaintext: ArrayBuffer;
+  try {
+    const s = suite();
+    const recipientKey = await s.kem.importKey('jwk', input.recipientPrivateJwk as JsonWebKey, false);
+    const recipient = await s.createRecipientContext({
+      recipientKey,
+      enc: toArrayBuffer(enc),
+      info: toArrayBuffer(info),
+    });
+    plaintext = await recipient.open(toArrayBuffer(cipherText));
+  } catch (e) {
+    // Another recipient key, a changed enc or ciphertext, or a transcript for another origin or request (the
+    // HPKE info): the AEAD fails the same way for each, so one code.
+    throw new AppError(
+      'response_decryption_failed',
+      'The org-iso-mdoc response cannot be opened with this request’s key and session transcript.',
+      { cause: e },
+    );
+  }
+  return new Uint8Array(plaintext);
+}
+
+const toArrayBuffer = (b: Uint8Array): ArrayBuffer =>
+  b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+
+/** Whether `request` is the page's Annex C request data ({deviceRequest, encryptionInfo}): for the sandbox wallet. */
+export const isAnnexCRequestData = (request: Json): boolean =>
+  typeof request.deviceRequest === 'string' && typeof request.encryptionInfo === 'string';
+
+/** The recipient key (raw uncompressed P-256 point) and nonce of an EncryptionInfo string. */
+export function readEncryptionInfo(encryptionInfo: string): {
+  recipientPublicKey: Uint8Array;
+  nonce: Uint8Array;
+} {
+  const decoded = cborDecode(base64url.decode(encryptionInfo)) as unknown;
+  if (!Array.isArray(decoded) || decoded[0] !== 'dcapi' || !(decoded[1] instanceof Map))
+    throw new AppError('validation_failed', 'encryptionInfo is not ["dcapi", {...}].', { param: 'request' });
+  const params = decoded[1] as Map<string, unknown>;
+  const key = params.get('recipientPublicKey');
+  const nonce = params.get('nonce');
+  const x = key instanceof Map ? key.get(-2) : undefined;
+  const y = key instanceof Map ? key.get(-3) : undefined;
+  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || !(nonce instanceof Uint8Array))
+    throw new AppError('validation_failed', 'encryptionInfo has no P-256 recipient key or nonce.', {
+      param: 'request',
+    });
+  return { recipientPublicKey: Uint8Array.from([4, ...x, ...y]), nonce };
+}
+
+/** A wallet's side (the sandbox reference wallet): HPKE-seal a DeviceResponse to the request's recipient key. */
+export async function sealAnnexCResponse(input: {
+  deviceResponse: Uint8Array;
+  encryptionInfo: string;
+  origin: string;
+}): Promise<{ response: string }> {
+  const { recipientPublicKey } = readEncryptionInfo(input.encryptionInfo);
+  const s = suite();
+  const sender = await s.createSenderContext({
+    recipientPublicKey: await s.kem.importKey('raw', toArrayBuffer(recipientPublicKey), true),
+    info: toArrayBuffer(annexCSessionTranscript(input.encryptionInfo, input.origin).encode()),
+  });
+  const cipherText = new Uint8Array(await sender.seal(toArrayBuffer(input.deviceResponse)));
+  return {
+    response: base64url.encode(
+      cborEncode([
+        'dcapi',
+        new Map<string, unknown>([
+          ['enc', new Uint8Array(sender.enc)],
+          ['cipherText', cipherText],
+        ]),
+      ]),
+    ),
+  };
+}

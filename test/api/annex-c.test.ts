@@ -1,0 +1,550 @@
+// ISO/IEC 18013-7 Annex C (`org-iso-mdoc`, the DC API protocol of Safari and Apple Wallet) over real HTTP, with
+// the independent wallet of test/support/independent-wallet (its own CBOR and COSE, @hpke/core: no library of
+// the verifier). Honest identify and age_verify sessions complete and say which protocol was used (audit record
+// and evidence); every tampered answer is refused with its own code and stores nothing of the step; sign and
+// attestation are not offered over Annex C (it cannot carry their transaction data).
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/src/common/clock';
+import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
+import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
+import { SandboxMdocIssuer } from '../../server/src/modules/sandbox/mdoc/mdoc-issuer';
+import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
+import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
+import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
+import { MDOC_AV, MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
+import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
+import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
+import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import {
+  type AnnexCOverrides,
+  type AnnexCRequest,
+  AnnexCWallet,
+  freshP256,
+  type HeldMdoc,
+  readAnnexCRequest,
+} from '../support/independent-wallet/annex-c-wallet';
+import {
+  answerCrossDeviceMdoc,
+  answerSignedDcApiMdoc,
+  resolveRequest,
+} from '../support/independent-wallet/cross-device';
+import { presentSdJwtDcApi } from '../support/independent-wallet/sd-jwt-presenter';
+import { SignerClient } from '../support/signer';
+import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+
+type Workflow = 'identify' | 'age_verify' | 'two_identify';
+
+describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => {
+  const clock = new ManualClock();
+  let t: TestService;
+  let api: Api;
+  let origin: string;
+  const workflows = {} as Record<Workflow | 'sign' | 'attestation', string>;
+  let held: HeldMdoc[];
+  let wallet: AnnexCWallet;
+  let issuer: SandboxMdocIssuer;
+  let devicePrivateJwk: JsonWebKey;
+
+  beforeAll(async () => {
+    t = await startTestService({ label: 'annex_c', clock, workers: false });
+    origin = new URL(t.baseUrl).origin;
+    const biz = await createBusiness(t);
+    api = new Api(t.baseUrl, biz.apiKey);
+    ({ workflowId: workflows.identify } = await publishWorkflow(
+      api,
+      [{ primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date', 'nationality'] }],
+      'http://127.0.0.1:9/hooks',
+    ));
+    ({ workflowId: workflows.age_verify } = await publishWorkflow(api, [
+      { primitive: 'age_verify', threshold: 18 },
+    ]));
+    ({ workflowId: workflows.two_identify } = await publishWorkflow(api, [
+      { primitive: 'identify', claims: ['given_name', 'family_name'] },
+      { primitive: 'identify', claims: ['given_name', 'family_name'] },
+    ]));
+    ({ workflowId: workflows.sign } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]));
+    ({ workflowId: workflows.attestation } = await publishWorkflow(api, [
+      { primitive: 'attestation', terms: 'I agree.' },
+    ]));
+    // Provisioning, like any wallet that received its mdocs: the documents the sandbox mdoc issuer issued to
+    // the adult persona's device key (sandbox_credential), and that key.
+    devicePrivateJwk = (await loadSandboxKey(t.svc.ds, 'holder', 'adult')).privateJwk as JsonWebKey;
+    const rows = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findBy({ persona: 'adult', format: 'mso_mdoc' });
+    held = rows.map((r) => ({ issuerSigned: r.credential, devicePrivateJwk }));
+    expect(held.length).toBe(3);
+    wallet = new AnnexCWallet(held);
+    issuer = new SandboxMdocIssuer({ ds: t.svc.ds, clock });
+  });
+  afterAll(async () => t?.stop());
+
+  async function newSession(workflow: Workflow) {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflows[workflow] });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    expect((await signer.start()).status).toBe(200);
+    return { id: created.body.id as string, signer };
+  }
+
+  async function annexCRequest(signer: SignerClient) {
+    const wr = await signer.call('POST', '/wallet-request/org_iso_mdoc');
+    expect(wr.status).toBe(200);
+    expect(wr.body.protocol).toBe('org-iso-mdoc');
+    return { requestId: wr.body.request_id as string, request: wr.body.request as AnnexCRequest };
+  }
+
+  it('completes identify: the business gets the claims, the audit record says org-iso-mdoc', async () => {
+    const { id, signer } = await newSession('identify');
+    const { requestId, request } = await annexCRequest(signer);
+    // What the wallet's user is asked for: the PID and the mDL alternatives, with exactly the step's elements.
+    const read = readAnnexCRequest(request);
+    expect(read.docRequests.map((d) => d.docType)).toEqual([MDOC_PID.doctype, MDOC_MDL.doctype]);
+    expect(read.docRequests[0]?.elements.map(([, el]) => el).sort()).toEqual(
+      ['birth_date', 'family_name', 'given_name', 'nationality'].sort(),
+    );
+    expect(read.nonce.length).toBe(32);
+    const res = await signer.submit(requestId, await wallet.answer(request, origin));
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('completed');
+    const session = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(session.body.results[0].claims).toEqual({
+      given_name: 'Erika',
+      family_name: 'Mustermann',
+      birth_date: '1984-01-12',
+      nationality: 'DE',
+    });
+    const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+    expect(audit.status).toBe(200);
+    expect(JSON.stringify(audit.body)).toContain('"protocol":"org-iso-mdoc"');
+    expect(JSON.stringify(audit.body)).toContain('"format":"mso_mdoc"');
+  });
+
+  it('completes age_verify from the age-verification attestation; the evidence names the protocol', async () => {
+    const { id, signer } = await newSession('age_verify');
+    const { requestId, request } = await annexCRequest(signer);
+    expect(readAnnexCRequest(request).docRequests[0]).toEqual({
+      docType: MDOC_AV.doctype,
+      elements: [[MDOC_AV.namespace, 'age_over_18']],
+    });
+    const res = await signer.submit(requestId, await wallet.answer(request, origin));
+    expect(res.status).toBe(200);
+    const session = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(session.body.results[0]).toMatchObject({ over: true, threshold: 18 });
+    const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+    expect(JSON.stringify(audit.body)).toContain('"protocol":"org-iso-mdoc"');
+    const opened = await t.svc.evidence.open(t.svc.ds.manager, id, 0);
+    const plaintext = JSON.parse(opened?.toString('utf8') ?? '{}') as Json;
+    expect(plaintext.protocol).toBe('org-iso-mdoc');
+    expect(plaintext.vct).toBe(MDOC_AV.doctype);
+  });
+
+  it('the same independent wallet completes identify over OpenID4VP (unsigned DC API) with the mdoc PID', async () => {
+    const { id, signer } = await newSession('identify');
+    const wr = await signer.walletRequest();
+    expect(wr.status).toBe(200);
+    const answer = wallet.answerOpenId4VpDcApi(wr.body.request as Json, origin);
+    expect(Object.keys(answer.vp_token)).toEqual(['pid_mdoc']);
+    const res = await signer.submit(wr.body.request_id, answer);
+    expect(res.body.status).toBe('completed');
+    const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+    expect(JSON.stringify(audit.body)).toContain('"protocol":"openid4vp-v1-unsigned"');
+    // bound to another origin: the device signature does not cover this page's handover
+    const other = await newSession('identify');
+    const wr2 = await other.signer.walletRequest();
+    const refused = await other.signer.submit(
+      wr2.body.request_id,
+      wallet.answerOpenId4VpDcApi(wr2.body.request as Json, origin, { origin: 'https://attacker.example' }),
+    );
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'key_binding_invalid',
+    });
+    await expectNothingStored(other.id);
+  });
+
+  it('its SD-JWT VC presenter (jose only) completes identify over the unsigned DC API; a wrong aud is refused', async () => {
+    const row = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findOneByOrFail({ persona: 'adult', format: 'dc+sd-jwt' });
+    const held = { credential: row.credential, holderPrivateJwk: devicePrivateJwk };
+    const { id, signer } = await newSession('identify');
+    const wr = await signer.walletRequest();
+    const answer = await presentSdJwtDcApi({ request: wr.body.request, origin, held, now: clock.now() });
+    expect(Object.keys(answer.vp_token)).toEqual(['pid']);
+    const res = await signer.submit(wr.body.request_id, answer);
+    expect(res.body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.results[0].claims).toMatchObject({ given_name: 'Erika', family_name: 'Mustermann' });
+    const other = await newSession('identify');
+    const wr2 = await other.signer.walletRequest();
+    const wrongAud = await presentSdJwtDcApi({
+      request: wr2.body.request,
+      origin,
+      held,
+      now: clock.now(),
+      overrides: { aud: 'origin:https://attacker.example' },
+    });
+    const refused = await other.signer.submit(wr2.body.request_id, wrongAud);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'audience_mismatch',
+    });
+    await expectNothingStored(other.id);
+  });
+
+  it('it completes identify cross-device (signed request_uri checked to the verifier root, direct_post.jwt)', async () => {
+    const rootPem = await (await fetch(`${t.baseUrl}/oid4vp/verifier-root.pem`)).text();
+    const { id, signer } = await newSession('identify');
+    const cd = await signer.call('POST', '/wallet-request/cross_device');
+    expect(cd.status).toBe(200);
+    const request = await resolveRequest(cd.body.uri as string, rootPem);
+    const posted = await answerCrossDeviceMdoc({ request, wallet });
+    expect(posted.status).toBe(200);
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.status).toBe('completed');
+    expect(read.body.results[0].claims).toMatchObject({ given_name: 'Erika', family_name: 'Mustermann' });
+    // the device signature over another client_id in the handover is refused, and nothing is stored
+    const other = await newSession('identify');
+    const cd2 = await other.signer.call('POST', '/wallet-request/cross_device');
+    const request2 = await resolveRequest(cd2.body.uri as string, rootPem);
+    const refused = await answerCrossDeviceMdoc({
+      request: request2,
+      wallet,
+      overrides: { handoverClientId: 'x509_hash:someone-else' },
+    });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({
+      status: 422,
+      code: 'key_binding_invalid',
+    });
+    await expectNothingStored(other.id);
+  });
+
+  it('it completes age_verify over the signed DC API (dc_api.jwt, request object checked to the verifier root)', async () => {
+    const rootPem = await (await fetch(`${t.baseUrl}/oid4vp/verifier-root.pem`)).text();
+    const { id, signer } = await newSession('age_verify');
+    const signed = await signer.call('POST', '/wallet-request/dc_api_signed');
+    expect(signed.body.protocol).toBe('openid4vp-v1-signed');
+    const answer = await answerSignedDcApiMdoc({
+      jar: (signed.body.request as { request: string }).request,
+      verifierRootPem: rootPem,
+      origin,
+      wallet,
+    });
+    expect((await signer.submit(signed.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.results[0]).toMatchObject({ over: true, threshold: 18 });
+  });
+
+  it('it completes sign over OpenID4VP with the mdoc, device-signing the documents hash (not over Annex C)', async () => {
+    const pdf = minimalPdf('Contract no. 9');
+    const created = await createMultipart(api, { workflow_id: workflows.sign }, [
+      { filename: 'contract.pdf', type: 'application/pdf', bytes: pdf },
+    ]);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    const answer = wallet.answerOpenId4VpDcApi(wr.body.request as Json, origin);
+    expect(Object.keys(answer.vp_token)).toEqual(['pid_mdoc']);
+    expect((await signer.submit(wr.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(read.body.results[0].documents[0].sha256).toBe(createHash('sha256').update(pdf).digest('hex'));
+  });
+
+  it('its SD-JWT VC presenter completes attestation, binding the terms in transaction_data_hashes', async () => {
+    const row = await t.svc.ds
+      .getRepository(SandboxCredentialEntity)
+      .findOneByOrFail({ persona: 'adult', format: 'dc+sd-jwt' });
+    const held = { credential: row.credential, holderPrivateJwk: devicePrivateJwk };
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflows.attestation });
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.walletRequest();
+    const answer = await presentSdJwtDcApi({ request: wr.body.request, origin, held, now: clock.now() });
+    expect((await signer.submit(wr.body.request_id, answer)).body.status).toBe('completed');
+    const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);
+    expect(read.body.results[0].terms_sha256).toBe(createHash('sha256').update('I agree.').digest('hex'));
+  });
+
+  it('the catalog says per primitive which protocols a route answers over (REST and GraphQL)', async () => {
+    const res = await api.rest('GET', '/v1/catalog');
+    const byId = (id: string) => res.body.routes.find((r: Json) => r.id === id);
+    const both = ['openid4vp', 'org-iso-mdoc'];
+    expect(byId('rte_sandbox_reference').primitive_protocols).toEqual({
+      identify: both,
+      age_verify: both,
+      sign: ['openid4vp'],
+      attestation: ['openid4vp'],
+    });
+    // an mdoc-only route without sign/attestation: Annex C for what it offers, nothing for the rest
+    expect(byId('rte_google_us_mdl').primitive_protocols).toEqual({
+      identify: both,
+      age_verify: both,
+      sign: [],
+      attestation: [],
+    });
+    const gql = await api.gql(
+      '{ catalog { id primitiveProtocols { identify ageVerify sign attestation } } }',
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.catalog.find((r: Json) => r.id === 'rte_sandbox_reference').primitiveProtocols).toEqual({
+      identify: both,
+      ageVerify: both,
+      sign: ['openid4vp'],
+      attestation: ['openid4vp'],
+    });
+  });
+
+  it('the sandbox reference wallet answers Annex C too (a test person, over its HTTP route)', async () => {
+    for (const [workflow, persona] of [
+      ['identify', 'adult_mdoc'],
+      ['age_verify', 'adult'],
+    ] as const) {
+      const { id, signer } = await newSession(workflow);
+      const { requestId, request } = await annexCRequest(signer);
+      const res = await fetch(`${t.baseUrl}/sandbox/wallet/respond`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ persona, request, origin }),
+      });
+      expect(res.status).toBe(200);
+      const { response } = (await res.json()) as { response: Json };
+      expect(Object.keys(response)).toEqual(['response']);
+      expect((await signer.submit(requestId, response)).body.status).toBe('completed');
+      const audit = await api.rest('GET', `/v1/audits/${id}_0`);
+      expect(JSON.stringify(audit.body)).toContain('"protocol":"org-iso-mdoc"');
+    }
+  });
+
+  it('does not offer an age_verify step above 99 over Annex C (no mdoc can answer it)', async () => {
+    const { workflowId } = await publishWorkflow(api, [{ primitive: 'age_verify', threshold: 100 }]);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.call('POST', '/wallet-request/org_iso_mdoc');
+    expect({ status: wr.status, code: wr.body.code }).toEqual({ status: 409, code: 'protocol_not_offered' });
+  });
+
+  it.each(['sign', 'attestation'] as const)('does not offer a %s step over Annex C', async (workflow) => {
+    const created =
+      workflow === 'sign'
+        ? await createMultipart(api, { workflow_id: workflows.sign }, [
+            { filename: 'c.pdf', type: 'application/pdf', bytes: minimalPdf('C') },
+          ])
+        : await api.rest('POST', '/v1/sessions', { workflow_id: workflows.attestation });
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    await signer.start();
+    const wr = await signer.call('POST', '/wallet-request/org_iso_mdoc');
+    expect({ status: wr.status, code: wr.body.code }).toEqual({ status: 409, code: 'protocol_not_offered' });
+    expect(await t.svc.ds.getRepository(WalletRequestEntity).countBy({ sessionId: created.body.id })).toBe(0);
+  });
+
+  /** Nothing of the step was stored: no result, audit record, evidence or step.completed event. */
+  async function expectNothingStored(id: string, completedBefore = 0) {
+    const read = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(read.body.status).toBe('in_progress');
+    expect(read.body.results).toHaveLength(completedBefore);
+    const count = (entity: Parameters<typeof t.svc.ds.getRepository>[0]) =>
+      t.svc.ds.getRepository(entity).countBy({ sessionId: id } as never);
+    expect(await count(StepResultEntity)).toBe(completedBefore);
+    expect(await count(AuditRecordEntity)).toBe(completedBefore);
+    expect(await count(StepEvidenceEntity)).toBe(0);
+    const events = await t.svc.ds.getRepository(WebhookEventEntity).findBy({ sessionId: id });
+    expect(events.filter((e) => e.event === 'step.completed')).toHaveLength(completedBefore);
+  }
+
+  const answering =
+    (overrides: AnnexCOverrides | (() => Promise<AnnexCOverrides>), w?: () => AnnexCWallet) =>
+    async (ctx: { signer: SignerClient }) => {
+      const { requestId, request } = await annexCRequest(ctx.signer);
+      const o = typeof overrides === 'function' ? await overrides() : overrides;
+      return ctx.signer.submit(requestId, await (w ? w() : wallet).answer(request, origin, o));
+    };
+  const withDocument = (issuerSigned: string) => new AnnexCWallet([{ issuerSigned, devicePrivateJwk }]);
+
+  interface Case {
+    name: string;
+    code: string;
+    workflow?: Workflow;
+    completedBefore?: number;
+    /** Whether the refusal burns its request (a verification refusal); unknown or used ids do not. */
+    burns?: boolean;
+    run(ctx: { id: string; signer: SignerClient }): Promise<{ status: number; body: Json }>;
+  }
+  const cases: Case[] = [
+    {
+      name: 'transcript bound to another origin',
+      code: 'response_decryption_failed',
+      run: answering({ origin: 'https://attacker.example' }),
+    },
+    {
+      name: 'encrypted to another recipient key',
+      code: 'response_decryption_failed',
+      run: answering({ recipientPublicKey: freshP256().publicRaw }),
+    },
+    {
+      name: 'tampered HPKE ciphertext',
+      code: 'response_decryption_failed',
+      run: answering({ tamperCipherText: true }),
+    },
+    {
+      name: 'tampered encapsulated key (enc)',
+      code: 'response_decryption_failed',
+      run: answering({ tamperEnc: true }),
+    },
+    {
+      name: 'transcript over another EncryptionInfo (another request of the same session)',
+      code: 'response_decryption_failed',
+      run: async (ctx) => {
+        const other = await annexCRequest(ctx.signer);
+        return answering({ encryptionInfo: other.request.encryptionInfo })(ctx);
+      },
+    },
+    {
+      name: 'answer sent to another session',
+      code: 'request_not_found',
+      burns: false,
+      run: async (ctx) => {
+        const other = await newSession('identify');
+        const { requestId, request } = await annexCRequest(other.signer);
+        const res = await ctx.signer.submit(requestId, await wallet.answer(request, origin));
+        await expectNothingStored(other.id);
+        return res;
+      },
+    },
+    {
+      name: 'answer of another session replayed to this session’s request',
+      code: 'response_decryption_failed',
+      run: async (ctx) => {
+        const other = await newSession('identify');
+        const theirs = await annexCRequest(other.signer);
+        const answer = await wallet.answer(theirs.request, origin);
+        const ours = await annexCRequest(ctx.signer);
+        return ctx.signer.submit(ours.requestId, answer);
+      },
+    },
+    {
+      name: 'replayed answer to its used request',
+      code: 'request_not_found',
+      burns: false,
+      workflow: 'two_identify',
+      completedBefore: 1,
+      run: async (ctx) => {
+        const { requestId, request } = await annexCRequest(ctx.signer);
+        const answer = await wallet.answer(request, origin);
+        expect((await ctx.signer.submit(requestId, answer)).status).toBe(200);
+        return ctx.signer.submit(requestId, answer);
+      },
+    },
+    {
+      name: 'replayed answer against the next fresh request',
+      code: 'response_decryption_failed',
+      workflow: 'two_identify',
+      completedBefore: 1,
+      run: async (ctx) => {
+        const first = await annexCRequest(ctx.signer);
+        const answer = await wallet.answer(first.request, origin);
+        expect((await ctx.signer.submit(first.requestId, answer)).status).toBe(200);
+        const next = await annexCRequest(ctx.signer);
+        return ctx.signer.submit(next.requestId, answer);
+      },
+    },
+    {
+      name: 'a document of a docType that was not requested',
+      code: 'credential_type_invalid',
+      run: answering({ doctype: MDOC_AV.doctype }),
+    },
+    {
+      name: 'a requested element withheld',
+      code: 'claims_missing',
+      run: answering({ omitElements: ['given_name'] }),
+    },
+    {
+      name: 'tampered element value (digest mismatch)',
+      code: 'disclosure_invalid',
+      run: answering({ tamperElement: 'family_name' }),
+    },
+    {
+      name: 'tampered digest inside the MSO',
+      code: 'credential_signature_invalid',
+      run: answering({ tamperMsoDigest: true }),
+    },
+    {
+      name: 'tampered device signature',
+      code: 'key_binding_invalid',
+      run: answering({ tamperDeviceSignature: true }),
+    },
+    {
+      name: 'device signature by another key than the MSO device key',
+      code: 'key_binding_invalid',
+      run: answering({ deviceKey: freshP256().privateJwk }),
+    },
+    {
+      name: 'expired MSO',
+      code: 'credential_expired',
+      run: answering({}, () => expiredWallet),
+    },
+    {
+      name: 'document signed under an untrusted IACA',
+      code: 'issuer_untrusted',
+      run: answering({}, () => untrustedWallet),
+    },
+    {
+      name: 'plain (unencrypted) answer',
+      code: 'response_not_encrypted',
+      run: async (ctx) => {
+        const { requestId } = await annexCRequest(ctx.signer);
+        return ctx.signer.submit(requestId, { vp_token: { pid_mdoc: ['x'] } });
+      },
+    },
+    {
+      name: 'not an EncryptedResponse',
+      code: 'presentation_malformed',
+      run: async (ctx) => {
+        const { requestId } = await annexCRequest(ctx.signer);
+        return ctx.signer.submit(requestId, { response: 'gmVkY2FwaaA' }); // ["dcapi", {}]
+      },
+    },
+  ];
+  let expiredWallet: AnnexCWallet;
+  let untrustedWallet: AnnexCWallet;
+  beforeAll(async () => {
+    const now = clock.now();
+    expiredWallet = withDocument(
+      await issuer.issueFor('adult', MDOC_PID.doctype, {
+        validity: {
+          signed: new Date(now.getTime() - 40 * 86_400_000),
+          validFrom: new Date(now.getTime() - 40 * 86_400_000),
+          validUntil: new Date(now.getTime() - 86_400_000),
+        },
+      }),
+    );
+    untrustedWallet = withDocument(await issuer.issueFor('adult', MDOC_PID.doctype, { signer: 'untrusted' }));
+  });
+
+  it('has at least 12 distinct tampering cases', () => {
+    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
+    expect(cases.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it.each(cases)('refuses $name with $code and stores nothing', async (c) => {
+    const ctx = await newSession(c.workflow ?? 'identify');
+    const res = await c.run(ctx);
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 422, code: c.code });
+    await expectNothingStored(ctx.id, c.completedBefore ?? 0);
+    const refused = await t.svc.ds
+      .getRepository(WalletRequestEntity)
+      .countBy({ sessionId: ctx.id, state: 'refused' });
+    expect(refused).toBe((c.burns ?? true) ? 1 : 0);
+  });
+
+  it('control: the same helpers without a deviation complete the step', async () => {
+    const ctx = await newSession('identify');
+    expect((await answering({})(ctx)).status).toBe(200);
+    const ctx2 = await newSession('identify');
+    const fresh = withDocument(await issuer.issueFor('adult', MDOC_PID.doctype));
+    expect((await answering({}, () => fresh)(ctx2)).status).toBe(200);
+  });
+});
