@@ -13,6 +13,17 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const svc = await createService(config);
   const url = await svc.listen();
+  // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
+  // Registered as soon as the service listens, so a signal during the sandbox seeding below is graceful too.
+  const shutdown = () => {
+    svc.logger.info('shutting down');
+    svc.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
   svc.logger.info('service listening', {
     url,
     base_url: config.baseUrl,
@@ -28,16 +39,6 @@ async function main(): Promise<void> {
       if (owner) process.stdout.write(ownerLinkBanner(owner));
     }
   }
-  // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
-  const shutdown = () => {
-    svc.logger.info('shutting down');
-    svc.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
 
 main().catch((e: unknown) => {

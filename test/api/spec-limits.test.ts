@@ -72,7 +72,7 @@ describe('spec limits', () => {
         window: 'step',
         refused_responses: null,
       });
-      expect((await s.signer.walletRequest()).status).toBe(410);
+      expect((await s.signer.rawWalletRequest()).status).toBe(410);
     });
   });
 

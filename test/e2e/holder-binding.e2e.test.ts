@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeFindings, checkScreen } from '../support/axe';
-import { startE2E, stopE2E } from '../support/browser';
+import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type TestService } from '../support/harness';
 import { startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -73,6 +73,9 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
       await page.getByTestId('step-identify').waitFor();
       await shareAs(page, 'adult');
       await page.getByTestId('step-sign').waitFor({ timeout: 20_000 });
+      // the page offers the wallet once the contract was shown to its end (ADR 0029)
+      await page.locator('article.doc-view').first().waitFor({ timeout: 20_000 });
+      await showDocumentsToEnd(page);
 
       await shareAs(page, 'minor');
       await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toMatch(words);
