@@ -129,3 +129,10 @@ export interface Problem {
 }
 
 export const TERMINAL_STATUSES: readonly SessionStatus[] = ['completed', 'stopped', 'failed', 'expired'];
+
+/** How a step runs a user action (the session view owns it; steps receive it). */
+export interface ActionRunner {
+  busy: () => boolean;
+  /** Runs one user action; a returned projection becomes the page state, a failure is shown and the state re-read. */
+  run: (action: () => Promise<SessionProjection | undefined>) => Promise<void>;
+}

@@ -76,12 +76,8 @@ import { createSessionResolver } from './modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from './modules/session/session.rest';
 import { SessionService } from './modules/session/session.service';
 import { SessionTransport } from './modules/session/session.transport';
-import {
-  registerWalletRoutes,
-  WALLET_PATH,
-  WalletTransports,
-  walletBodyParser,
-} from './modules/session/session.wallet-routes';
+import { registerWalletRoutes, walletBodyParser } from './modules/session/session.wallet-routes';
+import { WALLET_PATH, WalletTransports } from './modules/session/session.wallet-transports';
 import { mountStartPage } from './modules/start/start-page';
 import { createSupportResolver } from './modules/support/support.resolver';
 import { SupportService } from './modules/support/support.service';

@@ -10,15 +10,9 @@ import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
-import type { SessionProjection } from '../types';
+import type { ActionRunner, SessionProjection } from '../types';
 
 const POLL_MS = 3000;
-
-export interface ActionRunner {
-  busy: () => boolean;
-  /** Runs one user action; a returned projection becomes the page state, a failure is shown and the state re-read. */
-  run: (action: () => Promise<SessionProjection | undefined>) => Promise<void>;
-}
 
 export function SessionView(props: {
   projection: SessionProjection;

@@ -8,8 +8,7 @@ import { ApiError, createCrossDeviceRequest, getSession, sandboxWalletCrossDevic
 import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
-import type { ActionRunner } from '../routes/SessionView';
-import type { CrossDeviceRequest, SessionProjection } from '../types';
+import type { ActionRunner, CrossDeviceRequest, SessionProjection } from '../types';
 
 export function CrossDevice(props: {
   session: SessionProjection;

@@ -14,8 +14,13 @@ import {
 } from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
 import { hasMessage, t } from '../i18n';
-import type { ActionRunner } from '../routes/SessionView';
-import type { ProjectionStep, SandboxPersona, SessionProjection, WalletRequest } from '../types';
+import type {
+  ActionRunner,
+  ProjectionStep,
+  SandboxPersona,
+  SessionProjection,
+  WalletRequest,
+} from '../types';
 import { CrossDevice } from './CrossDevice';
 import {
   allowsAnnexC,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isAppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import type { BrowserBinding } from '../session/browser-binding';
-import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/session.rest';
+import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 import { presentationOf } from './receipt.words';
 

@@ -1,24 +1,14 @@
 // Thin /v1 controllers for sessions over SessionService, and the hosted transport routes over
 // SessionTransport (cookie-bound browser).
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { AppError } from '../../common/errors';
 import { jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { UploadedFile } from '../document/multipart';
 import { readMultipart } from '../document/multipart';
 import type { TenancyService } from '../tenancy/tenancy.service';
-import { BROWSER_COOKIE_NAME } from './browser-binding';
+import { browserTokenOf, setBrowserCookie } from './browser-cookie';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
-
-/** The server-issued browser cookie (browser-binding.ts). */
-export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
-/**
- * The binding cookie's lifetime, renewed on every use (opening the hosted page, Start, the receipt read): 400 days,
- * the most a browser keeps a cookie (RFC 6265bis). The cookie only says which browser this is; when a session
- * and its 48-hour receipt access end is the server's decision, so its lifetime never ends either early (a
- * session may wait at a gate for days). ADR 0028.
- */
-export const BROWSER_COOKIE_MAX_AGE_S = 400 * 24 * 3600;
 
 export function registerSessionRoutes(
   reg: RouteRegistry,
@@ -118,50 +108,6 @@ function createInputFromForm(fields: Record<string, string>): Record<string, unk
     }
   }
   return out;
-}
-
-/**
- * A cookie's value, or undefined when it is absent or not a value we could have set: the raw value must be
- * cookie-octets (RFC 6265) whose percent-escapes decode. Validated before decoding, because
- * decodeURIComponent throws on a malformed escape and any browser (or attacker) can send any cookie.
- */
-export function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) {
-      const raw = part.slice(i + 1).trim();
-      if (raw.length > 4096 || !/^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/.test(raw)) return undefined;
-      if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return undefined;
-      try {
-        return decodeURIComponent(raw);
-      } catch {
-        return undefined; // escapes that are not UTF-8
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
- * The browser token as the transport reads it: a bounded URL-safe string (today 32 random bytes in base64url;
- * kept loose enough for a signed form), anything else is no token at all.
- */
-export const browserTokenOf = (req: Request): string | undefined => {
-  const v = readCookie(req, BROWSER_COOKIE);
-  return v !== undefined && /^[\w.~-]{16,256}$/.test(v) ? v : undefined;
-};
-
-/**
- * Sets (or renews) the binding cookie. Scope: host-only on the host that answered, which for the hosted page is
- * `{hosted_url}`'s host (no Domain attribute), Path=/, HttpOnly, Secure, SameSite=Strict.
- */
-export function setBrowserCookie(res: Response, token: string): void {
-  res.setHeader(
-    'Set-Cookie',
-    `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,
-  );
 }
 
 export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTransport): void {

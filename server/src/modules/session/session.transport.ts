@@ -39,7 +39,7 @@ import { SessionEntity } from './session.entity';
 import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
 import { stepWindowEnd } from './session.service';
 import { applyTransition, enforceExpiry, rereadSession } from './session.state';
-import { protocolOf, type WalletRequestKind, type WalletTransports } from './session.wallet-routes';
+import { protocolOf, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
 import { StepResultEntity } from './step-result.entity';
 
 export interface Projection {

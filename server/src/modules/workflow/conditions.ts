@@ -3,7 +3,6 @@
 // evaluation of one step's result, and the move after a step (next, gate, skip, complete, fail). A condition
 // never puts a session in awaiting_decision; only `gate_after` does.
 import { AppError } from '../../common/errors';
-import type { IdentifyClaim, WorkflowStep } from './workflow.steps';
 
 export const CONDITION_OPERATORS = ['equals', 'in', 'not_in'] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
@@ -27,7 +26,18 @@ export type ConditionFailureReason = (typeof CONDITION_FAILURE_REASONS)[number];
 /** The result field an age_verify condition tests: whether the person is at least the threshold. */
 export const AGE_CONDITION_CLAIM = 'over';
 /** identify claims a condition may test (birth_date: use an age_verify step; names are not rules). */
-export const IDENTIFY_CONDITION_CLAIMS: readonly IdentifyClaim[] = ['nationality', 'document_status'];
+export const IDENTIFY_CONDITION_CLAIMS: readonly string[] = ['nationality', 'document_status'];
+
+/**
+ * What conditions read of a workflow step (workflow.steps.ts WorkflowStep, which validates its conditions
+ * here: this module stays below it and imports nothing of it).
+ */
+export interface ConditionedStep {
+  primitive: string;
+  claims?: readonly string[];
+  conditions?: StepCondition[];
+  gate_after?: boolean;
+}
 /** The document_status values a verified identify step can report (a revoked document is refused before). */
 export const DOCUMENT_STATUS_VALUES = ['valid', 'not_applicable'] as const;
 
@@ -61,7 +71,7 @@ export interface ConditionMatch {
   failure_reason?: ConditionFailureReason;
 }
 
-const claimsFor = (step: WorkflowStep): readonly string[] =>
+const claimsFor = (step: ConditionedStep): readonly string[] =>
   step.primitive === 'age_verify'
     ? [AGE_CONDITION_CLAIM]
     : step.primitive === 'identify'
@@ -75,7 +85,7 @@ const claimsFor = (step: WorkflowStep): readonly string[] =>
  */
 export function validateConditions(
   raw: unknown,
-  step: WorkflowStep,
+  step: ConditionedStep,
   i: number,
   stepCount: number,
 ): StepCondition[] {
@@ -168,7 +178,7 @@ export function validateConditions(
 }
 
 /** The tested value(s) of a result: age_verify's boolean as "true"/"false"; an identify claim's value(s). */
-function valuesOf(step: WorkflowStep, result: Record<string, unknown>, claim: string): string[] {
+function valuesOf(step: ConditionedStep, result: Record<string, unknown>, claim: string): string[] {
   const raw =
     step.primitive === 'age_verify' ? result[claim] : (result.claims as Record<string, unknown>)?.[claim];
   const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
@@ -181,7 +191,7 @@ function valuesOf(step: WorkflowStep, result: Record<string, unknown>, claim: st
  * and equals nothing, so "not in" rules fail closed.
  */
 export function conditionHolds(
-  step: WorkflowStep,
+  step: ConditionedStep,
   c: StepCondition,
   result: Record<string, unknown>,
 ): boolean {
@@ -198,7 +208,7 @@ export function conditionHolds(
 
 /** The first of the step's conditions that holds for its result, or null (the workflow goes on as configured). */
 export function evaluateConditions(
-  step: WorkflowStep,
+  step: ConditionedStep,
   result: Record<string, unknown>,
 ): ConditionMatch | null {
   const list = step.conditions ?? [];
@@ -229,7 +239,7 @@ export type StepMove =
   | { kind: 'next'; nextStage: number };
 
 export function moveAfterStep(
-  steps: readonly WorkflowStep[],
+  steps: readonly ConditionedStep[],
   stage: number,
   match: ConditionMatch | null,
 ): StepMove {

@@ -1,0 +1,196 @@
+// Owns the signed wallet transports of a session step, next to the unsigned DC API request of
+// session.transport.ts:
+// - signed DC API (`openid4vp-v1-signed`, response_mode dc_api.jwt): the hosted page hands {request: <JAR>} to
+//   navigator.credentials.get and posts the wallet's {response: <JWE>} to the usual wallet-response route;
+// - cross-device: the hosted page shows a QR code / `openid4vp://` link with client_id and request_uri; the
+//   wallet GETs the JAR at request_uri and POSTs `response` (JWE, direct_post.jwt) to response_uri.
+// Both are signed with the verifier certificate (x509_hash client id) and carry an ephemeral ECDH-ES P-256 key
+// per request. request_uri and response_uri name the wallet request by its unguessable id (never the session
+// id); the step completes through SessionTransport's one completion path, exactly like a hosted submission.
+import type { DcqlQuery } from 'dcql';
+import QRCode from 'qrcode';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors';
+import {
+  buildCrossDeviceRequest,
+  buildSignedDcApiRequest,
+  SIGNED_DC_API_PROTOCOL,
+} from '../verification/jar';
+import {
+  ANNEX_C_PROTOCOL,
+  ANNEX_C_RESPONSE_MODE,
+  AnnexCOpenedResponse,
+  type AnnexCStoredRequest,
+  buildAnnexCRequest,
+  openAnnexCResponse,
+} from '../verification/mdoc/annex-c';
+import { DC_API_PROTOCOL } from '../verification/request';
+import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
+import type { VerifierIdentityService } from '../verification/verifier-identity';
+import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { SessionEntity } from './session.entity';
+
+type Json = Record<string, unknown>;
+
+/** How the hosted page reaches a wallet: `dc_api` is the unsigned request of the walking skeleton. */
+export type WalletRequestKind = 'dc_api' | 'dc_api_signed' | 'cross_device' | 'org_iso_mdoc';
+
+/** Path prefix of the routes a wallet calls directly (no cookie; the request id is the capability). */
+export const WALLET_PATH = '/oid4vp';
+
+export interface BuiltWalletRequest {
+  /** The authorization request parameters stored with the row (what the response is verified against). */
+  stored: Json;
+  audience: string;
+  responseMode: string;
+  requestObject: string;
+  responseKey: string;
+  /** What the hosted page receives besides request_id and expires. */
+  forPage: Json;
+}
+
+/** The audit record's name for the transport a request used. */
+export function protocolOf(responseMode: string | null | undefined): string {
+  if (responseMode === ANNEX_C_RESPONSE_MODE) return ANNEX_C_PROTOCOL;
+  if (responseMode === 'dc_api.jwt') return SIGNED_DC_API_PROTOCOL;
+  if (responseMode === 'direct_post.jwt') return 'openid4vp-cross-device';
+  return DC_API_PROTOCOL;
+}
+
+export class WalletTransports {
+  readonly origin: string;
+
+  constructor(
+    private readonly deps: {
+      ds: DataSource;
+      clock: Clock;
+      hostedUrl: string;
+      identity: VerifierIdentityService;
+      encryption: ResponseEncryption;
+    },
+  ) {
+    this.origin = new URL(deps.hostedUrl).origin;
+  }
+
+  requestUri(requestId: string): string {
+    return `${this.deps.hostedUrl}${WALLET_PATH}/requests/${requestId}`;
+  }
+
+  responseUri(requestId: string): string {
+    return `${this.deps.hostedUrl}${WALLET_PATH}/responses/${requestId}`;
+  }
+
+  /** Signs a step's request for a signed transport, with a fresh response-encryption key. */
+  async build(
+    kind: Exclude<WalletRequestKind, 'dc_api'>,
+    input: { requestId: string; base: Json; now: Date; expiresAt: Date },
+  ): Promise<BuiltWalletRequest> {
+    const key = await this.deps.encryption.newKey(input.requestId);
+    if (kind === 'org_iso_mdoc') {
+      // ISO 18013-7 Annex C: the one-time key is the HPKE recipient key of EncryptionInfo (its private half
+      // sealed to this request id like the OpenID4VP response keys); the transcript binds HOSTED_URL's origin.
+      const { kty, crv, x, y } = key.publicJwk;
+      const annexC = buildAnnexCRequest({
+        dcqlQuery: input.base.dcql_query as DcqlQuery,
+        nonce: String(input.base.nonce),
+        origin: this.origin,
+        recipientPublicJwk: { kty, crv, x, y },
+      });
+      return {
+        stored: annexC.stored as unknown as Json,
+        audience: `origin:${this.origin}`,
+        responseMode: ANNEX_C_RESPONSE_MODE,
+        requestObject: '',
+        responseKey: key.sealedPrivateJwk,
+        forPage: annexC.forPage,
+      };
+    }
+    const identity = await this.deps.identity.current();
+    if (kind === 'dc_api_signed') {
+      const signed = await buildSignedDcApiRequest({
+        base: input.base,
+        identity,
+        origin: this.origin,
+        responseJwk: key.publicJwk,
+        now: input.now,
+        expiresAt: input.expiresAt,
+      });
+      return {
+        stored: signed.payload,
+        // OpenID4VP §A.4: over the DC API the audience is the origin, even for signed requests
+        audience: `origin:${this.origin}`,
+        responseMode: 'dc_api.jwt',
+        requestObject: signed.requestObject,
+        responseKey: key.sealedPrivateJwk,
+        forPage: { protocol: SIGNED_DC_API_PROTOCOL, request: { request: signed.requestObject } },
+      };
+    }
+    const signed = await buildCrossDeviceRequest({
+      base: input.base,
+      identity,
+      requestId: input.requestId,
+      requestUri: this.requestUri(input.requestId),
+      responseUri: this.responseUri(input.requestId),
+      responseJwk: key.publicJwk,
+      now: input.now,
+      expiresAt: input.expiresAt,
+    });
+    return {
+      stored: signed.payload,
+      audience: identity.clientId,
+      responseMode: 'direct_post.jwt',
+      requestObject: signed.requestObject,
+      responseKey: key.sealedPrivateJwk,
+      forPage: {
+        protocol: 'openid4vp',
+        uri: signed.uri,
+        qr_svg: await QRCode.toString(signed.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+      },
+    };
+  }
+
+  /**
+   * The response parameters to verify: decrypted for the encrypted modes (a plain answer is refused), as
+   * given for the unsigned DC API request. A wallet's plain error answer is refused as such.
+   */
+  async openResponse(req: WalletRequestEntity, answer: unknown): Promise<unknown> {
+    if (req.responseMode === ANNEX_C_RESPONSE_MODE) {
+      if (!req.responseKey) throw new Error('an Annex C request without its recipient key');
+      const { kty, crv, x, y, d } = this.deps.encryption.privateJwk(req.id, req.responseKey);
+      const stored = JSON.parse(req.request) as AnnexCStoredRequest;
+      return new AnnexCOpenedResponse(
+        await openAnnexCResponse({ answer, recipientPrivateJwk: { kty, crv, x, y, d }, stored }),
+      );
+    }
+    if (!isEncryptedResponseMode(req.responseMode)) return answer;
+    const a = typeof answer === 'object' && answer !== null ? (answer as Json) : {};
+    if (typeof a.error === 'string' && a.response === undefined) {
+      throw new AppError('presentation_malformed', 'The wallet answered with an error.');
+    }
+    if (!req.responseKey) throw new Error('an encrypted-response request without its key');
+    return this.deps.encryption.open(req.id, req.responseKey, answer);
+  }
+
+  /** PEM of the verifier root (trust anchor) that wallets trust for our signed requests. */
+  async rootPem(): Promise<string> {
+    return (await this.deps.identity.current()).rootPem;
+  }
+
+  /** The signed request object served at request_uri, while its step is still waiting for it. */
+  async requestObject(requestId: string): Promise<string> {
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the wallet request id is the capability)
+    const req = await this.deps.ds.getRepository(WalletRequestEntity).findOneBy({ id: requestId });
+    const now = this.deps.clock.now();
+    if (req?.state !== 'open' || req.responseMode !== 'direct_post.jwt' || !req.requestObject) {
+      throw new AppError('request_not_found', 'This wallet request is unknown or already used.');
+    }
+    if (now >= req.expiresAt) throw new AppError('step_window_expired');
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+    const s = await this.deps.ds.getRepository(SessionEntity).findOneBy({ id: req.sessionId });
+    if (s?.status !== 'in_progress' || s.currentStage !== req.stage || now >= s.expiresAt) {
+      throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
+    }
+    return req.requestObject;
+  }
+}
