@@ -45,14 +45,27 @@ async function gql<T>(operationName: string, variables: Record<string, unknown>)
 export const getSignerReceipt = (sessionId: string) =>
   gql<SignerReceipt>('SignerReceipt', { sessionId } satisfies SignerReceiptQueryVariables);
 
-export const requestReceiptEmailCode = (sessionId: string, email: string) =>
+/** The page's language and the browser's time zone: the emails and the emailed PDF are written in them. */
+export interface ReceiptWriting {
+  lang: string;
+  timeZone: string;
+}
+
+export const requestReceiptEmailCode = (sessionId: string, email: string, w: ReceiptWriting) =>
   gql<SignerReceipt>('RequestReceiptEmailCode', {
     sessionId,
     email,
+    lang: w.lang,
+    timeZone: w.timeZone,
   } satisfies RequestReceiptEmailCodeMutationVariables);
 
-export const sendReceiptEmail = (sessionId: string, code: string) =>
-  gql<SignerReceipt>('SendReceiptEmail', { sessionId, code } satisfies SendReceiptEmailMutationVariables);
+export const sendReceiptEmail = (sessionId: string, code: string, w: ReceiptWriting) =>
+  gql<SignerReceipt>('SendReceiptEmail', {
+    sessionId,
+    code,
+    lang: w.lang,
+    timeZone: w.timeZone,
+  } satisfies SendReceiptEmailMutationVariables);
 
 export const closeReceiptAccess = (sessionId: string) =>
   gql<SignerReceipt>('CloseReceiptAccess', { sessionId } satisfies CloseReceiptAccessMutationVariables);

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ParsedMail } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, showDocumentsToEnd } from '../support/browser';
@@ -218,6 +219,30 @@ describe('the signer’s record end to end (Chromium, MariaDB, SMTP)', () => {
     expect(beleg).toMatch(/Abgeschlossen: \d{1,2}\. \S+ \d{4} um \d\d:\d\d (MEZ|MESZ)/);
     expect(beleg).not.toContain('given_name');
     expect((await verifyReceiptCli(file)).code).toBe(0);
+
+    // the emails asked for from this German page in Berlin: German, naming the business, local times
+    const to = 'erika@example.de';
+    const before = smtp.messages.length;
+    await page.getByTestId('email-input').fill(to);
+    await page.getByTestId('send-code').click();
+    await page.getByTestId('code-sent').waitFor();
+    const toThis = (m: ParsedMail) =>
+      smtp.messages.indexOf(m) >= before && (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === to;
+    const codeMail = await smtp.waitFor(toThis);
+    expect(codeMail.subject).toMatch(/^Ihr Bestätigungscode für Musterfirma GmbH: \d{6}$/);
+    expect(codeMail.text).toContain('Ihren Beleg von Musterfirma GmbH per E-Mail');
+    const after = smtp.messages.length;
+    await page.getByTestId('code-input').fill((codeMail.subject ?? '').match(/(\d{6})/)?.[1] as string);
+    await page.getByTestId('send-receipt').click();
+    await page.getByTestId('email-sent').waitFor({ timeout: 20_000 });
+    const mail = await smtp.waitFor((m) => toThis(m) && smtp.messages.indexOf(m) >= after);
+    expect(mail.subject).toBe('Ihr Beleg: Workflow');
+    expect(mail.text).toContain('Anbei Ihr Beleg von Musterfirma GmbH');
+    expect(mail.text).toMatch(/Die Seite ist bis \d{1,2}\. \S+ \d{4} um \d\d:\d\d (MEZ|MESZ) erreichbar/);
+    const attached = mail.attachments.find((a) => a.contentType === 'application/pdf');
+    expect(pdftotext(files.write('beleg-email.pdf', attached?.content as Buffer))).toContain(
+      'Vorname: Erika',
+    );
     await context.close();
   });
 });

@@ -13,16 +13,22 @@ import {
 } from '../receipt';
 import { ErrorAlert } from './ErrorAlert';
 
+/** The browser's IANA time zone: receipts and their emails write local times in it. */
+function browserTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC'; // no zone reported: the receipt says UTC
+  }
+}
+
 /** The receipt PDF written in this page's language and the browser's time zone (ADR 0027). */
 function receiptHref(url: string): string {
-  let tz = 'UTC';
-  try {
-    tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  } catch {
-    // no zone reported: the receipt says UTC
-  }
-  return `${url}${url.includes('?') ? '&' : '?'}lang=${locale()}&tz=${encodeURIComponent(tz)}`;
+  return `${url}${url.includes('?') ? '&' : '?'}lang=${locale()}&tz=${encodeURIComponent(browserTimeZone())}`;
 }
+
+/** The code and receipt emails (and the emailed PDF) in this page's language and the browser's zone. */
+const writing = () => ({ lang: locale(), timeZone: browserTimeZone() });
 
 const mmss = (ms: number) => {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -153,7 +159,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                 class="stack"
                 onSubmit={(e) => {
                   e.preventDefault();
-                  void act(() => requestReceiptEmailCode(props.sessionId, email()));
+                  void act(() => requestReceiptEmailCode(props.sessionId, email(), writing()));
                 }}
               >
                 <label for="receipt-email">{t('receipt.emailLabel')}</label>
@@ -190,7 +196,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   onSubmit={(e) => {
                     e.preventDefault();
                     void act(async () => {
-                      const next = await sendReceiptEmail(props.sessionId, code());
+                      const next = await sendReceiptEmail(props.sessionId, code(), writing());
                       setCode('');
                       return next;
                     });

@@ -372,6 +372,8 @@ export type SignerReceiptQuery = { signerReceipt: { sessionId: string, sessionSt
 export type RequestReceiptEmailCodeMutationVariables = Exact<{
   sessionId: string;
   email: string;
+  lang?: string | null | undefined;
+  timeZone?: string | null | undefined;
 }>;
 
 
@@ -380,6 +382,8 @@ export type RequestReceiptEmailCodeMutation = { requestReceiptEmailCode: { sessi
 export type SendReceiptEmailMutationVariables = Exact<{
   sessionId: string;
   code: string;
+  lang?: string | null | undefined;
+  timeZone?: string | null | undefined;
 }>;
 
 

@@ -15,6 +15,7 @@ import { BrandingLogo1764400000000 } from './1764400000000-branding-logo';
 import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotency-key-on-session';
 import { TrustedIssuerKeyIndex1764600000000 } from './1764600000000-trusted-issuer-key-index';
 import { CatalogVersion1764700000000 } from './1764700000000-catalog-version';
+import { ReceiptDeliveryLanguage1764870000000 } from './1764870000000-receipt-delivery-language';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -39,4 +40,6 @@ export const MIGRATIONS = [
   TrustedIssuerKeyIndex1764600000000,
   // perf (issue 11): the catalog's version, checked by the one-statement create instead of the routes (ADR 0025)
   CatalogVersion1764700000000,
+  // receipts (issue 17): the emailed receipt's language and time zone, kept for the worker's retry
+  ReceiptDeliveryLanguage1764870000000,
 ];

@@ -51,4 +51,7 @@ export class ReceiptDeliveryEntity {
   @Column({ ...str(64, true), name: 'link_hash' }) linkHash!: string | null;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(true), name: 'sent_at' }) sentAt!: Date | null;
+  /** The signer's page language (en/de/fr) and IANA time zone at authorization; null: en, UTC. */
+  @Column({ ...str(8, true), name: 'lang' }) lang!: string | null;
+  @Column({ ...str(64, true), name: 'time_zone' }) timeZone!: string | null;
 }

@@ -7,6 +7,7 @@ import type { GqlContext } from '../../graphql/context';
 import { BROWSER_COOKIE, readCookie } from '../session/browser-cookie';
 import { type ReceiptAccessGql, SignerReceiptGql } from './receipt.graphql';
 import type { ReceiptService, ReceiptState } from './receipt.service';
+import { presentationOf } from './receipt.words';
 
 const tokenOf = (c: GqlContext): string | undefined =>
   c.req ? readCookie(c.req, BROWSER_COOKIE) : undefined;
@@ -41,6 +42,9 @@ const out = (sessionId: string, s: ReceiptState): SignerReceiptGql => ({
   },
 });
 
+const LANG = 'The hosted page’s language (en, de, fr) for the email and its PDF; anything else: en.';
+const TIME_ZONE = 'The browser’s IANA time zone for the times in the email and its PDF; unknown: UTC.';
+
 export function createReceiptResolver(receipts: ReceiptService) {
   @Resolver()
   class ReceiptResolver {
@@ -61,9 +65,17 @@ export function createReceiptResolver(receipts: ReceiptService) {
     async requestReceiptEmailCode(
       @Arg('sessionId', () => ID) sessionId: string,
       @Arg('email', () => String) email: string,
+      @Arg('lang', () => String, { nullable: true, description: LANG }) lang: string | null | undefined,
+      @Arg('timeZone', () => String, { nullable: true, description: TIME_ZONE }) timeZone:
+        | string
+        | null
+        | undefined,
       @GqlCtx() c: GqlContext,
     ): Promise<SignerReceiptGql> {
-      return out(sessionId, await receipts.requestCode(sessionId, tokenOf(c), email));
+      return out(
+        sessionId,
+        await receipts.requestCode(sessionId, tokenOf(c), email, presentationOf(lang, timeZone)),
+      );
     }
 
     @Mutation(() => SignerReceiptGql, { description: 'Checks the code, then emails the receipt PDF.' })
@@ -71,9 +83,22 @@ export function createReceiptResolver(receipts: ReceiptService) {
     async sendReceiptEmail(
       @Arg('sessionId', () => ID) sessionId: string,
       @Arg('code', () => String) code: string,
+      @Arg('lang', () => String, { nullable: true, description: LANG }) lang: string | null | undefined,
+      @Arg('timeZone', () => String, { nullable: true, description: TIME_ZONE }) timeZone:
+        | string
+        | null
+        | undefined,
       @GqlCtx() c: GqlContext,
     ): Promise<SignerReceiptGql> {
-      return out(sessionId, await receipts.verifyCodeAndSend(sessionId, tokenOf(c), code));
+      return out(
+        sessionId,
+        await receipts.verifyCodeAndSend(
+          sessionId,
+          tokenOf(c),
+          code,
+          lang != null || timeZone != null ? presentationOf(lang, timeZone) : undefined,
+        ),
+      );
     }
 
     @Mutation(() => SignerReceiptGql, {

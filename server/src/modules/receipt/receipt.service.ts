@@ -32,7 +32,13 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import { RECEIPT_STATEMENT, type ReceiptData, type ReceiptStep, renderReceiptPdf } from './receipt.document';
 import { ReceiptAccessEntity, ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
 import { SEAL_COVERS } from './receipt.seal';
-import type { ReceiptPresentation } from './receipt.words';
+import {
+  DEFAULT_PRESENTATION,
+  localTime,
+  presentationOf,
+  RECEIPT_EMAIL_WORDS,
+  type ReceiptPresentation,
+} from './receipt.words';
 
 export const RECEIPT_LIMITS = {
   accessMs: 48 * 3600_000,
@@ -428,6 +434,7 @@ export class ReceiptService {
     sessionId: string,
     browserToken: string | undefined,
     email: unknown,
+    presentation: ReceiptPresentation = DEFAULT_PRESENTATION,
   ): Promise<ReceiptState> {
     if (typeof email !== 'string' || email.length > 254 || !EMAIL.test(email.trim()))
       throw new AppError('validation_failed', 'Enter a valid email address.', { param: 'email' });
@@ -483,12 +490,12 @@ export class ReceiptService {
       });
     });
     try {
+      const words = RECEIPT_EMAIL_WORDS[presentation.lang];
+      const business = await this.businessName(l.s);
       await this.mailer().send({
         to,
-        subject: `Your verification code: ${code}`,
-        text:
-          `Your code to receive the receipt by email is ${code}.\n` +
-          `It is valid for 10 minutes. If you did not ask for it, ignore this message.\n`,
+        subject: words.codeSubject(business, code),
+        text: words.codeText(business, code),
       });
     } catch (e) {
       // Nobody received this code: it must not count against the resend delay or the hourly limit, and it
@@ -516,6 +523,7 @@ export class ReceiptService {
     sessionId: string,
     browserToken: string | undefined,
     code: unknown,
+    presentation?: ReceiptPresentation,
   ): Promise<ReceiptState> {
     if (typeof code !== 'string' || !/^\d{6}$/.test(code.trim()))
       throw new AppError('validation_failed', 'Enter the six-digit code.', { param: 'code' });
@@ -552,6 +560,9 @@ export class ReceiptService {
         linkHash: null,
         createdAt: now,
         sentAt: null,
+        // the email, its PDF and any retry by the worker are written in the language of the page that asked
+        lang: presentation?.lang ?? null,
+        timeZone: presentation?.time_zone ?? null,
       });
       return { kind: 'ok' as const, deliveryId };
     });
@@ -593,20 +604,21 @@ export class ReceiptService {
       .execute();
     if (claimed.affected !== 1) return false;
     try {
-      const data = await this.receiptData(s);
+      const presentation = presentationOfDelivery(d);
+      const data = await this.receiptData(s, presentation);
       const pdf = Buffer.from(await this.renderPdf(data));
       const link = `${this.deps.config.hostedUrl}/r/${token}`;
       const access = this.accessOf(s, null).accessUntil;
+      const words = RECEIPT_EMAIL_WORDS[(presentation ?? DEFAULT_PRESENTATION).lang];
       await this.mailer().send({
         to: d.email,
-        subject: `Your receipt: ${data.workflow.name}${data.partial ? ' (partial)' : ''}`,
-        text:
-          `Attached is your receipt for "${data.workflow.name}" with ${data.business.name}.\n` +
-          'The PDF is yours to keep: it stays valid and verifiable after online access ends.\n\n' +
-          `Receipt page: ${link}\n` +
-          (access
-            ? `The page works until ${access.toISOString()} unless you close online access earlier.\n`
-            : 'The page works until 48 hours after the session ends, unless you close online access earlier.\n'),
+        subject: words.receiptSubject(data.workflow.name, data.partial),
+        text: words.receiptText({
+          business: data.business.name,
+          workflow: data.workflow.name,
+          link,
+          until: access ? localTime(access.toISOString(), presentation ?? DEFAULT_PRESENTATION) : null,
+        }),
         attachments: [{ filename: receiptFilename(data), contentType: 'application/pdf', content: pdf }],
       });
       await repo.update({ id: d.id }, { state: 'sent', sentAt: this.deps.clock.now() });
@@ -660,13 +672,23 @@ export class ReceiptService {
     const access = await this.deps.ds.getRepository(ReceiptAccessEntity).findOneBy({ sessionId: s.id });
     const l = this.accessOf(s, access);
     this.assertOpen(l);
-    return { s, data: await this.receiptData(s), accessUntil: l.accessUntil };
+    return { s, data: await this.receiptData(s, presentationOfDelivery(d)), accessUntil: l.accessUntil };
+  }
+
+  /** The business's display name, as the receipt shows it (receiptData business.name). */
+  private async businessName(s: SessionEntity): Promise<string> {
+    return (await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId }))?.name ?? '';
   }
 
   private mailer(): ReceiptMailer {
     if (!this.deps.mail) throw new AppError('internal_error', 'No mail sender is configured.');
     return this.deps.mail;
   }
+}
+
+/** The language and zone stored with a delivery (unknown values: en, UTC); none stored: the default page. */
+function presentationOfDelivery(d: ReceiptDeliveryEntity): ReceiptPresentation | undefined {
+  return d.lang || d.timeZone ? presentationOf(d.lang, d.timeZone) : undefined;
 }
 
 export function receiptFilename(data: ReceiptData): string {

@@ -320,3 +320,65 @@ export function claimLabel(name: string, w: Words): string {
   const spaced = name.replace(/[_-]+/g, ' ').trim();
   return spaced ? spaced[0]?.toUpperCase() + spaced.slice(1) : name;
 }
+
+/**
+ * The two emails of the receipt (code and emailed receipt) in the signer's language. `business` is the
+ * business's display name the receipt shows; `until` a local time with the zone (localTime).
+ */
+export interface ReceiptEmailWords {
+  codeSubject: (business: string, code: string) => string;
+  codeText: (business: string, code: string) => string;
+  receiptSubject: (workflow: string, partial: boolean) => string;
+  receiptText: (a: { business: string; workflow: string; link: string; until: string | null }) => string;
+}
+
+const enEmail: ReceiptEmailWords = {
+  codeSubject: (business, code) => `Your verification code for ${business}: ${code}`,
+  codeText: (business, code) =>
+    `Your code to receive your receipt from ${business} by email is ${code}.\n` +
+    'It is valid for 10 minutes. If you did not ask for it, ignore this message.\n',
+  receiptSubject: (workflow, partial) => `Your receipt: ${workflow}${partial ? ' (partial)' : ''}`,
+  receiptText: ({ business, workflow, link, until }) =>
+    `Attached is your receipt from ${business} for "${workflow}".\n` +
+    'The PDF is yours to keep: it stays valid and verifiable after online access ends.\n\n' +
+    `Receipt page: ${link}\n` +
+    (until
+      ? `The page works until ${until} unless you close online access earlier.\n`
+      : 'The page works until 48 hours after the session ends, unless you close online access earlier.\n'),
+};
+
+const deEmail: ReceiptEmailWords = {
+  codeSubject: (business, code) => `Ihr Bestätigungscode für ${business}: ${code}`,
+  codeText: (business, code) =>
+    `Ihr Code, um Ihren Beleg von ${business} per E-Mail zu erhalten, lautet ${code}.\n` +
+    'Er ist 10 Minuten gültig. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.\n',
+  receiptSubject: (workflow, partial) => `Ihr Beleg: ${workflow}${partial ? ' (teilweise)' : ''}`,
+  receiptText: ({ business, workflow, link, until }) =>
+    `Anbei Ihr Beleg von ${business} für „${workflow}“.\n` +
+    'Die PDF-Datei gehört Ihnen: Sie bleibt gültig und prüfbar, auch nachdem der Online-Zugang endet.\n\n' +
+    `Seite des Belegs: ${link}\n` +
+    (until
+      ? `Die Seite ist bis ${until} erreichbar, sofern Sie den Online-Zugang nicht früher schließen.\n`
+      : 'Die Seite ist bis 48 Stunden nach dem Ende der Sitzung erreichbar, sofern Sie den Online-Zugang nicht früher schließen.\n'),
+};
+
+const frEmail: ReceiptEmailWords = {
+  codeSubject: (business, code) => `Votre code de vérification pour ${business} : ${code}`,
+  codeText: (business, code) =>
+    `Votre code pour recevoir par e-mail votre reçu de ${business} est ${code}.\n` +
+    "Il est valable 10 minutes. Si vous ne l'avez pas demandé, ignorez ce message.\n",
+  receiptSubject: (workflow, partial) => `Votre reçu : ${workflow}${partial ? ' (partiel)' : ''}`,
+  receiptText: ({ business, workflow, link, until }) =>
+    `Vous trouverez ci-joint votre reçu de ${business} pour « ${workflow} ».\n` +
+    "Le PDF est à vous : il reste valable et vérifiable après la fin de l'accès en ligne.\n\n" +
+    `Page du reçu : ${link}\n` +
+    (until
+      ? `La page reste accessible jusqu'au ${until}, sauf si vous fermez l'accès en ligne avant.\n`
+      : "La page reste accessible jusqu'à 48 heures après la fin de la session, sauf si vous fermez l'accès en ligne avant.\n"),
+};
+
+export const RECEIPT_EMAIL_WORDS: Record<ReceiptLang, ReceiptEmailWords> = {
+  en: enEmail,
+  de: deEmail,
+  fr: frEmail,
+};
