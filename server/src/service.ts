@@ -2,18 +2,15 @@
 // master key) and hands them to app/ (routes and resolvers, the Express app and GraphQL, workers, shutdown).
 // main.ts and the black-box tests build the same graph through createService().
 import 'reflect-metadata';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { declareApi } from './app/api';
 import { buildHttpApp } from './app/http-app';
+import { createRateLimiter } from './app/rate-limits';
 import type { ApiServices, Service, ServiceOptions } from './app/service-types';
 import { countVerifications } from './app/verification-metrics';
-import { shutdown, startWorkers } from './app/workers';
+import { nodeLifecycle } from './app/workers';
 import { systemClock } from './common/clock';
 import { createLogger } from './common/logger';
-import { RateLimiter } from './common/rate-limit';
 import { startTracing } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
@@ -220,17 +217,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     support: new SupportService({ ds }),
   };
   const { routes, resolvers } = declareApi(services);
-  // Shared rate-limit counters when REDIS_URL is set (ADR 0016); commands fail fast while Redis is away
-  // (no offline queue), and the limiter's memory insurance answers instead.
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
-    : undefined;
-  redis?.on('error', (e: Error) => logger.warn('redis unavailable', { error: e.message }));
-  await redis?.connect().catch(() => {}); // logged above; ioredis keeps reconnecting
-  const limiter = new RateLimiter(clock, config.rateLimit, {
-    redis,
-    keyPrefix: config.rateLimitKeyPrefix,
-  });
+  const { limiter, disconnect: disconnectRedis } = await createRateLimiter(config, clock, logger);
   const web = await buildHttpApp({
     config,
     clock,
@@ -245,58 +232,31 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     availability,
   });
 
-  let server: http.Server | undefined;
-  let workers: { stop(): void } | undefined;
-  const service: Service = {
+  return {
     ...services,
     app: web.app,
     routes,
-    sweep() {
-      return sessions.sweepOverdue().then(
-        (n) => {
-          metrics.sweep('ok', n);
-          return n;
-        },
-        (e: unknown) => {
-          metrics.sweep('error');
-          throw e;
-        },
-      );
-    },
-    async listen() {
-      const listening = web.createServer(Boolean(tracing));
-      server = listening;
-      await new Promise<void>((resolve) => listening.listen(config.port, config.host, resolve));
-      if (opts.workers !== false)
-        workers = startWorkers({
-          logger,
-          relay,
-          sweep: () => service.sweep(),
-          sweepDecisionsDue: () => sessions.sweepDecisionsDue(),
-          cleanupPass: () => cleanup.pass(),
-          deliverPendingReceipts: () => receipts.deliverPending(),
-          isOutage,
-        });
-      const { port } = listening.address() as AddressInfo;
-      return `http://${config.host}:${port}`;
-    },
-    close: () =>
-      shutdown({
-        drain: () => ops.drain(),
-        stopWorkers: () => workers?.stop(),
-        stopAvailability: () => availability.stop(),
-        server,
-        graceMs: opts.shutdownGraceMs ?? 10_000,
-        stopRelay: () => relay.stop(),
-        stopGraphql: () => web.stopGraphql(),
-        release: [
-          () => (relayDs !== ds ? relayDs.destroy() : undefined),
-          () => kmsProvider.close(),
-          () => redis?.disconnect(),
-          () => ds.destroy(),
-          () => tracing?.shutdown(),
-        ],
-      }),
+    ...nodeLifecycle({
+      config,
+      logger,
+      workers: opts.workers !== false,
+      tracing: tracing !== undefined,
+      web,
+      ops,
+      metrics,
+      availability,
+      relay,
+      sessions,
+      cleanup,
+      receipts,
+      shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
+      release: [
+        () => (relayDs !== ds ? relayDs.destroy() : undefined),
+        () => kmsProvider.close(),
+        disconnectRedis,
+        () => ds.destroy(),
+        () => tracing?.shutdown(),
+      ],
+    }),
   };
-  return service;
 }

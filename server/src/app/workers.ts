@@ -1,7 +1,18 @@
 // Background work of a node (webhook relay, expiry/decision sweeps, upload cleanup and pending receipt emails)
 // and its graceful shutdown.
 import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from '../common/logger';
+import type { Config } from '../config/config';
+import type { DatabaseAvailability } from '../db/availability';
+import type { TransientUploadCleanup } from '../modules/document/cleanup';
+import type { ServiceMetrics } from '../modules/ops/metrics';
+import type { OpsService } from '../modules/ops/ops.service';
+import type { ReceiptService } from '../modules/receipt/receipt.service';
+import type { SessionService } from '../modules/session/session.service';
+import type { WebhookRelay } from '../modules/webhook/webhook.relay';
+import type { HttpApp } from './http-app';
+import type { Service } from './service-types';
 
 export interface WorkerDeps {
   logger: Logger;
@@ -94,4 +105,71 @@ async function drainHttp(server: http.Server, graceMs: number): Promise<void> {
     clearInterval(idle);
     clearTimeout(cut);
   }
+}
+
+export interface NodeLifecycleDeps {
+  config: Config;
+  logger: Logger;
+  /** Start the relay and the interval passes on listen (ServiceOptions.workers). */
+  workers: boolean;
+  tracing: boolean;
+  web: HttpApp;
+  ops: OpsService;
+  metrics: ServiceMetrics;
+  availability: DatabaseAvailability;
+  relay: WebhookRelay;
+  sessions: SessionService;
+  cleanup: TransientUploadCleanup;
+  receipts: ReceiptService;
+  shutdownGraceMs: number;
+  /** Pools, KMS clients, Redis, tracing: closed in this order after the HTTP server. */
+  release: Array<() => Promise<void> | void>;
+}
+
+/** Service.sweep, listen and close of one node. */
+export function nodeLifecycle(d: NodeLifecycleDeps): Pick<Service, 'sweep' | 'listen' | 'close'> {
+  let server: http.Server | undefined;
+  let workers: { stop(): void } | undefined;
+  const sweep = (): Promise<number> =>
+    d.sessions.sweepOverdue().then(
+      (n) => {
+        d.metrics.sweep('ok', n);
+        return n;
+      },
+      (e: unknown) => {
+        d.metrics.sweep('error');
+        throw e;
+      },
+    );
+  return {
+    sweep,
+    async listen() {
+      const listening = d.web.createServer(d.tracing);
+      server = listening;
+      await new Promise<void>((resolve) => listening.listen(d.config.port, d.config.host, resolve));
+      if (d.workers)
+        workers = startWorkers({
+          logger: d.logger,
+          relay: d.relay,
+          sweep,
+          sweepDecisionsDue: () => d.sessions.sweepDecisionsDue(),
+          cleanupPass: () => d.cleanup.pass(),
+          deliverPendingReceipts: () => d.receipts.deliverPending(),
+          isOutage: (e) => d.availability.classify(e) !== undefined,
+        });
+      const { port } = listening.address() as AddressInfo;
+      return `http://${d.config.host}:${port}`;
+    },
+    close: () =>
+      shutdown({
+        drain: () => d.ops.drain(),
+        stopWorkers: () => workers?.stop(),
+        stopAvailability: () => d.availability.stop(),
+        server,
+        graceMs: d.shutdownGraceMs,
+        stopRelay: () => d.relay.stop(),
+        stopGraphql: () => d.web.stopGraphql(),
+        release: d.release,
+      }),
+  };
 }
