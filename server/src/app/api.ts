@@ -1,0 +1,79 @@
+// Every REST route (with its auth decision) and every GraphQL resolver, declared once over the services.
+import type { NonEmptyArray } from 'type-graphql';
+import { RouteRegistry } from '../common/http';
+import { createAccountsResolver } from '../modules/accounts/accounts.resolver';
+import { registerAccountRoutes } from '../modules/accounts/accounts.rest';
+import { createAuditResolver } from '../modules/audit/audit.resolver';
+import { registerAuditRoutes } from '../modules/audit/audit.rest';
+import { createBrandingResolver } from '../modules/branding/branding.resolver';
+import { registerBrandingRoutes } from '../modules/branding/branding.rest';
+import { BrandingService } from '../modules/branding/branding.service';
+import { createCatalogResolver } from '../modules/catalog/catalog.resolver';
+import { registerCatalogRoutes } from '../modules/catalog/catalog.rest';
+import { registerErrorReferenceRoutes } from '../modules/errors/error-reference.rest';
+import { registerDevMailRoutes } from '../modules/mail/dev-mail.rest';
+import { registerOpsRoutes } from '../modules/ops/ops.rest';
+import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
+import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
+import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
+import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
+import { createSessionResolver } from '../modules/session/session.resolver';
+import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
+import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
+import { createSupportResolver } from '../modules/support/support.resolver';
+import { registerDevReceiver } from '../modules/webhook/dev-receiver';
+import { createWebhookResolver } from '../modules/webhook/webhook.resolver';
+import { createWorkflowResolver } from '../modules/workflow/workflow.resolver';
+import type { ApiServices } from './service-types';
+
+/**
+ * Declares every REST route (with its auth decision) and every GraphQL resolver, once. createService mounts
+ * them; the contract generator (tools/generate-schema.ts) calls this with hollow stand-ins, because
+ * registration only keeps references to the services and calls them per request. Add new routes here.
+ */
+export function declareApi(s: ApiServices): {
+  routes: RouteRegistry;
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  resolvers: NonEmptyArray<Function>;
+} {
+  const routes = new RouteRegistry();
+  // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
+  const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
+  registerSessionRoutes(routes, s.sessions, s.tenancy);
+  registerTransportRoutes(routes, s.transport);
+  registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
+  registerAuditRoutes(routes, s.audit);
+  registerCatalogRoutes(routes, s.catalog);
+  registerOpsRoutes(routes, s.ops);
+  registerAccountRoutes(routes, s.accounts);
+  registerErrorReferenceRoutes(routes, { baseUrl: s.config.baseUrl });
+  registerReceiptRoutes(routes, s.receipts, {
+    baseUrl: s.config.baseUrl,
+    hostedUrl: s.config.hostedUrl,
+    binding: s.transport.binding,
+  });
+  registerBrandingRoutes(routes, branding);
+  if (s.config.seedSandbox) {
+    registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
+    registerSandboxCrossDeviceRoute(routes, s.signedWallet);
+  }
+  // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
+  // production deployment, even one that serves sandbox keys.
+  if (s.config.seedSandbox && s.config.appEnv === 'development') {
+    registerDevReceiver(routes, { ds: s.ds, logger: s.logger, clock: s.clock, secrets: s.webhookSecrets });
+    registerDevMailRoutes(routes, { dataDir: s.config.dataDir });
+  }
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  const resolvers: NonEmptyArray<Function> = [
+    createWorkflowResolver(s.workflows),
+    createWebhookResolver(s.webhooks),
+    createSessionResolver(s.sessions),
+    createCatalogResolver(s.catalog),
+    createAccountsResolver(s.accounts),
+    createReceiptResolver(s.receipts),
+    createSupportResolver(s.support),
+    createAuditResolver(s.audit),
+    createBrandingResolver(branding),
+  ];
+  return { routes, resolvers };
+}

@@ -1,0 +1,77 @@
+// GraphQL on /graphql: the request context (API key or dashboard session), the Apollo middleware, multipart
+// uploads and the per-key budget shared with /v1.
+import express, { type RequestHandler } from 'express';
+import type { NonEmptyArray } from 'type-graphql';
+import type { Ctx } from '../common/context';
+import { AppError } from '../common/errors';
+import type { AppRequest } from '../common/http';
+import type { Logger } from '../common/logger';
+import type { DatabaseAvailability } from '../db/availability';
+import { buildGraphqlSchema, graphqlMiddleware } from '../graphql/server';
+import { graphqlUploads } from '../graphql/uploads';
+import { dashboardCtx } from '../modules/accounts/accounts.rest';
+import type { AccountsService } from '../modules/accounts/accounts.service';
+import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
+
+export interface GraphqlDeps {
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  resolvers: NonEmptyArray<Function>;
+  logger: Logger;
+  tenancy: TenancyService;
+  accounts: AccountsService;
+  availability: DatabaseAvailability;
+  /** Draws one request of an API key's budget (the same one as /v1). */
+  limitByApiKey: RequestHandler;
+}
+
+/** Mounts /graphql on `app`; resolves to the Apollo server's stop(), which shutdown calls. */
+export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promise<{ stop(): Promise<void> }> {
+  const gqlContext = async (req: express.Request): Promise<Ctx> => {
+    const base = (req as AppRequest).ctx;
+    if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
+    const key = bearerToken(req.header('authorization'));
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
+    if (!key) return (await dashboardCtx(d.accounts, req, base, true)) ?? base;
+    try {
+      return { ...base, actor: await d.tenancy.authenticate(key) };
+    } catch (e) {
+      // A wrong key is not an internal error: the request stays anonymous and every @Authorized
+      // operation answers `unauthenticated`, exactly as without a key.
+      if (e instanceof AppError && e.code === 'unauthenticated') return base;
+      throw e;
+    }
+  };
+  const schema = await buildGraphqlSchema(d.resolvers);
+  const gql = await graphqlMiddleware(schema, d.logger, gqlContext, {
+    classify: (e) => d.availability.classify(e),
+  });
+  // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
+  // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
+  const uploads = graphqlUploads({
+    param: 'documents',
+    authenticate: async (req) => {
+      const ctx = await gqlContext(req);
+      (req as AppRequest).ctx = ctx;
+      return ctx.actor.kind === 'api_key' || ctx.actor.kind === 'dashboard'; // dashboard: CSRF already checked
+    },
+  });
+  // The API key of a GraphQL request is resolved once, up front, and draws on the same per-key budget as /v1.
+  const graphqlActor: RequestHandler = (req, res, next) => {
+    gqlContext(req)
+      .then((ctx) => {
+        (req as AppRequest).ctx = ctx;
+        if (ctx.actor.kind === 'api_key') d.limitByApiKey(req, res, next);
+        else next();
+      })
+      .catch(next);
+  };
+  app.use(
+    '/graphql',
+    graphqlActor,
+    express.json({ limit: '256kb' }),
+    ...uploads.before,
+    gql.handler,
+    uploads.onError,
+  );
+  return gql;
+}

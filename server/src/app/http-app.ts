@@ -1,0 +1,239 @@
+// The Express application: request plumbing, the API-key decision (scope + per-key budget) shared with the
+// lean lane, every declared route, /graphql, the hosted page and dashboard, and the HTTP listener.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import express, { type RequestHandler } from 'express';
+import type { NonEmptyArray } from 'type-graphql';
+import type { Clock } from '../common/clock';
+import { AppError } from '../common/errors';
+import { type HeaderSink, type LaneAuth, type LaneRead, withFastLane } from '../common/fast-lane';
+import {
+  API_JSON_LIMIT,
+  type AppRequest,
+  type AuthDecision,
+  ERROR_TYPE_BASE,
+  errorHandler,
+  notFoundHandler,
+  pathEncodingGuard,
+  type RouteRegistry,
+  requestContext,
+  sendProblem,
+} from '../common/http';
+import type { Logger } from '../common/logger';
+import { apiKeyBudget, type RateLimiter, rateLimitByApiKey } from '../common/rate-limit';
+import { traceRequests } from '../common/tracing';
+import type { Config } from '../config/config';
+import type { DatabaseAvailability } from '../db/availability';
+import { dashboardAuth } from '../modules/accounts/accounts.rest';
+import type { AccountsService } from '../modules/accounts/accounts.service';
+import { requireScope, scopeForRoute } from '../modules/accounts/roles';
+import { routeTemplateOf, type ServiceMetrics } from '../modules/ops/metrics';
+import type { OpsService } from '../modules/ops/ops.service';
+import { walletBodyParser } from '../modules/session/session.wallet-routes';
+import { WALLET_PATH } from '../modules/session/session.wallet-transports';
+import { mountStartPage } from '../modules/start/start-page';
+import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
+import { mountGraphql } from './graphql';
+
+export interface HttpAppDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  routes: RouteRegistry;
+  // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
+  resolvers: NonEmptyArray<Function>;
+  tenancy: TenancyService;
+  accounts: AccountsService;
+  ops: OpsService;
+  metrics: ServiceMetrics;
+  limiter: RateLimiter;
+  availability: DatabaseAvailability;
+}
+
+export interface HttpApp {
+  app: express.Express;
+  /** Stops Apollo (shutdown). */
+  stopGraphql(): Promise<void>;
+  /** Builds the node:http listener: the lean lane for the hottest /v1 routes, Express for the rest (ADR 0023). */
+  createServer(tracing: boolean): http.Server;
+}
+
+export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
+  const { config, clock, logger, ops, metrics, availability } = d;
+  const limitByApiKey = rateLimitByApiKey(d.limiter);
+  const takeBudget = apiKeyBudget(d.limiter);
+
+  /**
+   * The `api_key` decision for a /v1 route (Express and the lean lane): the key, then the scope the route needs
+   * (403 api_key_scope_missing), then one request of the key's budget (rate-limit headers set on `res`).
+   */
+  const authorizeApiKey = async (
+    req: http.IncomingMessage,
+    res: HeaderSink,
+    route: string,
+    read?: LaneRead,
+  ): Promise<LaneAuth> => {
+    const header = req.headers.authorization;
+    const presented = bearerToken(Array.isArray(header) ? header[0] : header);
+    const authed: LaneAuth = read
+      ? await read(presented)
+      : { actor: await d.tenancy.authenticate(presented), rows: [] };
+    try {
+      const scope = scopeForRoute(req.method ?? '', route);
+      if (scope) requireScope(authed.actor, scope);
+      await takeBudget(authed.actor.apiKeyId, res);
+    } catch (e) {
+      // a key recognised from memory may have been revoked since: that is the answer, as on a read key
+      await authed.confirm?.();
+      throw e;
+    }
+    return authed;
+  };
+  const apiKeyAuth: RequestHandler = (req, res, next) => {
+    authorizeApiKey(req, res, (req.route as { path?: string } | undefined)?.path ?? req.path)
+      .then(({ actor }) => {
+        const r = req as AppRequest;
+        r.ctx = { ...r.ctx, actor };
+        next();
+      })
+      .catch((e: unknown) =>
+        e instanceof AppError && e.code === 'rate_limited'
+          ? sendProblem(res, e, (req as AppRequest).ctx.requestId)
+          : next(e),
+      );
+  };
+  const pass: RequestHandler = (_req, _res, next) => next();
+  const sandboxOnly: RequestHandler = (req, res, next) =>
+    config.seedSandbox
+      ? next()
+      : sendProblem(res, new AppError('not_found'), (req as AppRequest).ctx.requestId);
+  const auth: Record<AuthDecision, RequestHandler> = {
+    api_key: apiKeyAuth,
+    public: pass,
+    signer: pass,
+    sandbox: sandboxOnly,
+    dashboard: dashboardAuth(d.accounts),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  // problem `type` URIs point at the error reference this service serves (modules/errors)
+  app.locals[ERROR_TYPE_BASE] = `${config.baseUrl.replace(/\/+$/, '')}/errors/`;
+  // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
+  // revalidates them; routes that want revalidation set their own (the audit JWKS does).
+  app.set('etag', false);
+  app.use(requestContext(clock));
+  app.use(metrics.http());
+  app.use((_req, res, next) => {
+    // While shutting down, answers close their connection so clients reconnect to another node.
+    if (ops.isDraining) res.setHeader('Connection', 'close');
+    next();
+  });
+  app.use(pathEncodingGuard());
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+  app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
+  app.use(WALLET_PATH, walletBodyParser());
+  app.use(
+    ['/v1', '/t', '/sandbox'],
+    express.json({ limit: API_JSON_LIMIT, type: ['application/json', 'application/*+json'] }),
+  );
+  app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
+
+  const router = express.Router();
+  d.routes.mount(router, auth);
+  app.use(router);
+
+  const gql = await mountGraphql(app, {
+    resolvers: d.resolvers,
+    logger,
+    tenancy: d.tenancy,
+    accounts: d.accounts,
+    availability,
+    limitByApiKey,
+  });
+
+  mountHostedPage(app, config);
+  mountDashboardPage(app, config); // dashboard app (issue 10, ADR 0017)
+  mountStartPage(app, config); // `/`: the development start page, or the product page (issue 20)
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));
+
+  return {
+    app,
+    stopGraphql: () => gql.stop(),
+    createServer(tracing) {
+      // the lean lane answers the hottest /v1 routes in their plain shape, Express everything else (ADR 0023)
+      const listener = withFastLane(app, d.routes.lanes(), {
+        clock,
+        logger,
+        authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
+        classify: (e) => availability.classify(e),
+        isDraining: () => ops.isDraining,
+        observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds, true),
+        errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
+      });
+      return http.createServer(tracing ? traceRequests(listener, routeTemplateOf) : listener);
+    },
+  };
+}
+
+/**
+ * Serves the dashboard entry of the same build (ADR 0017): dashboard.html for /dashboard and every path under
+ * it (client-side routes); it shares /assets with the hosted page. The page itself is public markup: all data
+ * comes from /auth and /graphql, which carry their own auth decisions.
+ */
+function mountDashboardPage(app: express.Express, config: Config): void {
+  const page = path.join(config.hostedWebDist, 'dashboard.html');
+  app.get(['/dashboard', '/dashboard/*splat'], (_req, res) => {
+    if (!fs.existsSync(page)) {
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The dashboard is not built: run `pnpm --filter hosted-web build`.');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.sendFile(page);
+  });
+}
+
+/** Serves the built Solid SPA: index.html for /s/:id, hashed assets under /assets. */
+function mountHostedPage(app: express.Express, config: Config): void {
+  const index = path.join(config.hostedWebDist, 'index.html');
+  app.use(
+    '/assets',
+    express.static(path.join(config.hostedWebDist, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      fallthrough: false,
+    }),
+  );
+  app.get('/s/:id', (_req, res) => {
+    if (!fs.existsSync(index)) {
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The hosted page is not built: run `pnpm --filter hosted-web build`.');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.sendFile(index);
+  });
+}
