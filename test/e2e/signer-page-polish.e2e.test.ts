@@ -119,4 +119,57 @@ describe('the signer’s page reads consistently (Chromium, MariaDB)', () => {
       await page.context().close();
     });
   }
+
+  for (const [locale, lang, another, retry, left4, last] of [
+    ['en-GB', 'en', 'Share another credential', /try again/i, 'accepts 4 more answers', 'one more answer'],
+    ['de-DE', 'de', 'Teilen Sie einen anderen Nachweis', /erneut/i, 'noch 4 Antworten', 'noch eine Antwort'],
+  ] as const) {
+    it(`says what can help after a revoked credential, counts the tries left, and ends without "try again" (${lang})`, async () => {
+      const { apiKey } = await createBusiness(t, 'Musterfirma GmbH');
+      const api = new Api(t.baseUrl, apiKey);
+      const { workflowId } = await publishWorkflow(
+        api,
+        [{ primitive: 'identify', claims: ['given_name'] }],
+        receiver.url,
+      );
+      const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+      const context = await browser.newContext({ locale });
+      const page = await context.newPage();
+      await page.goto(created.body.url);
+      await page.getByTestId('start').click();
+      await page.getByTestId('step-identify').waitFor();
+      const shareRevoked = async () => {
+        // after a refusal the page keeps the test wallet open for the next answer
+        const persona = page.getByTestId('persona');
+        if (!(await persona.isVisible())) await page.getByTestId('share-wallet').click();
+        await persona.selectOption('revoked');
+        await page.getByTestId('share-reference-wallet').click();
+      };
+      await shareRevoked();
+      const error = page.getByTestId('error');
+      await error.waitFor({ timeout: 20_000 });
+      const said = (await error.textContent()) ?? '';
+      expect(said).toContain(another);
+      expect(said, 'trying the revoked credential again cannot help').not.toMatch(retry);
+      await expect.poll(() => page.getByTestId('tries-left').textContent()).toContain(left4);
+      await shots(page, `polish-refused-${lang}`);
+      for (let i = 2; i <= 4; i++) {
+        await shareRevoked();
+        await expect
+          .poll(() => page.getByTestId('tries-left').textContent(), { timeout: 20_000 })
+          .toContain(i === 4 ? last : `${5 - i}`);
+      }
+      await shots(page, `polish-last-try-${lang}`);
+      // a reload still knows: the count comes from the server
+      await page.reload();
+      await expect.poll(() => page.getByTestId('tries-left').textContent()).toContain(last);
+
+      await shareRevoked();
+      await page.getByTestId('failed').waitFor({ timeout: 20_000 });
+      expect(await error.count(), 'no "try again" above "could not be completed"').toBe(0);
+      expect(await page.getByTestId('tries-left').count()).toBe(0);
+      await shots(page, `polish-failed-${lang}`);
+      await context.close();
+    });
+  }
 });

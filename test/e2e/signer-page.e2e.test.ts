@@ -170,7 +170,7 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await page.getByTestId('share-reference-wallet').click();
     await page.getByTestId('error').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('error').textContent()).toContain(
-      'Dieser Nachweis wurde von seinem Aussteller widerrufen.',
+      'Dieser Nachweis wurde von seinem Aussteller widerrufen',
     );
     await checkScreen(page, 'error-wallet');
 
