@@ -49,7 +49,7 @@ describe('the signer’s page reads consistently (Chromium, MariaDB)', () => {
       receiver.url,
     );
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-    const context = await browser.newContext({ acceptDownloads: true, locale });
+    const context = await browser.newContext({ acceptDownloads: true, locale, timezoneId: 'Europe/Berlin' });
     const page = await context.newPage();
     await page.goto(created.body.url);
     await page.getByTestId('start').click();
@@ -83,6 +83,16 @@ describe('the signer’s page reads consistently (Chromium, MariaDB)', () => {
         expect(box.align).toBe('center');
       }
       await page.setViewportSize({ width: 1280, height: 900 });
+      // dates are written one way on the signer's pages, as the receipt and its emails write them:
+      // day, full month name, year, 24-hour time and the zone
+      const until = page.getByTestId('access-until').locator('time');
+      const at = new Date((await until.getAttribute('datetime')) as string);
+      const month = new Intl.DateTimeFormat(lang, { month: 'long', timeZone: 'Europe/Berlin' }).format(at);
+      const written = (await until.textContent()) ?? '';
+      expect(written).toContain(`${at.getUTCFullYear()}`);
+      expect(written, 'the month written out').toContain(month);
+      expect(written, 'the zone named').toMatch(lang === 'de' ? /MEZ|MESZ/ : /CET|CEST/);
+      expect(written, '24-hour time').not.toMatch(/AM|PM/);
       await shots(page, `polish-done-${lang}`);
 
       const [dl] = await Promise.all([page.waitForEvent('download'), download.click()]);
