@@ -67,7 +67,7 @@ const intlLocale = () => (locale() === 'en' ? 'en-GB' : locale());
 
 /**
  * Date and time in the current language: the one way the signer's pages write a moment, the same as the receipt
- * PDF, its emails and the emailed link's page (server receipt.words.ts localTime): "27 November 2026, 17:45 CET".
+ * PDF, its emails and the emailed link's page (server receipt.words.ts localTime): "27 November 2026 at 17:45 CET".
  */
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
