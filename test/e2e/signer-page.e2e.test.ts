@@ -5,6 +5,7 @@
 // pixels).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerBrowser } from '../support/receipts';
+import { pdftotext, SignerBrowser } from '../support/receipts';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -368,6 +369,16 @@ describe('the signer page end states and the receipt link page, accessible (Chro
     await checkScreen(page, 'receipt-link-branded-en');
     await page.getByTestId('receipt-langs').getByRole('link', { name: 'Français' }).click();
     await page.getByRole('heading', { name: 'Votre reçu' }).waitFor();
+    // its PDF follows the chosen language
+    const href =
+      (await page.getByRole('link', { name: 'Télécharger le reçu (PDF)' }).getAttribute('href')) ?? '';
+    expect(href).toMatch(/receipt\.pdf\?lang=fr$/);
+    const pdf = await page.request.get(new URL(href, page.url()).href);
+    expect(pdf.status()).toBe(200);
+    const file = path.join(os.tmpdir(), `receipt-link-fr-${process.pid}.pdf`);
+    fs.writeFileSync(file, await pdf.body());
+    expect(pdftotext(file)).toContain('Reçu');
+    fs.rmSync(file);
   });
 
   it('expired (last: it moves the clock past every session of this block)', async () => {
