@@ -58,6 +58,8 @@ export interface SessionProjection {
   binding: 'none' | 'this_browser' | 'other_browser';
   /** Only once the session ended: the business's page to go back to (ADR 0019). */
   return_url?: string;
+  /** In progress, after a refused wallet answer for this step: how many answers it still accepts. */
+  tries_left?: number;
 }
 
 export interface SandboxPersona {

@@ -5,6 +5,7 @@
 // pixels).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerBrowser } from '../support/receipts';
+import { pdftotext, SignerBrowser } from '../support/receipts';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -170,7 +171,7 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await page.getByTestId('share-reference-wallet').click();
     await page.getByTestId('error').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('error').textContent()).toContain(
-      'Dieser Nachweis wurde von seinem Aussteller widerrufen.',
+      'Dieser Nachweis wurde von seinem Aussteller widerrufen',
     );
     await checkScreen(page, 'error-wallet');
 
@@ -315,6 +316,69 @@ describe('the signer page end states and the receipt link page, accessible (Chro
     await page.goto(`${link.slice(0, -3)}AAA`);
     await page.getByRole('heading', { name: 'Receipt unavailable' }).waitFor();
     await checkScreen(page, 'receipt-link-invalid');
+  });
+
+  it('the receipt page of an emailed link carries the business’s branding and the language the receipt was asked in, with a choice', async () => {
+    const brandedApi = new Api(t.baseUrl, (await createBusiness(t, 'Beleg GmbH')).apiKey);
+    const branded = await brandedApi.gql(
+      'mutation($i: BrandingInput!) { setBranding(input: $i) { displayName accentColor } }',
+      { i: { displayName: 'Bäckerei Beleg', accentColor: '#8b1a1a' } },
+    );
+    expect(branded.errors).toBeUndefined();
+    const { workflowId } = await setUpIdentifyWorkflow(brandedApi, 'https://8.8.8.8/hooks', ['given_name']);
+    const created = await brandedApi.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const b = new SignerBrowser(t.baseUrl, created.body.id);
+    await b.start();
+    expect((await shareWithReferenceWallet(t.svc, b.client)).status).toBe(200);
+    const fields = 'sessionId';
+    const n = smtp.messages.length;
+    const asked = await b.gql(
+      `mutation($sessionId: ID!, $email: String!) { requestReceiptEmailCode(sessionId: $sessionId, email: $email, lang: "de", timeZone: "Europe/Berlin") { ${fields} } }`,
+      { email: 'beleg@example.org' },
+    );
+    expect(asked.errors).toBeUndefined();
+    const codeMail = await smtp.waitFor(
+      (m) => smtp.messages.indexOf(m) >= n && /\d{6}/.test(m.subject ?? ''),
+    );
+    const code = (codeMail.subject ?? '').match(/(\d{6})/)?.[1] as string;
+    const m = smtp.messages.length;
+    const sent = await b.gql(
+      `mutation($sessionId: ID!, $code: String!) { sendReceiptEmail(sessionId: $sessionId, code: $code, lang: "de", timeZone: "Europe/Berlin") { ${fields} } }`,
+      { code },
+    );
+    expect(sent.errors).toBeUndefined();
+    const mail = await smtp.waitFor((x) => smtp.messages.indexOf(x) >= m && /\/r\//.test(x.text ?? ''));
+    const link = (mail.text ?? '').match(/(http:\/\/\S+\/r\/[\w-]{43})/)?.[1] as string;
+    expect(link).toBeDefined();
+
+    // an English browser: the page follows the delivery's German, names the business as branded, in its colour
+    const page = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Ihr Beleg' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
+    expect(await page.getByTestId('receipt-business').textContent()).toBe('Bäckerei Beleg');
+    const button = page.getByRole('link', { name: 'Beleg herunterladen (PDF)' });
+    expect(await button.evaluate((a) => getComputedStyle(a).backgroundColor)).toBe('rgb(139, 26, 26)');
+    // the date as the hosted page's receipt writes it in the delivery's zone, not toUTCString()
+    expect(await page.locator('time').textContent()).not.toMatch(/GMT/);
+    await checkScreen(page, 'receipt-link-branded-de');
+    // the choice of language, without script
+    await page.getByTestId('receipt-langs').getByRole('link', { name: 'English' }).click();
+    await page.getByRole('heading', { name: 'Your receipt' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    await checkScreen(page, 'receipt-link-branded-en');
+    await page.getByTestId('receipt-langs').getByRole('link', { name: 'Français' }).click();
+    await page.getByRole('heading', { name: 'Votre reçu' }).waitFor();
+    // its PDF follows the chosen language
+    const href =
+      (await page.getByRole('link', { name: 'Télécharger le reçu (PDF)' }).getAttribute('href')) ?? '';
+    expect(href).toMatch(/receipt\.pdf\?lang=fr$/);
+    const pdf = await page.request.get(new URL(href, page.url()).href);
+    expect(pdf.status()).toBe(200);
+    const file = path.join(os.tmpdir(), `receipt-link-fr-${process.pid}.pdf`);
+    fs.writeFileSync(file, await pdf.body());
+    expect(pdftotext(file)).toContain('Reçu');
+    fs.rmSync(file);
   });
 
   it('expired (last: it moves the clock past every session of this block)', async () => {

@@ -150,20 +150,20 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
     await deadline.waitFor();
     await page.clock.pauseAt(new Date('2026-01-01T00:01:00.000Z'));
     expect(await deadline.getAttribute('data-kind')).toBe('link');
-    expect(await deadline.textContent()).toBe('This link is valid until Jun 3, 2030, 9:00 AM.');
+    expect(await deadline.textContent()).toBe('This link is valid until 3 June 2030 at 09:00 UTC.');
 
     // started at 8:02: the identify window ends at 8:12, well before the link's 9:00
     clock.advance(2 * MIN);
     await page.getByTestId('start').click();
     await page.getByTestId('step-identify').waitFor();
     expect(await deadline.getAttribute('data-kind')).toBe('step');
-    expect(await deadline.textContent()).toBe('Finish this step by 8:12 AM.');
+    expect(await deadline.textContent()).toBe('Finish this step by 08:12.');
     expect(await page.locator('body').textContent()).not.toContain('valid until');
 
     // 8:08: four minutes left, a countdown (in German too)
     clock.advance(6 * MIN);
     await page.clock.runFor(3000); // one poll of the page
-    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 4:00 (8:12 AM)');
+    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 4:00 (08:12)');
     expect(await deadline.getAttribute('role')).toBe('timer');
     await page.getByTestId('language').selectOption('de');
     await expect
@@ -174,7 +174,7 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
     // thirty seconds later on both clocks
     clock.advance(30_000);
     await page.clock.runFor(30_000);
-    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 3:30 (8:12 AM)');
+    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 3:30 (08:12)');
 
     // axe waits on timers: the page's clock runs freely while the screens are checked
     await page.clock.resume();

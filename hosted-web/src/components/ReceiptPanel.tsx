@@ -257,21 +257,30 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   }
                 >
                   <div
-                    class="alert"
+                    class="confirm"
                     role="alertdialog"
                     aria-labelledby="close-warning"
                     data-testid="close-confirm"
                   >
+                    {/* reassurance is said as such; only the missing download is a warning */}
+                    <Show when={r().pdfDownloaded}>
+                      <p class="ok" data-testid="downloaded-note">
+                        {t('receipt.downloaded')}
+                      </p>
+                    </Show>
                     <p id="close-warning">
-                      <Show when={!r().pdfDownloaded} fallback={<>{t('receipt.downloaded')} </>}>
-                        <strong data-testid="no-download-warning">{t('receipt.notDownloaded')}</strong>{' '}
+                      <Show when={!r().pdfDownloaded}>
+                        <strong class="warn" data-testid="no-download-warning">
+                          {t('receipt.notDownloaded')}
+                        </strong>{' '}
                         {t('receipt.afterClose')}{' '}
                       </Show>
                       {t('receipt.mayArrive')}
                     </p>
+                    {/* irreversible: an outlined danger button, never the page's primary accent */}
                     <button
                       type="button"
-                      class="button"
+                      class="button danger"
                       disabled={busy()}
                       onClick={() => void act(() => closeReceiptAccess(props.sessionId))}
                       data-testid="confirm-close"

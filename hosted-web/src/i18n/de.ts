@@ -28,6 +28,9 @@ export const de: Messages = {
   'state.stoppedText': '{business} hat sie beendet. Sie können diese Seite schließen.',
   'state.failedTitle': 'Diese Verifizierung konnte nicht abgeschlossen werden',
   'state.failedText': 'Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',
+  'state.lastTry':
+    'Dieser Schritt nimmt noch eine Antwort Ihrer Wallet an: Wird auch sie abgelehnt, endet diese Verifizierung.',
+  'state.triesLeft': 'Dieser Schritt nimmt noch {n} Antworten Ihrer Wallet an.',
   'state.waitingTitle': 'Warten auf {business}',
   'state.waitingText': '{business} prüft, was Sie geteilt haben. Diese Seite aktualisiert sich von selbst.',
   'state.readyTitle': 'Bereit, wenn Sie es sind',
@@ -173,11 +176,11 @@ export const de: Messages = {
   'error.credential_type_invalid':
     'Diese Art von Nachweis wird für diesen Schritt nicht akzeptiert. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
   'error.credential_revoked':
-    'Dieser Nachweis wurde von seinem Aussteller widerrufen. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+    'Dieser Nachweis wurde von seinem Aussteller widerrufen und kann hier nicht verwendet werden. Teilen Sie einen anderen Nachweis oder wenden Sie sich an das Unternehmen, das Ihnen diesen Link geschickt hat.',
   'error.credential_suspended':
-    'Dieser Nachweis ist von seinem Aussteller derzeit ausgesetzt. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+    'Dieser Nachweis ist von seinem Aussteller derzeit ausgesetzt und kann hier nicht verwendet werden. Teilen Sie einen anderen Nachweis oder wenden Sie sich an das Unternehmen, das Ihnen diesen Link geschickt hat.',
   'error.credential_expired':
-    'Dieser Nachweis ist abgelaufen. Bitte versuchen Sie es erneut oder verwenden Sie einen anderen Nachweis.',
+    'Dieser Nachweis ist abgelaufen und kann hier nicht verwendet werden. Teilen Sie einen anderen Nachweis oder wenden Sie sich an das Unternehmen, das Ihnen diesen Link geschickt hat.',
   'error.status_check_failed':
     'Der Nachweis konnte gerade nicht beim Aussteller geprüft werden. Bitte versuchen Sie es erneut.',
   'error.claims_missing':

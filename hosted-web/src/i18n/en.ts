@@ -28,6 +28,9 @@ export const en = {
   'state.stoppedText': '{business} ended it. You can close this page.',
   'state.failedTitle': 'This verification could not be completed',
   'state.failedText': 'If you still need to verify, ask {business} for a new link.',
+  'state.lastTry':
+    'This step accepts one more answer from your wallet: if it is refused too, this verification ends.',
+  'state.triesLeft': 'This step accepts {n} more answers from your wallet.',
   'state.waitingTitle': 'Waiting for {business}',
   'state.waitingText': '{business} is reviewing what you shared. This page updates by itself.',
   'state.readyTitle': 'Ready when you are',
@@ -162,10 +165,11 @@ export const en = {
   'error.credential_type_invalid':
     'This kind of credential is not accepted for this step. Please try again, or use another credential.',
   'error.credential_revoked':
-    'This credential has been revoked by its issuer. Please try again, or use another credential.',
+    'This credential has been revoked by its issuer, so it cannot be used here. Share another credential, or contact the business that sent you this link.',
   'error.credential_suspended':
-    'This credential is currently suspended by its issuer. Please try again, or use another credential.',
-  'error.credential_expired': 'This credential has expired. Please try again, or use another credential.',
+    'This credential is currently suspended by its issuer, so it cannot be used here. Share another credential, or contact the business that sent you this link.',
+  'error.credential_expired':
+    'This credential has expired, so it cannot be used here. Share another credential, or contact the business that sent you this link.',
   'error.status_check_failed':
     'We could not check the credential with its issuer right now. Please try again.',
   'error.claims_missing':

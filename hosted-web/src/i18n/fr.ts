@@ -28,6 +28,9 @@ export const fr: Messages = {
   'state.stoppedText': '{business} y a mis fin. Vous pouvez fermer cette page.',
   'state.failedTitle': 'Cette vérification n’a pas pu aboutir',
   'state.failedText': 'Si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',
+  'state.lastTry':
+    'Cette étape accepte encore une réponse de votre portefeuille : si elle est refusée aussi, cette vérification prend fin.',
+  'state.triesLeft': 'Cette étape accepte encore {n} réponses de votre portefeuille.',
   'state.waitingTitle': 'En attente de {business}',
   'state.waitingText': '{business} examine ce que vous avez partagé. Cette page se met à jour toute seule.',
   'state.readyTitle': 'Prêt quand vous l’êtes',
@@ -169,11 +172,11 @@ export const fr: Messages = {
   'error.credential_type_invalid':
     'Ce type d’attestation n’est pas accepté pour cette étape. Veuillez réessayer, ou utiliser une autre attestation.',
   'error.credential_revoked':
-    'Cette attestation a été révoquée par son émetteur. Veuillez réessayer, ou utiliser une autre attestation.',
+    "Cette attestation a été révoquée par son émetteur et ne peut pas être utilisée ici. Partagez une autre attestation, ou contactez l'entreprise qui vous a envoyé ce lien.",
   'error.credential_suspended':
-    'Cette attestation est actuellement suspendue par son émetteur. Veuillez réessayer, ou utiliser une autre attestation.',
+    "Cette attestation est actuellement suspendue par son émetteur et ne peut pas être utilisée ici. Partagez une autre attestation, ou contactez l'entreprise qui vous a envoyé ce lien.",
   'error.credential_expired':
-    'Cette attestation a expiré. Veuillez réessayer, ou utiliser une autre attestation.',
+    "Cette attestation a expiré et ne peut pas être utilisée ici. Partagez une autre attestation, ou contactez l'entreprise qui vous a envoyé ce lien.",
   'error.status_check_failed':
     'Nous n’avons pas pu vérifier l’attestation auprès de son émetteur pour le moment. Veuillez réessayer.',
   'error.claims_missing':

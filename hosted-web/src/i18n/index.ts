@@ -62,16 +62,29 @@ export function hasMessage(key: string): key is MessageKey {
   return key in en;
 }
 
-/** Date and time in the current language. */
+/** The Intl locale of the page's language: English as the receipt and its emails write it (day month year, 24 h). */
+const intlLocale = () => (locale() === 'en' ? 'en-GB' : locale());
+
+/**
+ * Date and time in the current language: the one way the signer's pages write a moment, the same as the receipt
+ * PDF, its emails and the emailed link's page (server receipt.words.ts localTime): "27 November 2026 at 17:45 CET".
+ */
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(date);
+  return new Intl.DateTimeFormat(intlLocale(), {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(date);
 }
 
 /** Time of day in the current language (a deadline within the hour). */
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale(), { timeStyle: 'short' }).format(date);
+  return new Intl.DateTimeFormat(intlLocale(), { hour: '2-digit', minute: '2-digit' }).format(date);
 }

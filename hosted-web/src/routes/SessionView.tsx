@@ -90,6 +90,7 @@ export function SessionView(props: {
   });
 
   const canAct = () => p().binding === 'this_browser';
+  const ended = () => ['completed', 'stopped', 'failed', 'expired'].includes(status());
   // The server sends return_url only after the end; parsed here to name its host, and only http(s) is linked.
   const returnTarget = createMemo(() => {
     const raw = p().return_url;
@@ -127,7 +128,15 @@ export function SessionView(props: {
 
       <section class="card" aria-label={t('page.nextStep')}>
         <Deadline projection={p()} />
-        <Show when={error()}>{(e) => <ErrorAlert error={e()} />}</Show>
+        {/* once the session ended, an answer's "try again" would contradict the outcome below: the outcome says it */}
+        <Show when={!ended() && error()}>{(e) => <ErrorAlert error={e()} />}</Show>
+        <Show when={status() === 'in_progress' && canAct() ? p().tries_left : undefined}>
+          {(n) => (
+            <p class="notice" data-testid="tries-left">
+              {n() === 1 ? t('state.lastTry') : t('state.triesLeft', { n: n() })}
+            </p>
+          )}
+        </Show>
         <Switch
           fallback={
             <div data-testid="pending">

@@ -8,7 +8,14 @@ import { type RouteRegistry, sendJson } from '../../common/http';
 import type { BrowserBinding } from '../session/browser-binding';
 import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
-import { presentationOf } from './receipt.words';
+import {
+  LANG_NAMES,
+  localTime,
+  presentationOf,
+  RECEIPT_LANGS,
+  RECEIPT_LINK_PAGE_WORDS,
+  type ReceiptLang,
+} from './receipt.words';
 
 export const SignerReceiptReadSchema = z
   .object({
@@ -55,22 +62,49 @@ const esc = (s: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   );
 
-function page(res: Response, status: number, title: string, body: string): void {
+/** What the receipt page of an emailed link shows above its content: the business's branding and the languages. */
+interface PageFrame {
+  lang: ReceiptLang;
+  business?: string;
+  accent?: string;
+  logoUrl?: string;
+}
+
+function page(res: Response, status: number, title: string, body: string, frame: PageFrame): void {
   noStore(res);
   res.setHeader(
     'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   );
   res.setHeader('X-Frame-Options', 'DENY');
+  // the business's accent (AA against white, checked when set) and its logo, as on the hosted page
+  const accent = frame.accent && /^#[0-9a-fA-F]{6}$/.test(frame.accent) ? frame.accent : '#1f4fd1';
+  const logo =
+    frame.logoUrl && /^\/branding\/logos\/[0-9a-f]{64}$/.test(frame.logoUrl)
+      ? `<img class="logo" src="${frame.logoUrl}" alt="${esc(frame.business ?? '')}" data-testid="business-logo">`
+      : '';
+  const w = RECEIPT_LINK_PAGE_WORDS[frame.lang];
+  // no script on this page: the language choice is a link per language (the token stays in the path)
+  const langs = RECEIPT_LANGS.map((l) =>
+    l === frame.lang
+      ? `<a href="?lang=${l}" lang="${l}" hreflang="${l}" aria-current="true">${LANG_NAMES[l]}</a>`
+      : `<a href="?lang=${l}" lang="${l}" hreflang="${l}">${LANG_NAMES[l]}</a>`,
+  ).join(' ');
   res
     .status(status)
     .type('text/html')
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+      `<!doctype html><html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
         `<meta name="robots" content="noindex"><title>${esc(title)}</title>` +
         '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1f}' +
-        'a.button{display:inline-block;padding:.6rem 1rem;background:#1f4fd1;color:#fff;border-radius:.4rem;text-decoration:none}</style>' +
-        `</head><body><main>${body}</main></body></html>`,
+        `a{color:${accent}}a.button{display:block;text-align:center;padding:.75rem 1rem;background:${accent};color:#fff;border-radius:10px;text-decoration:none;font-weight:600}` +
+        'nav.langs{text-align:right;font-size:.9rem}nav.langs a{display:inline-block;padding:.5rem}nav.langs a[aria-current]{font-weight:700;color:#1a1a1f;text-decoration:none}' +
+        'header{display:flex;align-items:center;gap:.75rem;margin:1rem 0}header .logo{max-height:3rem;max-width:10rem}header p{margin:0;font-weight:700;font-size:1.2rem}</style>' +
+        `</head><body><nav class="langs" aria-label="${esc(w.language)}" data-testid="receipt-langs">${langs}</nav>` +
+        (frame.business
+          ? `<header>${logo}<p data-testid="receipt-business">${esc(frame.business)}</p></header>`
+          : '') +
+        `<main>${body}</main></body></html>`,
     );
 }
 
@@ -159,32 +193,46 @@ export function registerReceiptRoutes(
     auth: 'signer',
     summary: 'Receipt page of an emailed receipt link (opaque capability)',
     handler: async (req, res) => {
+      const asked = RECEIPT_LANGS.find((l) => l === req.query.lang);
       try {
-        const { data, accessUntil } = await receipts.byLink(String(req.params.token));
+        const { data, accessUntil, presentation, brand } = await receipts.byLink(
+          String(req.params.token),
+          req.query.lang,
+        );
+        const w = RECEIPT_LINK_PAGE_WORDS[presentation.lang];
+        const pdf = `${esc(String(req.params.token))}/receipt.pdf${asked ? `?lang=${asked}` : ''}`;
         page(
           res,
           200,
-          'Your receipt',
-          `<h1>Your receipt</h1><p>${esc(data.business.name)}: ${esc(data.workflow.name)}` +
-            `${data.partial ? ' (partial)' : ''}${data.example ? ' (example, sandbox)' : ''}</p>` +
-            `<p>${data.steps.length} of ${data.session.total_steps} steps completed.</p>` +
-            `<p><a class="button" href="${esc(String(req.params.token))}/receipt.pdf" download>Download receipt (PDF)</a></p>` +
-            `<p>${accessUntil ? `This page works until <time datetime="${accessUntil.toISOString()}">${esc(accessUntil.toUTCString())}</time>` : 'This page works until 48 hours after the session ends'}, unless online access is closed. The PDF stays yours after that.</p>`,
+          w.title,
+          // the business as branded in the header; the workflow's internal name is not the signer's business
+          `<h1>${esc(w.title)}${data.partial ? ` ${esc(w.partial)}` : ''}${data.example ? ` ${esc(w.example)}` : ''}</h1>` +
+            `<p>${esc(w.stepsDone(data.steps.length, data.session.total_steps))}</p>` +
+            `<p><a class="button" href="${pdf}" download>${esc(w.download)}</a></p>` +
+            `<p>${accessUntil ? `<time datetime="${accessUntil.toISOString()}">${esc(w.worksUntil(localTime(accessUntil.toISOString(), presentation)))}</time>` : esc(w.worksUntilDefault)}${esc(w.afterwards)}</p>`,
+          {
+            lang: presentation.lang,
+            business: brand.displayName ?? data.business.name,
+            ...(brand.accentColor ? { accent: brand.accentColor } : {}),
+            ...(brand.logoUrl ? { logoUrl: brand.logoUrl } : {}),
+          },
         );
       } catch (e) {
         if (!isAppError(e)) throw e;
         const status = e.status;
+        const w = RECEIPT_LINK_PAGE_WORDS[asked ?? 'en'];
         const text =
           e.code === 'receipt_access_closed'
-            ? 'Online access to this receipt was closed. A PDF you saved stays valid.'
+            ? w.closed
             : e.code === 'receipt_access_ended'
-              ? 'Online access to this receipt has ended (48 hours after the session ended). A PDF you saved stays valid.'
-              : 'This receipt link is not valid.';
+              ? w.ended
+              : w.invalid;
         page(
           res,
           status,
-          'Receipt unavailable',
-          `<h1>Receipt unavailable</h1><p data-code="${e.code}">${esc(text)}</p>`,
+          w.unavailableTitle,
+          `<h1>${esc(w.unavailableTitle)}</h1><p data-code="${e.code}">${esc(text)}</p>`,
+          { lang: asked ?? 'en' },
         );
       }
     },
@@ -195,7 +243,7 @@ export function registerReceiptRoutes(
     auth: 'signer',
     summary: 'Receipt PDF of an emailed receipt link (opaque capability)',
     handler: async (req, res) => {
-      const { data } = await receipts.byLink(String(req.params.token));
+      const { data } = await receipts.byLink(String(req.params.token), req.query.lang);
       sendDownload(res, await receipts.renderPdf(data), 'application/pdf', receiptFilename(data));
     },
   });

@@ -19,6 +19,7 @@ import type { Config } from '../../config/config';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditRecordContent, AuditService } from '../audit/audit.service';
 import { AuditRecordEntity } from '../audit/audit-record.entity';
+import { type Branding, brandingOf } from '../branding/branding.service';
 import type { DocumentEntity } from '../document/document.entity';
 import type { DocumentService } from '../document/document.service';
 import { SessionEntity } from '../session/session.entity';
@@ -37,6 +38,7 @@ import {
   localTime,
   presentationOf,
   RECEIPT_EMAIL_WORDS,
+  RECEIPT_LANGS,
   type ReceiptPresentation,
 } from './receipt.words';
 
@@ -661,7 +663,16 @@ export class ReceiptService {
   // ------------------------------------------------------------------------------------------ links
 
   /** The receipt-page capability of an emailed receipt: valid while the signer's access is open. */
-  async byLink(token: string): Promise<{ s: SessionEntity; data: ReceiptData; accessUntil: Date | null }> {
+  async byLink(
+    token: string,
+    lang?: unknown,
+  ): Promise<{
+    s: SessionEntity;
+    data: ReceiptData;
+    accessUntil: Date | null;
+    presentation: ReceiptPresentation;
+    brand: Branding;
+  }> {
     const d =
       typeof token === 'string' && /^[\w-]{43}$/.test(token)
         ? await this.deps.ds.getRepository(ReceiptDeliveryEntity).findOneBy({ linkHash: sha256Hex(token) })
@@ -672,7 +683,17 @@ export class ReceiptService {
     const access = await this.deps.ds.getRepository(ReceiptAccessEntity).findOneBy({ sessionId: s.id });
     const l = this.accessOf(s, access);
     this.assertOpen(l);
-    return { s, data: await this.receiptData(s, presentationOfDelivery(d)), accessUntil: l.accessUntil };
+    // the language chosen on the page, else the one the delivery was asked in, else English (zone: the delivery's)
+    const stored = presentationOfDelivery(d) ?? DEFAULT_PRESENTATION;
+    const chosen = RECEIPT_LANGS.find((x) => x === lang);
+    const presentation = chosen ? { ...stored, lang: chosen } : stored;
+    return {
+      s,
+      data: await this.receiptData(s, chosen || presentationOfDelivery(d) ? presentation : undefined),
+      accessUntil: l.accessUntil,
+      presentation,
+      brand: await brandingOf(this.deps.ds.manager, s.businessId, s.environment),
+    };
   }
 
   /** The business's display name, as the receipt shows it (receiptData business.name). */

@@ -382,3 +382,73 @@ export const RECEIPT_EMAIL_WORDS: Record<ReceiptLang, ReceiptEmailWords> = {
   de: deEmail,
   fr: frEmail,
 };
+
+/** The receipt page of an emailed link (/r/{token}): its words in the page's language. */
+export interface ReceiptLinkPageWords {
+  title: string;
+  partial: string;
+  example: string;
+  stepsDone: (done: number, total: number) => string;
+  download: string;
+  worksUntil: (date: string) => string;
+  worksUntilDefault: string;
+  afterwards: string;
+  language: string;
+  unavailableTitle: string;
+  closed: string;
+  ended: string;
+  invalid: string;
+}
+
+export const LANG_NAMES: Record<ReceiptLang, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+
+export const RECEIPT_LINK_PAGE_WORDS: Record<ReceiptLang, ReceiptLinkPageWords> = {
+  en: {
+    title: 'Your receipt',
+    partial: '(partial)',
+    example: '(example, sandbox)',
+    stepsDone: (done, total) => `${done} of ${total} steps completed.`,
+    download: 'Download receipt (PDF)',
+    worksUntil: (date) => `This page works until ${date}`,
+    worksUntilDefault: 'This page works until 48 hours after the session ends',
+    afterwards: ', unless online access is closed. The PDF stays yours after that.',
+    language: 'Language',
+    unavailableTitle: 'Receipt unavailable',
+    closed: 'Online access to this receipt was closed. A PDF you saved stays valid.',
+    ended:
+      'Online access to this receipt has ended (48 hours after the session ended). A PDF you saved stays valid.',
+    invalid: 'This receipt link is not valid.',
+  },
+  de: {
+    title: 'Ihr Beleg',
+    partial: '(Teilbeleg)',
+    example: '(Beispiel, Sandbox)',
+    stepsDone: (done, total) => `${done} von ${total} Schritten abgeschlossen.`,
+    download: 'Beleg herunterladen (PDF)',
+    worksUntil: (date) => `Diese Seite funktioniert bis ${date}`,
+    worksUntilDefault: 'Diese Seite funktioniert bis 48 Stunden nach dem Ende der Sitzung',
+    afterwards: ', sofern der Online-Zugang nicht geschlossen wird. Das PDF bleibt danach Ihres.',
+    language: 'Sprache',
+    unavailableTitle: 'Beleg nicht verfügbar',
+    closed: 'Der Online-Zugang zu diesem Beleg wurde geschlossen. Ein gespeichertes PDF bleibt gültig.',
+    ended:
+      'Der Online-Zugang zu diesem Beleg ist beendet (48 Stunden nach dem Ende der Sitzung). Ein gespeichertes PDF bleibt gültig.',
+    invalid: 'Dieser Beleg-Link ist nicht gültig.',
+  },
+  fr: {
+    title: 'Votre reçu',
+    partial: '(partiel)',
+    example: '(exemple, sandbox)',
+    stepsDone: (done, total) => `${done} étape(s) sur ${total} terminée(s).`,
+    download: 'Télécharger le reçu (PDF)',
+    worksUntil: (date) => `Cette page fonctionne jusqu’au ${date}`,
+    worksUntilDefault: 'Cette page fonctionne jusqu’à 48 heures après la fin de la session',
+    afterwards: ', sauf si l’accès en ligne est fermé. Le PDF reste à vous ensuite.',
+    language: 'Langue',
+    unavailableTitle: 'Reçu indisponible',
+    closed: 'L’accès en ligne à ce reçu a été fermé. Un PDF enregistré reste valable.',
+    ended:
+      'L’accès en ligne à ce reçu a pris fin (48 heures après la fin de la session). Un PDF enregistré reste valable.',
+    invalid: 'Ce lien de reçu n’est pas valable.',
+  },
+};

@@ -78,6 +78,11 @@ export interface Projection {
   binding: 'none' | 'this_browser' | 'other_browser';
   /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
   return_url?: string;
+  /**
+   * In progress, once a wallet answer for the current step was refused: how many more answers the step
+   * accepts before the session fails (MAX_REFUSED_RESPONSES_PER_STEP), so the page can say so. A count only.
+   */
+  tries_left?: number;
 }
 
 export interface Persona {
@@ -725,7 +730,18 @@ export class SessionTransport {
       server_time: this.deps.clock.now().toISOString(),
       binding: this.bindingOf(s, token),
       ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
+      ...(await this.triesLeft(s)),
     };
+  }
+
+  /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
+  private async triesLeft(s: SessionEntity): Promise<Pick<Projection, 'tries_left'>> {
+    if (s.status !== 'in_progress') return {};
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+    const refused = await this.deps.ds
+      .getRepository(WalletRequestEntity)
+      .countBy({ sessionId: s.id, stage: s.currentStage, state: 'refused' });
+    return refused > 0 ? { tries_left: Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - refused) } : {};
   }
 }
 
