@@ -1,7 +1,7 @@
 // The workflow editor in real Chromium (issue 20): a refused draft shows the server's own sentence, with the
 // step numbered as the editor numbers it ("Step 3", not the 0-based index), and the field the server names in
 // `param` is marked invalid and carries the reason; the other fields are not. axe-core finds nothing serious
-// or critical; each screen is captured at 390 px and 1280 px.
+// or critical; publishing an unchanged draft publishes nothing and says so; each screen is captured at 390 px and 1280 px.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,5 +76,13 @@ describe('dashboard workflow editor in Chromium', () => {
     await page.getByLabel('Minimum age (years)').fill('18');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft saved.').waitFor();
+
+    // publishing the unchanged draft again publishes nothing and says so
+    await page.getByRole('button', { name: 'Publish revision' }).click();
+    await page.getByText('Published revision 1.').waitFor();
+    await page.getByRole('button', { name: 'Publish revision' }).click();
+    await page.getByText('Nothing changed since revision 1: no new revision was published.').waitFor();
+    expect(await page.locator('details.d-revision').count()).toBe(1);
+    await check(page, 'workflow-publish-unchanged');
   }, 120_000);
 });

@@ -259,9 +259,13 @@ export function WorkflowDetail(props: { id: string }) {
   const onPublish = () =>
     action.run(async () => {
       if (dirty()) await save();
+      const before = data()?.workflow.latestRevision ?? 0;
       const { publishWorkflow } = await gql(PUBLISH_WORKFLOW, { workflowId: props.id });
       await refetch();
-      return `Published revision ${publishWorkflow.revision}.`;
+      // the server answers the latest revision when the draft is identical to it (nothing new is published)
+      return publishWorkflow.revision === before
+        ? `Nothing changed since revision ${before}: no new revision was published.`
+        : `Published revision ${publishWorkflow.revision}.`;
     });
 
   return (
