@@ -33,7 +33,10 @@ describe('dashboard sessions in Chromium', () => {
 
   /** A session of the gated workflow whose first step (identify) completed: it waits in awaiting_decision. */
   const gatedSession = async (): Promise<string> => {
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const created = await api.rest('POST', '/v1/sessions', {
+      workflow_id: workflowId,
+      metadata: { order: 'A-1042' },
+    });
     expect(created.status).toBe(201);
     const signer = new SignerClient(t.baseUrl, created.body.id);
     expect((await signer.start()).status).toBe(200);
@@ -117,9 +120,18 @@ describe('dashboard sessions in Chromium', () => {
     expect(await result.textContent()).toContain('given_name');
     expect(await result.textContent()).toContain(`${sessionId}_0`);
     expect(await page.getByTestId('step-result-1').count()).toBe(0);
-    expect(await page.getByTestId('timeline').getByRole('listitem').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringContaining('awaiting_decision')]),
+    // the timeline in words, to the second; the workflow by name; the business's reference
+    const timeline = await page.getByTestId('timeline').getByRole('listitem').allTextContents();
+    expect(timeline).toEqual(expect.arrayContaining([expect.stringContaining('Waiting for your decision')]));
+    expect(timeline.join('\n')).not.toContain('awaiting_decision');
+    for (const line of timeline) expect(line).toMatch(/\d{2}:\d{2}:\d{2} UTC/);
+    expect(await page.getByTestId('session-workflow').textContent()).toContain(
+      'Onboarding with review, revision 1',
     );
+    expect(await page.getByTestId('session-reference').textContent()).toBe('order: A-1042');
+    // waiting at a gate does not expire: no expiry shown, the decision due time is
+    expect(await detail.getByText('Expires', { exact: true }).count()).toBe(0);
+    await detail.getByText('Decision due', { exact: true }).waitFor();
 
     // the audit record, verified in this browser
     const audit = page.getByTestId('audit-0');
@@ -131,7 +143,7 @@ describe('dashboard sessions in Chromium', () => {
     // continue the gate: the page shows the new status and the timeline says so
     await page.getByTestId('continue-session').click();
     await page.getByTestId('session-status').getByText('in_progress').waitFor();
-    await page.getByTestId('timeline').getByText('continued').waitFor();
+    await page.getByTestId('timeline').getByText('Continued', { exact: true }).waitFor();
     expect(await page.getByTestId('continue-session').count()).toBe(0);
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('in_progress');
     await check(page, 'session-detail-continued');
