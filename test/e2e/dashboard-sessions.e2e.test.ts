@@ -108,6 +108,30 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByLabel('Created to (UTC, inclusive)').fill('');
     await rows.first().waitFor();
 
+    // the business's reference (metadata): on the row, and a filter kept in the address
+    await rows
+      .filter({ hasText: sessionId })
+      .getByTestId('session-row-reference')
+      .getByText('Your reference: order: A-1042')
+      .waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await rows.filter({ hasText: other }).waitFor();
+    const ref = page.getByLabel('Your reference (metadata)');
+    await ref.fill('A-1042');
+    await ref.press('Enter');
+    await rows.filter({ hasText: other }).waitFor({ state: 'detached' });
+    await rows.filter({ hasText: sessionId }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get('ref')).toBe('A-1042');
+    await check(page, 'sessions-list-reference');
+    // the filter's text is matched literally: LIKE's % is no wildcard
+    await ref.fill('%');
+    await ref.press('Enter');
+    await page.getByText('No sessions match.').waitFor();
+    await ref.fill('');
+    await ref.press('Enter');
+    await rows.filter({ hasText: other }).waitFor();
+
     // the row is a link to the detail
     await rows.filter({ hasText: sessionId }).click();
     const detail = page.getByTestId('session-detail');
