@@ -173,6 +173,25 @@ describe('dashboard sessions in Chromium', () => {
     await check(page, 'session-detail-continued');
   }, 180_000);
 
+  it("switching environment on a detail page goes to that environment's list", async () => {
+    const sessionId = await gatedSession();
+    for (const [detail, list, heading] of [
+      [`/dashboard/sessions/${sessionId}`, '/dashboard/sessions', 'Sessions'],
+      [`/dashboard/workflows/${workflowId}`, '/dashboard/workflows', 'Workflows'],
+    ] as const) {
+      await page.goto(`${t.baseUrl}${detail}`);
+      await page.getByTestId(detail.includes('sessions') ? 'session-status' : 'workflow-id').waitFor();
+      await page.getByLabel('Environment').selectOption('production');
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(list);
+      await page.getByTestId('environment-badge').getByText('PRODUCTION: live data').waitFor();
+      expect(await page.getByText('Not found in this environment.').count()).toBe(0);
+      expect(await page.getByText(/does not exist in this environment/).count()).toBe(0);
+      await check(page, `env-switch-${heading.toLowerCase()}-production`);
+      await page.getByLabel('Environment').selectOption('sandbox');
+    }
+  }, 120_000);
+
   it('a record changed on its way to the page fails the check', async () => {
     const sessionId = await gatedSession();
     // the page's GraphQL answer is altered in flight: one fact of the signed record changes
