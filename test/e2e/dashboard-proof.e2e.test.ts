@@ -226,7 +226,13 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     await page.getByTestId('session-detail').waitFor();
     await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('completed');
     const timeline = page.getByTestId('timeline');
-    for (const kind of ['created', 'started', 'awaiting_decision', 'continued', 'completed'])
+    for (const kind of [
+      'Session created',
+      'Signer started',
+      'Waiting for your decision',
+      'Continued',
+      'Session completed',
+    ])
       await timeline.getByText(kind, { exact: true }).first().waitFor();
     const identify = (await page.getByTestId('step-result-0').textContent()) as string;
     expect(identify).toContain('Erika');

@@ -33,7 +33,10 @@ describe('dashboard sessions in Chromium', () => {
 
   /** A session of the gated workflow whose first step (identify) completed: it waits in awaiting_decision. */
   const gatedSession = async (): Promise<string> => {
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const created = await api.rest('POST', '/v1/sessions', {
+      workflow_id: workflowId,
+      metadata: { order: 'A-1042' },
+    });
     expect(created.status).toBe(201);
     const signer = new SignerClient(t.baseUrl, created.body.id);
     expect((await signer.start()).status).toBe(200);
@@ -105,6 +108,30 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByLabel('Created to (UTC, inclusive)').fill('');
     await rows.first().waitFor();
 
+    // the business's reference (metadata): on the row, and a filter kept in the address
+    await rows
+      .filter({ hasText: sessionId })
+      .getByTestId('session-row-reference')
+      .getByText('Your reference: order: A-1042')
+      .waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await rows.filter({ hasText: other }).waitFor();
+    const ref = page.getByLabel('Your reference (metadata)');
+    await ref.fill('A-1042');
+    await ref.press('Enter');
+    await rows.filter({ hasText: other }).waitFor({ state: 'detached' });
+    await rows.filter({ hasText: sessionId }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get('ref')).toBe('A-1042');
+    await check(page, 'sessions-list-reference');
+    // the filter's text is matched literally: LIKE's % is no wildcard
+    await ref.fill('%');
+    await ref.press('Enter');
+    await page.getByText('No sessions match.').waitFor();
+    await ref.fill('');
+    await ref.press('Enter');
+    await rows.filter({ hasText: other }).waitFor();
+
     // the row is a link to the detail
     await rows.filter({ hasText: sessionId }).click();
     const detail = page.getByTestId('session-detail');
@@ -117,9 +144,18 @@ describe('dashboard sessions in Chromium', () => {
     expect(await result.textContent()).toContain('given_name');
     expect(await result.textContent()).toContain(`${sessionId}_0`);
     expect(await page.getByTestId('step-result-1').count()).toBe(0);
-    expect(await page.getByTestId('timeline').getByRole('listitem').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringContaining('awaiting_decision')]),
+    // the timeline in words, to the second; the workflow by name; the business's reference
+    const timeline = await page.getByTestId('timeline').getByRole('listitem').allTextContents();
+    expect(timeline).toEqual(expect.arrayContaining([expect.stringContaining('Waiting for your decision')]));
+    expect(timeline.join('\n')).not.toContain('awaiting_decision');
+    for (const line of timeline) expect(line).toMatch(/\d{2}:\d{2}:\d{2} UTC/);
+    expect(await page.getByTestId('session-workflow').textContent()).toContain(
+      'Onboarding with review, revision 1',
     );
+    expect(await page.getByTestId('session-reference').textContent()).toBe('order: A-1042');
+    // waiting at a gate does not expire: no expiry shown, the decision due time is
+    expect(await detail.getByText('Expires', { exact: true }).count()).toBe(0);
+    await detail.getByText('Decision due', { exact: true }).waitFor();
 
     // the audit record, verified in this browser
     const audit = page.getByTestId('audit-0');
@@ -131,11 +167,30 @@ describe('dashboard sessions in Chromium', () => {
     // continue the gate: the page shows the new status and the timeline says so
     await page.getByTestId('continue-session').click();
     await page.getByTestId('session-status').getByText('in_progress').waitFor();
-    await page.getByTestId('timeline').getByText('continued').waitFor();
+    await page.getByTestId('timeline').getByText('Continued', { exact: true }).waitFor();
     expect(await page.getByTestId('continue-session').count()).toBe(0);
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('in_progress');
     await check(page, 'session-detail-continued');
   }, 180_000);
+
+  it("switching environment on a detail page goes to that environment's list", async () => {
+    const sessionId = await gatedSession();
+    for (const [detail, list, heading] of [
+      [`/dashboard/sessions/${sessionId}`, '/dashboard/sessions', 'Sessions'],
+      [`/dashboard/workflows/${workflowId}`, '/dashboard/workflows', 'Workflows'],
+    ] as const) {
+      await page.goto(`${t.baseUrl}${detail}`);
+      await page.getByTestId(detail.includes('sessions') ? 'session-status' : 'workflow-id').waitFor();
+      await page.getByLabel('Environment').selectOption('production');
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(list);
+      await page.getByTestId('environment-badge').getByText('PRODUCTION: live data').waitFor();
+      expect(await page.getByText('Not found in this environment.').count()).toBe(0);
+      expect(await page.getByText(/does not exist in this environment/).count()).toBe(0);
+      await check(page, `env-switch-${heading.toLowerCase()}-production`);
+      await page.getByLabel('Environment').selectOption('sandbox');
+    }
+  }, 120_000);
 
   it('a record changed on its way to the page fails the check', async () => {
     const sessionId = await gatedSession();

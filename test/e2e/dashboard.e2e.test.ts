@@ -184,9 +184,10 @@ describe('dashboard app in Chromium', () => {
     expect(await page.getByTestId('session-status').textContent()).toBe('created');
     await page.getByRole('listitem').filter({ hasText: 'created' }).first().waitFor();
     await check(page, 'session-detail');
-    // the same session is not in production: its own 404 copy, inside the screen's error boundary
+    // the session is not in production: switching on its page opens production's list, not a dead end
     await page.getByLabel('Environment').selectOption('production');
-    await page.getByRole('alert').getByText('Not found in this environment.').waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/sessions');
     await page.getByLabel('Environment').selectOption('sandbox');
   }, 120_000);
 
@@ -296,9 +297,14 @@ describe('dashboard app in Chromium', () => {
     // another environment does not see it: its own 404 copy inside the screen's error boundary
     await page.goto(`${t.baseUrl}/dashboard/workflows/${workflowId}`);
     await page.getByTestId('workflow-id').waitFor();
+    // switching on its page opens production's list; its address opened in production answers its 404 copy
     await page.getByLabel('Environment').selectOption('production');
+    await page.getByText('No workflows in production yet.').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/workflows');
+    await page.goto(`${t.baseUrl}/dashboard/workflows/${workflowId}`);
     await page.getByRole('alert').getByText('Code: workflow_not_found').waitFor();
     await page.getByLabel('Environment').selectOption('sandbox');
+    await page.getByRole('heading', { level: 1, name: 'Workflows' }).waitFor();
   }, 120_000);
 
   it('webhooks: a sandbox test event reaches the receiver and shows in the delivery log; production offers none', async () => {

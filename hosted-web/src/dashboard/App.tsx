@@ -34,7 +34,13 @@ const ROUTES: RouteDef[] = [
 
 function Shell(props: { route: RouteDef }) {
   const env = () => environment();
-  const onEnv = (e: Event) => setEnvironment((e.currentTarget as HTMLSelectElement).value as Environment);
+  // ids belong to one environment: switching on a detail page goes to that environment's list instead of a
+  // "not found" that no retry could fix (list first, so the detail never asks the other environment)
+  const onEnv = (e: Event) => {
+    const next = (e.currentTarget as HTMLSelectElement).value as Environment;
+    if (path().replace(/\/$/, '') !== props.route.path) navigate(props.route.path);
+    setEnvironment(next);
+  };
   return (
     <div class={`d-shell d-env-${env()}`}>
       <a class="d-skip" href="#main">

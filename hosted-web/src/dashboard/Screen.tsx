@@ -4,6 +4,9 @@ import { ErrorBoundary, type JSX, Suspense } from 'solid-js';
 import { DashError } from './api';
 import { errorCopy } from './errors';
 
+/** Codes whose server message says what exactly is wrong (e.g. "Step 3: attestation needs terms."). */
+const DETAILED = new Set(['validation_failed', 'workflow_invalid']);
+
 export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   const code = () => (props.error instanceof DashError ? props.error.code : 'unknown');
   const detail = () => (props.error instanceof DashError ? props.error.detail : undefined);
@@ -11,7 +14,7 @@ export function ErrorNote(props: { error: unknown; retry?: () => void }) {
     <div class="d-error" role="alert">
       <p>{errorCopy(code(), detail())}</p>
       {/* which field is wrong: only the server's detail says */}
-      {code() === 'validation_failed' && detail() ? <p>{detail()}</p> : null}
+      {DETAILED.has(code()) && detail() ? <p data-testid="error-detail">{detail()}</p> : null}
       <p>Code: {code()}</p>
       {props.error instanceof DashError && props.error.requestId ? (
         <p>Request id: {props.error.requestId}</p>

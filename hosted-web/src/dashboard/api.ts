@@ -18,6 +18,8 @@ export class DashError extends Error {
     readonly detail?: string,
     /** the server's request id (GraphQL extensions.request_id), for support */
     readonly requestId?: string,
+    /** the input the server names as wrong (GraphQL extensions.param, REST `param`), e.g. steps[2].terms */
+    readonly param?: string,
   ) {
     super(code);
     this.name = 'DashError';
@@ -63,7 +65,7 @@ async function send(path: string, init: RequestInit): Promise<unknown> {
     body = null;
   }
   const errors = body?.errors as
-    | { message?: string; extensions?: { code?: string; request_id?: string } }[]
+    | { message?: string; extensions?: { code?: string; request_id?: string; param?: string } }[]
     | undefined;
   if (!res.ok || errors?.length) {
     const first = errors?.[0];
@@ -73,6 +75,7 @@ async function send(path: string, init: RequestInit): Promise<unknown> {
       res.status,
       first?.message ?? (body?.title as string | undefined),
       first?.extensions?.request_id ?? (body?.request_id as string | undefined),
+      first?.extensions?.param ?? (body?.param as string | undefined),
     );
   }
   return body;

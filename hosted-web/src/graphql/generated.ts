@@ -98,6 +98,8 @@ export type SessionListFilter = {
   createdTo?: string | null | undefined;
   /** Default: every environment the caller may read (today: its API key's). */
   environment?: Environment | null | undefined;
+  /** Your reference: 1-200 characters the session's metadata contains (any key or value, as its JSON text). */
+  reference?: string | null | undefined;
   status?: SessionStatus | null | undefined;
   workflowId?: string | null | undefined;
 };
@@ -199,7 +201,7 @@ export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type CatalogQuery = { catalog: Array<{ id: string, formats: Array<string>, wallet: { name: string }, issuer: { name: string, country: string | null }, sandbox: { available: boolean }, production: { available: boolean } }> };
 
-export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null };
+export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null };
 
 export type SessionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -208,16 +210,16 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { nodes: Array<{ id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+export type SessionsQuery = { sessions: { nodes: Array<{ id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type SessionDecisionFieldsFragment = { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> };
+export type SessionDecisionFieldsFragment = { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> };
 
 export type SessionDetailQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }> } };
+export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }> } };
 
 export type AuditRecordQueryVariables = Exact<{
   id: string;
@@ -231,14 +233,14 @@ export type ContinueSessionMutationVariables = Exact<{
 }>;
 
 
-export type ContinueSessionMutation = { continueSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+export type ContinueSessionMutation = { continueSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
 
 export type StopSessionMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type StopSessionMutation = { stopSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+export type StopSessionMutation = { stopSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
 
 export type SessionWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 

@@ -23,6 +23,7 @@ import {
   continueSession,
   getAuditRecord,
   getSessionDetail,
+  listWorkflows,
   type StepResult,
   stopSession,
   type TimelineEntry,
@@ -45,8 +46,45 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
 const bytes = (n: unknown): string =>
   typeof n !== 'number' ? '—' : n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} KiB (${n} bytes)`;
 
-/** Statuses with nothing left to expire: the page shows when they ended instead. */
-const ENDED = new Set(['completed', 'stopped', 'failed', 'expired']);
+/**
+ * Statuses with no expiry to show: ended ones show when they ended instead, and a session waiting at a gate
+ * (awaiting_decision) does not expire (spec §3; its decision due time is shown).
+ */
+const NO_EXPIRY = new Set(['completed', 'stopped', 'failed', 'expired', 'awaiting_decision']);
+
+/** A timeline time to the second (events of one step are often seconds apart). */
+const whenExact = (iso: string): string =>
+  `${new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC`;
+
+/** The timeline's event kinds in words (the schema's SessionTimelineEntry.kind list). */
+const EVENT: Record<string, string> = {
+  created: 'Session created',
+  opened: 'Hosted page opened',
+  started: 'Signer started',
+  wallet_request: 'Wallet asked',
+  document_shown_to_end: 'Document shown to its end',
+  wallet_response_refused: 'Wallet answer refused',
+  wallet_response_accepted: 'Wallet answer accepted',
+  step_completed: 'Step completed',
+  awaiting_decision: 'Waiting for your decision',
+  continued: 'Continued',
+  completed: 'Session completed',
+  stopped: 'Session stopped',
+  failed: 'Session failed',
+  expired: 'Session expired',
+  webhook_queued: 'Webhook queued',
+  webhook_attempt: 'Webhook delivery attempt',
+};
+
+/** The business's own reference (metadata) as one line: `key: value` pairs, or the JSON for anything else. */
+export const reference = (m: unknown): string | null => {
+  if (m == null) return null;
+  if (typeof m === 'object' && !Array.isArray(m))
+    return Object.entries(m as Record<string, unknown>)
+      .map(([k, v]) => `${k}: ${text(v)}`)
+      .join(', ');
+  return text(m);
+};
 
 export function SessionDetail(props: { id: string }) {
   const [data, { refetch }] = createResource(
@@ -54,6 +92,8 @@ export function SessionDetail(props: { id: string }) {
     (a) => getSessionDetail(a.id),
   );
   const s = () => data()?.session;
+  const [workflows] = createResource(environment, () => listWorkflows());
+  const workflowName = () => workflows()?.find((w) => w.id === s()?.workflowId)?.name;
   const summary = () => data()?.sessionTimeline.session;
   const results = () => [...(s()?.results ?? [])].sort((a, b) => a.stage - b.stage);
   return (
@@ -81,13 +121,22 @@ export function SessionDetail(props: { id: string }) {
               <dd>
                 <EnvBadge env={summary()?.environment ?? environment()} />
               </dd>
+              <Show when={reference(x().metadata)}>
+                {(r) => (
+                  <>
+                    <dt>Your reference</dt>
+                    <dd data-testid="session-reference">{r()}</dd>
+                  </>
+                )}
+              </Show>
               <dt>Workflow</dt>
-              <dd>
-                <code>{x().workflowId}</code> revision {x().workflowRevision}
+              <dd data-testid="session-workflow">
+                <Show when={workflowName()}>{(n) => <>{n()}, </>}</Show>
+                revision {x().workflowRevision} (<code>{x().workflowId}</code>)
               </dd>
               <dt>Created</dt>
               <dd>{when(x().created)}</dd>
-              <Show when={!ENDED.has(x().status)}>
+              <Show when={!NO_EXPIRY.has(x().status)}>
                 <dt>Expires</dt>
                 <dd>{when(x().expires)}</dd>
               </Show>
@@ -145,7 +194,8 @@ function EnvBadge(props: { env: string }) {
 function TimelineItem(props: { e: TimelineEntry }) {
   return (
     <li>
-      <span class="d-muted">{when(props.e.at)}</span> <strong>{props.e.kind}</strong>
+      <span class="d-muted">{whenExact(props.e.at)}</span>{' '}
+      <strong data-kind={props.e.kind}>{EVENT[props.e.kind] ?? props.e.kind}</strong>
       {props.e.stage != null ? <> (step {props.e.stage + 1})</> : null}
       {props.e.code ? (
         <>

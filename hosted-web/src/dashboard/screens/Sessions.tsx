@@ -8,6 +8,7 @@ import { NewSession } from '../components/NewSession';
 import { linkClick } from '../router';
 import { when } from '../Screen';
 import { listSessions, listWorkflows, SESSION_STATUSES, type SessionSummary } from '../sessions-api';
+import { reference } from './SessionDetail';
 
 export { SessionDetail } from './SessionDetail';
 
@@ -19,7 +20,7 @@ function utcDay(value: string, days = 0): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-/** The filters kept in the address (?status=&workflow=&from=&to=), so a filtered list can be shared or reloaded. */
+/** The filters kept in the address (?status=&workflow=&ref=&from=&to=), so a filtered list can be shared or reloaded. */
 function filtersFromAddress() {
   const q = new URLSearchParams(location.search);
   const day = (v: string | null) => (v && utcDay(v) ? v : '');
@@ -28,6 +29,7 @@ function filtersFromAddress() {
   return {
     status: (SESSION_STATUSES as readonly string[]).includes(status) ? status : '',
     workflow: /^[\w-]{1,64}$/.test(workflow) ? workflow : '',
+    ref: (q.get('ref') ?? '').slice(0, 200),
     from: day(q.get('from')),
     to: day(q.get('to')),
   };
@@ -39,11 +41,13 @@ export function Sessions() {
   const [workflowId, setWorkflowId] = createSignal(initial.workflow);
   const [from, setFrom] = createSignal(initial.from);
   const [to, setTo] = createSignal(initial.to);
+  const [ref, setRef] = createSignal(initial.ref);
   createEffect(
-    on([status, workflowId, from, to], ([s, w, f, t]) => {
+    on([status, workflowId, from, to, ref], ([s, w, f, t, r]) => {
       const q = new URLSearchParams();
       if (s) q.set('status', s);
       if (w) q.set('workflow', w);
+      if (r) q.set('ref', r);
       if (f) q.set('from', f);
       if (t) q.set('to', t);
       const qs = q.toString();
@@ -56,6 +60,7 @@ export function Sessions() {
     environment: environment(),
     status: (status() || null) as SessionListFilter['status'],
     workflowId: workflowId() || null,
+    reference: ref().trim() || null,
     createdFrom: utcDay(from()),
     // "to" is inclusive on screen; the server's createdTo is "created before": the next UTC day
     createdTo: utcDay(to(), 1),
@@ -96,6 +101,11 @@ export function Sessions() {
           </select>
         </div>
         <div>
+          {/* text in the metadata the session was created with (any key or value) */}
+          <label for="ref-filter">Your reference (metadata)</label>
+          <input id="ref-filter" type="search" maxlength="200" value={ref()} onChange={set(setRef)} />
+        </div>
+        <div>
           {/* the same switch as the top bar: the dashboard shows one environment at a time */}
           <label for="env-filter">Sessions from</label>
           <select id="env-filter" value={environment()} onChange={onEnv}>
@@ -133,6 +143,13 @@ export function Sessions() {
                     Created {when(s.createdAt)}
                     {s.endedAt ? ` · ended ${when(s.endedAt)}` : ''}
                   </span>
+                  <Show when={reference(s.metadata)}>
+                    {(r) => (
+                      <span class="d-row-ref" data-testid="session-row-reference">
+                        Your reference: {r()}
+                      </span>
+                    )}
+                  </Show>
                 </a>
               </li>
             )}

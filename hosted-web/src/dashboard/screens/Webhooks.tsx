@@ -1,7 +1,18 @@
 // The webhook endpoint of the current environment: set its URL (the signing secret is shown once), rotate
 // the secret (the old one keeps signing during the overlap), send a test event (sandbox only), and the
 // delivery log with attempts and redelivery of failed deliveries.
-import { createResource, createSignal, Match, onMount, Show, Switch } from 'solid-js';
+import {
+  createEffect,
+  createMemo,
+  createResource,
+  createSignal,
+  Match,
+  on,
+  onCleanup,
+  onMount,
+  Show,
+  Switch,
+} from 'solid-js';
 import type {
   ConfigureWebhookMutation,
   ConfigureWebhookMutationVariables,
@@ -55,11 +66,22 @@ const URL_RULE = {
   production: 'Production: https:// only, to a public host (no loopback or private addresses).',
 } as const;
 
+/** How often the delivery log refreshes itself. */
+const POLL_MS = 5_000;
+
 export function Webhooks() {
   const [data, { refetch }] = createResource(environment, () => gql(WEBHOOKS));
   const [url, setUrl] = createSignal('');
+  // the field shows the saved URL (after a save, a reload or an environment switch), ready to be edited
+  const savedUrl = createMemo(() => data()?.webhookEndpoint?.url ?? '');
+  createEffect(on(savedUrl, (u) => setUrl(u)));
   const [secret, setSecret] = createSignal('');
   const action = createAction();
+  // the delivery log refreshes itself while the page is visible (deliveries and retries arrive on their own)
+  const poll = setInterval(() => {
+    if (document.visibilityState === 'visible' && !action.busy() && !data.loading) void refetch();
+  }, POLL_MS);
+  onCleanup(() => clearInterval(poll));
   // deliveries (by id) whose attempts are open; kept across refetches of the log
   const [open, setOpen] = createSignal<ReadonlySet<string>>(new Set());
   const toggle = (id: string) =>
@@ -74,7 +96,6 @@ export function Webhooks() {
     void action.run(async () => {
       const r = await gql(CONFIGURE_WEBHOOK, { url: url() });
       setSecret(r.configureWebhookEndpoint.secret);
-      setUrl('');
       await refetch();
     });
   };
@@ -145,9 +166,16 @@ export function Webhooks() {
         </button>
       </form>
       <Show when={data()?.webhookEndpoint}>
-        <button type="button" onClick={rotate}>
-          Rotate signing secret
-        </button>
+        <section class="d-card d-rotate" aria-labelledby="rotate-h" data-testid="rotate-section">
+          <h2 id="rotate-h">Signing secret</h2>
+          <p class="d-muted">
+            Rotating makes a new secret and shows it once; the old one keeps signing alongside it for a while,
+            so you can switch your receiver over without losing deliveries.
+          </p>
+          <button type="button" onClick={rotate} disabled={action.busy()}>
+            Rotate signing secret
+          </button>
+        </section>
       </Show>
       <h2>Test event</h2>
       <Switch>

@@ -17,7 +17,7 @@ import type {
   WorkflowsQuery,
   WorkflowsQueryVariables,
 } from '../../graphql/generated';
-import { environment, gql, operation } from '../api';
+import { DashError, environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
 import { DataTable } from '../components/DataTable';
 import { Field, SelectField, TextField } from '../components/Field';
@@ -218,6 +218,20 @@ export function WorkflowDetail(props: { id: string }) {
     },
   );
 
+  /** The step (0-based) and field the server's workflow_invalid names in `param` (steps[2].terms). */
+  const invalid = () => {
+    const e = action.error();
+    if (!(e instanceof DashError) || e.code !== 'workflow_invalid' || !e.param) return null;
+    const m = /^steps\[(\d+)\](?:\.(\w+))?/.exec(e.param);
+    if (!m) return null;
+    // the field's own line: the server's sentence without its "Step 3: " (the card's heading says it)
+    return { step: Number(m[1]), field: m[2] ?? '', text: (e.detail ?? '').replace(/^Step \d+: /, '') };
+  };
+  const fieldError = (i: number, field: string) => {
+    const v = invalid();
+    return v && v.step === i && v.field === field ? v.text : null;
+  };
+
   const change = (next: DraftStep[]) => {
     setSteps(next);
     setDirty(true);
@@ -245,9 +259,13 @@ export function WorkflowDetail(props: { id: string }) {
   const onPublish = () =>
     action.run(async () => {
       if (dirty()) await save();
+      const before = data()?.workflow.latestRevision ?? 0;
       const { publishWorkflow } = await gql(PUBLISH_WORKFLOW, { workflowId: props.id });
       await refetch();
-      return `Published revision ${publishWorkflow.revision}.`;
+      // the server answers the latest revision when the draft is identical to it (nothing new is published)
+      return publishWorkflow.revision === before
+        ? `Nothing changed since revision ${before}: no new revision was published.`
+        : `Published revision ${publishWorkflow.revision}.`;
     });
 
   return (
@@ -277,13 +295,18 @@ export function WorkflowDetail(props: { id: string }) {
           <ol class="d-steps">
             <Index each={steps()}>
               {(s, i) => (
-                <li class="d-card d-step">
+                <li
+                  class="d-card d-step"
+                  classList={{ 'd-step-invalid': invalid()?.step === i }}
+                  data-testid={`step-${i + 1}`}
+                >
                   <h3>
                     Step {i + 1}: {LABEL[s().primitive]}
                   </h3>
                   <Show when={s().primitive === 'identify'}>
                     <TextField
                       id={`claims-${i}`}
+                      error={fieldError(i, 'claims')}
                       label="Requested claims (comma separated)"
                       value={s().claims}
                       onInput={(e) => update(i, { claims: e.currentTarget.value })}
@@ -292,6 +315,7 @@ export function WorkflowDetail(props: { id: string }) {
                   <Show when={s().primitive === 'age_verify'}>
                     <TextField
                       id={`threshold-${i}`}
+                      error={fieldError(i, 'threshold')}
                       label="Minimum age (years)"
                       type="number"
                       min="1"
@@ -304,6 +328,7 @@ export function WorkflowDetail(props: { id: string }) {
                   <Show when={s().primitive === 'sign'}>
                     <TextField
                       id={`documents-${i}`}
+                      error={fieldError(i, 'documents')}
                       label="Documents each session uploads"
                       type="number"
                       min="1"
@@ -313,12 +338,13 @@ export function WorkflowDetail(props: { id: string }) {
                     />
                   </Show>
                   <Show when={s().primitive === 'attestation'}>
-                    <Field id={`terms-${i}`} label="Terms the signer attests">
-                      {() => (
+                    <Field id={`terms-${i}`} label="Terms the signer attests" error={fieldError(i, 'terms')}>
+                      {(d) => (
                         <textarea
                           id={`terms-${i}`}
                           rows="6"
-                          aria-describedby={`terms-count-${i}`}
+                          aria-describedby={[`terms-count-${i}`, d()].filter(Boolean).join(' ')}
+                          aria-invalid={fieldError(i, 'terms') ? true : undefined}
                           value={s().terms}
                           onInput={(e) => update(i, { terms: e.currentTarget.value })}
                         />

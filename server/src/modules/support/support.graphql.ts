@@ -22,6 +22,12 @@ export class SessionListFilterGql {
   environment?: EnvironmentGql | null;
   @Field(() => Date, { nullable: true, description: 'Created at or after.' }) createdFrom?: Date | null;
   @Field(() => Date, { nullable: true, description: 'Created before.' }) createdTo?: Date | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Your reference: 1-200 characters the session's metadata contains (any key or value, as its JSON text).",
+  })
+  reference?: string | null;
 }
 
 @ObjectType('SessionSummary', {
@@ -39,6 +45,11 @@ export class SessionSummaryGql {
   @Field(() => Date, { nullable: true }) endedAt!: Date | null;
   @Field(() => FailureReasonGql, { nullable: true, description: 'Only on failed and expired sessions.' })
   failureReason!: FailureReasonGql | null;
+  @Field(() => JSONScalar, {
+    nullable: true,
+    description: 'The metadata the session was created with (your reference), as given.',
+  })
+  metadata!: Record<string, unknown> | null;
 }
 
 @ObjectType('SessionSummaryPage')

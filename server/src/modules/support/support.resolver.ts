@@ -25,7 +25,7 @@ export function createSupportResolver(service: SupportService) {
     @Roles(RULES.read)
     @Query(() => SessionSummaryPageGql, {
       description:
-        'Sessions, newest first (keyset pagination), filtered by status, workflow, environment and created range.',
+        'Sessions, newest first (keyset pagination), filtered by status, workflow, environment, created range and your reference (metadata).',
     })
     async sessions(
       @Arg('filter', () => SessionListFilterGql, { nullable: true }) filter: SessionListFilterGql | null,

@@ -25,6 +25,8 @@ export interface SessionListFilter {
   createdFrom?: Date | null;
   /** Exclusive upper bound of created_at. */
   createdTo?: Date | null;
+  /** Text the metadata's JSON contains (the business's own reference). */
+  reference?: string | null;
 }
 
 export interface SessionSummary {
@@ -38,6 +40,7 @@ export interface SessionSummary {
   expiresAt: Date;
   endedAt: Date | null;
   failureReason: FailureReason | null;
+  metadata: Record<string, unknown> | null;
 }
 
 export interface TimelineEntry {
@@ -88,6 +91,11 @@ export class SupportService {
       throw new AppError('validation_failed', 'createdFrom must not be after createdTo.', {
         param: 'filter.createdFrom',
       });
+    const reference = filter.reference?.trim() ?? '';
+    if (filter.reference != null && (reference.length === 0 || reference.length > 200))
+      throw new AppError('validation_failed', 'reference must be 1-200 characters.', {
+        param: 'filter.reference',
+      });
     const allowed = this.environments(ctx);
     const envs = filter.environment ? allowed.filter((e) => e === filter.environment) : allowed;
     if (envs.length === 0) return { nodes: [], endCursor: null, hasNextPage: false };
@@ -100,6 +108,11 @@ export class SupportService {
     if (filter.workflowId) qb.andWhere('s.workflowId = :workflowId', { workflowId: filter.workflowId });
     if (filter.createdFrom) qb.andWhere('s.createdAt >= :from', { from: filter.createdFrom });
     if (filter.createdTo) qb.andWhere('s.createdAt < :to', { to: filter.createdTo });
+    // a substring of the stored JSON text; LIKE's wildcards in the reference are matched literally
+    if (reference)
+      qb.andWhere("s.metadata LIKE :ref ESCAPE '!'", {
+        ref: `%${reference.replace(/[!%_]/g, (c) => `!${c}`)}%`,
+      });
     keyset(qb, 's', 'createdAt', cursor);
     const rows = await qb.take(size + 1).getMany();
     return toPage(rows, size, (r) => ({ at: r.createdAt, id: r.id }), summary);
@@ -194,5 +207,6 @@ function summary(s: SessionEntity): SessionSummary {
     expiresAt: s.expiresAt,
     endedAt: s.endedAt,
     failureReason: s.failureReason ? (JSON.parse(s.failureReason) as FailureReason) : null,
+    metadata: s.metadata ? (JSON.parse(s.metadata) as Record<string, unknown>) : null,
   };
 }

@@ -108,7 +108,10 @@ export function createWorkflowResolver(service: WorkflowService) {
     }
 
     @Roles(RULES.build)
-    @Mutation(() => WorkflowRevisionGql, { description: 'Publishes the draft as a new immutable revision.' })
+    @Mutation(() => WorkflowRevisionGql, {
+      description:
+        'Publishes the draft as a new immutable revision; a draft identical to the latest revision (steps, name, API-only) publishes nothing and answers that revision.',
+    })
     async publishWorkflow(
       @Arg('workflowId', () => ID) workflowId: string,
       @GqlCtx() { ctx }: GqlContext,

@@ -104,11 +104,27 @@ export class WorkflowService {
     return toView(w);
   }
 
-  /** Publishes the draft as the next immutable revision. Concurrent publishes get distinct revision numbers. */
+  /**
+   * Publishes the draft as the next immutable revision. Concurrent publishes get distinct revision numbers.
+   * A draft identical to the latest revision (steps, name, API-only) publishes nothing: the latest revision is
+   * the answer, so publishing is idempotent and sessions never see two revisions that differ only in number.
+   */
   async publish(ctx: Ctx, id: string): Promise<RevisionView> {
     return inTransaction(this.deps.ds, ctx.manager, async (m) => {
       const w = await this.load(ctx, id, m);
       const steps = validateSteps(JSON.parse(w.draftSteps), true);
+      if (w.latestRevision > 0) {
+        const latest = await m
+          .getRepository(WorkflowRevisionEntity)
+          .findOne({ where: { workflowId: w.id, businessId: w.businessId, revision: w.latestRevision } });
+        if (
+          latest &&
+          latest.name === w.name &&
+          Boolean(latest.apiOnly) === Boolean(w.apiOnly) &&
+          JSON.stringify(JSON.parse(latest.steps)) === JSON.stringify(steps)
+        )
+          return toRevisionView(latest);
+      }
       const revision = w.latestRevision + 1;
       const res = await m
         .createQueryBuilder()

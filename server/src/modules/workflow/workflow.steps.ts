@@ -77,43 +77,52 @@ export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep
     });
   return input.map((raw, i): WorkflowStep => {
     const s = raw as Partial<WorkflowStep>;
-    const param = `steps[${i}]`;
-    const bad = (detail: string) => new AppError('workflow_invalid', `Step ${i}: ${detail}`, { param });
+    // 1-based like the dashboard's "Step 3"; param names the field (steps[2].terms), 0-based like the input
+    const bad = (detail: string, field?: string) =>
+      new AppError('workflow_invalid', `Step ${i + 1}: ${detail}`, {
+        param: field ? `steps[${i}].${field}` : `steps[${i}]`,
+      });
     if (!s || !PRIMITIVES.includes(s.primitive as Primitive))
-      throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`);
+      throw bad(`primitive must be one of ${PRIMITIVES.join(', ')}.`, 'primitive');
     const step: WorkflowStep = { primitive: s.primitive as Primitive };
     if (s.gate_after) step.gate_after = true;
     if (s.holder !== undefined && s.holder !== null) {
       if (!HOLDER_POLICIES.includes(s.holder as HolderPolicy))
-        throw bad(`holder must be one of ${HOLDER_POLICIES.join(', ')}.`);
+        throw bad(`holder must be one of ${HOLDER_POLICIES.join(', ')}.`, 'holder');
       if (s.holder === 'any' && i === 0)
-        throw bad('the first step is the holder every other step is bound to; it cannot be holder "any".');
+        throw bad(
+          'the first step is the holder every other step is bound to; it cannot be holder "any".',
+          'holder',
+        );
       // the default is not stored, so revisions published before the field existed read the same
       if (s.holder === 'any') step.holder = 'any';
     }
     switch (step.primitive) {
       case 'identify': {
         const claims = s.claims ?? [];
-        if (!Array.isArray(claims) || claims.length === 0) throw bad('identify needs at least one claim.');
+        if (!Array.isArray(claims) || claims.length === 0)
+          throw bad('identify needs at least one claim.', 'claims');
         for (const c of claims)
-          if (!IDENTIFY_CLAIMS.includes(c as IdentifyClaim)) throw bad(`unknown claim "${String(c)}".`);
+          if (!IDENTIFY_CLAIMS.includes(c as IdentifyClaim))
+            throw bad(`unknown claim "${String(c)}".`, 'claims');
         step.claims = [...new Set(claims)] as IdentifyClaim[];
         break;
       }
       case 'age_verify':
         if (!Number.isInteger(s.threshold) || (s.threshold as number) < 1 || (s.threshold as number) > 120)
-          throw bad('age_verify needs an integer threshold between 1 and 120.');
+          throw bad('age_verify needs an integer threshold between 1 and 120.', 'threshold');
         step.threshold = s.threshold;
         break;
       case 'sign':
         if (!Number.isInteger(s.documents) || (s.documents as number) < 1 || (s.documents as number) > 10)
-          throw bad('sign needs documents between 1 and 10.');
+          throw bad('sign needs documents between 1 and 10.', 'documents');
         step.documents = s.documents;
         break;
       case 'attestation':
-        if (typeof s.terms !== 'string' || s.terms.trim() === '') throw bad('attestation needs terms.');
+        if (typeof s.terms !== 'string' || s.terms.trim() === '')
+          throw bad('attestation needs terms.', 'terms');
         if (forPublish && wordCount(s.terms) > MAX_ATTESTATION_WORDS)
-          throw bad(`attestation terms are limited to ${MAX_ATTESTATION_WORDS} words.`);
+          throw bad(`attestation terms are limited to ${MAX_ATTESTATION_WORDS} words.`, 'terms');
         step.terms = s.terms;
         break;
     }

@@ -1,0 +1,72 @@
+// The webhook endpoint screen in real Chromium (issue 20): the saved URL stays in the field (after the save
+// and after a reload), "Rotate signing secret" sits in its own section apart from "Save endpoint", and the
+// delivery log refreshes itself: a delivery queued elsewhere appears without a click. axe-core finds nothing
+// serious or critical; each screen is captured at 390 px and 1280 px.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkScreen } from '../support/axe';
+import { launchChromium } from '../support/browser';
+import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-webhooks');
+const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
+
+describe('dashboard webhook endpoint in Chromium', () => {
+  let t: TestService;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let api: Api;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await receiver.start();
+    t = await startTestService({ label: 'dash-webhooks-e2e', workers: false });
+    const biz = await createBusiness(t, 'Hooks GmbH');
+    api = new Api(t.baseUrl, biz.apiKey);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+    await receiver.stop();
+  });
+
+  it('keeps the saved URL, sets rotation apart, and refreshes the delivery log by itself', async () => {
+    await page.goto(`${t.baseUrl}/dashboard/webhooks`);
+    await page.getByText('No endpoint in sandbox yet.').waitFor();
+    const field = page.getByLabel('Endpoint URL', { exact: true });
+    await field.fill(receiver.url);
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.getByLabel('Signing secret (sandbox)').waitFor();
+    expect(await field.inputValue()).toBe(receiver.url);
+    await page.reload();
+    await page.locator('dd code').getByText(receiver.url).waitFor();
+    expect(await field.inputValue()).toBe(receiver.url);
+
+    // rotation in its own section with its own heading; Save is not in it
+    const rotate = page.getByTestId('rotate-section');
+    await rotate.getByRole('heading', { name: 'Signing secret' }).waitFor();
+    await rotate.getByRole('button', { name: 'Rotate signing secret' }).waitFor();
+    expect(await rotate.getByRole('button', { name: 'Save endpoint' }).count()).toBe(0);
+    await check(page, 'webhooks-saved');
+
+    // a delivery queued outside this page shows up in the log without a click
+    await page.getByText('No deliveries yet.').waitFor();
+    const sent = await api.gql('mutation { sendTestWebhook { deliveryId } }');
+    expect(sent.errors).toBeUndefined();
+    await page.getByText(sent.data.sendTestWebhook.deliveryId).waitFor({ timeout: 15_000 });
+    expect(await field.inputValue()).toBe(receiver.url);
+  }, 120_000);
+});
