@@ -13,60 +13,10 @@ import { requestForStep } from '../modules/verification/primitives';
 import { cachingStatusListFetcher, httpStatusListFetcher } from '../modules/verification/status-list-fetch';
 import { TrustStore } from '../modules/verification/trust';
 import { createService } from '../service';
+import { interleaved, type Measured } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 
 let SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-
-interface Measured {
-  perSec: number;
-  cpuUs: number;
-}
-
-/**
- * The rate (per wall-clock second) and CPU per call (this process, all threads, µs) of `fn` and of the
- * baseline, measured in alternating 100 ms slices for SECONDS each: a change of load on a shared machine
- * (other builds, a second benchmark) falls on both sides alike instead of on whichever ran at that moment.
- */
-async function interleaved(
-  label: string,
-  fn: () => unknown | Promise<unknown>,
-  baseline: () => unknown,
-): Promise<{ value: Measured; base: Measured }> {
-  for (let i = 0; i < 20; i++) await fn(); // warm-up
-  for (let i = 0; i < 200; i++) baseline();
-  const acc = { fn: { n: 0, ns: 0n, cpu: 0 }, base: { n: 0, ns: 0n, cpu: 0 } };
-  const slice = async (side: 'fn' | 'base') => {
-    const a = acc[side];
-    const cpu0 = process.cpuUsage();
-    const start = process.hrtime.bigint();
-    const end = start + 100_000_000n;
-    let now = start;
-    while (now < end) {
-      if (side === 'fn') await fn();
-      else baseline();
-      a.n++;
-      now = process.hrtime.bigint();
-    }
-    a.ns += now - start;
-    const cpu = process.cpuUsage(cpu0);
-    a.cpu += cpu.user + cpu.system;
-  };
-  for (let i = 0; i < SECONDS * 10; i++) {
-    await slice('base');
-    await slice('fn');
-  }
-  const measured = (a: { n: number; ns: bigint; cpu: number }): Measured => ({
-    perSec: a.n / (Number(a.ns) / 1e9),
-    cpuUs: a.cpu / a.n,
-  });
-  const value = measured(acc.fn);
-  const base = measured(acc.base);
-  console.error(
-    `  ${label.padEnd(44)} ${value.perSec.toFixed(0).padStart(8)} /s  ${value.cpuUs.toFixed(0).padStart(6)} µs CPU each` +
-      `   (raw ES256 beside it: ${base.perSec.toFixed(0)} /s, ${base.cpuUs.toFixed(1)} µs CPU)`,
-  );
-  return { value, base };
-}
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (opts.smoke) SECONDS = 1;
@@ -107,11 +57,13 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     });
     const cold = await interleaved(
       'presentation verify, status list fetched',
+      SECONDS,
       () => uncached.verify({ ...input, now: new Date() }),
       raw,
     );
     const warm = await interleaved(
       'presentation verify, status list cached (ttl)',
+      SECONDS,
       () => cached.verify({ ...input, now: new Date() }),
       raw,
     );
