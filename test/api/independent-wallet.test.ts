@@ -9,6 +9,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import type { Json } from '../support/harness';
+import { checkRequestObject } from '../support/independent-wallet/cross-device';
+import { readTransactionData } from '../support/independent-wallet/transaction-data';
+import type { WalletFormat } from '../support/independent-wallet/wallet';
 import {
   IndependentWalletFixture,
   PDF_SHA256,
@@ -16,9 +19,6 @@ import {
   TERMS,
   type Transport,
 } from '../support/independent-wallet-fixture';
-import { readTransactionData } from '../support/independent-wallet/transaction-data';
-import { checkRequestObject } from '../support/independent-wallet/cross-device';
-import type { WalletFormat } from '../support/independent-wallet/wallet';
 
 const PROTOCOL: Record<Transport, string> = {
   dc_api: 'openid4vp-v1-unsigned',
@@ -37,7 +37,10 @@ for (const primitive of ['identify', 'age_verify', 'sign', 'attestation'] as con
   for (const format of ['dc+sd-jwt', 'mso_mdoc'] as const)
     for (const transport of ['dc_api', 'dc_api_signed', 'cross_device', 'org_iso_mdoc'] as const) {
       // Annex C carries mdocs only, and no transaction data (the catalog says so: primitive_protocols)
-      if (transport === 'org_iso_mdoc' && (format !== 'mso_mdoc' || primitive === 'sign' || primitive === 'attestation'))
+      if (
+        transport === 'org_iso_mdoc' &&
+        (format !== 'mso_mdoc' || primitive === 'sign' || primitive === 'attestation')
+      )
         continue;
       combinations.push({ primitive, format, transport });
     }
@@ -91,6 +94,13 @@ describe('the independent wallet completes every primitive, format and transport
     expect(auditText).toContain(`"format":"${format}"`);
     const events = await f.stepCompletedEvents(ctx.id);
     expect(events).toHaveLength(1);
-    expect(JSON.stringify(events[0])).toContain(ctx.id);
+    // the webhook the business receives carries the same result
+    expect(events[0]?.data).toMatchObject({
+      session_id: ctx.id,
+      stage: 0,
+      primitive,
+      audit_id: `${ctx.id}_0`,
+      ...expectedResult[primitive],
+    });
   });
 });

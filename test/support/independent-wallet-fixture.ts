@@ -126,7 +126,12 @@ export class IndependentWalletFixture {
   }
 
   /** One exchange: fetch a request of `transport`, let the wallet answer (with its lies), submit. */
-  async exchange(ctx: Ctx, transport: Transport, format: WalletFormat, lies: WalletLies = {}): Promise<Result> {
+  async exchange(
+    ctx: Ctx,
+    transport: Transport,
+    format: WalletFormat,
+    lies: WalletLies = {},
+  ): Promise<Result> {
     return this.answer(ctx, transport, format, await this.request(ctx, transport), lies);
   }
 

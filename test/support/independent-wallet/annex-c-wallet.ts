@@ -59,7 +59,6 @@ export interface AnnexCOverrides {
   transactionDataAs?: string;
 }
 
-type Json = Record<string, unknown>;
 const b64u = {
   encode: (b: Uint8Array) => Buffer.from(b).toString('base64url'),
   decode: (s: string) => new Uint8Array(Buffer.from(s, 'base64url')),

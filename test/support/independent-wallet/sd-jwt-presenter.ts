@@ -55,7 +55,9 @@ function disclosuresByName(parts: string[]): Map<string, string> {
 /** What the wallet holds of an SD-JWT VC, for the DCQL matching: its vct and its disclosable top-level claims. */
 export function sdJwtHolding(held: HeldSdJwt): Holding & { disclosures: Map<string, string> } {
   const [issuerJwt, ...rest] = held.credential.split('~');
-  const payload = JSON.parse(Buffer.from(String(issuerJwt).split('.')[1] as string, 'base64url').toString('utf8'));
+  const payload = JSON.parse(
+    Buffer.from(String(issuerJwt).split('.')[1] as string, 'base64url').toString('utf8'),
+  );
   const disclosures = disclosuresByName(rest.filter((p) => p.length > 0));
   return {
     format: 'dc+sd-jwt',
@@ -117,10 +119,10 @@ export async function presentSdJwt(input: {
       : {}),
   })
     .setProtectedHeader({ alg: 'ES256', typ: o.kbTyp ?? 'kb+jwt' })
-    .sign(await importJWK((o.kbKey ?? input.held.holderPrivateJwk) as Parameters<typeof importJWK>[0], 'ES256'));
-  const shown = o.reorderAfterBinding
-    ? `${[issuerJwt, ...[...selected].reverse()].join('~')}~`
-    : presented;
+    .sign(
+      await importJWK((o.kbKey ?? input.held.holderPrivateJwk) as Parameters<typeof importJWK>[0], 'ES256'),
+    );
+  const shown = o.reorderAfterBinding ? `${[issuerJwt, ...[...selected].reverse()].join('~')}~` : presented;
   return { vp_token: { [query.id]: [shown + kb] } };
 }
 

@@ -22,7 +22,10 @@ export interface ReadTransactionData {
 }
 
 /** Every entry of the request's transaction_data, checked; throws (the wallet refuses the request) otherwise. */
-export function readTransactionData(request: Record<string, unknown>, queryIds: string[]): ReadTransactionData[] {
+export function readTransactionData(
+  request: Record<string, unknown>,
+  queryIds: string[],
+): ReadTransactionData[] {
   const raw = request.transaction_data;
   if (raw === undefined) return [];
   if (!Array.isArray(raw) || raw.length === 0) throw new Error('transaction_data must be a non-empty array');
@@ -30,15 +33,18 @@ export function readTransactionData(request: Record<string, unknown>, queryIds: 
     if (typeof encoded !== 'string' || !/^[A-Za-z0-9_-]+$/.test(encoded))
       throw new Error('a transaction_data entry is not a base64url string');
     const td = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (!KNOWN_TYPES.includes(td.type as never)) throw new Error(`unknown transaction data type ${String(td.type)}`);
+    if (!KNOWN_TYPES.includes(td.type as never))
+      throw new Error(`unknown transaction data type ${String(td.type)}`);
     const ids = td.credential_ids;
     if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => queryIds.includes(id)))
       throw new Error('transaction data names no credential query of the request');
     const algs = td.transaction_data_hashes_alg ?? ['sha-256'];
-    if (!Array.isArray(algs) || !algs.includes('sha-256')) throw new Error('transaction data without sha-256');
+    if (!Array.isArray(algs) || !algs.includes('sha-256'))
+      throw new Error('transaction data without sha-256');
     const read: ReadTransactionData = { encoded, type: td.type as never, credentialIds: ids as string[] };
     if (td.type === 'urn:service:sign:1') {
-      if (!Array.isArray(td.documents) || td.documents.length === 0) throw new Error('sign without documents');
+      if (!Array.isArray(td.documents) || td.documents.length === 0)
+        throw new Error('sign without documents');
       read.documents = td.documents as ReadTransactionData['documents'];
     } else {
       const terms = String(td.terms);

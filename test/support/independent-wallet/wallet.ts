@@ -104,7 +104,10 @@ export class IndependentWallet {
     const res = await fetch(link.searchParams.get('request_uri') ?? '');
     if (res.status !== 200) throw new Error(`request_uri answered ${res.status}`);
     const request = await checkRequestObject(await res.text(), verifierRootPem);
-    if (request.client_id !== link.searchParams.get('client_id') || request.response_mode !== 'direct_post.jwt')
+    if (
+      request.client_id !== link.searchParams.get('client_id') ||
+      request.response_mode !== 'direct_post.jwt'
+    )
       throw new Error('request object does not match the link');
     const vp_token = await this.vpToken(
       request,
