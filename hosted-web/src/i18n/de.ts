@@ -81,6 +81,9 @@ export const de: Messages = {
     'Wählen Sie eine Testperson. Ihr Nachweis stammt vom Sandbox-Aussteller; es sind keine echten Daten.',
   'step.testPerson': 'Testperson',
   'step.sharing': 'Wird geteilt…',
+  'step.sandboxProtocol': 'Protokoll',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Android, Chrome)',
+  'step.protocolAnnexC': 'ISO 18013-7 Annex C (Safari, Apple Wallet)',
   'step.shareTest': 'Mit Test-Wallet teilen',
   // signer page words (issue 20)
   'state.doneClose': 'Sie können diese Seite jetzt schließen.',
