@@ -82,8 +82,8 @@ export const de: Messages = {
   'step.testPerson': 'Testperson',
   'step.sharing': 'Wird geteilt…',
   'step.sandboxProtocol': 'Protokoll',
-  'step.protocolOpenId4Vp': 'OpenID4VP (Android, Chrome)',
-  'step.protocolAnnexC': 'ISO 18013-7 Annex C (Safari, Apple Wallet)',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
   'step.shareTest': 'Mit Test-Wallet teilen',
   // signer page words (issue 20)
   'state.doneClose': 'Sie können diese Seite jetzt schließen.',

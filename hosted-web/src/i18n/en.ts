@@ -79,8 +79,8 @@ export const en = {
   'step.testPerson': 'Test person',
   'step.sharing': 'Sharing…',
   'step.sandboxProtocol': 'Protocol',
-  'step.protocolOpenId4Vp': 'OpenID4VP (Android, Chrome)',
-  'step.protocolAnnexC': 'ISO 18013-7 Annex C (Safari, Apple Wallet)',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
   'step.shareTest': 'Share with test wallet',
   // signer page words (issue 20)
   'state.doneClose': 'You can close this page.',

@@ -81,8 +81,8 @@ export const fr: Messages = {
   'step.testPerson': 'Personne de test',
   'step.sharing': 'Partage…',
   'step.sandboxProtocol': 'Protocole',
-  'step.protocolOpenId4Vp': 'OpenID4VP (Android, Chrome)',
-  'step.protocolAnnexC': 'ISO 18013-7 Annex C (Safari, Apple Wallet)',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
   'step.shareTest': 'Partager avec le portefeuille de test',
   // signer page words (issue 20)
   'state.doneClose': 'Vous pouvez fermer cette page.',
