@@ -83,7 +83,7 @@ export const de: Messages = {
   'step.sharing': 'Wird geteilt…',
   'step.sandboxProtocol': 'Protokoll',
   'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
-  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
+  'step.protocolAnnexC': 'ISO Anhang C (Safari, iPhone)',
   'step.shareTest': 'Mit Test-Wallet teilen',
   // signer page words (issue 20)
   'state.doneClose': 'Sie können diese Seite jetzt schließen.',

@@ -82,7 +82,7 @@ export const fr: Messages = {
   'step.sharing': 'Partage…',
   'step.sandboxProtocol': 'Protocole',
   'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
-  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
+  'step.protocolAnnexC': 'ISO Annexe C (Safari, iPhone)',
   'step.shareTest': 'Partager avec le portefeuille de test',
   // signer page words (issue 20)
   'state.doneClose': 'Vous pouvez fermer cette page.',
