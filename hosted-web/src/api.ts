@@ -96,7 +96,10 @@ export const submitWalletResponse = (
   call<SessionProjection>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
 
 /** Sandbox only: the service's reference wallet answers the request as the chosen test persona. */
-export const referenceWalletRespond = (persona: string, request: WalletRequest['request']) =>
+export const referenceWalletRespond = (
+  persona: string,
+  request: WalletRequest['request'] | AnnexCWalletRequest['request'],
+) =>
   call<ReferenceWalletAnswer>('POST', '/sandbox/wallet/respond', {
     persona,
     request,

@@ -41,6 +41,7 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
   let t: TestService;
   let browser: Browser;
   let production: Api;
+  let sandbox: Api;
   let wallet: AnnexCWallet;
   const workflows: Record<string, string> = {};
   const receiver = new WebhookReceiver();
@@ -49,6 +50,12 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     ({ t, browser } = await startE2E('e2e_annex_c', receiver));
     const biz = await createBusiness(t);
     production = new Api(t.baseUrl, (await t.svc.tenancy.issueApiKey(biz.businessId, 'production')).key);
+    sandbox = new Api(t.baseUrl, biz.apiKey);
+    ({ workflowId: workflows.sandbox_identify } = await publishWorkflow(
+      sandbox,
+      [{ primitive: 'identify', claims: ['given_name', 'family_name'] }],
+      'https://8.8.8.8/hooks',
+    ));
     // Operators: accept the mdoc route for production and trust the (test) IACA there for its doctypes.
     await t.svc.catalog.setAcceptance('rte_google_us_mdl', { provider: true, issuer: true, service: true });
     const anchors = await t.svc.ds.getRepository(MdocTrustAnchorEntity).findBy({ environment: 'sandbox' });
@@ -160,5 +167,39 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     await page.getByRole('alert').waitFor({ timeout: 20_000 });
     expect(asked.map((call) => call.map((r) => r.protocol))).toEqual([['openid4vp-v1-signed']]);
     await page.context().close();
+  });
+
+  it('sandbox page without the DC API: the reference wallet answers over Annex C (org-iso-mdoc)', async () => {
+    for (const locale of ['en-GB', 'de-DE']) {
+      const created = await sandbox.rest('POST', '/v1/sessions', { workflow_id: workflows.sandbox_identify });
+      expect(created.status).toBe(201);
+      const context = await browser.newContext({ locale });
+      const page = await context.newPage();
+      // a browser without the Digital Credentials API (Firefox today): no DigitalCredential
+      await page.addInitScript(() => {
+        delete (window as unknown as Record<string, unknown>).DigitalCredential;
+      });
+      const submitted: string[] = [];
+      page.on('request', (r) => {
+        if (r.method() === 'POST' && /\/wallet-request(\/|$)/.test(r.url())) submitted.push(r.url());
+      });
+      await page.goto(created.body.url);
+      await page.getByTestId('start').click();
+      await page.getByTestId('share-wallet').click();
+      await page.getByTestId('persona').selectOption('adult_mdoc');
+      await page.getByTestId('sandbox-protocol').selectOption('org-iso-mdoc');
+      expect(await page.getByTestId('share-browser-wallet').count()).toBe(0);
+      await shoot(page, `annex-c-sandbox-wallet-${locale}`);
+      await page.getByTestId('share-reference-wallet').click();
+      await page.getByTestId('done').waitFor({ timeout: 20_000 });
+      await shoot(page, `annex-c-sandbox-done-${locale}`);
+      await context.close();
+      expect(submitted.some((u) => u.endsWith('/wallet-request/org_iso_mdoc'))).toBe(true);
+      const read = await sandbox.rest('GET', `/v1/sessions/${created.body.id}`);
+      expect(read.body.status).toBe('completed');
+      expect(read.body.results[0].claims).toEqual({ given_name: 'Erika', family_name: 'Mustermann' });
+      const audit = await sandbox.rest('GET', `/v1/audits/${created.body.id}_0`);
+      expect(JSON.stringify(audit.body)).toContain('"protocol":"org-iso-mdoc"');
+    }
   });
 });

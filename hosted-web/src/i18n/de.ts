@@ -81,6 +81,9 @@ export const de: Messages = {
     'Wählen Sie eine Testperson. Ihr Nachweis stammt vom Sandbox-Aussteller; es sind keine echten Daten.',
   'step.testPerson': 'Testperson',
   'step.sharing': 'Wird geteilt…',
+  'step.sandboxProtocol': 'Protokoll',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Anhang C (Safari, iPhone)',
   'step.shareTest': 'Mit Test-Wallet teilen',
   // signer page words (issue 20)
   'state.doneClose': 'Sie können diese Seite jetzt schließen.',

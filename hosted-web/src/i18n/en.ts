@@ -78,6 +78,9 @@ export const en = {
   'step.sandboxNote': 'Pick a test person. Their credential comes from the sandbox issuer; no real data.',
   'step.testPerson': 'Test person',
   'step.sharing': 'Sharing…',
+  'step.sandboxProtocol': 'Protocol',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Annex C (Safari, iPhone)',
   'step.shareTest': 'Share with test wallet',
   // signer page words (issue 20)
   'state.doneClose': 'You can close this page.',

@@ -80,6 +80,9 @@ export const fr: Messages = {
     'Choisissez une personne de test. Son attestation vient de l’émetteur sandbox ; aucune donnée réelle.',
   'step.testPerson': 'Personne de test',
   'step.sharing': 'Partage…',
+  'step.sandboxProtocol': 'Protocole',
+  'step.protocolOpenId4Vp': 'OpenID4VP (Chrome, Android)',
+  'step.protocolAnnexC': 'ISO Annexe C (Safari, iPhone)',
   'step.shareTest': 'Partager avec le portefeuille de test',
   // signer page words (issue 20)
   'state.doneClose': 'Vous pouvez fermer cette page.',

@@ -23,6 +23,7 @@ import type {
 } from '../types';
 import { CrossDevice } from './CrossDevice';
 import {
+  ANNEX_C_PROTOCOL,
   allowsAnnexC,
   askBrowserWallet,
   hasDigitalCredentials,
@@ -44,6 +45,8 @@ export function IdentifyStep(props: {
 }) {
   const [personas, setPersonas] = createSignal<SandboxPersona[] | null>();
   const [persona, setPersona] = createSignal('');
+  // sandbox: the protocol the test wallet answers over (Annex C shows the Safari/Apple Wallet path without one)
+  const [sandboxProtocol, setSandboxProtocol] = createSignal<'openid4vp' | 'org-iso-mdoc'>('openid4vp');
   const [requested, setRequested] = createSignal(false);
   // sign: documents shown to their end on this page and recorded by the server; the wallet is offered after all
   const [shown, setShown] = createSignal<readonly number[]>([]);
@@ -130,11 +133,18 @@ export function IdentifyStep(props: {
     });
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {
+      if (offersAnnexC() && sandboxProtocol() === ANNEX_C_PROTOCOL) {
+        // ISO 18013-7 Annex C: the reference wallet answers the DeviceRequest as Safari's wallet would
+        const iso = await createAnnexCWalletRequest(props.session.id);
+        const answer = await referenceWalletRespond(persona(), iso.request);
+        return submitWalletResponse(props.session.id, iso.request_id, answer.response);
+      }
       const req = await takeRequest();
       const answer = await referenceWalletRespond(persona(), req.request);
       return submitWalletResponse(props.session.id, req.request_id, answer.response);
     });
 
+  const offersAnnexC = () => ANNEX_C_STEPS.includes(props.step.primitive);
   // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
   const offerBrowserWallet = () => props.session.environment === 'production' && hasDigitalCredentials();
   const business = () => props.session.business.name;
@@ -197,6 +207,25 @@ export function IdentifyStep(props: {
               </select>
               <Show when={list().find((p) => p.id === persona())}>
                 {(p) => <p class="persona-note">{personaText(p(), 'note')}</p>}
+              </Show>
+              <Show when={offersAnnexC()}>
+                <label for="sandbox-protocol" class="sandbox-protocol-label">
+                  {t('step.sandboxProtocol')}
+                </label>
+                <select
+                  id="sandbox-protocol"
+                  data-testid="sandbox-protocol"
+                  value={sandboxProtocol()}
+                  disabled={props.runner.busy()}
+                  onChange={(e) =>
+                    setSandboxProtocol(
+                      e.currentTarget.value === ANNEX_C_PROTOCOL ? ANNEX_C_PROTOCOL : 'openid4vp',
+                    )
+                  }
+                >
+                  <option value="openid4vp">{t('step.protocolOpenId4Vp')}</option>
+                  <option value={ANNEX_C_PROTOCOL}>{t('step.protocolAnnexC')}</option>
+                </select>
               </Show>
               <button
                 type="button"

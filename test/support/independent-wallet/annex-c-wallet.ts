@@ -15,6 +15,8 @@
 import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { decode, embed, encode, Tagged } from './cbor';
+import { type DcqlQuery, matchDcql, queriesInOrder } from './dcql-match';
+import { forQuery, readTransactionData, txHashBytes } from './transaction-data';
 
 export interface HeldMdoc {
   /** base64url CBOR IssuerSigned, as issued. */
@@ -51,9 +53,12 @@ export interface AnnexCOverrides {
   doctype?: string;
   /** Put this EncryptionInfo string in the transcript instead of the request's. */
   encryptionInfo?: string;
+  /** OpenID4VP: leave the device-signed transaction data namespaces out. */
+  omitTransactionData?: boolean;
+  /** OpenID4VP: bind the hash of this string instead of each transaction_data entry. */
+  transactionDataAs?: string;
 }
 
-type Json = Record<string, unknown>;
 const b64u = {
   encode: (b: Uint8Array) => Buffer.from(b).toString('base64url'),
   decode: (s: string) => new Uint8Array(Buffer.from(s, 'base64url')),
@@ -212,37 +217,47 @@ export class AnnexCWallet {
     handoverInfo: unknown[],
     o: AnnexCOverrides = {},
   ): { vp_token: Record<string, string[]> } {
-    const dcql = request.dcql_query as {
-      credentials: {
-        id: string;
-        format: string;
-        meta?: { doctype_value?: string };
-        claims?: { path: string[] }[];
-      }[];
-      credential_sets?: { options: string[][] }[];
-    };
-    const order = (dcql.credential_sets?.[0]?.options ?? dcql.credentials.map((c) => [c.id])).flat();
-    const mdocQueries = order
-      .map((id) => dcql.credentials.find((c) => c.id === id))
-      .filter((c): c is (typeof dcql.credentials)[number] => c?.format === 'mso_mdoc');
-    const docRequests = mdocQueries.map((q) => ({
-      id: q.id,
-      docType: String(q.meta?.doctype_value),
-      elements: (q.claims ?? []).map((c) => [String(c.path[0]), String(c.path[1])] as [string, string]),
-    }));
+    // Its own DCQL matching (dcql-match.ts): the first mso_mdoc query, in preference order, that a held
+    // document answers, and exactly the claim set it can disclose.
+    const dcql = request.dcql_query as DcqlQuery;
+    const holdings = this.held.map((h) => {
+      const parsed = parseIssuerSigned(h.issuerSigned);
+      return {
+        format: 'mso_mdoc' as const,
+        type: parsed.docType,
+        holds: ([ns, el]: string[]) => parsed.items.get(String(ns))?.some(([id]) => id === el) ?? false,
+      };
+    });
+    const match = o.doctype
+      ? (() => {
+          const query = queriesInOrder(dcql).find((q) => q.format === 'mso_mdoc');
+          if (!query) throw new Error('the request asks for no mdoc');
+          return { query, paths: (query.claims ?? []).map((c) => c.path.map(String)) };
+        })()
+      : matchDcql(dcql, 'mso_mdoc', holdings);
+    const docRequests = [
+      {
+        id: match.query.id,
+        docType: String(match.query.meta?.doctype_value),
+        elements: match.paths.map(([ns, el]) => [String(ns), String(el)] as [string, string]),
+      },
+    ];
     const transcript = [null, null, [handoverType, sha256(encode(handoverInfo))]];
-    // Transaction data for the answered query (sign, attestation): the service's convention (README, walt.id's):
-    // one device-signed namespace per type holding transaction_data_hash = SHA-256 of the string as received.
-    const sent = Array.isArray(request.transaction_data) ? (request.transaction_data as string[]) : [];
+    // Transaction data for the answered query (sign, attestation), read and checked by transaction-data.ts; the
+    // service's documented convention (README, walt.id's): one device-signed namespace per type holding
+    // transaction_data_hash = SHA-256 of the string as received, and transaction_data_hash_alg.
+    const txData = readTransactionData(
+      request,
+      dcql.credentials.map((c) => c.id),
+    );
     const deviceSignedFor = (answered: { id: string }) => {
       const namespaces = new Map<string, Map<string, unknown>>();
-      for (const encoded of sent) {
-        const td = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Json;
-        if (!(td.credential_ids as string[]).includes(answered.id)) continue;
+      if (o.omitTransactionData) return namespaces;
+      for (const td of forQuery(txData, answered.id)) {
         namespaces.set(
-          String(td.type),
+          td.type,
           new Map<string, unknown>([
-            ['transaction_data_hash', sha256(new TextEncoder().encode(encoded))],
+            ['transaction_data_hash', txHashBytes(o.transactionDataAs ?? td.encoded)],
             ['transaction_data_hash_alg', 'sha-256'],
           ]),
         );

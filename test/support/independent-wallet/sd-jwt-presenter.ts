@@ -1,11 +1,15 @@
-// The independent wallet's SD-JWT VC side, written from RFC 9901 (SD-JWT) and OpenID4VP 1.0 (DC API, B.3) with
-// jose only: it reads the unsigned DC API request's DCQL itself (the first dc+sd-jwt credential query, in
-// credential_sets order; with claim_sets the first set it can disclose), keeps exactly the disclosures of the
-// requested top-level claims, and appends a key-binding JWT (typ kb+jwt, ES256 by the holder key) with iat,
-// aud `origin:<origin>`, the request nonce, sd_hash = b64u(SHA-256(<issuer JWT>~<disclosures>~)) and, for
-// transaction data naming the query, transaction_data_hashes (SHA-256 of each string as received).
+// The independent wallet's SD-JWT VC side, written from RFC 9901 (SD-JWT), SD-JWT VC and OpenID4VP 1.0 (B.3)
+// with jose only: it reads the request's DCQL itself (dcql-match.ts: the first dc+sd-jwt credential query, in
+// credential_sets order, whose vct it holds; with claim_sets the first set it can disclose), keeps exactly the
+// disclosures of the requested top-level claims, and appends a key-binding JWT (typ kb+jwt, ES256 by the holder
+// key) with iat, aud, the request nonce, sd_hash = b64u(SHA-256(<issuer JWT>~<disclosures>~)) and, for
+// transaction data naming the query (transaction-data.ts), transaction_data_hashes (SHA-256 of each string as
+// received). The audience is `origin:<origin>` over the DC API (signed or not) and the client_id cross-device.
+// Overrides make it lie in exactly one way, for the tamper tests.
 import { createHash } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
+import { type DcqlQuery, type Holding, matchDcql } from './dcql-match';
+import { forQuery, readTransactionData, txHashB64u } from './transaction-data';
 
 export interface HeldSdJwt {
   /** The SD-JWT as issued: `<issuer JWT>~<disclosure>~...~`. */
@@ -13,17 +17,30 @@ export interface HeldSdJwt {
   holderPrivateJwk: JsonWebKey;
 }
 
+export interface SdJwtOverrides {
+  aud?: string;
+  nonce?: string;
+  /** Seconds added to the wallet's clock for iat. */
+  iatOffset?: number;
+  /** Sign the KB-JWT with this key instead of the holder key. */
+  kbKey?: JsonWebKey;
+  /** KB-JWT typ instead of kb+jwt. */
+  kbTyp?: string;
+  /** Leave the KB-JWT off (the presentation ends with `~`). */
+  noKeyBinding?: boolean;
+  /** Leave these requested claims undisclosed. */
+  omitClaims?: string[];
+  /** Change the value of this disclosed claim (its digest no longer matches). */
+  tamperClaim?: string;
+  /** Reverse the disclosures after computing sd_hash. */
+  reorderAfterBinding?: boolean;
+  /** Leave transaction_data_hashes out. */
+  omitTransactionDataHashes?: boolean;
+  /** Bind these strings' hashes instead of the request's transaction_data. */
+  transactionDataAs?: string[];
+}
+
 type Json = Record<string, unknown>;
-interface ClaimQuery {
-  id?: string;
-  path: (string | number | null)[];
-}
-interface CredentialQuery {
-  id: string;
-  format: string;
-  claims?: ClaimQuery[];
-  claim_sets?: string[][];
-}
 
 /** name -> disclosure string, for the object-property disclosures `[salt, name, value]` of an SD-JWT. */
 function disclosuresByName(parts: string[]): Map<string, string> {
@@ -35,72 +52,88 @@ function disclosuresByName(parts: string[]): Map<string, string> {
   return out;
 }
 
+/** What the wallet holds of an SD-JWT VC, for the DCQL matching: its vct and its disclosable top-level claims. */
+export function sdJwtHolding(held: HeldSdJwt): Holding & { disclosures: Map<string, string> } {
+  const [issuerJwt, ...rest] = held.credential.split('~');
+  const payload = JSON.parse(
+    Buffer.from(String(issuerJwt).split('.')[1] as string, 'base64url').toString('utf8'),
+  );
+  const disclosures = disclosuresByName(rest.filter((p) => p.length > 0));
+  return {
+    format: 'dc+sd-jwt',
+    type: String(payload.vct),
+    holds: (path) => path.length === 1 && (disclosures.has(path[0] as string) || path[0] in payload),
+    disclosures,
+  };
+}
+
+/** The vp_token of an SD-JWT VC answer to `request` (any response mode), bound to `aud`. */
+export async function presentSdJwt(input: {
+  request: Json;
+  aud: string;
+  held: HeldSdJwt;
+  /** The wallet's clock (seconds are taken from it for iat). */
+  now: Date;
+  overrides?: SdJwtOverrides;
+}): Promise<{ vp_token: Record<string, string[]> }> {
+  const { request } = input;
+  const o = input.overrides ?? {};
+  if (typeof request.nonce !== 'string') throw new Error('the request has no nonce');
+  const dcql = request.dcql_query as DcqlQuery;
+  const holding = sdJwtHolding(input.held);
+  const { query, paths } = matchDcql(dcql, 'dc+sd-jwt', [holding]);
+  const txData = forQuery(
+    readTransactionData(
+      request,
+      dcql.credentials.map((c) => c.id),
+    ),
+    query.id,
+  );
+
+  const [issuerJwt] = input.held.credential.split('~');
+  const omit = new Set(o.omitClaims ?? []);
+  let selected = paths
+    .map((p) => p[0] as string)
+    .filter((name) => !omit.has(name))
+    .map((name) => holding.disclosures.get(name))
+    .filter((d): d is string => d !== undefined);
+  if (o.tamperClaim) {
+    selected = selected.map((d) => {
+      const [salt, name, value] = JSON.parse(Buffer.from(d, 'base64url').toString('utf8')) as unknown[];
+      if (name !== o.tamperClaim) return d;
+      const changed = typeof value === 'boolean' ? !value : 'Tampered';
+      return Buffer.from(JSON.stringify([salt, name, changed])).toString('base64url');
+    });
+  }
+  const presented = `${[issuerJwt, ...selected].join('~')}~`;
+  if (o.noKeyBinding) return { vp_token: { [query.id]: [presented] } };
+  const sdHash = createHash('sha256').update(presented, 'ascii').digest('base64url');
+  const bound = o.transactionDataAs ?? txData.map((td) => td.encoded);
+  const kb = await new SignJWT({
+    iat: Math.floor(input.now.getTime() / 1000) + (o.iatOffset ?? 0),
+    aud: o.aud ?? input.aud,
+    nonce: o.nonce ?? request.nonce,
+    sd_hash: sdHash,
+    ...(bound.length > 0 && !o.omitTransactionDataHashes
+      ? { transaction_data_hashes: bound.map(txHashB64u), transaction_data_hashes_alg: 'sha-256' }
+      : {}),
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: o.kbTyp ?? 'kb+jwt' })
+    .sign(
+      await importJWK((o.kbKey ?? input.held.holderPrivateJwk) as Parameters<typeof importJWK>[0], 'ES256'),
+    );
+  const shown = o.reorderAfterBinding ? `${[issuerJwt, ...[...selected].reverse()].join('~')}~` : presented;
+  return { vp_token: { [query.id]: [shown + kb] } };
+}
+
+/** The unsigned DC API request (`openid4vp-v1-unsigned`, response_mode dc_api): audience `origin:<origin>`. */
 export async function presentSdJwtDcApi(input: {
   request: Json;
   origin: string;
   held: HeldSdJwt;
-  /** The wallet's clock (seconds are taken from it for iat). */
   now: Date;
-  /** Deviations for negative tests. */
-  overrides?: { aud?: string; nonce?: string };
+  overrides?: SdJwtOverrides;
 }): Promise<{ vp_token: Record<string, string[]> }> {
-  const { request } = input;
-  if (request.response_mode !== 'dc_api' || typeof request.nonce !== 'string')
-    throw new Error('not an unsigned OpenID4VP DC API request');
-  const dcql = request.dcql_query as {
-    credentials: CredentialQuery[];
-    credential_sets?: { options: string[][] }[];
-  };
-  const order = (dcql.credential_sets?.[0]?.options ?? dcql.credentials.map((c) => [c.id])).flat();
-  const query = order
-    .map((id) => dcql.credentials.find((c) => c.id === id))
-    .find((c): c is CredentialQuery => c?.format === 'dc+sd-jwt');
-  if (!query) throw new Error('the request asks for no SD-JWT VC');
-
-  const [issuerJwt, ...rest] = input.held.credential.split('~');
-  const available = disclosuresByName(rest.filter((p) => p.length > 0));
-  const claims = query.claims ?? [];
-  const nameOf = (c: ClaimQuery) => {
-    if (c.path.length !== 1 || typeof c.path[0] !== 'string') throw new Error('only top-level claims');
-    return c.path[0];
-  };
-  let wanted: string[] = claims.map(nameOf);
-  if (query.claim_sets) {
-    const byId = new Map(claims.map((c) => [c.id, nameOf(c)]));
-    const set = query.claim_sets.find((s) => s.every((id) => available.has(byId.get(id) ?? '')));
-    if (!set) throw new Error('no claim set can be disclosed');
-    wanted = set.map((id) => byId.get(id) as string);
-  }
-  const selected = wanted.map((name) => {
-    const d = available.get(name);
-    if (!d) throw new Error(`the credential cannot disclose ${name}`);
-    return d;
-  });
-  const presented = `${[issuerJwt, ...selected].join('~')}~`;
-  const sdHash = createHash('sha256').update(presented, 'ascii').digest('base64url');
-  // OpenID4VP B.3: the hash of each transaction_data string naming this query, as received (not decoded).
-  const txData = (
-    Array.isArray(request.transaction_data) ? (request.transaction_data as string[]) : []
-  ).filter((encoded) =>
-    (
-      JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { credential_ids: string[] }
-    ).credential_ids.includes(query.id),
-  );
-  const kb = await new SignJWT({
-    iat: Math.floor(input.now.getTime() / 1000),
-    aud: input.overrides?.aud ?? `origin:${input.origin}`,
-    nonce: input.overrides?.nonce ?? request.nonce,
-    sd_hash: sdHash,
-    ...(txData.length > 0
-      ? {
-          transaction_data_hashes: txData.map((e) =>
-            createHash('sha256').update(e, 'utf8').digest('base64url'),
-          ),
-          transaction_data_hashes_alg: 'sha-256',
-        }
-      : {}),
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
-    .sign(await importJWK(input.held.holderPrivateJwk as Parameters<typeof importJWK>[0], 'ES256'));
-  return { vp_token: { [query.id]: [presented + kb] } };
+  if (input.request.response_mode !== 'dc_api') throw new Error('not an unsigned OpenID4VP DC API request');
+  return presentSdJwt({ ...input, aud: `origin:${input.origin}` });
 }
