@@ -129,7 +129,7 @@ describe('dashboard sessions in Chromium', () => {
     const detail = page.getByTestId('session-detail');
     await detail.waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Waiting for your decision');
     await detail.getByText('Sandbox: test data').waitFor();
     const result = page.getByTestId('step-result-0');
     await result.getByText('Step 1: Identify').waitFor();
@@ -158,7 +158,7 @@ describe('dashboard sessions in Chromium', () => {
 
     // continue the gate: the page shows the new status and the timeline says so
     await page.getByTestId('continue-session').click();
-    await page.getByTestId('session-status').getByText('in_progress').waitFor();
+    await page.getByTestId('session-status').getByText('In progress').waitFor();
     await page.getByTestId('timeline').getByText('Continued', { exact: true }).waitFor();
     expect(await page.getByTestId('continue-session').count()).toBe(0);
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('in_progress');
@@ -208,11 +208,11 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByTestId('confirm-stop').waitFor();
     await check(page, 'session-detail-confirm-stop');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Waiting for your decision');
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('awaiting_decision');
     await page.getByTestId('stop-session').click();
     await page.getByTestId('confirm-stop').click();
-    await page.getByTestId('session-status').getByText('stopped').waitFor();
+    await page.getByTestId('session-status').getByText('Stopped').waitFor();
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('stopped');
     expect(await page.getByTestId('stop-session').count()).toBe(0);
     // an ended session shows when it ended, not a deadline that no longer applies

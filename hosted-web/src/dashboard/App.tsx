@@ -1,8 +1,9 @@
 // The dashboard shell: public routes (sign-in, accept invitation) and signed-in routes inside a shell with
 // navigation, the environment switch and a persistent environment badge. Sandbox and production differ in
 // colour (the whole top bar and a badge with the word, never colour alone).
-import { createResource, For, type JSX, Match, onMount, Show, Switch } from 'solid-js';
+import { createResource, type JSX, Match, onMount, Show, Switch } from 'solid-js';
 import { type Environment, environment, restoreSession, setEnvironment, user } from './api';
+import { Nav } from './components/Nav';
 import { linkClick, navigate, path } from './router';
 import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
@@ -59,23 +60,7 @@ function Shell(props: { route: RouteDef }) {
           </select>
         </label>
       </header>
-      <nav class="d-nav" aria-label="Dashboard">
-        <ul>
-          <For each={ROUTES}>
-            {(r) => (
-              <li>
-                <a
-                  href={r.path}
-                  onClick={linkClick}
-                  aria-current={path() === r.path || path().startsWith(`${r.path}/`) ? 'page' : undefined}
-                >
-                  {r.title}
-                </a>
-              </li>
-            )}
-          </For>
-        </ul>
-      </nav>
+      <Nav items={ROUTES} />
       <main id="main" class="d-main">
         {/* keyed: each route gets a fresh Screen, so an error caught on one screen never sticks to the next */}
         <Show when={props.route} keyed>

@@ -151,6 +151,7 @@ export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix:
 
 export type CreateApiKeyMutationVariables = Exact<{
   label: string;
+  scopes?: Array<ApiKeyScope> | ApiKeyScope | null | undefined;
 }>;
 
 
