@@ -99,6 +99,8 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     expect(await page.evaluate(async () => (await fetch('/auth/session')).status)).toBe(401);
     await check(page, '03-sign-in');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'Start' }).waitFor();
+    await page.getByRole('link', { name: 'Team and invitations' }).click();
     await page.getByRole('heading', { name: 'Team and invitations' }).waitFor();
     await page
       .getByRole('table', { name: 'Members' })

@@ -11,6 +11,7 @@ import { ApiKeys } from './screens/ApiKeys';
 import { Branding } from './screens/Branding';
 import { Catalog } from './screens/Catalog';
 import { SessionDetail, Sessions } from './screens/Sessions';
+import { Start } from './screens/Start';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
 import { Team } from './screens/Team';
 import { Webhooks } from './screens/Webhooks';
@@ -23,6 +24,7 @@ interface RouteDef {
 }
 
 const ROUTES: RouteDef[] = [
+  { path: '/dashboard/start', title: 'Start', view: Start },
   { path: '/dashboard/team', title: 'Team and invitations', view: Team },
   { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
   { path: '/dashboard/workflows', title: 'Workflows', view: Workflows },
@@ -119,7 +121,7 @@ export function App() {
   return (
     <Switch fallback={<NotFound />}>
       <Match when={path().replace(/\/$/, '') === '/dashboard'}>
-        <Redirect to="/dashboard/team" />
+        <Redirect to="/dashboard/start" />
       </Match>
       <Match when={path() === '/dashboard/sign-in'}>
         <main class="d-main d-public">
@@ -142,7 +144,7 @@ function NotFound() {
       <section class="d-card d-narrow">
         <h1>Page not found</h1>
         <p>
-          <a href="/dashboard/team" onClick={linkClick}>
+          <a href="/dashboard/start" onClick={linkClick}>
             Go to the dashboard
           </a>
         </p>

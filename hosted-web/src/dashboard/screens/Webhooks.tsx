@@ -269,6 +269,15 @@ const EXCERPT_CHARS = 200;
 const excerpt = (s: string | null | undefined): string =>
   !s ? '—' : s.length > EXCERPT_CHARS ? `${s.slice(0, EXCERPT_CHARS)}…` : s;
 
+/** The delivered body as the receiver got it, indented for reading (the signed bytes are the compact form). */
+const pretty = (body: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+};
+
 /**
  * One delivery's attempts, newest first, loaded when opened (20 at a time), with its own loading and error
  * state so a failure here leaves the log usable. Never shows the delivery id: rows of the log are found by it.
@@ -278,6 +287,14 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
   const [next, setNext] = createSignal<string | null>(null);
   const [loading, setLoading] = createSignal(false);
   const [error, setError] = createSignal<unknown>(null);
+  // attempts (by id) whose request body is open
+  const [bodies, setBodies] = createSignal<ReadonlySet<string>>(new Set());
+  const toggleBody = (id: string) =>
+    setBodies((open) => {
+      const next = new Set(open);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
   const load = async (after: string | null) => {
     setLoading(true);
     setError(null);
@@ -301,6 +318,17 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
         <DataTable
           label={`Attempts of ${props.delivery.deliveryId}`}
           rows={nodes()}
+          expanded={(a) => bodies().has(a.id)}
+          detail={(a) => (
+            <div id={`body-${a.id}`} class="d-request-body">
+              <p class="d-muted">
+                Request body as delivered (shown indented; the signature covers the compact bytes sent)
+              </p>
+              <pre data-testid="request-body" tabindex="0" aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}>
+                {pretty(a.requestBody)}
+              </pre>
+            </div>
+          )}
           columns={[
             { header: 'Time', cell: (a) => at(a.attemptedAt) },
             { header: 'HTTP status', cell: (a) => a.statusCode ?? 'no answer' },
@@ -311,6 +339,20 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
                 a.responseExcerpt ? <code class="d-excerpt">{excerpt(a.responseExcerpt)}</code> : '—',
             },
             { header: 'Error', cell: (a) => a.error ?? '—' },
+            {
+              header: 'Request body',
+              cell: (a) => (
+                <button
+                  type="button"
+                  aria-expanded={bodies().has(a.id) ? 'true' : 'false'}
+                  aria-controls={`body-${a.id}`}
+                  aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}
+                  onClick={() => toggleBody(a.id)}
+                >
+                  {bodies().has(a.id) ? 'Hide' : 'Show'}
+                </button>
+              ),
+            },
           ]}
         />
       </Show>
