@@ -205,7 +205,9 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     await row.click();
     await page.getByTestId('session-detail').waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('Waiting for your decision');
+    await expect
+      .poll(() => page.getByTestId('session-status').textContent())
+      .toBe('Waiting for your decision');
     await page.getByTestId('step-result-0').waitFor();
     await check(page, '15-session-awaiting-decision');
     await page.getByTestId('continue-session').click();

@@ -143,7 +143,15 @@ export async function signedInDashboard(opts: {
     const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
     await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
     const page = await context.newPage();
-    return { t, businessId: biz.businessId, api: new Api(t.baseUrl, biz.apiKey), browser, context, page, stop };
+    return {
+      t,
+      businessId: biz.businessId,
+      api: new Api(t.baseUrl, biz.apiKey),
+      browser,
+      context,
+      page,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

@@ -202,6 +202,11 @@ export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type CatalogQuery = { catalog: Array<{ id: string, formats: Array<string>, wallet: { name: string }, issuer: { name: string, country: string | null }, sandbox: { available: boolean }, production: { available: boolean } }> };
 
+export type IdentifyClaimsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type IdentifyClaimsQuery = { catalog: Array<{ id: string, identifyClaims: Array<string>, sandbox: { available: boolean }, production: { available: boolean } }> };
+
 export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null };
 
 export type SessionsQueryVariables = Exact<{

@@ -1,7 +1,17 @@
 // A completed step's result on the session detail (SessionDetail.tsx), as the business receives it in
 // webhooks and GET /v1/sessions/{id}: the facts of each primitive, who presented it (ADR 0026), and the step's
 // signed audit record checked in this browser against the public key set (audit-verify.ts).
-import { createResource, createSignal, ErrorBoundary, For, type JSX, Match, Show, Suspense, Switch } from 'solid-js';
+import {
+  createResource,
+  createSignal,
+  ErrorBoundary,
+  For,
+  type JSX,
+  Match,
+  Show,
+  Suspense,
+  Switch,
+} from 'solid-js';
 import { environment } from '../api';
 import { type AuditVerdict, fetchAuditJwks, verifyAuditRecord } from '../audit-verify';
 import { ErrorNote, when } from '../Screen';

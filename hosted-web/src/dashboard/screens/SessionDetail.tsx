@@ -12,7 +12,6 @@ import {
   continueSession,
   getSessionDetail,
   listWorkflows,
-  type StepResult,
   statusWords,
   stopSession,
   type TimelineEntry,

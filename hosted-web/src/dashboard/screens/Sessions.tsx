@@ -11,8 +11,8 @@ import {
   listSessions,
   listWorkflows,
   SESSION_STATUSES,
-  STATUS_WORDS,
   type SessionSummary,
+  STATUS_WORDS,
   statusWords,
 } from '../sessions-api';
 import { reference } from './SessionDetail';

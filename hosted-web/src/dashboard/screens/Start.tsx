@@ -93,7 +93,9 @@ export function Start() {
             </For>
             <li class="d-card" data-testid="next-docs">
               <h3>The references</h3>
-              <p>Every /v1 route with its inputs and answers, and every error code with what to do about it.</p>
+              <p>
+                Every /v1 route with its inputs and answers, and every error code with what to do about it.
+              </p>
               <p class="d-links">
                 <a href="/openapi.v1.json">API reference (OpenAPI)</a>
                 <a href="/errors">Error reference</a>

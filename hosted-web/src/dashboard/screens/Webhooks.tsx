@@ -320,14 +320,19 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
           rows={nodes()}
           expanded={(a) => bodies().has(a.id)}
           detail={(a) => (
-            <div id={`body-${a.id}`} class="d-request-body">
+            <section
+              id={`body-${a.id}`}
+              class="d-request-body"
+              aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}
+            >
               <p class="d-muted">
                 Request body as delivered (shown indented; the signature covers the compact bytes sent)
               </p>
-              <pre data-testid="request-body" tabindex="0" aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}>
+              {/* focusable: a long body scrolls inside its box, and keyboard users must reach it */}
+              <pre data-testid="request-body" tabindex="0">
                 {pretty(a.requestBody)}
               </pre>
-            </div>
+            </section>
           )}
           columns={[
             { header: 'Time', cell: (a) => at(a.attemptedAt) },

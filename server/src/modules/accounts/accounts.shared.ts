@@ -6,10 +6,10 @@ import type { Actor, Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
+import { BusinessEntity } from '../tenancy/business.entity';
 import type { TenancyService } from '../tenancy/tenancy.service';
 import { DashboardUserEntity, ROLES, type Role } from './accounts.entities';
 import { type AccountAuditEntry, writeAccountAudit } from './audit';
-import { BusinessEntity } from '../tenancy/business.entity';
 
 /** The part of the shared mail sender (modules/mail) this module uses. */
 export interface AccountMailer {

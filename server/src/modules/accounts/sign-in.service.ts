@@ -14,6 +14,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
+import { BusinessEntity } from '../tenancy/business.entity';
 import {
   DashboardSessionEntity,
   DashboardUserEntity,
@@ -34,7 +35,6 @@ import {
   type SignedIn,
   userView,
 } from './accounts.shared';
-import { BusinessEntity } from '../tenancy/business.entity';
 
 export class SignInService extends AccountsPart {
   // ---------------------------------------------------------------- sign-in by emailed link
