@@ -126,6 +126,8 @@ export async function signedInDashboard(opts: {
   label: string;
   business: string;
   workers?: boolean;
+  /** SMTP_URL of the service (a startSmtpServer() url); unset: mail goes to files. */
+  smtpUrl?: string;
   /** Browser context options (e.g. permissions for the clipboard). */
   context?: BrowserContextOptions;
 }): Promise<SignedInDashboard> {
@@ -136,7 +138,7 @@ export async function signedInDashboard(opts: {
     await t?.stop();
   };
   try {
-    t = await startTestService({ label: opts.label, workers: opts.workers ?? false });
+    t = await startTestService({ label: opts.label, workers: opts.workers ?? false, smtpUrl: opts.smtpUrl });
     const biz = await createBusiness(t, opts.business);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts.context });

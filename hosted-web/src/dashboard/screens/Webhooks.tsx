@@ -351,10 +351,10 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
                   type="button"
                   aria-expanded={bodies().has(a.id) ? 'true' : 'false'}
                   aria-controls={`body-${a.id}`}
-                  aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}
                   onClick={() => toggleBody(a.id)}
                 >
                   {bodies().has(a.id) ? 'Hide' : 'Show'}
+                  <span class="d-sr"> request body of the attempt at {at(a.attemptedAt)}</span>
                 </button>
               ),
             },
