@@ -221,8 +221,14 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     const show = attempts.getByRole('button', { name: /^Show request body of the attempt at/ });
     expect(await show.getAttribute('aria-expanded')).toBe('false');
     await show.click();
-    expect(await show.getAttribute('aria-expanded')).toBe('true');
-    const shown = (await attempts.getByTestId('request-body').textContent()) ?? '';
+    // the log refreshes itself every 5 s: the open body stays open across it
+    const body = attempts.getByTestId('request-body');
+    await body.waitFor();
+    const hide = attempts.getByRole('button', { name: /^Hide request body of the attempt at/ });
+    expect(await hide.getAttribute('aria-expanded')).toBe('true');
+    await page.waitForTimeout(6_000);
+    expect(await body.isVisible()).toBe(true);
+    const shown = (await body.textContent()) ?? '';
     // exactly what the receiver got, only indented
     const got = receiver.deliveries.find((d) => d.headers['x-service-delivery-id'] === deliveryId);
     expect(got).toBeDefined();

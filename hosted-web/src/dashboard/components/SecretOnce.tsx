@@ -46,7 +46,7 @@ export function SecretOnce(props: {
         id={props.id}
         class="d-secret-value"
         readonly
-        rows="2"
+        rows="3"
         spellcheck={false}
         value={props.value}
         onFocus={(e) => e.currentTarget.select()}

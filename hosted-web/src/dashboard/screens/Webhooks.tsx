@@ -90,6 +90,15 @@ export function Webhooks() {
       if (!next.delete(id)) next.add(id);
       return next;
     });
+  // attempts (by id) whose request body is open; kept here, so a refresh of the log (which renders each
+  // open delivery's attempts afresh) keeps them open
+  const [bodies, setBodies] = createSignal<ReadonlySet<string>>(new Set());
+  const toggleBody = (id: string) =>
+    setBodies((o) => {
+      const next = new Set(o);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
 
   const configure = (e: SubmitEvent) => {
     e.preventDefault();
@@ -211,7 +220,9 @@ export function Webhooks() {
           labelledby="deliveries-h"
           rows={data()?.webhookDeliveries}
           expanded={(d) => open().has(d.id)}
-          detail={(d) => <Attempts id={`attempts-${d.id}`} delivery={d} />}
+          detail={(d) => (
+            <Attempts id={`attempts-${d.id}`} delivery={d} bodies={bodies()} toggleBody={toggleBody} />
+          )}
           columns={[
             { header: 'Event', cell: (d) => d.event },
             { header: 'Delivery id', cell: (d) => <code>{d.deliveryId}</code> },
@@ -282,19 +293,17 @@ const pretty = (body: string): string => {
  * One delivery's attempts, newest first, loaded when opened (20 at a time), with its own loading and error
  * state so a failure here leaves the log usable. Never shows the delivery id: rows of the log are found by it.
  */
-function Attempts(props: { id: string; delivery: { id: string; deliveryId: string } }) {
+function Attempts(props: {
+  id: string;
+  delivery: { id: string; deliveryId: string };
+  /** attempts whose request body is open, and the toggle (held by the screen, see above) */
+  bodies: ReadonlySet<string>;
+  toggleBody: (attemptId: string) => void;
+}) {
   const [nodes, setNodes] = createSignal<Attempt[]>([]);
   const [next, setNext] = createSignal<string | null>(null);
   const [loading, setLoading] = createSignal(false);
   const [error, setError] = createSignal<unknown>(null);
-  // attempts (by id) whose request body is open
-  const [bodies, setBodies] = createSignal<ReadonlySet<string>>(new Set());
-  const toggleBody = (id: string) =>
-    setBodies((open) => {
-      const next = new Set(open);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
   const load = async (after: string | null) => {
     setLoading(true);
     setError(null);
@@ -318,7 +327,7 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
         <DataTable
           label={`Attempts of ${props.delivery.deliveryId}`}
           rows={nodes()}
-          expanded={(a) => bodies().has(a.id)}
+          expanded={(a) => props.bodies.has(a.id)}
           detail={(a) => (
             <section
               id={`body-${a.id}`}
@@ -349,11 +358,11 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
               cell: (a) => (
                 <button
                   type="button"
-                  aria-expanded={bodies().has(a.id) ? 'true' : 'false'}
+                  aria-expanded={props.bodies.has(a.id) ? 'true' : 'false'}
                   aria-controls={`body-${a.id}`}
-                  onClick={() => toggleBody(a.id)}
+                  onClick={() => props.toggleBody(a.id)}
                 >
-                  {bodies().has(a.id) ? 'Hide' : 'Show'}
+                  {props.bodies.has(a.id) ? 'Hide' : 'Show'}
                   <span class="d-sr"> request body of the attempt at {at(a.attemptedAt)}</span>
                 </button>
               ),
