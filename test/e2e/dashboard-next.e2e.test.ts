@@ -226,8 +226,13 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     await body.waitFor();
     const hide = attempts.getByRole('button', { name: /^Hide request body of the attempt at/ });
     expect(await hide.getAttribute('aria-expanded')).toBe('true');
-    await page.waitForTimeout(6_000);
-    expect(await body.isVisible()).toBe(true);
+    // the log's next refresh has come and gone
+    await page.waitForResponse(
+      (r) => r.url().endsWith('/graphql') && /"operationName":"Webhooks"/.test(r.request().postData() ?? ''),
+      { timeout: 15_000 },
+    );
+    await body.waitFor();
+    expect(await hide.getAttribute('aria-expanded')).toBe('true');
     const shown = (await body.textContent()) ?? '';
     // exactly what the receiver got, only indented
     const got = receiver.deliveries.find((d) => d.headers['x-service-delivery-id'] === deliveryId);
