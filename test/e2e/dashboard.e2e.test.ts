@@ -185,7 +185,7 @@ describe('dashboard app in Chromium', () => {
     await page.getByRole('link', { name: sessionId }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    expect(await page.getByTestId('session-status').textContent()).toBe('created');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Not started yet');
     await page.getByRole('listitem').filter({ hasText: 'created' }).first().waitFor();
     await check(page, 'session-detail');
     // the session is not in production: switching on its page opens production's list, not a dead end
