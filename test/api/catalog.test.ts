@@ -160,6 +160,35 @@ describe('credential route catalog', () => {
     );
   });
 
+  it('names the claims an identify step may request per route, the same over REST and GraphQL', async () => {
+    const rest = (await sandbox.rest('GET', '/v1/catalog')).body;
+    const gql = await sandbox.gql('{ catalog { id identifyClaims capabilities { identify } } }');
+    for (const r of gql.data.catalog as Json[]) {
+      expect(route(rest, r.id).identify_claims).toEqual(r.identifyClaims);
+      // a route that cannot identify offers no claim names
+      if (!r.capabilities.identify) expect(r.identifyClaims).toEqual([]);
+    }
+    expect(route(rest, 'rte_sandbox_reference').identify_claims).toEqual([
+      'given_name',
+      'family_name',
+      'birth_date',
+      'nationality',
+      'document_status',
+    ]);
+    // each name offered is one the workflow editor's server accepts (a draft with all of them is saved)
+    const wf = await sandbox.gql(
+      `mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id draftSteps { claims } } }`,
+      {
+        input: {
+          name: 'All offered',
+          steps: [{ primitive: 'identify', claims: route(rest, 'rte_sandbox_reference').identify_claims }],
+        },
+      },
+    );
+    expect(wf.errors).toBeUndefined();
+    expect(wf.data.createWorkflow.draftSteps[0].claims).toHaveLength(5);
+  });
+
   it('creates sandbox sessions over the sandbox reference route', async () => {
     const { workflowId } = await setUpIdentifyWorkflow(sandbox, 'http://127.0.0.1:9/hooks');
     const res = await sandbox.rest('POST', '/v1/sessions', { workflow_id: workflowId });

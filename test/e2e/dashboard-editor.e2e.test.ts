@@ -5,36 +5,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
-import { launchChromium } from '../support/browser';
-import { createBusiness, startTestService, type TestService } from '../support/harness';
+import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
+import type { TestService } from '../support/harness';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-editor');
 const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 describe('dashboard workflow editor in Chromium', () => {
+  let dash: SignedInDashboard | undefined;
   let t: TestService;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    t = await startTestService({ label: 'dash-editor-e2e', workers: false });
-    const biz = await createBusiness(t, 'Editor GmbH');
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
-    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
-    page = await context.newPage();
+    dash = await signedInDashboard({ label: 'dash-editor-e2e', business: 'Editor GmbH' });
+    ({ t, page } = dash);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
+    await dash?.stop();
   });
 
   it("shows the server's 1-based message and marks the field it names", async () => {

@@ -99,6 +99,8 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     expect(await page.evaluate(async () => (await fetch('/auth/session')).status)).toBe(401);
     await check(page, '03-sign-in');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'Start' }).waitFor();
+    await page.getByRole('link', { name: 'Team and invitations' }).click();
     await page.getByRole('heading', { name: 'Team and invitations' }).waitFor();
     await page
       .getByRole('table', { name: 'Members' })
@@ -203,11 +205,13 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     await row.click();
     await page.getByTestId('session-detail').waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    await expect
+      .poll(() => page.getByTestId('session-status').textContent())
+      .toBe('Waiting for your decision');
     await page.getByTestId('step-result-0').waitFor();
     await check(page, '15-session-awaiting-decision');
     await page.getByTestId('continue-session').click();
-    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('in_progress');
+    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('In progress');
 
     // the hosted page moves on by itself (it polls) to the attestation step
     await signer.getByTestId('step-attestation').waitFor({ timeout: 20_000 });
@@ -224,7 +228,7 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
   it("shows the session's timeline and results, and verifies an audit record's signature in the browser", async () => {
     await page.reload();
     await page.getByTestId('session-detail').waitFor();
-    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('completed');
+    await expect.poll(() => page.getByTestId('session-status').textContent()).toBe('Completed');
     const timeline = page.getByTestId('timeline');
     for (const kind of [
       'Session created',

@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
-import { launchChromium } from '../support/browser';
-import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
+import type { Api, TestService } from '../support/harness';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
@@ -22,9 +22,9 @@ const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard
 const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 describe('dashboard sessions in Chromium', () => {
+  let dash: SignedInDashboard | undefined;
   let t: TestService;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let api: Api;
   let workflowId: string;
@@ -47,10 +47,9 @@ describe('dashboard sessions in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     await receiver.start();
-    t = await startTestService({ label: 'dash-sessions-e2e', workers: false });
-    const biz = await createBusiness(t, 'Sessions GmbH');
-    api = new Api(t.baseUrl, biz.apiKey);
-    businessId = biz.businessId;
+    // signed in as the business's owner: the HttpOnly session cookie, as a sign-in answer sets it
+    dash = await signedInDashboard({ label: 'dash-sessions-e2e', business: 'Sessions GmbH' });
+    ({ t, api, businessId, browser, page } = dash);
     ({ workflowId } = await publishWorkflow(
       api,
       [
@@ -60,17 +59,10 @@ describe('dashboard sessions in Chromium', () => {
       receiver.url,
       'Onboarding with review',
     ));
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    // signed in as the business's owner: the HttpOnly session cookie, as a sign-in answer sets it
-    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
-    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
-    page = await context.newPage();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
+    await dash?.stop();
     await receiver.stop();
   });
 
@@ -137,7 +129,7 @@ describe('dashboard sessions in Chromium', () => {
     const detail = page.getByTestId('session-detail');
     await detail.waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Waiting for your decision');
     await detail.getByText('Sandbox: test data').waitFor();
     const result = page.getByTestId('step-result-0');
     await result.getByText('Step 1: Identify').waitFor();
@@ -166,7 +158,7 @@ describe('dashboard sessions in Chromium', () => {
 
     // continue the gate: the page shows the new status and the timeline says so
     await page.getByTestId('continue-session').click();
-    await page.getByTestId('session-status').getByText('in_progress').waitFor();
+    await page.getByTestId('session-status').getByText('In progress').waitFor();
     await page.getByTestId('timeline').getByText('Continued', { exact: true }).waitFor();
     expect(await page.getByTestId('continue-session').count()).toBe(0);
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('in_progress');
@@ -216,11 +208,11 @@ describe('dashboard sessions in Chromium', () => {
     await page.getByTestId('confirm-stop').waitFor();
     await check(page, 'session-detail-confirm-stop');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.getByTestId('session-status').textContent()).toBe('awaiting_decision');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Waiting for your decision');
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('awaiting_decision');
     await page.getByTestId('stop-session').click();
     await page.getByTestId('confirm-stop').click();
-    await page.getByTestId('session-status').getByText('stopped').waitFor();
+    await page.getByTestId('session-status').getByText('Stopped').waitFor();
     expect((await api.rest('GET', `/v1/sessions/${sessionId}`)).body.status).toBe('stopped');
     expect(await page.getByTestId('stop-session').count()).toBe(0);
     // an ended session shows when it ended, not a deadline that no longer applies

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
-import { launchChromium } from '../support/browser';
-import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
+import type { Api, TestService } from '../support/harness';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -17,9 +17,8 @@ const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard
 const check = (page: Page, name: string) => checkScreen(page, name, SHOTS);
 
 describe('dashboard webhook endpoint in Chromium', () => {
+  let dash: SignedInDashboard | undefined;
   let t: TestService;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let api: Api;
   const receiver = new WebhookReceiver();
@@ -27,19 +26,12 @@ describe('dashboard webhook endpoint in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     await receiver.start();
-    t = await startTestService({ label: 'dash-webhooks-e2e', workers: false });
-    const biz = await createBusiness(t, 'Hooks GmbH');
-    api = new Api(t.baseUrl, biz.apiKey);
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
-    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
-    page = await context.newPage();
+    dash = await signedInDashboard({ label: 'dash-webhooks-e2e', business: 'Hooks GmbH' });
+    ({ t, page, api } = dash);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
+    await dash?.stop();
     await receiver.stop();
   });
 

@@ -72,6 +72,10 @@ describe('dashboard app in Chromium', () => {
     expect(await page.evaluate(async () => (await fetch('/auth/session')).status)).toBe(401);
     await check(page, 'sign-in');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    // signed in: the first screen names the business, then on to the team
+    await page.getByTestId('business-name').getByText('Acme GmbH').waitFor();
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/start`);
+    await page.getByRole('link', { name: 'Team and invitations' }).click();
     await page.getByRole('heading', { name: 'Team and invitations' }).waitFor();
 
     // a reload keeps the session (CSRF token restored from /auth/session)
@@ -181,7 +185,7 @@ describe('dashboard app in Chromium', () => {
     await page.getByRole('link', { name: sessionId }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/sessions/${sessionId}`);
-    expect(await page.getByTestId('session-status').textContent()).toBe('created');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Not started yet');
     await page.getByRole('listitem').filter({ hasText: 'created' }).first().waitFor();
     await check(page, 'session-detail');
     // the session is not in production: switching on its page opens production's list, not a dead end
@@ -418,8 +422,8 @@ describe('dashboard app in Chromium', () => {
     const link = /(https?:\/\/\S+\/dashboard\/sign-in#token=[\w-]+)/.exec(mail.text ?? '')?.[1] as string;
     await p.goto('about:blank');
     await p.goto(link);
-    await p.getByRole('heading', { name: 'Team and invitations' }).waitFor();
-    expect(p.url()).toBe(`${t.baseUrl}/dashboard/team`); // the spent token left the address bar
+    await p.getByRole('heading', { name: 'Start' }).waitFor();
+    expect(p.url()).toBe(`${t.baseUrl}/dashboard/start`); // the spent token left the address bar
     // the same link again: used once only
     await p.goto('about:blank');
     await p.goto(link);

@@ -3,7 +3,9 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Json } from './harness';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { launchChromium } from './browser';
+import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -100,4 +102,60 @@ export function runOperator(
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * What a dashboard Chromium suite starts with: its own service, a business with a sandbox API key, and a
+ * 1280 px page signed in as the business's owner (the HttpOnly session cookie, as a sign-in answer sets it).
+ * Nothing is shared between calls: each suite (and each call) gets its own service, database, browser and
+ * context, and the page starts in the sandbox (the environment switch lives in the page's localStorage of its
+ * own context). `stop()` closes what was started, in reverse order, and tolerates parts that never started.
+ */
+export interface SignedInDashboard {
+  t: TestService;
+  businessId: string;
+  /** /v1 with the sandbox API key, dashboard GraphQL as the owner. */
+  api: Api;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  stop(): Promise<void>;
+}
+
+export async function signedInDashboard(opts: {
+  label: string;
+  business: string;
+  workers?: boolean;
+  /** SMTP_URL of the service (a startSmtpServer() url); unset: mail goes to files. */
+  smtpUrl?: string;
+  /** Browser context options (e.g. permissions for the clipboard). */
+  context?: BrowserContextOptions;
+}): Promise<SignedInDashboard> {
+  let t: TestService | undefined;
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close();
+    await t?.stop();
+  };
+  try {
+    t = await startTestService({ label: opts.label, workers: opts.workers ?? false, smtpUrl: opts.smtpUrl });
+    const biz = await createBusiness(t, opts.business);
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts.context });
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    const page = await context.newPage();
+    return {
+      t,
+      businessId: biz.businessId,
+      api: new Api(t.baseUrl, biz.apiKey),
+      browser,
+      context,
+      page,
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }

@@ -1,8 +1,9 @@
 // The dashboard shell: public routes (sign-in, accept invitation) and signed-in routes inside a shell with
 // navigation, the environment switch and a persistent environment badge. Sandbox and production differ in
 // colour (the whole top bar and a badge with the word, never colour alone).
-import { createResource, For, type JSX, Match, onMount, Show, Switch } from 'solid-js';
+import { createResource, type JSX, Match, onMount, Show, Switch } from 'solid-js';
 import { type Environment, environment, restoreSession, setEnvironment, user } from './api';
+import { Nav } from './components/Nav';
 import { linkClick, navigate, path } from './router';
 import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
@@ -11,6 +12,7 @@ import { Branding } from './screens/Branding';
 import { Catalog } from './screens/Catalog';
 import { SessionDetail, Sessions } from './screens/Sessions';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
+import { Start } from './screens/Start';
 import { Team } from './screens/Team';
 import { Webhooks } from './screens/Webhooks';
 import { WorkflowDetail, Workflows } from './screens/Workflows';
@@ -22,6 +24,7 @@ interface RouteDef {
 }
 
 const ROUTES: RouteDef[] = [
+  { path: '/dashboard/start', title: 'Start', view: Start },
   { path: '/dashboard/team', title: 'Team and invitations', view: Team },
   { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
   { path: '/dashboard/workflows', title: 'Workflows', view: Workflows },
@@ -59,23 +62,7 @@ function Shell(props: { route: RouteDef }) {
           </select>
         </label>
       </header>
-      <nav class="d-nav" aria-label="Dashboard">
-        <ul>
-          <For each={ROUTES}>
-            {(r) => (
-              <li>
-                <a
-                  href={r.path}
-                  onClick={linkClick}
-                  aria-current={path() === r.path || path().startsWith(`${r.path}/`) ? 'page' : undefined}
-                >
-                  {r.title}
-                </a>
-              </li>
-            )}
-          </For>
-        </ul>
-      </nav>
+      <Nav items={ROUTES} />
       <main id="main" class="d-main">
         {/* keyed: each route gets a fresh Screen, so an error caught on one screen never sticks to the next */}
         <Show when={props.route} keyed>
@@ -134,7 +121,7 @@ export function App() {
   return (
     <Switch fallback={<NotFound />}>
       <Match when={path().replace(/\/$/, '') === '/dashboard'}>
-        <Redirect to="/dashboard/team" />
+        <Redirect to="/dashboard/start" />
       </Match>
       <Match when={path() === '/dashboard/sign-in'}>
         <main class="d-main d-public">
@@ -157,7 +144,7 @@ function NotFound() {
       <section class="d-card d-narrow">
         <h1>Page not found</h1>
         <p>
-          <a href="/dashboard/team" onClick={linkClick}>
+          <a href="/dashboard/start" onClick={linkClick}>
             Go to the dashboard
           </a>
         </p>

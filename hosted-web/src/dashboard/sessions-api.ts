@@ -48,3 +48,18 @@ export const listWorkflows = async () => (await gql(SESSION_WORKFLOWS)).workflow
 
 /** The server's session statuses, as the schema lists them (the generated `SessionStatus` object). */
 export const SESSION_STATUSES: readonly SessionStatus[] = Object.values(SessionStatus);
+
+/**
+ * Each status in words, for the badge in the list and on the detail (the enum stays in the filter's value and
+ * the address). The dashboard is written in English only; the signer's page has its own translated words.
+ */
+export const STATUS_WORDS: Record<SessionStatus, string> = {
+  created: 'Not started yet',
+  in_progress: 'In progress',
+  awaiting_decision: 'Waiting for your decision',
+  completed: 'Completed',
+  failed: 'Failed',
+  expired: 'Expired',
+  stopped: 'Stopped',
+};
+export const statusWords = (s: string): string => STATUS_WORDS[s as SessionStatus] ?? s;

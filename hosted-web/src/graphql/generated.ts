@@ -151,6 +151,7 @@ export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix:
 
 export type CreateApiKeyMutationVariables = Exact<{
   label: string;
+  scopes?: Array<ApiKeyScope> | ApiKeyScope | null | undefined;
 }>;
 
 
@@ -201,6 +202,11 @@ export type CatalogQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type CatalogQuery = { catalog: Array<{ id: string, formats: Array<string>, wallet: { name: string }, issuer: { name: string, country: string | null }, sandbox: { available: boolean }, production: { available: boolean } }> };
 
+export type IdentifyClaimsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type IdentifyClaimsQuery = { catalog: Array<{ id: string, identifyClaims: Array<string>, sandbox: { available: boolean }, production: { available: boolean } }> };
+
 export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null };
 
 export type SessionsQueryVariables = Exact<{
@@ -247,10 +253,15 @@ export type SessionWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type SessionWorkflowsQuery = { workflows: Array<{ id: string, name: string }> };
 
+export type StartQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type StartQuery = { business: { id: string, name: string }, me: { id: string, email: string, role: Role }, apiKeys: Array<{ id: string, revokedAt: string | null }>, workflows: Array<{ id: string, latestRevision: number }>, webhookEndpoint: { id: string, url: string } | null };
+
 export type TeamQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type TeamQuery = { me: { id: string, role: Role }, members: Array<{ id: string, email: string, role: Role, createdAt: string }>, invitations: Array<{ id: string, email: string, role: Role, status: string, expiresAt: string }> };
+export type TeamQuery = { me: { id: string, role: Role }, members: Array<{ id: string, email: string, role: Role, createdAt: string }>, invitations: Array<{ id: string, email: string, role: Role, status: string, expiresAt: string, acceptedAt: string | null, revokedAt: string | null }> };
 
 export type InviteMutationVariables = Exact<{
   email: string;
@@ -323,7 +334,7 @@ export type WebhookAttemptsQueryVariables = Exact<{
 }>;
 
 
-export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null, requestBody: string }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
 export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
 

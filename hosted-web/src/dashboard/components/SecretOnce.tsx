@@ -1,6 +1,31 @@
-// A secret shown once (a new API key, a webhook signing secret): read-only, selected on focus, until the
-// user says it is stored. Nothing keeps it after that; the server stores only a hash or an encrypted copy.
-import type { JSX } from 'solid-js';
+// A secret shown once (a new API key, a webhook signing secret): read-only, wrapped in a monospace box so a
+// phone shows all of it without scrolling sideways, selected on focus, with a Copy button, until the user says
+// it is stored. Nothing keeps it after that; the server stores only a hash or an encrypted copy.
+import { createSignal, type JSX } from 'solid-js';
+
+/**
+ * Copies with the Clipboard API where the browser grants it (a secure context, a user gesture); otherwise, or
+ * when it is refused, selects the text and falls back to the older copy command. Says what happened.
+ */
+async function copyText(value: string, box: HTMLTextAreaElement | undefined): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(value);
+      return true;
+    }
+  } catch {
+    // refused (no permission, not focused): try the fallback below
+  }
+  if (!box) return false;
+  box.focus();
+  box.select();
+  try {
+    // deprecated but the only way left without the Clipboard API; false when the browser refuses
+    return document.execCommand('copy');
+  } catch {
+    return false;
+  }
+}
 
 export function SecretOnce(props: {
   id: string;
@@ -9,14 +34,38 @@ export function SecretOnce(props: {
   children: JSX.Element;
   onDone: () => void;
 }) {
+  let box: HTMLTextAreaElement | undefined;
+  const [copied, setCopied] = createSignal<'yes' | 'no' | null>(null);
+  const copy = async () => setCopied((await copyText(props.value, box)) ? 'yes' : 'no');
   return (
     <div class="d-card d-secret" role="status">
       <p>{props.children}</p>
       <label for={props.id}>{props.label}</label>
-      <input id={props.id} readonly value={props.value} onFocus={(e) => e.currentTarget.select()} />
-      <button type="button" onClick={() => props.onDone()}>
-        I have stored it
-      </button>
+      <textarea
+        ref={box}
+        id={props.id}
+        class="d-secret-value"
+        readonly
+        rows="3"
+        spellcheck={false}
+        value={props.value}
+        onFocus={(e) => e.currentTarget.select()}
+      />
+      <div class="d-secret-actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" onClick={() => props.onDone()}>
+          I have stored it
+        </button>
+      </div>
+      <p class="d-copy-result" data-testid="copy-result" aria-live="polite">
+        {copied() === 'yes'
+          ? 'Copied to the clipboard.'
+          : copied() === 'no'
+            ? 'This browser did not allow copying: the text is selected, copy it by hand.'
+            : ''}
+      </p>
     </div>
   );
 }

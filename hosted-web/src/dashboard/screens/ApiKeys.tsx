@@ -1,13 +1,14 @@
 // API keys of the current environment: create (the full key is shown once, right here), list by prefix,
 // revoke. Keys are per environment, so switching the environment reloads the list.
-import { createResource, createSignal, Show } from 'solid-js';
-import type {
-  ApiKeysQuery,
-  ApiKeysQueryVariables,
-  CreateApiKeyMutation,
-  CreateApiKeyMutationVariables,
-  RevokeApiKeyMutation,
-  RevokeApiKeyMutationVariables,
+import { createResource, createSignal, For, Show } from 'solid-js';
+import {
+  ApiKeyScope,
+  type ApiKeysQuery,
+  type ApiKeysQueryVariables,
+  type CreateApiKeyMutation,
+  type CreateApiKeyMutationVariables,
+  type RevokeApiKeyMutation,
+  type RevokeApiKeyMutationVariables,
 } from '../../graphql/generated';
 import { environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
@@ -28,17 +29,37 @@ const REVOKE_API_KEY = operation<RevokeApiKeyMutation, RevokeApiKeyMutationVaria
   'RevokeApiKey',
 );
 
+/** What each scope allows, in words (README "API keys"; no scope chosen: a full key). */
+const SCOPES: { scope: ApiKeyScope; words: string }[] = [
+  { scope: ApiKeyScope.SessionsCreate, words: 'Create sessions' },
+  { scope: ApiKeyScope.SessionsRead, words: 'Read sessions and their results' },
+  { scope: ApiKeyScope.SessionsWrite, words: 'Continue and stop sessions' },
+  { scope: ApiKeyScope.AuditsRead, words: 'Read audit records' },
+];
+const scopeWords = (scopes: readonly ApiKeyScope[] | null): string =>
+  scopes?.length
+    ? SCOPES.filter((s) => scopes.includes(s.scope))
+        .map((s) => s.words)
+        .join(', ')
+    : 'Full access';
+
 export function ApiKeys() {
   const [keys, { refetch }] = createResource(environment, () => gql(API_KEYS));
   const [label, setLabel] = createSignal('');
+  const [scopes, setScopes] = createSignal<ApiKeyScope[]>([]);
+  const toggle = (scope: ApiKeyScope, on: boolean) =>
+    setScopes((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
   const [created, setCreated] = createSignal<CreateApiKeyMutation['createApiKey'] | null>(null);
   const action = createAction();
 
   const create = (e: SubmitEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      setCreated((await gql(CREATE_API_KEY, { label: label() })).createApiKey);
+      const chosen = scopes();
+      const answer = await gql(CREATE_API_KEY, { label: label(), scopes: chosen.length ? chosen : null });
+      setCreated(answer.createApiKey);
       setLabel('');
+      setScopes([]);
       await refetch();
     });
   };
@@ -72,6 +93,27 @@ export function ApiKeys() {
           value={label()}
           onInput={(e) => setLabel(e.currentTarget.value)}
         />
+        <fieldset class="d-scopes" aria-describedby="scopes-hint">
+          <legend>Scopes</legend>
+          <p id="scopes-hint" class="d-muted">
+            Choose what the key may do. Choose none for a full key (every /v1 call).
+          </p>
+          <For each={SCOPES}>
+            {(s) => (
+              <label>
+                <input
+                  type="checkbox"
+                  value={s.scope}
+                  checked={scopes().includes(s.scope)}
+                  onChange={(e) => toggle(s.scope, e.currentTarget.checked)}
+                />
+                <span>
+                  {s.words} <code>{s.scope.replace('_', ':')}</code>
+                </span>
+              </label>
+            )}
+          </For>
+        </fieldset>
         <button type="submit" class="d-primary" disabled={action.busy()}>
           Create {environment()} key
         </button>
@@ -86,6 +128,7 @@ export function ApiKeys() {
           columns={[
             { header: 'Label', cell: (k) => k.label },
             { header: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
+            { header: 'Scopes', cell: (k) => scopeWords(k.scopes) },
             { header: 'Created', cell: (k) => when(k.createdAt) },
             { header: 'Last used', cell: (k) => when(k.lastUsedAt) },
             {

@@ -7,7 +7,14 @@ import { type Environment, environment, setEnvironment } from '../api';
 import { NewSession } from '../components/NewSession';
 import { linkClick } from '../router';
 import { when } from '../Screen';
-import { listSessions, listWorkflows, SESSION_STATUSES, type SessionSummary } from '../sessions-api';
+import {
+  listSessions,
+  listWorkflows,
+  SESSION_STATUSES,
+  type SessionSummary,
+  STATUS_WORDS,
+  statusWords,
+} from '../sessions-api';
 import { reference } from './SessionDetail';
 
 export { SessionDetail } from './SessionDetail';
@@ -90,7 +97,7 @@ export function Sessions() {
           <label for="status-filter">Status</label>
           <select id="status-filter" value={status()} onChange={set(setStatus)}>
             <option value="">Any status</option>
-            <For each={SESSION_STATUSES}>{(s) => <option value={s}>{s}</option>}</For>
+            <For each={SESSION_STATUSES}>{(s) => <option value={s}>{STATUS_WORDS[s]}</option>}</For>
           </select>
         </div>
         <div>
@@ -134,7 +141,7 @@ export function Sessions() {
               <li>
                 <a href={`/dashboard/sessions/${s.id}`} onClick={linkClick} data-testid="session-row">
                   <code class="d-row-id">{s.id}</code>
-                  <span class={`d-status d-status-${s.status}`}>{s.status}</span>
+                  <span class={`d-status d-status-${s.status}`}>{statusWords(s.status)}</span>
                   <span class="d-row-wf">
                     {workflowName(s.workflowId) ?? <code>{s.workflowId}</code>} · revision{' '}
                     {s.workflowRevision}

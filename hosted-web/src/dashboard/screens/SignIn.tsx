@@ -1,7 +1,7 @@
 // Sign-in: an emailed one-time link (the token arrives in the fragment, never in a server log) or a passkey
 // (discoverable credential, so no email is asked). Accepting an invitation posts its fragment token likewise.
 import { startAuthentication } from '@simplewebauthn/browser';
-import { createSignal, onMount, Show } from 'solid-js';
+import { createSignal, onCleanup, onMount, Show } from 'solid-js';
 import { authPost, DashError, signInWith } from '../api';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
@@ -10,6 +10,25 @@ const fragmentToken = (): string | null => {
   const m = /(?:^|&)token=([\w-]+)/.exec(location.hash.slice(1));
   return m ? (m[1] as string) : null;
 };
+
+/**
+ * Calls `use` with the fragment's token now and whenever another link is pasted into the same tab: a link that
+ * differs only in its fragment does not reload the page (only `hashchange` fires), so reading the token once
+ * would keep acting on the first link. The token leaves the address bar once read (it is spent or secret).
+ */
+function onFragmentToken(use: (token: string) => void): void {
+  const read = () => {
+    const token = fragmentToken();
+    if (!token) return;
+    history.replaceState(null, '', location.pathname);
+    use(token);
+  };
+  onMount(() => {
+    read();
+    window.addEventListener('hashchange', read);
+    onCleanup(() => window.removeEventListener('hashchange', read));
+  });
+}
 
 export function SignIn() {
   const [email, setEmail] = createSignal('');
@@ -29,13 +48,10 @@ export function SignIn() {
     }
   };
 
-  onMount(() => {
-    const token = fragmentToken();
-    if (!token) return;
-    history.replaceState(null, '', location.pathname); // the token is spent; keep it out of history
+  onFragmentToken((token) => {
     void run(async () => {
       await signInWith('/auth/email-link/verify', { token });
-      navigate('/dashboard/team', true);
+      navigate('/dashboard/start', true);
     });
   });
 
@@ -52,7 +68,7 @@ export function SignIn() {
         throw new DashError('passkey_cancelled', 0);
       }
       await signInWith('/auth/passkeys/authenticate', { challenge_id: o.challenge_id, response });
-      navigate('/dashboard/team', true);
+      navigate('/dashboard/start', true);
     });
 
   const link = (e: SubmitEvent) => {
@@ -99,12 +115,14 @@ export function SignIn() {
 }
 
 export function AcceptInvitation() {
-  const [token] = createSignal(fragmentToken());
+  const [token, setToken] = createSignal(fragmentToken());
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal<unknown>(token() ? null : new DashError('invitation_invalid', 410));
 
-  onMount(() => {
-    if (token()) history.replaceState(null, '', location.pathname);
+  // a second invitation link pasted into this tab replaces the first (and any error about it)
+  onFragmentToken((t) => {
+    setToken(t);
+    setError(null);
   });
 
   const accept = async () => {

@@ -35,6 +35,18 @@ type Invitation = TeamQuery['invitations'][number];
 
 const ROLES: Role[] = ['viewer', 'developer', 'admin', 'owner'];
 
+type InvitationRow = TeamQuery['invitations'][number];
+
+/** Pending: when the link stops working; accepted or revoked: when that happened; expired: since when. */
+const invitationTime = (i: InvitationRow): string =>
+  i.status === 'accepted' && i.acceptedAt
+    ? `Accepted ${when(i.acceptedAt)}`
+    : i.status === 'revoked' && i.revokedAt
+      ? `Revoked ${when(i.revokedAt)}`
+      : i.status === 'expired'
+        ? `Expired ${when(i.expiresAt)}`
+        : `Expires ${when(i.expiresAt)}`;
+
 export function Team() {
   const [team, { refetch }] = createResource(environment, () => gql(TEAM));
   const [email, setEmail] = createSignal('');
@@ -86,7 +98,8 @@ export function Team() {
             { header: 'Email', cell: (i) => i.email },
             { header: 'Role', cell: (i) => i.role },
             { header: 'Status', cell: (i) => i.status },
-            { header: 'Expires', cell: (i) => when(i.expiresAt) },
+            // the one time that matters for each status: an accepted invitation no longer expires
+            { header: 'When', cell: (i) => invitationTime(i) },
             {
               header: 'Actions',
               srOnly: true,

@@ -90,6 +90,15 @@ export function Webhooks() {
       if (!next.delete(id)) next.add(id);
       return next;
     });
+  // attempts (by id) whose request body is open; kept here, so a refresh of the log (which renders each
+  // open delivery's attempts afresh) keeps them open
+  const [bodies, setBodies] = createSignal<ReadonlySet<string>>(new Set());
+  const toggleBody = (id: string) =>
+    setBodies((o) => {
+      const next = new Set(o);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
 
   const configure = (e: SubmitEvent) => {
     e.preventDefault();
@@ -211,7 +220,9 @@ export function Webhooks() {
           labelledby="deliveries-h"
           rows={data()?.webhookDeliveries}
           expanded={(d) => open().has(d.id)}
-          detail={(d) => <Attempts id={`attempts-${d.id}`} delivery={d} />}
+          detail={(d) => (
+            <Attempts id={`attempts-${d.id}`} delivery={d} bodies={bodies()} toggleBody={toggleBody} />
+          )}
           columns={[
             { header: 'Event', cell: (d) => d.event },
             { header: 'Delivery id', cell: (d) => <code>{d.deliveryId}</code> },
@@ -269,11 +280,26 @@ const EXCERPT_CHARS = 200;
 const excerpt = (s: string | null | undefined): string =>
   !s ? '—' : s.length > EXCERPT_CHARS ? `${s.slice(0, EXCERPT_CHARS)}…` : s;
 
+/** The delivered body as the receiver got it, indented for reading (the signed bytes are the compact form). */
+const pretty = (body: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+};
+
 /**
  * One delivery's attempts, newest first, loaded when opened (20 at a time), with its own loading and error
  * state so a failure here leaves the log usable. Never shows the delivery id: rows of the log are found by it.
  */
-function Attempts(props: { id: string; delivery: { id: string; deliveryId: string } }) {
+function Attempts(props: {
+  id: string;
+  delivery: { id: string; deliveryId: string };
+  /** attempts whose request body is open, and the toggle (held by the screen, see above) */
+  bodies: ReadonlySet<string>;
+  toggleBody: (attemptId: string) => void;
+}) {
   const [nodes, setNodes] = createSignal<Attempt[]>([]);
   const [next, setNext] = createSignal<string | null>(null);
   const [loading, setLoading] = createSignal(false);
@@ -301,6 +327,22 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
         <DataTable
           label={`Attempts of ${props.delivery.deliveryId}`}
           rows={nodes()}
+          expanded={(a) => props.bodies.has(a.id)}
+          detail={(a) => (
+            <section
+              id={`body-${a.id}`}
+              class="d-request-body"
+              aria-label={`Request body of the attempt at ${at(a.attemptedAt)}`}
+            >
+              <p class="d-muted">
+                Request body as delivered (shown indented; the signature covers the compact bytes sent)
+              </p>
+              {/* focusable: a long body scrolls inside its box, and keyboard users must reach it */}
+              <pre data-testid="request-body" tabindex="0">
+                {pretty(a.requestBody)}
+              </pre>
+            </section>
+          )}
           columns={[
             { header: 'Time', cell: (a) => at(a.attemptedAt) },
             { header: 'HTTP status', cell: (a) => a.statusCode ?? 'no answer' },
@@ -311,6 +353,20 @@ function Attempts(props: { id: string; delivery: { id: string; deliveryId: strin
                 a.responseExcerpt ? <code class="d-excerpt">{excerpt(a.responseExcerpt)}</code> : '—',
             },
             { header: 'Error', cell: (a) => a.error ?? '—' },
+            {
+              header: 'Request body',
+              cell: (a) => (
+                <button
+                  type="button"
+                  aria-expanded={props.bodies.has(a.id) ? 'true' : 'false'}
+                  aria-controls={`body-${a.id}`}
+                  onClick={() => props.toggleBody(a.id)}
+                >
+                  {props.bodies.has(a.id) ? 'Hide' : 'Show'}
+                  <span class="d-sr"> request body of the attempt at {at(a.attemptedAt)}</span>
+                </button>
+              ),
+            },
           ]}
         />
       </Show>

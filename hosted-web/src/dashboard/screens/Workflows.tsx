@@ -12,23 +12,16 @@ import type {
   SetWorkflowStepsMutationVariables,
   WorkflowQuery,
   WorkflowQueryVariables,
-  WorkflowStepFieldsFragment as WorkflowStep,
-  WorkflowStepInput,
   WorkflowsQuery,
   WorkflowsQueryVariables,
 } from '../../graphql/generated';
 import { DashError, environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
+import { ClaimsPicker } from '../components/ClaimsPicker';
 import { DataTable } from '../components/DataTable';
+import { blank, type DraftStep, summary, toDraft, toInput, wordCount } from '../components/draft-step';
 import { Field, SelectField, TextField } from '../components/Field';
-import {
-  conditionSummary,
-  type DraftCondition,
-  hasConditions,
-  StepConditions,
-  toConditionInput,
-  toDraftCondition,
-} from '../components/StepConditions';
+import { conditionSummary, hasConditions, StepConditions } from '../components/StepConditions';
 import DOCUMENT from '../graphql/workflows.graphql?raw';
 import { linkClick, navigate } from '../router';
 import { when } from '../Screen';
@@ -62,8 +55,6 @@ const LABEL: Record<Primitive, string> = {
 };
 /** The spec's limit for attestation terms; the server enforces it, the editor warns while typing. */
 const TERMS_MAX_WORDS = 1000;
-
-export const wordCount = (s: string): number => s.split(/\s+/).filter(Boolean).length;
 
 export function Workflows() {
   const [list, { refetch }] = createResource(environment, () => gql(WORKFLOWS));
@@ -123,83 +114,6 @@ export function Workflows() {
     </>
   );
 }
-
-/** A step as edited: text fields stay strings until saved, so a half-typed number is never lost. */
-interface DraftStep {
-  primitive: Primitive;
-  claims: string;
-  threshold: string;
-  documents: string;
-  terms: string;
-  gateAfter: boolean;
-  /** identify and age_verify: conditions on the result (components/StepConditions.tsx). */
-  conditions: DraftCondition[];
-  /** ADR 0026: anyone may present this step (holder "any"); otherwise the person of step 1. */
-  anyHolder: boolean;
-}
-
-const toDraft = (s: WorkflowStep): DraftStep => ({
-  primitive: s.primitive,
-  claims: (s.claims ?? []).join(', '),
-  threshold: s.threshold == null ? '18' : String(s.threshold),
-  documents: s.documents == null ? '1' : String(s.documents),
-  terms: s.terms ?? '',
-  gateAfter: s.gateAfter,
-  conditions: s.conditions.map(toDraftCondition),
-  anyHolder: s.holder === 'any',
-});
-
-const blank = (primitive: Primitive): DraftStep => ({
-  primitive,
-  claims: primitive === 'identify' ? 'given_name, family_name' : '',
-  threshold: '18',
-  documents: '1',
-  terms: '',
-  gateAfter: false,
-  conditions: [],
-  anyHolder: false,
-});
-
-/** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
-const toInput = (s: DraftStep): WorkflowStepInput => {
-  const base = {
-    primitive: s.primitive,
-    gateAfter: s.gateAfter,
-    ...(hasConditions(s.primitive) && s.conditions.length
-      ? { conditions: s.conditions.map(toConditionInput) }
-      : {}),
-    ...(s.anyHolder ? { holder: 'any' as const } : {}),
-  };
-  switch (s.primitive) {
-    case 'identify':
-      return {
-        ...base,
-        claims: s.claims
-          .split(',')
-          .map((c) => c.trim())
-          .filter(Boolean),
-      };
-    case 'age_verify':
-      return { ...base, threshold: Number.parseInt(s.threshold, 10) };
-    case 'sign':
-      return { ...base, documents: Number.parseInt(s.documents, 10) };
-    case 'attestation':
-      return { ...base, terms: s.terms };
-  }
-};
-
-const summary = (s: WorkflowStep): string => {
-  switch (s.primitive) {
-    case 'identify':
-      return `claims: ${(s.claims ?? []).join(', ')}`;
-    case 'age_verify':
-      return `at least ${s.threshold} years`;
-    case 'sign':
-      return `${s.documents} document(s)`;
-    case 'attestation':
-      return `terms of ${wordCount(s.terms ?? '')} words`;
-  }
-};
 
 export function WorkflowDetail(props: { id: string }) {
   const [steps, setSteps] = createSignal<DraftStep[]>([]);
@@ -304,12 +218,11 @@ export function WorkflowDetail(props: { id: string }) {
                     Step {i + 1}: {LABEL[s().primitive]}
                   </h3>
                   <Show when={s().primitive === 'identify'}>
-                    <TextField
+                    <ClaimsPicker
                       id={`claims-${i}`}
                       error={fieldError(i, 'claims')}
-                      label="Requested claims (comma separated)"
                       value={s().claims}
-                      onInput={(e) => update(i, { claims: e.currentTarget.value })}
+                      onChange={(claims) => update(i, { claims })}
                     />
                   </Show>
                   <Show when={s().primitive === 'age_verify'}>

@@ -30,6 +30,12 @@ export class DashboardUserGql {
   @Field(() => Date) createdAt!: Date;
 }
 
+@ObjectType('Business', { description: 'The business of the signed-in dashboard user.' })
+export class BusinessGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+}
+
 @ObjectType('Invitation')
 export class InvitationGql {
   @Field(() => ID) id!: string;
@@ -38,6 +44,10 @@ export class InvitationGql {
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date, { description: 'Exactly 24 h after creation; resending never moves it.' })
   expiresAt!: Date;
+  @Field(() => Date, { nullable: true, description: 'When the invitation was accepted; null until then.' })
+  acceptedAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When the invitation was revoked; null unless it was.' })
+  revokedAt!: Date | null;
   @Field(() => String, { description: 'pending, accepted, revoked or expired.' }) status!: string;
 }
 

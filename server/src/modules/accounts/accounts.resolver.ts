@@ -4,6 +4,7 @@ import type { GqlContext } from '../../graphql/context';
 import {
   ApiKeyGql,
   ApiKeyScopeGql,
+  BusinessGql,
   CreatedApiKeyGql,
   DashboardSessionGql,
   DashboardUserGql,
@@ -20,6 +21,12 @@ export function createAccountsResolver(service: AccountsService) {
     @Query(() => DashboardUserGql, { description: 'The signed-in dashboard user.' })
     async me(@GqlCtx() { ctx }: GqlContext): Promise<DashboardUserGql> {
       return service.me(ctx);
+    }
+
+    @Roles(RULES.self)
+    @Query(() => BusinessGql, { description: 'The business of the signed-in dashboard user.' })
+    async business(@GqlCtx() { ctx }: GqlContext): Promise<BusinessGql> {
+      return service.business(ctx);
     }
 
     @Roles(RULES.read)

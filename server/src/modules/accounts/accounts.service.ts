@@ -75,6 +75,9 @@ export class AccountsService {
   me(...a: Args<MembersService, 'me'>): Ret<MembersService, 'me'> {
     return this.members.me(...a) as Ret<MembersService, 'me'>;
   }
+  business(...a: Args<MembersService, 'business'>): Ret<MembersService, 'business'> {
+    return this.members.business(...a) as Ret<MembersService, 'business'>;
+  }
 
   // ---------------------------------------------------------------- InvitationsService
   createBusinessWithOwner(

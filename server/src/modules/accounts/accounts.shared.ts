@@ -6,6 +6,7 @@ import type { Actor, Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
+import { BusinessEntity } from '../tenancy/business.entity';
 import type { TenancyService } from '../tenancy/tenancy.service';
 import { DashboardUserEntity, ROLES, type Role } from './accounts.entities';
 import { type AccountAuditEntry, writeAccountAudit } from './audit';
@@ -48,6 +49,8 @@ export interface InvitationView {
   role: Role;
   createdAt: Date;
   expiresAt: Date;
+  acceptedAt: Date | null;
+  revokedAt: Date | null;
   status: 'pending' | 'accepted' | 'revoked' | 'expired';
 }
 
@@ -141,5 +144,13 @@ export abstract class AccountsPart {
     const u = await this.deps.ds.getRepository(DashboardUserEntity).findOneBy({ id: me.userId });
     if (!u) throw new AppError('unauthenticated');
     return userView(u);
+  }
+
+  /** The business the signed-in user belongs to (its name heads the dashboard's first screen). */
+  async business(ctx: Ctx): Promise<{ id: string; name: string }> {
+    const me = this.userOf(ctx);
+    const b = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: me.businessId });
+    if (!b) throw new AppError('unauthenticated');
+    return { id: b.id, name: b.name };
   }
 }

@@ -145,7 +145,7 @@ export class InvitationsService extends AccountsPart {
     await this.deps.mail.send({
       to,
       subject: `Your invitation to ${businessName}`,
-      text: `You have been invited to a business dashboard. Open this link within 24 hours of the invitation:\n\n${link}\n\nIf you did not expect this, ignore this email.`,
+      text: `You have been invited to the dashboard of ${businessName}. Open this link within 24 hours of the invitation:\n\n${link}\n\nIf you did not expect this, ignore this email.`,
     });
   }
 
@@ -157,7 +157,16 @@ export class InvitationsService extends AccountsPart {
         : i.expiresAt.getTime() <= this.now().getTime()
           ? 'expired'
           : 'pending';
-    return { id: i.id, email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt, status };
+    return {
+      id: i.id,
+      email: i.email,
+      role: i.role,
+      createdAt: i.createdAt,
+      expiresAt: i.expiresAt,
+      acceptedAt: i.acceptedAt,
+      revokedAt: i.revokedAt,
+      status,
+    };
   }
 
   async invite(ctx: Ctx, rawEmail: string, rawRole: unknown): Promise<InvitationView> {

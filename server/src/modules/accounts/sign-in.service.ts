@@ -14,6 +14,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
+import { BusinessEntity } from '../tenancy/business.entity';
 import {
   DashboardSessionEntity,
   DashboardUserEntity,
@@ -63,13 +64,18 @@ export class SignInService extends AccountsPart {
       expiresAt: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS),
       usedAt: null,
     });
-    // Not awaited: the 202 must take as long for an unknown address as for a known one (no account
-    // enumeration by timing). A failed send is logged; the person asks again.
-    this.deps.mail
-      .send({
-        to: email,
-        subject: 'Your sign-in link',
-        text: `Open this link within 15 minutes to sign in to the dashboard:\n\n${this.origin}/dashboard/sign-in#token=${token}\n\nIf you did not ask for it, ignore this email.`,
+    // Not awaited (nor the business's name the mail carries): the 202 must take as long for an unknown address
+    // as for a known one (no account enumeration by timing). A failed send is logged; the person asks again.
+    this.deps.ds
+      .getRepository(BusinessEntity)
+      .findOneBy({ id: user.businessId })
+      .then((business) => {
+        const name = business?.name ?? 'your business';
+        return this.deps.mail.send({
+          to: email,
+          subject: `Your sign-in link for ${name}`,
+          text: `Open this link within 15 minutes to sign in to the dashboard of ${name}:\n\n${this.origin}/dashboard/sign-in#token=${token}\n\nIf you did not ask for it, ignore this email.`,
+        });
       })
       .catch((e: unknown) => this.deps.logger.warn('sign-in link not sent', { error: String(e) }));
   }

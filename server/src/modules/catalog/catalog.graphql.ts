@@ -61,6 +61,11 @@ export class CredentialRouteGql {
   @Field(() => CredentialIssuerGql) issuer!: CredentialIssuerGql;
   @Field(() => [String]) formats!: string[];
   @Field(() => PrimitiveFormatsGql) primitiveFormats!: PrimitiveFormatsGql;
+  @Field(() => [String], {
+    description:
+      'The claim names an identify step may request over this route (document_status: the status check); empty when the route cannot identify.',
+  })
+  identifyClaims!: string[];
   @Field(() => PrimitiveFormatsGql, {
     description:
       'Per primitive, the Digital Credentials API protocols a wallet can answer over: openid4vp, and org-iso-mdoc (ISO 18013-7 Annex C) for mdoc identify and age_verify.',

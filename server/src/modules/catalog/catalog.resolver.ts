@@ -35,6 +35,7 @@ const routeOut = (r: RouteView): CredentialRouteGql => ({
     attestation: r.primitive_protocols.attestation,
   },
   capabilities: flags(r.capabilities),
+  identifyClaims: r.identify_claims,
   sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },
   production: {
     available: r.production.available,

@@ -45,6 +45,11 @@ export const RouteSchema = z.object({
       'Per primitive, the Digital Credentials API protocols a wallet can answer over: openid4vp, and org-iso-mdoc (ISO 18013-7 Annex C) for mdoc identify and age_verify (Annex C cannot bind the transaction data of sign and attestation).',
     ),
   capabilities: primitives.describe('What the route can do, whatever the environment.'),
+  identify_claims: z
+    .array(z.string())
+    .describe(
+      'The claim names an identify step may request over this route (document_status: the status check); empty when the route cannot identify.',
+    ),
   sandbox: z.object({ available: z.boolean(), primitives }),
   production: z.object({ available: z.boolean(), primitives, acceptance }),
   notes: z.string(),

@@ -13,7 +13,7 @@ import { transactionWithRetry } from '../../db/data-source';
 import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
-import { PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
+import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
 import {
   SANDBOX_ISSUER_ID,
@@ -48,6 +48,8 @@ export interface RouteView {
   primitive_protocols: Record<Primitive, string[]>;
   /** What the route can do, whatever the environment (a primitive needs one of its formats, above). */
   capabilities: PrimitiveFlags;
+  /** The claim names an identify step may request over this route; empty when it cannot identify. */
+  identify_claims: string[];
   sandbox: { available: boolean; primitives: PrimitiveFlags };
   production: { available: boolean; primitives: PrimitiveFlags; acceptance: RouteAcceptance };
   notes: string;
@@ -220,6 +222,7 @@ export class CatalogService {
         primitive_formats: primitiveFormats,
         primitive_protocols: protocolsByPrimitive(primitiveFormats),
         capabilities,
+        identify_claims: capabilities.identify ? [...IDENTIFY_CLAIMS] : [],
         sandbox: { available: r.sandboxAvailable, primitives: masked(capabilities, r.sandboxAvailable) },
         production: {
           available: prod,

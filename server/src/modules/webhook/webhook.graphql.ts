@@ -75,6 +75,10 @@ export class WebhookAttemptGql {
   responseExcerpt!: string | null;
   @Field(() => String, { nullable: true, description: 'Network error, timeout or `HTTP <status>`.' })
   error!: string | null;
+  @Field(() => String, {
+    description: 'The exact JSON body POSTed (the signed bytes); the same on every attempt of a delivery.',
+  })
+  requestBody!: string;
 }
 
 @ObjectType('WebhookAttemptPage')

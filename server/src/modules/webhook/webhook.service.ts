@@ -54,6 +54,8 @@ export interface WebhookAttemptView {
   durationMs: number;
   responseExcerpt: string | null;
   error: string | null;
+  /** The exact JSON body POSTed (signed as sent); the same on every attempt of a delivery. */
+  requestBody: string;
 }
 
 export interface WebhookDeliveryView {
@@ -387,7 +389,7 @@ export class WebhookService {
     const events = new Map(
       (rows.length
         ? await m.getRepository(WebhookEventEntity).find({
-            select: { id: true, event: true, deliveryId: true },
+            select: { id: true, event: true, deliveryId: true, body: true },
             where: { id: In([...new Set(rows.map((r) => r.eventId))]), businessId },
           })
         : []
@@ -408,6 +410,7 @@ export class WebhookService {
         durationMs: r.durationMs,
         responseExcerpt: r.responseExcerpt,
         error: r.error,
+        requestBody: events.get(r.eventId)?.body ?? '',
       }),
     );
   }
