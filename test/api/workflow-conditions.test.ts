@@ -5,7 +5,11 @@
 // workflow_invalid naming the field; GraphQL shows the conditions of drafts and revisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecordProblem } from '../../server/src/modules/audit/verify';
-import { AuditRecordSchema, WEBHOOK_EVENT_SCHEMAS } from '../../server/src/tools/api-contract';
+import { AuditRecordSchema } from '../../server/src/modules/audit/audit.contract';
+import { declaredApi } from '../../server/src/tools/api-contract';
+
+/** The webhook payloads the service declares (RouteRegistry.addEvent). */
+const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
