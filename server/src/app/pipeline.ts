@@ -49,8 +49,8 @@ export type ReadKey = (presented: string | undefined) => Promise<KeyAuth>;
 
 /** True for a path the pipeline owns (Express routes paths case-insensitively, so this does too). */
 export const isV1Path = (url: string): boolean => {
-  const p = url.slice(0, 4).toLowerCase();
-  return p === '/v1' && (url.length === 3 || url[3] === '/' || url[3] === '?');
+  if (url.slice(0, 3).toLowerCase() !== '/v1') return false;
+  return url.length === 3 || url[3] === '/' || url[3] === '?';
 };
 
 interface Compiled {

@@ -221,4 +221,3 @@ export function webhookSchemaFiles(events: Record<string, z.ZodType>): Record<st
   }
   return out;
 }
-

@@ -50,4 +50,3 @@ export const JwksSchema = z
   })
   .strict()
   .meta({ title: 'AuditJwks' });
-

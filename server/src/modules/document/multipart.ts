@@ -57,7 +57,10 @@ const nameless = () =>
   new AppError('validation_failed', 'Every form part needs a name in its Content-Disposition (name="…").');
 
 /** Parses the whole body; rejects with a stable AppError on the first violation (the rest is discarded). */
-export function readMultipart(req: IncomingMessage, allowedFields: readonly string[]): Promise<MultipartBody> {
+export function readMultipart(
+  req: IncomingMessage,
+  allowedFields: readonly string[],
+): Promise<MultipartBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > UPLOAD_LIMITS.maxBodyBytes) {
     return Promise.reject(uploadRefusal.totalTooLarge());

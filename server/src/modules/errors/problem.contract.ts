@@ -23,4 +23,3 @@ export const ProblemSchema = z
   })
   .strict()
   .meta({ title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' });
-

@@ -51,7 +51,10 @@ export const browserTokenOf = (req: Pick<IncomingMessage, 'headers'>): string | 
  * Sets (or renews) the binding cookie. Scope: host-only on the host that answered, which for the hosted page is
  * `{hosted_url}`'s host (no Domain attribute), Path=/, HttpOnly, Secure, SameSite=Strict.
  */
-export function setBrowserCookie(res: { setHeader(name: string, value: string): unknown }, token: string): void {
+export function setBrowserCookie(
+  res: { setHeader(name: string, value: string): unknown },
+  token: string,
+): void {
   res.setHeader(
     'Set-Cookie',
     `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,

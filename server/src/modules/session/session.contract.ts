@@ -7,11 +7,7 @@ import { AppError } from '../../common/errors';
 import { RETURN_LIMITS } from '../branding/branding.service';
 import { ALLOWED_CONTENT_TYPES } from '../document/document.service';
 import { UPLOAD_LIMITS } from '../document/multipart';
-import {
-  CONDITION_FAILURE_REASONS,
-  CONDITION_OPERATORS,
-  CONDITION_OUTCOMES,
-} from '../workflow/conditions';
+import { CONDITION_FAILURE_REASONS, CONDITION_OPERATORS, CONDITION_OUTCOMES } from '../workflow/conditions';
 import { PRIMITIVES } from '../workflow/workflow.steps';
 import { SESSION_STATUSES } from './session.machine';
 
@@ -325,7 +321,6 @@ export const idempotencyKeyHeader = {
     .max(SESSION_LIMITS.idempotencyKeyMaxLength)
     .regex(/^[\x21-\x7e]+$/),
 };
-
 
 // ------------------------------------------------------------------------------------------------ types
 

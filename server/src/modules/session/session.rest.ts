@@ -75,7 +75,13 @@ export function registerSessionRoutes(
           'Send the body as application/json, or as multipart/form-data for a workflow with a sign step.',
         );
       }
-      const out = await sessions.create(ctx, body, input.header('idempotency-key'), uploads, input.auth?.confirm);
+      const out = await sessions.create(
+        ctx,
+        body,
+        input.header('idempotency-key'),
+        uploads,
+        input.auth?.confirm,
+      );
       return {
         status: out.statusCode,
         body: out.session,
