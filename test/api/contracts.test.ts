@@ -6,10 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { ERROR_CODES } from '../../server/src/common/errors';
-import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { AuditRecordSchema, JwksSchema } from '../../server/src/modules/audit/audit.contract';
 import { ProblemSchema } from '../../server/src/modules/errors/problem.contract';
 import { SessionCreatedSchema, SessionSchema } from '../../server/src/modules/session/session.contract';
+import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
   type ContractSchema,
   declaredApi,
@@ -22,8 +22,6 @@ import {
   sdlFromIntrospection,
 } from '../../server/src/tools/api-contract';
 
-/** The webhook payloads the service declares (RouteRegistry.addEvent), as the generator reads them. */
-const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
 import {
   Api,
   createBusiness,
@@ -33,6 +31,9 @@ import {
   type TestService,
 } from '../support/harness';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+
+/** The webhook payloads the service declares (RouteRegistry.addEvent), as the generator reads them. */
+const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
 
 const root = path.resolve(import.meta.dirname, '../..');
 const committed = (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8');

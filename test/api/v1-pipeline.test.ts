@@ -263,8 +263,12 @@ describe('the /v1 pipeline', () => {
       const a = await send(t.baseUrl, method, path, auth());
       expect([method, path, a.status, a.json.code]).toEqual([method, path, 404, 'not_found']);
     }
-    const escape = await send(t.baseUrl, 'GET', '/v1/sessions/%E0%A4%A', auth());
-    expect([escape.status, escape.json.code, escape.json.param]).toEqual([400, 'validation_failed', 'path']);
+    const badEscape = await send(t.baseUrl, 'GET', '/v1/sessions/%E0%A4%A', auth());
+    expect([badEscape.status, badEscape.json.code, badEscape.json.param]).toEqual([
+      400,
+      'validation_failed',
+      'path',
+    ]);
   });
 
   it('accepts a body with a UTF-8 byte order mark, as the JSON parser does', async () => {

@@ -36,7 +36,7 @@ const event = z.object({
   data: z.object({ id: z.string(), at: z.string() }),
 });
 
-const surface = (req = request, res = response, ev: z.ZodType = event) =>
+const surface = (req: z.ZodType = request, res: z.ZodType = response, ev: z.ZodType = event) =>
   contractSurface([route(req, res)], { 'thing.made': ev });
 
 const changes = (after: ReturnType<typeof surface>) =>

@@ -6,10 +6,10 @@
 //   length or pattern), or an answer field whose type changed to values a client did not expect;
 // - required: a new required input (a new required field or header, or an optional one made required).
 // A breaking change is accepted only when an ADR records it with a line `breaking: <operation> <location>`.
-import { jsonSchema } from './openapi';
-import { inOpenApi, contractOf } from './openapi';
-import type { RouteDef } from '../common/http';
+
 import type { z } from 'zod';
+import type { RouteDef } from '../common/http';
+import { contractOf, inOpenApi, jsonSchema } from './openapi';
 
 type Schema = Record<string, unknown>;
 

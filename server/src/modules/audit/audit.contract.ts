@@ -1,7 +1,7 @@
 // Owns the contract of the audit routes: the audit record (GET /v1/audits/{id}) and the audit key set.
 import { z } from 'zod';
-import { PRIMITIVES } from '../workflow/workflow.steps';
 import { ConditionMatchSchema, sessionId, timestamp } from '../session/session.contract';
+import { PRIMITIVES } from '../workflow/workflow.steps';
 
 export const AuditRecordSchema = z
   .object({

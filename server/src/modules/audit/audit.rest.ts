@@ -1,7 +1,6 @@
 // Owns the audit HTTP surface: a business reads its audit records; anyone reads the audit public key set.
 import { createHash } from 'node:crypto';
 import type { RouteRegistry } from '../../common/http';
-import { sendJson } from '../../common/http';
 import { AuditRecordSchema, JwksSchema } from './audit.contract';
 import type { AuditService } from './audit.service';
 

@@ -1,16 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import http from 'node:http';
 import express, { type RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../common/clock';
 import { createPipeline, isV1Path } from '../../app/pipeline';
+import { ManualClock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { errorHandler, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';

@@ -2,8 +2,8 @@
 // count and size limits enforced while streaming: nothing is stored here, and a refused request leaves nothing
 // behind. Which fields and how many files a workflow accepts is decided by the session service.
 
-import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
 import { AppError } from '../../common/errors';
 
 export const UPLOAD_LIMITS = {

@@ -22,13 +22,6 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import {
-  createInOneTrip,
-  insertIfCurrent,
-  knownRevision,
-  readCreateContext,
-  rememberRevision,
-} from './session.create-context';
-import {
   type CreateSessionInput,
   parseCreateInput,
   SESSION_LIMITS,
@@ -36,6 +29,13 @@ import {
   type SessionView,
   type StepResultView,
 } from './session.contract';
+import {
+  createInOneTrip,
+  insertIfCurrent,
+  knownRevision,
+  readCreateContext,
+  rememberRevision,
+} from './session.create-context';
 import { SessionEntity } from './session.entity';
 import { isTerminal } from './session.machine';
 import {
