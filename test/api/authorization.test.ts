@@ -9,7 +9,7 @@
 // 3. Tenant isolation over REST and GraphQL: another business (and the same business's other environment)
 //    gets "not found" for sessions, workflows, webhook deliveries and audit records, never 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthDecision } from '../../server/src/common/http';
+import { type AuthDecision, isApiRoute } from '../../server/src/common/http';
 import { operationDecisions } from '../../server/src/graphql/authorization';
 import { decodeRule, ROLES, type Role, roleRank } from '../../server/src/modules/accounts/roles';
 import { declaredApi } from '../../server/src/tools/api-contract';
@@ -35,7 +35,7 @@ const ALLOWLIST: Record<string, string> = {
   'GET /openapi.v1.json':
     'the committed OpenAPI contract (schema/openapi.v1.json), public like the repository',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
-  'USE /v1,/t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
+  'USE /t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
   'USE /auth':
     'JSON body parser of the dashboard sign-in routes (registry routes); only 400 / 413 of its own',
   'USE /oid4vp':
@@ -81,8 +81,11 @@ describe('authorization', () => {
 
   describe('every REST route has an explicit decision', () => {
     it('finds a registry decision or an allowlisted reason for everything mounted on the app', () => {
+      // /v1 is the pipeline's (app/pipeline.ts): its routes are the registry's ApiRoutes, never Express's
       const registry = new Map<string, AuthDecision>(
-        t.svc.routes.routes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r.auth]),
+        t.svc.routes.routes
+          .filter((r) => !isApiRoute(r))
+          .map((r) => [`${r.method.toUpperCase()} ${r.path}`, r.auth]),
       );
       const decisions: AuthDecision[] = ['api_key', 'public', 'signer', 'sandbox', 'dashboard'];
       const all = mounted((t.svc.app as unknown as { router: { stack: Layer[] } }).router.stack);
@@ -97,8 +100,12 @@ describe('authorization', () => {
         undecided,
         'mounted without an authorization decision (RouteRegistry auth or ALLOWLIST)',
       ).toEqual([]);
-      // the walk really sees the registry: every registry route is mounted
+      // the walk really sees the registry: every registry route is mounted, and nothing under /v1
       const keys = new Set(all.map((m) => m.key));
+      expect(all.filter((m) => /^\S+ \/v1(\/|$|,)/i.test(m.key)).map((m) => m.key)).toEqual([]);
+      const api = t.svc.routes.routes.filter(isApiRoute);
+      expect(api.length).toBeGreaterThan(5);
+      for (const r of api) expect(['api_key', 'signer'], `${r.method} ${r.path}`).toContain(r.auth);
       expect([...registry.keys()].filter((k) => !keys.has(k))).toEqual([]);
       expect(registry.size).toBeGreaterThan(5);
       // and no allowlist entry is stale

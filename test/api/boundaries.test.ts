@@ -9,9 +9,9 @@
 //   (ADR 0008).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { SessionDecisionDueEventSchema } from '../../server/src/modules/session/session.contract';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
-import { SessionDecisionDueEventSchema } from '../../server/src/tools/api-contract';
 import {
   Api,
   createBusiness,

@@ -6,23 +6,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { ERROR_CODES } from '../../server/src/common/errors';
+import { AuditRecordSchema, JwksSchema } from '../../server/src/modules/audit/audit.contract';
+import { ProblemSchema } from '../../server/src/modules/errors/problem.contract';
+import { SessionCreatedSchema, SessionSchema } from '../../server/src/modules/session/session.contract';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
-  AuditRecordSchema,
   type ContractSchema,
+  declaredApi,
   generateContracts,
   INTROSPECTION_QUERY,
-  JwksSchema,
-  ProblemSchema,
   README_END,
   README_START,
   readmeEndpointTable,
   SDL_HEADER,
-  SessionCreatedSchema,
-  SessionSchema,
   sdlFromIntrospection,
-  WEBHOOK_EVENT_SCHEMAS,
 } from '../../server/src/tools/api-contract';
+
 import {
   Api,
   createBusiness,
@@ -32,6 +31,9 @@ import {
   type TestService,
 } from '../support/harness';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+
+/** The webhook payloads the service declares (RouteRegistry.addEvent), as the generator reads them. */
+const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
 
 const root = path.resolve(import.meta.dirname, '../..');
 const committed = (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8');

@@ -5,7 +5,7 @@
 // GraphQL mirror. Real MariaDB, real HTTP receiver; time moves by a ManualClock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { SessionSchema, sessionEndedEventSchema } from '../../server/src/tools/api-contract';
+import { SessionSchema, sessionEndedEventSchema } from '../../server/src/modules/session/session.contract';
 import {
   Api,
   createBusiness,

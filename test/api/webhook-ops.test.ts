@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity, DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
-import { WebhookTestEventSchema } from '../../server/src/tools/api-contract';
+import { WebhookTestEventSchema } from '../../server/src/modules/webhook/webhook.contract';
 import {
   Api,
   createBusiness,

@@ -4,12 +4,17 @@
 // step's signed audit record, the support timeline and the webhooks; publishing refuses a bad condition with
 // workflow_invalid naming the field; GraphQL shows the conditions of drafts and revisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditRecordSchema } from '../../server/src/modules/audit/audit.contract';
 import { auditRecordProblem } from '../../server/src/modules/audit/verify';
-import { AuditRecordSchema, WEBHOOK_EVENT_SCHEMAS } from '../../server/src/tools/api-contract';
+import { declaredApi } from '../../server/src/tools/api-contract';
+
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow, type StepInput } from '../support/workflows';
+
+/** The webhook payloads the service declares (RouteRegistry.addEvent). */
+const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
 
 const TIMELINE = `query($id: ID!) { sessionTimeline(id: $id) {
   session { status currentStage failureReason { code stage window refusedResponses } }

@@ -1,4 +1,5 @@
-// Every REST route (with its auth decision) and every GraphQL resolver, declared once over the services.
+// Every REST route (with its auth decision; /v1 routes with their contract and scope), every webhook event
+// payload and every GraphQL resolver, declared once over the services.
 import type { NonEmptyArray } from 'type-graphql';
 import { RouteRegistry } from '../common/http';
 import { createAccountsResolver } from '../modules/accounts/accounts.resolver';
@@ -22,6 +23,7 @@ import { registerSessionRoutes, registerTransportRoutes } from '../modules/sessi
 import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
+import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
 import { createWebhookResolver } from '../modules/webhook/webhook.resolver';
 import { createWorkflowResolver } from '../modules/workflow/workflow.resolver';
 import type { ApiServices } from './service-types';
@@ -53,6 +55,7 @@ export function declareApi(s: ApiServices): {
     binding: s.transport.binding,
   });
   registerBrandingRoutes(routes, branding);
+  registerWebhookEvents(routes);
   if (s.config.seedSandbox) {
     registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);

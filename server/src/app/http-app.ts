@@ -1,5 +1,6 @@
-// The Express application: request plumbing, the API-key decision (scope + per-key budget) shared with the
-// lean lane, every declared route, /graphql, the hosted page and dashboard, and the HTTP listener.
+// The HTTP listener: the /v1 pipeline (app/pipeline.ts) for every /v1 route, with the API-key decision (key,
+// the route's scope, the per-key budget); Express for the rest (GraphQL, /t, /auth, /sandbox, /oid4vp, /dev,
+// /.well-known, /r, /errors, the hosted page, the dashboard and static files).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -7,13 +8,15 @@ import express, { type RequestHandler } from 'express';
 import type { NonEmptyArray } from 'type-graphql';
 import type { Clock } from '../common/clock';
 import { AppError } from '../common/errors';
-import { type HeaderSink, type LaneAuth, type LaneRead, withFastLane } from '../common/fast-lane';
 import {
   API_JSON_LIMIT,
+  API_JSON_TYPES,
+  type ApiRoute,
   type AppRequest,
   type AuthDecision,
   ERROR_TYPE_BASE,
   errorHandler,
+  type KeyAuth,
   notFoundHandler,
   pathEncodingGuard,
   type RouteRegistry,
@@ -21,13 +24,13 @@ import {
   sendProblem,
 } from '../common/http';
 import type { Logger } from '../common/logger';
-import { apiKeyBudget, type RateLimiter, rateLimitByApiKey } from '../common/rate-limit';
+import { apiKeyBudget, type HeaderSink, type RateLimiter, rateLimitByApiKey } from '../common/rate-limit';
 import { traceRequests } from '../common/tracing';
 import type { Config } from '../config/config';
 import type { DatabaseAvailability } from '../db/availability';
 import { dashboardAuth } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
-import { requireScope, scopeForRoute } from '../modules/accounts/roles';
+import { requireScope } from '../modules/accounts/roles';
 import { routeTemplateOf, type ServiceMetrics } from '../modules/ops/metrics';
 import type { OpsService } from '../modules/ops/ops.service';
 import { walletBodyParser } from '../modules/session/session.wallet-routes';
@@ -35,6 +38,7 @@ import { WALLET_PATH } from '../modules/session/session.wallet-transports';
 import { mountStartPage } from '../modules/start/start-page';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { mountGraphql } from './graphql';
+import { createPipeline, isV1Path, type ReadKey } from './pipeline';
 
 export interface HttpAppDeps {
   config: Config;
@@ -55,7 +59,7 @@ export interface HttpApp {
   app: express.Express;
   /** Stops Apollo (shutdown). */
   stopGraphql(): Promise<void>;
-  /** Builds the node:http listener: the lean lane for the hottest /v1 routes, Express for the rest (ADR 0023). */
+  /** Builds the node:http listener: the /v1 pipeline for /v1, Express for the rest (ADR 0037). */
   createServer(tracing: boolean): http.Server;
 }
 
@@ -65,51 +69,36 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
   const takeBudget = apiKeyBudget(d.limiter);
 
   /**
-   * The `api_key` decision for a /v1 route (Express and the lean lane): the key, then the scope the route needs
-   * (403 api_key_scope_missing), then one request of the key's budget (rate-limit headers set on `res`).
+   * The `api_key` decision of a /v1 route: the key (through the route's combined read when it has one), then
+   * the scope the route declares (403 api_key_scope_missing), then one request of the key's budget
+   * (rate-limit headers on `sink`). A refusal here confirms a remembered key first: a revoked key is told 401.
    */
   const authorizeApiKey = async (
     req: http.IncomingMessage,
-    res: HeaderSink,
-    route: string,
-    read?: LaneRead,
-  ): Promise<LaneAuth> => {
+    sink: HeaderSink,
+    route: ApiRoute,
+    read?: ReadKey,
+  ): Promise<KeyAuth> => {
     const header = req.headers.authorization;
     const presented = bearerToken(Array.isArray(header) ? header[0] : header);
-    const authed: LaneAuth = read
+    const authed: KeyAuth = read
       ? await read(presented)
       : { actor: await d.tenancy.authenticate(presented), rows: [] };
     try {
-      const scope = scopeForRoute(req.method ?? '', route);
-      if (scope) requireScope(authed.actor, scope);
-      await takeBudget(authed.actor.apiKeyId, res);
+      if (route.scope) requireScope(authed.actor, route.scope);
+      await takeBudget(authed.actor.apiKeyId, sink);
     } catch (e) {
-      // a key recognised from memory may have been revoked since: that is the answer, as on a read key
       await authed.confirm?.();
       throw e;
     }
     return authed;
-  };
-  const apiKeyAuth: RequestHandler = (req, res, next) => {
-    authorizeApiKey(req, res, (req.route as { path?: string } | undefined)?.path ?? req.path)
-      .then(({ actor }) => {
-        const r = req as AppRequest;
-        r.ctx = { ...r.ctx, actor };
-        next();
-      })
-      .catch((e: unknown) =>
-        e instanceof AppError && e.code === 'rate_limited'
-          ? sendProblem(res, e, (req as AppRequest).ctx.requestId)
-          : next(e),
-      );
   };
   const pass: RequestHandler = (_req, _res, next) => next();
   const sandboxOnly: RequestHandler = (req, res, next) =>
     config.seedSandbox
       ? next()
       : sendProblem(res, new AppError('not_found'), (req as AppRequest).ctx.requestId);
-  const auth: Record<AuthDecision, RequestHandler> = {
-    api_key: apiKeyAuth,
+  const auth: Record<Exclude<AuthDecision, 'api_key'>, RequestHandler> = {
     public: pass,
     signer: pass,
     sandbox: sandboxOnly,
@@ -124,25 +113,12 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
   // No automatic ETags on API answers: hashing every JSON body cost CPU on each request and no API client
   // revalidates them; routes that want revalidation set their own (the audit JWKS does).
   app.set('etag', false);
-  app.use(requestContext(clock));
+  app.use(requestContext(clock, () => ops.isDraining));
   app.use(metrics.http());
-  app.use((_req, res, next) => {
-    // While shutting down, answers close their connection so clients reconnect to another node.
-    if (ops.isDraining) res.setHeader('Connection', 'close');
-    next();
-  });
   app.use(pathEncodingGuard());
-  app.use((_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    next();
-  });
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
   app.use(WALLET_PATH, walletBodyParser());
-  app.use(
-    ['/v1', '/t', '/sandbox'],
-    express.json({ limit: API_JSON_LIMIT, type: ['application/json', 'application/*+json'] }),
-  );
+  app.use(['/t', '/sandbox'], express.json({ limit: API_JSON_LIMIT, type: API_JSON_TYPES }));
   app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
@@ -168,16 +144,17 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
     app,
     stopGraphql: () => gql.stop(),
     createServer(tracing) {
-      // the lean lane answers the hottest /v1 routes in their plain shape, Express everything else (ADR 0023)
-      const listener = withFastLane(app, d.routes.lanes(), {
+      const v1 = createPipeline(d.routes.apiRoutes(), {
         clock,
         logger,
-        authorize: (req, res, route, read) => authorizeApiKey(req, res, route, read),
+        authorize: authorizeApiKey,
         classify: (e) => availability.classify(e),
         isDraining: () => ops.isDraining,
-        observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds, true),
+        observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
         errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
       });
+      const listener: http.RequestListener = (req, res) =>
+        isV1Path(req.url ?? '') ? v1(req, res) : app(req, res);
       return http.createServer(tracing ? traceRequests(listener, routeTemplateOf) : listener);
     },
   };

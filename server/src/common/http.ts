@@ -1,11 +1,13 @@
-// Owns the HTTP plumbing shared by every REST controller: the route registry (every route declares its
-// authorization decision), the request context, JSON/problem responses and the error handler.
+// Owns the HTTP plumbing shared by both stacks: the route registry (every route declares its authorization
+// decision; `/v1` routes are answered by the one node:http pipeline, app/pipeline.ts, the others by Express),
+// the request context, the one problem writer, the base headers and the error handler of the Express side.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { ZodType } from 'zod';
+import type { ApiKeyScope } from '../modules/accounts/roles';
 import type { Clock } from './clock';
 import type { Actor, Ctx } from './context';
 import { AppError, type ErrorCode, toProblem } from './errors';
-import type { FastRoute, Lane } from './fast-lane';
 import { newId } from './ids';
 import type { Logger } from './logger';
 
@@ -28,25 +30,91 @@ export interface AppRequest extends Request {
 
 export type Handler = (req: AppRequest, res: Response) => Promise<void> | void;
 
-export interface RouteDef {
+/** A route answered by Express (everything outside `/v1`). */
+export interface ExpressRoute {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   auth: AuthDecision;
   handler: Handler;
   /** One-line description for docs and the OpenAPI contract. */
   summary?: string;
-  /** The route's part of schema/openapi.v1.json (tools/api-contract.ts documents the older routes). */
+  /** The route's part of schema/openapi.v1.json (public well-known documents). */
   contract?: RouteContract;
-  /**
-   * The route's lean-lane form (fast-lane.ts, ADR 0023), for an `api_key` route whose path has only literal
-   * segments and `:params`: requests in the plain common shape are answered by it without Express, with the
-   * same observable behaviour; the Express handler above answers every other shape.
-   */
-  lane?: Lane;
 }
 
-/** The JSON body limit of /v1, /t and /sandbox (Express parser and lean lane). */
+type Row = Record<string, unknown>;
+type ApiKeyActor = Extract<Actor, { kind: 'api_key' }>;
+
+/** What the key check of an `api_key` route found: the actor, the rows read with it, the key still to confirm. */
+export interface KeyAuth {
+  actor: ApiKeyActor;
+  rows: Row[];
+  /**
+   * Set when the key was recognised without reading its row (tenancy's `authenticateRemembered`): its
+   * revocation is not checked yet. The pipeline calls it once before any answer other than one a route marks
+   * `keyChecked` (the create's guarded INSERT checks the key itself); it throws `unauthenticated` for a key
+   * revoked since.
+   */
+  confirm?: () => Promise<void>;
+}
+
+/** What a `/v1` route's answer function receives besides the context. */
+export interface ApiInput {
+  req: IncomingMessage;
+  params: Record<string, string>;
+  /** The parsed JSON body (any framing and Content-Encoding the parser accepts), or undefined. */
+  body: unknown;
+  /** The key check of an `api_key` route (undefined on `signer` routes). */
+  auth?: KeyAuth;
+  /** A request header (first value). */
+  header(name: string): string | undefined;
+  /** Adds a header to the answer (kept on an error answer too, as on any HTTP response). */
+  setHeader(name: string, value: string): void;
+}
+
+/** A `/v1` answer: JSON (or a redirect), with extra headers. */
+export interface ApiAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A redirect target (`Location`), answered without a body. */
+  location?: string;
+  /** The answer's own write checked a remembered key (the guarded INSERT): no confirmation needed. */
+  keyChecked?: boolean;
+}
+
+/**
+ * A `/v1` route: answered by the node:http pipeline (app/pipeline.ts), never by Express. It carries its
+ * contract (zod request and response schemas, used by the OpenAPI generator and the contract tests) and, for
+ * an `api_key` route, the scope a scoped key needs.
+ */
+export interface ApiRoute {
+  method: 'get' | 'post';
+  path: `/v1/${string}`;
+  auth: 'api_key' | 'signer';
+  /** The scope a scoped API key needs (null: any key). Required on `api_key` routes. */
+  scope?: ApiKeyScope | null;
+  summary: string;
+  contract: RouteContract;
+  /** Multipart form fields the route accepts besides `file` parts (read by the route with `readForm`). */
+  multipart?: readonly string[];
+  /**
+   * The key check with a tenant-scoped read in the same statement, or a remembered key (tenancy's
+   * `authenticateAnd` / `authenticateRemembered`); default: `authenticate`.
+   */
+  read?(presented: string | undefined, params: Record<string, string>): Promise<KeyAuth>;
+  answer(ctx: Ctx, input: ApiInput): Promise<ApiAnswer>;
+}
+
+export type RouteDef = ExpressRoute | ApiRoute;
+
+export const isApiRoute = (r: RouteDef): r is ApiRoute => 'answer' in r;
+
+/** The JSON body limit of /v1, /t and /sandbox. */
 export const API_JSON_LIMIT = 256 * 1024;
+
+/** The JSON media types of /v1, /t and /sandbox (one parser configuration: app/pipeline.ts and Express). */
+export const API_JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * What the OpenAPI contract says about a route beyond path, method, auth and summary. Schemas are zod
@@ -66,94 +134,85 @@ export interface RouteContract {
   errors?: ErrorCode[];
 }
 
-/** Collects routes from every module; the composition root mounts them with their auth middleware. */
+/**
+ * Collects routes from every module; `/v1` routes go to the pipeline, the others are mounted on Express. It
+ * also collects the webhook event payloads the modules send (`addEvent`), for the schema generator and tests.
+ */
 export class RouteRegistry {
   readonly routes: RouteDef[] = [];
+  readonly events: Record<string, ZodType> = {};
+  addEvent(event: string, payload: ZodType): void {
+    if (this.events[event]) throw new Error(`webhook event ${event} is declared twice`);
+    this.events[event] = payload;
+  }
   add(def: RouteDef): void {
-    if (def.lane && def.auth !== 'api_key') throw new Error(`lane on a non-api_key route: ${def.path}`);
+    const v1 = /^\/v1(\/|$)/i.test(def.path);
+    if (v1 !== isApiRoute(def)) throw new Error(`${def.path}: /v1 routes (and only they) are ApiRoutes`);
+    if (isApiRoute(def) && def.auth === 'api_key' && def.scope === undefined)
+      throw new Error(`${def.path}: an api_key route declares its scope (null: any key)`);
+    if (this.routes.some((r) => r.method === def.method && r.path === def.path))
+      throw new Error(`${def.method} ${def.path} is registered twice`);
     this.routes.push(def);
   }
-  /**
-   * The routes that declare a lean lane, with their path matchers. A lane must never take a request that
-   * Express would route elsewhere: a literal route of the same method that the lane's pattern matches is a
-   * startup error.
-   */
-  lanes(): FastRoute[] {
-    for (const r of this.routes) {
-      if (!r.lane) continue;
-      const match = pathMatcher(r.path);
-      const shadowed = this.routes.find(
-        (o) => o !== r && o.method === r.method && !o.path.includes(':') && match(o.path),
-      );
-      if (shadowed) throw new Error(`lane ${r.method} ${r.path} would take ${shadowed.path}`);
-    }
-    return this.routes.flatMap((r) =>
-      r.lane
-        ? [
-            {
-              method: r.method.toUpperCase() as 'GET' | 'POST',
-              route: r.path,
-              match: pathMatcher(r.path),
-              bodyLimit: API_JSON_LIMIT,
-              lane: r.lane,
-            },
-          ]
-        : [],
-    );
+  /** The routes of the `/v1` pipeline. */
+  apiRoutes(): ApiRoute[] {
+    return this.routes.filter(isApiRoute);
   }
   /**
-   * `dashboard` may be left out (e.g. a unit test's app without accounts): its routes then answer 401, never
-   * run unauthenticated.
+   * Mounts every route outside `/v1` with its auth middleware. `dashboard` may be left out (e.g. a unit
+   * test's app without accounts): its routes then answer 401, never run unauthenticated.
    */
   mount(
     router: Router,
-    auth: Record<Exclude<AuthDecision, 'dashboard'>, RequestHandler> & { dashboard?: RequestHandler },
+    auth: Record<'public' | 'signer' | 'sandbox', RequestHandler> & {
+      dashboard?: RequestHandler;
+      /** Ignored: api_key routes are /v1 routes, answered by the pipeline. */
+      api_key?: RequestHandler;
+    },
   ): void {
     const refuse: RequestHandler = (_req, _res, next) => next(new AppError('unauthenticated'));
     for (const r of this.routes) {
+      if (isApiRoute(r)) continue;
       const wrapped: RequestHandler = (req, res, next) => {
         Promise.resolve(r.handler(req as AppRequest, res)).catch(next);
       };
-      router[r.method](r.path, auth[r.auth] ?? refuse, wrapped);
+      router[r.method](r.path, (r.auth === 'api_key' ? undefined : auth[r.auth]) ?? refuse, wrapped);
     }
   }
 }
 
 /**
- * A matcher for a route path of literal segments and `:params`, taking only the plain form of a request path:
- * exact case, no trailing slash, parameters of `[A-Za-z0-9_-]` (1-128 characters, no percent-escapes). Any
- * other form is left to Express, whose router is more permissive.
+ * The headers of every answer, both stacks: the request id, the drain signal (while shutting down, answers
+ * close their connection so clients reconnect to another node) and the security headers.
  */
-function pathMatcher(route: string): FastRoute['match'] {
-  const names: string[] = [];
-  const source = route
-    .split('/')
-    .map((seg) => {
-      if (seg.startsWith(':')) {
-        names.push(seg.slice(1));
-        return '([A-Za-z0-9_-]{1,128})';
-      }
-      if (!/^[A-Za-z0-9_.-]*$/.test(seg)) throw new Error(`lane route with a pattern segment: ${route}`);
-      return seg.replace(/\./g, '\\.');
-    })
-    .join('/');
-  const re = new RegExp(`^${source}$`);
-  return (path) => {
-    const m = re.exec(path);
-    if (!m) return undefined;
-    const params: Record<string, string> = {};
-    names.forEach((n, i) => {
-      params[n] = m[i + 1];
-    });
-    return params;
-  };
+export function baseHeaders(requestId: string, draining: boolean): string[] {
+  const h = ['X-Request-Id', requestId];
+  if (draining) h.push('Connection', 'close');
+  h.push('X-Content-Type-Options', 'nosniff', 'Referrer-Policy', 'no-referrer');
+  return h;
 }
 
-/** First middleware: request id and a base context (anonymous actor, injected clock). */
-export function requestContext(clock: Clock): RequestHandler {
+/** A path with a malformed percent-escape (`%ZZ`, `%`, bytes that are not UTF-8), which no route may see. */
+export function malformedPath(p: string): boolean {
+  if (/%(?![0-9A-Fa-f]{2})/.test(p)) return true;
+  if (!p.includes('%')) return false;
+  try {
+    decodeURIComponent(p);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+export const malformedPathError = () =>
+  new AppError('validation_failed', 'The path has malformed percent-encoding.', { param: 'path' });
+
+/** First middleware: request id, base headers and a base context (anonymous actor, injected clock). */
+export function requestContext(clock: Clock, isDraining: () => boolean = () => false): RequestHandler {
   return (req, res, next) => {
     const requestId = newId('req', 10);
-    res.setHeader('X-Request-Id', requestId);
+    const h = baseHeaders(requestId, isDraining());
+    for (let i = 0; i < h.length; i += 2) res.setHeader(h[i] as string, h[i + 1] as string);
     (req as AppRequest).ctx = {
       actor: { kind: 'system', name: 'anonymous' } satisfies Actor,
       requestId,
@@ -172,10 +231,59 @@ export const ERROR_TYPE_BASE = 'errorTypeBase';
 
 export function sendProblem(res: Response, err: unknown, requestId: string): void {
   const base = (res.app?.locals as Record<string, unknown> | undefined)?.[ERROR_TYPE_BASE];
-  const p = toProblem(err, requestId, typeof base === 'string' ? base : undefined);
+  writeProblem(res, err, requestId, typeof base === 'string' ? base : undefined);
+}
+
+/** Writes a whole answer at once: status, the collected headers, type (UTF-8) and length, and the text. */
+export function writeBody(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  text: string,
+  headers: (string | number)[] = [],
+): void {
+  headers.push('Content-Type', `${type}; charset=utf-8`, 'Content-Length', Buffer.byteLength(text));
+  res.writeHead(status, headers as string[]);
+  res.end(text);
+}
+
+/**
+ * The one problem writer of both stacks: RFC 9457 problem+json of `err` (an AppError; anything else answers
+ * internal_error without detail), with Retry-After when the problem carries `retry_after`.
+ */
+export function writeProblem(
+  res: ServerResponse,
+  err: unknown,
+  requestId: string,
+  typeBase: string | undefined,
+  headers: (string | number)[] = [],
+): number {
+  const p = toProblem(err, requestId, typeBase);
   if ((p.code === 'rate_limited' || p.code === 'service_unavailable') && typeof p.retry_after === 'number')
-    res.setHeader('Retry-After', String(p.retry_after));
-  res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
+    headers.push('Retry-After', String(p.retry_after));
+  writeBody(res, p.status, 'application/problem+json', JSON.stringify(p), headers);
+  return p.status;
+}
+
+/**
+ * An error as what the client is told: an AppError as is, a request error of a library or an outage
+ * (`classify`) as its closed code; anything else stays as it is and is logged here, once, as unhandled.
+ */
+export function answerableError(
+  err: unknown,
+  requestId: string,
+  logger: Logger,
+  classify?: (err: unknown) => AppError | undefined,
+): unknown {
+  if (err instanceof AppError) return err;
+  const e = requestErrorOf(err) ?? classify?.(err);
+  if (e) return e;
+  logger.error('unhandled error', {
+    request_id: requestId,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+  return err;
 }
 
 /**
@@ -221,27 +329,13 @@ export function requestErrorOf(err: unknown): AppError | undefined {
 }
 
 /**
- * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape (`%ZZ`,
- * `%`, bytes that are not UTF-8). Validated here first, for every path, so no handler sees such a request.
+ * The router decodes path parameters with decodeURIComponent, which throws on a malformed escape. Validated
+ * here first, for every path, so no handler sees such a request.
  */
 export function pathEncodingGuard(): RequestHandler {
   return (req, res, next) => {
-    const p = req.path;
-    let ok = !/%(?![0-9A-Fa-f]{2})/.test(p);
-    if (ok && p.includes('%')) {
-      try {
-        decodeURIComponent(p);
-      } catch {
-        ok = false;
-      }
-    }
-    if (ok) next();
-    else
-      sendProblem(
-        res,
-        new AppError('validation_failed', 'The path has malformed percent-encoding.', { param: 'path' }),
-        (req as AppRequest).ctx?.requestId ?? 'none',
-      );
+    if (!malformedPath(req.path)) next();
+    else sendProblem(res, malformedPathError(), (req as AppRequest).ctx?.requestId ?? 'none');
   };
 }
 
@@ -252,15 +346,7 @@ export function errorHandler(
 ) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = (req as AppRequest).ctx?.requestId ?? newId('req', 10);
-    const e = err instanceof AppError ? err : (requestErrorOf(err) ?? opts.classify?.(err) ?? err);
-    if (!(e instanceof AppError)) {
-      logger.error('unhandled error', {
-        request_id: requestId,
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-    }
-    sendProblem(res, e, requestId);
+    sendProblem(res, answerableError(err, requestId, logger, opts.classify), requestId);
   };
 }
 

@@ -14,8 +14,12 @@ import {
 } from 'rate-limiter-flexible';
 import type { Clock } from './clock';
 import { AppError } from './errors';
-import type { HeaderSink } from './fast-lane';
 import { type AppRequest, sendProblem } from './http';
+
+/** Where the rate-limit headers of an answer go: an HTTP response, or the /v1 pipeline's header list. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
 
 export interface RateLimitPolicy {
   /** Requests allowed per window. */
@@ -99,7 +103,7 @@ export class RateLimiter {
  * Takes one request from an API key's budget: every answer carries `RateLimit-Policy` and `RateLimit` (IETF
  * httpapi rate-limit headers, draft-07 field syntax), set here on `res`; a spent budget throws 429
  * `rate_limited` (its problem carries `retry_after`, sent as `Retry-After`). Used by the Express middleware
- * below and by the lean lane (fast-lane.ts).
+ * below (GraphQL) and by the /v1 pipeline (app/pipeline.ts).
  */
 export function apiKeyBudget(limiter: RateLimiter): (apiKeyId: string, res: HeaderSink) => Promise<void> {
   const policy = `${limiter.policy.limit};w=${limiter.policy.windowSeconds}`;

@@ -1,4 +1,4 @@
-// Owns tracing: OpenTelemetry spans for HTTP requests (both /v1 stacks), database transactions, webhook
+// Owns tracing: OpenTelemetry spans for HTTP requests (the /v1 pipeline and Express), database transactions, webhook
 // deliveries and KMS calls, with W3C `traceparent` read from requests and sent with webhook deliveries.
 // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: the OpenTelemetry API then hands out non-recording spans and
 // nothing is exported. Spans carry route templates, methods, statuses and kinds of work, never a raw path,
@@ -81,12 +81,12 @@ export function injectTraceHeaders(headers: Record<string, string>): Record<stri
   return headers;
 }
 
-const laneRoutes = new WeakMap<IncomingMessage, string>();
+const pipelineRoutes = new WeakMap<IncomingMessage, string>();
 
 /**
  * Wraps the HTTP listener (only when tracing is on): one SERVER span per request, child of the caller's
  * `traceparent` if it sent one, active for everything the request does, and named `METHOD route` when it
- * ends, with the route template of whichever stack answered (the lean lane's, or `routeOf` for Express).
+ * ends, with the route template of whichever stack answered (the /v1 pipeline's, or `routeOf` for Express).
  */
 export function traceRequests(
   listener: RequestListener,
@@ -100,7 +100,7 @@ export function traceRequests(
       parent,
     );
     res.once('finish', () => {
-      const route = laneRoutes.get(req) ?? routeOf(req);
+      const route = pipelineRoutes.get(req) ?? routeOf(req);
       span.updateName(`${req.method} ${route}`);
       span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode });
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -110,7 +110,7 @@ export function traceRequests(
   };
 }
 
-/** The lean lane names the route template of a request it answers (Express requests are named by routeOf). */
-export function laneRoute(req: IncomingMessage, route: string): void {
-  laneRoutes.set(req, route);
+/** The /v1 pipeline names the route template of a request it answers (Express requests: routeOf). */
+export function nameRoute(req: IncomingMessage, route: string): void {
+  pipelineRoutes.set(req, route);
 }

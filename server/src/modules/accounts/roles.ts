@@ -94,13 +94,4 @@ export function requireScope(actor: Actor, scope: ApiKeyScope): void {
     });
 }
 
-/** The scope a /v1 route needs (null: any key). New session/audit routes are covered by their prefix. */
-export function scopeForRoute(method: string, path: string): ApiKeyScope | null {
-  const m = method.toLowerCase();
-  if (path === '/v1/sessions' && m === 'post') return 'sessions:create';
-  if (path.startsWith('/v1/sessions')) return m === 'get' ? 'sessions:read' : 'sessions:write';
-  if (path.startsWith('/v1/audits')) return 'audits:read';
-  return null;
-}
-
 export const isEnvironment = (v: unknown): v is Environment => v === 'sandbox' || v === 'production';

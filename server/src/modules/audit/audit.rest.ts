@@ -1,7 +1,7 @@
 // Owns the audit HTTP surface: a business reads its audit records; anyone reads the audit public key set.
 import { createHash } from 'node:crypto';
 import type { RouteRegistry } from '../../common/http';
-import { sendJson } from '../../common/http';
+import { AuditRecordSchema, JwksSchema } from './audit.contract';
 import type { AuditService } from './audit.service';
 
 /** True when an If-None-Match header value matches the strong ETag (weak comparison, as RFC 9110 asks). */
@@ -18,10 +18,17 @@ export function registerAuditRoutes(reg: RouteRegistry, audit: AuditService): vo
     method: 'get',
     path: '/v1/audits/:id',
     auth: 'api_key',
+    scope: 'audits:read',
     summary: 'Get an audit record with its detached service_signature',
-    handler: async (req, res) => {
-      sendJson(res, 200, await audit.getForBusiness(req.ctx, String(req.params.id)));
+    contract: {
+      operationId: 'getAuditRecord',
+      response: { status: 200, description: 'audit record', schema: AuditRecordSchema },
+      errors: ['not_found'],
     },
+    answer: async (ctx, { params }) => ({
+      status: 200,
+      body: await audit.getForBusiness(ctx, String(params.id)),
+    }),
   });
 
   reg.add({
@@ -29,6 +36,15 @@ export function registerAuditRoutes(reg: RouteRegistry, audit: AuditService): vo
     path: '/.well-known/service-audit-jwks.json',
     auth: 'public',
     summary: 'Audit public key set (current and retained signing keys)',
+    contract: {
+      operationId: 'getAuditJwks',
+      response: {
+        status: 200,
+        description: 'key set (public, CORS `*`, `max-age=300`, ETag; 304 on If-None-Match)',
+        schema: JwksSchema,
+      },
+      errors: [],
+    },
     handler: async (req, res) => {
       const body = JSON.stringify(await audit.jwks());
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,10 @@ import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPipeline, isV1Path } from '../../app/pipeline';
 import { ManualClock } from '../../common/clock';
-import { type AppRequest, errorHandler, RouteRegistry, requestContext } from '../../common/http';
+import { AppError } from '../../common/errors';
+import { errorHandler, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
@@ -58,7 +61,7 @@ describe('audit records', () => {
   let ds: DataSource;
   let kms: LocalKmsProvider;
   let audit: AuditService;
-  let server: ReturnType<express.Express['listen']>;
+  let server: http.Server;
   let base: string;
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
   // Stand-in for the lead's API-key middleware: a bearer token names the tenant.
@@ -67,14 +70,10 @@ describe('audit records', () => {
     'key-a-live': { businessId: 'biz_a', environment: 'production' },
     'key-b': { businessId: 'biz_b', environment: 'sandbox' },
   };
-  const apiKeyAuth: RequestHandler = (req, _res, next) => {
-    const t = tenants[(req.get('authorization') ?? '').replace(/^Bearer /, '')];
-    if (t)
-      (req as AppRequest).ctx = {
-        ...(req as AppRequest).ctx,
-        actor: { kind: 'api_key', apiKeyId: 'k', ...t },
-      };
-    next();
+  const authorize = async (req: http.IncomingMessage) => {
+    const t = tenants[(req.headers.authorization ?? '').replace(/^Bearer /, '')];
+    if (!t) throw new AppError('unauthenticated');
+    return { actor: { kind: 'api_key' as const, apiKeyId: 'k', ...t }, rows: [] };
   };
   const pass: RequestHandler = (_req, _res, next) => next();
 
@@ -120,10 +119,21 @@ describe('audit records', () => {
     const app = express();
     app.use(requestContext(clock));
     const router = express.Router();
-    reg.mount(router, { api_key: apiKeyAuth, public: pass, signer: pass, sandbox: pass });
+    reg.mount(router, { public: pass, signer: pass, sandbox: pass });
     app.use(router);
     app.use(errorHandler(createLogger('silent')));
-    server = app.listen(0, '127.0.0.1');
+    // /v1 through the one pipeline, with the stand-in key check above
+    const v1 = createPipeline(reg.apiRoutes(), {
+      clock,
+      logger: createLogger('silent'),
+      authorize,
+      classify: () => undefined,
+      isDraining: () => false,
+      observe: () => {},
+      errorTypeBase: 'http://localhost/errors/',
+    });
+    server = http.createServer((req, res) => (isV1Path(req.url ?? '') ? v1(req, res) : app(req, res)));
+    server.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -2,7 +2,6 @@
 // for every business, but it is part of the business API, not a public page (README "Wallets and credentials").
 import { z } from 'zod';
 import type { RouteRegistry } from '../../common/http';
-import { sendJson } from '../../common/http';
 import type { CatalogService } from './catalog.service';
 
 const primitives = z
@@ -83,27 +82,25 @@ export function registerCatalogRoutes(reg: RouteRegistry, catalog: CatalogServic
     method: 'get',
     path: '/v1/catalog',
     auth: 'api_key',
+    scope: null,
     summary: 'Credential routes (wallet x issuer) with per-primitive capability for sandbox and production',
     contract: {
       operationId: 'getCatalog',
       response: { status: 200, description: 'route catalog', schema: CatalogSchema },
     },
-    handler: async (_req, res) => {
-      sendJson(res, 200, await catalog.catalog());
-    },
+    answer: async () => ({ status: 200, body: await catalog.catalog() }),
   });
 
   reg.add({
     method: 'get',
     path: '/v1/wallets',
     auth: 'api_key',
+    scope: null,
     summary: 'Wallets with what their routes offer in sandbox and production',
     contract: {
       operationId: 'listWallets',
       response: { status: 200, description: 'wallet listing', schema: WalletsSchema },
     },
-    handler: async (_req, res) => {
-      sendJson(res, 200, { wallets: await catalog.wallets() });
-    },
+    answer: async () => ({ status: 200, body: { wallets: await catalog.wallets() } }),
   });
 }

@@ -2,8 +2,8 @@
 // count and size limits enforced while streaming: nothing is stored here, and a refused request leaves nothing
 // behind. Which fields and how many files a workflow accepts is decided by the session service.
 
+import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import type { Request } from 'express';
 import { AppError } from '../../common/errors';
 
 export const UPLOAD_LIMITS = {
@@ -57,7 +57,10 @@ const nameless = () =>
   new AppError('validation_failed', 'Every form part needs a name in its Content-Disposition (name="…").');
 
 /** Parses the whole body; rejects with a stable AppError on the first violation (the rest is discarded). */
-export function readMultipart(req: Request, allowedFields: readonly string[]): Promise<MultipartBody> {
+export function readMultipart(
+  req: IncomingMessage,
+  allowedFields: readonly string[],
+): Promise<MultipartBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > UPLOAD_LIMITS.maxBodyBytes) {
     return Promise.reject(uploadRefusal.totalTooLarge());

@@ -25,7 +25,6 @@ const MOUNTS = ['/graphql', '/assets'];
 export class ServiceMetrics implements DeliveryMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly laneRequests: Counter<'method' | 'route'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   private readonly deliveries: Counter<'outcome'>;
   private readonly verifications: Counter<'outcome'>;
@@ -38,12 +37,6 @@ export class ServiceMetrics implements DeliveryMetrics {
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route template and status.',
       labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.laneRequests = new Counter({
-      name: 'http_lean_lane_requests_total',
-      help: 'Of http_requests_total, those answered by the lean node:http lane instead of Express (ADR 0023).',
-      labelNames: ['method', 'route'],
       registers,
     });
     this.duration = new Histogram({
@@ -118,12 +111,11 @@ export class ServiceMetrics implements DeliveryMetrics {
     };
   }
 
-  /** One answered request (the Express middleware above, and the lean lane with `lane`). */
-  request(method: string, route: string, status: number, seconds: number, lane = false): void {
+  /** One answered request (the Express middleware above, and the /v1 pipeline). */
+  request(method: string, route: string, status: number, seconds: number): void {
     const labels = { method, route, status: String(status) };
     this.requests.inc(labels);
     this.duration.observe(labels, seconds);
-    if (lane) this.laneRequests.inc({ method, route });
   }
 
   delivery(outcome: 'delivered' | 'retry' | 'failed'): void {

@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { isAppError } from '../../common/errors';
-import { type RouteRegistry, sendJson } from '../../common/http';
+import type { RouteRegistry } from '../../common/http';
 import type { BrowserBinding } from '../session/browser-binding';
 import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
@@ -146,20 +146,16 @@ export function registerReceiptRoutes(
         'receipt_access_closed',
       ],
     },
-    handler: async (req, res) => {
-      noStore(res);
-      const cookie = opts.binding.verified(token(req));
-      if (!cookie && split && req.headers.host === base.host) {
-        res.redirect(
-          307,
-          `${hosted.origin}/v1/sessions/${encodeURIComponent(String(req.params.id))}/receipt`,
-        );
-        return;
-      }
-      const read = await receipts.read(String(req.params.id), cookie);
+    answer: async (_ctx, input) => {
+      input.setHeader('Cache-Control', 'no-store');
+      const id = String(input.params.id);
+      const cookie = opts.binding.verified(readCookie(input.req, BROWSER_COOKIE));
+      if (!cookie && split && input.header('host') === base.host)
+        return { status: 307, location: `${hosted.origin}/v1/sessions/${encodeURIComponent(id)}/receipt` };
+      const read = await receipts.read(id, cookie);
       // a use of the cookie renews its lifetime (ADR 0028)
-      if (cookie) setBrowserCookie(res, cookie);
-      sendJson(res, 200, read);
+      if (cookie) setBrowserCookie(input, cookie);
+      return { status: 200, body: read };
     },
   });
   reg.add({

@@ -1,7 +1,7 @@
 // Owns the HTTP side of the browser binding: reading a request's cookies safely, the binding cookie's name,
 // scope and lifetime, and setting it. What a cookie value means (issued by us or not, bound or not) is
 // browser-binding.ts's decision.
-import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { BROWSER_COOKIE_NAME } from './browser-binding';
 
 /** The server-issued browser cookie (browser-binding.ts). */
@@ -19,7 +19,7 @@ export const BROWSER_COOKIE_MAX_AGE_S = 400 * 24 * 3600;
  * cookie-octets (RFC 6265) whose percent-escapes decode. Validated before decoding, because
  * decodeURIComponent throws on a malformed escape and any browser (or attacker) can send any cookie.
  */
-export function readCookie(req: Request, name: string): string | undefined {
+export function readCookie(req: Pick<IncomingMessage, 'headers'>, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -42,7 +42,7 @@ export function readCookie(req: Request, name: string): string | undefined {
  * The browser token as the transport reads it: a bounded URL-safe string (today 32 random bytes in base64url;
  * kept loose enough for a signed form), anything else is no token at all.
  */
-export const browserTokenOf = (req: Request): string | undefined => {
+export const browserTokenOf = (req: Pick<IncomingMessage, 'headers'>): string | undefined => {
   const v = readCookie(req, BROWSER_COOKIE);
   return v !== undefined && /^[\w.~-]{16,256}$/.test(v) ? v : undefined;
 };
@@ -51,7 +51,10 @@ export const browserTokenOf = (req: Request): string | undefined => {
  * Sets (or renews) the binding cookie. Scope: host-only on the host that answered, which for the hosted page is
  * `{hosted_url}`'s host (no Domain attribute), Path=/, HttpOnly, Secure, SameSite=Strict.
  */
-export function setBrowserCookie(res: Response, token: string): void {
+export function setBrowserCookie(
+  res: { setHeader(name: string, value: string): unknown },
+  token: string,
+): void {
   res.setHeader(
     'Set-Cookie',
     `${BROWSER_COOKIE}=${token}; Path=/; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; HttpOnly; Secure; SameSite=Strict`,

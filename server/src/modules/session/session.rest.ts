@@ -1,14 +1,31 @@
-// Thin /v1 controllers for sessions over SessionService, and the hosted transport routes over
-// SessionTransport (cookie-bound browser).
+// Thin /v1 routes for sessions over SessionService (answered by the /v1 pipeline, app/pipeline.ts, each with
+// its contract from session.contract.ts and the scope a scoped key needs), and the hosted transport routes
+// over SessionTransport (cookie-bound browser, Express).
 import type { Response } from 'express';
+import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
-import { jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
-import type { UploadedFile } from '../document/multipart';
+import { type ApiInput, jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import { readMultipart } from '../document/multipart';
 import type { TenancyService } from '../tenancy/tenancy.service';
 import { browserTokenOf, setBrowserCookie } from './browser-cookie';
+import {
+  CreateSessionMultipartSchema,
+  CreateSessionRequestSchema,
+  idempotencyKeyHeader,
+  SESSION_END_EVENTS,
+  SessionCreatedSchema,
+  SessionDecisionDueEventSchema,
+  SessionSchema,
+  StepCompletedEventSchema,
+  sessionEndedEventSchema,
+} from './session.contract';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
+
+/** The form fields of a multipart create (besides the `file` parts). */
+const FORM_FIELDS = ['workflow_id', 'metadata', 'expires_in', 'return_url'] as const;
+
+const isType = (input: ApiInput, type: RegExp) => type.test(input.header('content-type') ?? '');
 
 export function registerSessionRoutes(
   reg: RouteRegistry,
@@ -19,79 +36,116 @@ export function registerSessionRoutes(
     method: 'post',
     path: '/v1/sessions',
     auth: 'api_key',
+    scope: 'sessions:create',
     summary: 'Create a session of a published workflow',
-    handler: async (req, res) => {
+    contract: {
+      operationId: 'createSession',
+      request: CreateSessionRequestSchema,
+      requestContent: { 'multipart/form-data': CreateSessionMultipartSchema },
+      headers: { 'Idempotency-Key': idempotencyKeyHeader },
+      response: { status: 201, description: 'session', schema: SessionCreatedSchema },
+      errors: [
+        'validation_failed',
+        'documents_required',
+        'unsupported_media_type',
+        'workflow_not_found',
+        'workflow_not_published',
+        'webhook_endpoint_required',
+        'idempotency_in_progress',
+        'route_unavailable',
+      ],
+    },
+    multipart: FORM_FIELDS,
+    // A key this process verified before is not read again: the create's guarded INSERT checks that it is not
+    // revoked, and the pipeline confirms it before any other answer (ADR 0025, 0037).
+    read: (presented) => tenancy.authenticateRemembered(presented),
+    answer: async (ctx: Ctx, input) => {
       let body: Record<string, unknown>;
-      let uploads: UploadedFile[] | null = null;
-      if (req.is('multipart/form-data')) {
-        // A workflow with a sign step: file parts "file" plus workflow_id, metadata (a JSON string), expires_in,
-        // return_url.
-        const form = await readMultipart(req, ['workflow_id', 'metadata', 'expires_in', 'return_url']);
+      let uploads = null;
+      if (isType(input, /^multipart\/form-data/i)) {
+        // A workflow with a sign step: file parts "file" plus the form fields (metadata as a JSON string).
+        const form = await readMultipart(input.req, FORM_FIELDS);
         body = createInputFromForm(form.fields);
         uploads = form.files;
-      } else if (req.is('application/json')) {
-        body = jsonObjectBody(req);
+      } else if (isType(input, /^application\/json\s*(;|$)/i)) {
+        body = jsonObject(input.body);
       } else {
         throw new AppError(
           'unsupported_media_type',
           'Send the body as application/json, or as multipart/form-data for a workflow with a sign step.',
         );
       }
-      const key = req.header('Idempotency-Key') ?? undefined;
-      const out = await sessions.create(req.ctx, body, key, uploads);
-      if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      sendJson(res, out.statusCode, out.session);
-    },
-    // A JSON create in its plain shape (ADR 0023); multipart and every other shape take the handler above.
-    // A key this process verified before is not read again: the create's guarded INSERT checks that it is
-    // not revoked, and any other path confirms it first (ADR 0025).
-    lane: {
-      read: (presented) => tenancy.authenticateRemembered(presented),
-      handle: async (ctx, req, _params, body, auth) => {
-        const key = req.headers['idempotency-key'];
-        const idem = Array.isArray(key) ? key[0] : key;
-        const out = await sessions.create(ctx, jsonObject(body), idem, null, auth.confirm);
-        return {
-          status: out.statusCode,
-          body: out.session,
-          headers: out.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
-        };
-      },
+      const out = await sessions.create(
+        ctx,
+        body,
+        input.header('idempotency-key'),
+        uploads,
+        input.auth?.confirm,
+      );
+      return {
+        status: out.statusCode,
+        body: out.session,
+        headers: out.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+        // a new session: its INSERT checked the key (or the service confirmed it first)
+        keyChecked: !out.replayed,
+      };
     },
   });
   reg.add({
     method: 'get',
     path: '/v1/sessions/:id',
     auth: 'api_key',
+    scope: 'sessions:read',
     summary: 'Read a session with the results produced so far (reconciliation)',
-    handler: async (req, res) => sendJson(res, 200, await sessions.get(req.ctx, String(req.params.id))),
-    // the key and the tenant's session in one statement (ADR 0023)
-    lane: {
-      read: (presented, params) => tenancy.authenticateAnd(presented, sessions.getJoin(params.id)),
-      handle: async (ctx, _req, params, _body, auth) => ({
-        status: 200,
-        body: await sessions.viewOfJoin(ctx, params.id, auth.rows),
-      }),
+    contract: {
+      operationId: 'getSession',
+      response: { status: 200, description: 'status + results', schema: SessionSchema },
+      errors: ['not_found'],
     },
+    // the key and the tenant's session in one statement (ADR 0023)
+    read: (presented, params) => tenancy.authenticateAnd(presented, sessions.getJoin(String(params.id))),
+    answer: async (ctx, { params, auth }) => ({
+      status: 200,
+      body: await sessions.viewOfJoin(ctx, String(params.id), auth?.rows ?? []),
+    }),
   });
   reg.add({
     method: 'post',
     path: '/v1/sessions/:id/continue',
     auth: 'api_key',
+    scope: 'sessions:write',
     summary: 'Continue a session waiting in awaiting_decision',
-    handler: async (req, res) => sendJson(res, 200, await sessions.continue(req.ctx, String(req.params.id))),
+    contract: {
+      operationId: 'continueSession',
+      response: { status: 200, description: 'session', schema: SessionSchema },
+      errors: ['not_found', 'session_state_conflict'],
+    },
+    answer: async (ctx, { params }) => ({
+      status: 200,
+      body: await sessions.continue(ctx, String(params.id)),
+    }),
   });
   reg.add({
     method: 'post',
     path: '/v1/sessions/:id/stop',
     auth: 'api_key',
+    scope: 'sessions:write',
     summary: 'Stop a session that has not ended',
-    handler: async (req, res) => sendJson(res, 200, await sessions.stop(req.ctx, String(req.params.id))),
+    contract: {
+      operationId: 'stopSession',
+      response: { status: 200, description: 'session', schema: SessionSchema },
+      errors: ['not_found', 'session_state_conflict'],
+    },
+    answer: async (ctx, { params }) => ({ status: 200, body: await sessions.stop(ctx, String(params.id)) }),
   });
+  // the events of a session's life, as webhook payloads (schema/webhooks)
+  reg.addEvent('step.completed', StepCompletedEventSchema);
+  reg.addEvent('session.decision_due', SessionDecisionDueEventSchema);
+  for (const status of SESSION_END_EVENTS) reg.addEvent(`session.${status}`, sessionEndedEventSchema(status));
 }
 
 /**
- * Form fields as create input. Values that do not convert stay strings, so the service's one validation
+ * Form fields as create input. Values that do not convert stay strings, so the create's one validation
  * refuses them with the same errors as a JSON create (a repeat of a key that created a session replays it).
  */
 function createInputFromForm(fields: Record<string, string>): Record<string, unknown> {

@@ -22,6 +22,14 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { STEP_WINDOW_MINUTES } from '../workflow/workflow.steps';
 import {
+  type CreateSessionInput,
+  parseCreateInput,
+  SESSION_LIMITS,
+  type SessionCreated,
+  type SessionView,
+  type StepResultView,
+} from './session.contract';
+import {
   createInOneTrip,
   insertIfCurrent,
   knownRevision,
@@ -39,50 +47,14 @@ import {
 } from './session.state';
 import { StepResultEntity } from './step-result.entity';
 
-export const SESSION_LIMITS = {
-  expiresInDefault: 3600,
-  expiresInMin: 60,
-  expiresInMax: 86_400,
-  metadataMaxBytes: 16 * 1024,
-  idempotencyKeyMaxLength: 255,
-  idempotencyRetentionHours: 24,
-} as const;
-
-export interface CreateSessionInput {
-  workflow_id?: unknown;
-  metadata?: unknown;
-  expires_in?: unknown;
-  /** Where the hosted page offers the way back after the end (ADR 0019). */
-  return_url?: unknown;
-}
-
-/** The create response (spec 2.1). */
-export interface SessionCreated {
-  id: string;
-  workflow_id: string;
-  workflow_revision: number;
-  url: string;
-  status: string;
-  expires: string;
-}
-
-export interface StepResultView {
-  stage: number;
-  primitive: string;
-  audit_id: string;
-  completed_at: string;
-  [result: string]: unknown;
-}
-
-export interface SessionView extends SessionCreated {
-  created: string;
-  metadata: Record<string, unknown> | null;
-  results: StepResultView[];
-  /** In awaiting_decision: when the business's decision is due (then session.decision_due); else null. */
-  decision_due: string | null;
-  /** Only on failed and expired sessions: why (session.state.ts FailureReason). */
-  failure_reason?: FailureReason;
-}
+// The create input's rules, the spec's limits and the answer shapes are the route contract's (ADR 0037).
+export {
+  type CreateSessionInput,
+  SESSION_LIMITS,
+  type SessionCreated,
+  type SessionView,
+  type StepResultView,
+} from './session.contract';
 
 export interface SessionDeps {
   ds: DataSource;
@@ -194,48 +166,13 @@ function sessionRow(a: {
   } satisfies Partial<SessionEntity>);
 }
 
+/** The create input's rules: the route contract's (session.contract.ts), with their stable error codes. */
 export function validateCreateInput(input: CreateSessionInput): {
   workflowId: string;
   metadata: Record<string, unknown> | null;
   expiresIn: number;
 } {
-  const { workflow_id, metadata, expires_in } = input;
-  if (typeof workflow_id !== 'string' || workflow_id === '')
-    throw new AppError('validation_failed', 'workflow_id is required.', { param: 'workflow_id' });
-  if (
-    metadata !== undefined &&
-    metadata !== null &&
-    (typeof metadata !== 'object' || Array.isArray(metadata))
-  )
-    throw new AppError('validation_failed', 'metadata must be a JSON object.', { param: 'metadata' });
-  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > SESSION_LIMITS.metadataMaxBytes)
-    throw new AppError(
-      'validation_failed',
-      `metadata is limited to ${SESSION_LIMITS.metadataMaxBytes} bytes of JSON.`,
-      {
-        param: 'metadata',
-      },
-    );
-  let expiresIn: number = SESSION_LIMITS.expiresInDefault;
-  if (expires_in !== undefined && expires_in !== null) {
-    if (
-      typeof expires_in !== 'number' ||
-      !Number.isInteger(expires_in) ||
-      expires_in < SESSION_LIMITS.expiresInMin ||
-      expires_in > SESSION_LIMITS.expiresInMax
-    )
-      throw new AppError(
-        'validation_failed',
-        `expires_in must be an integer number of seconds from ${SESSION_LIMITS.expiresInMin} to ${SESSION_LIMITS.expiresInMax}.`,
-        { param: 'expires_in' },
-      );
-    expiresIn = expires_in;
-  }
-  return {
-    workflowId: workflow_id,
-    metadata: (metadata as Record<string, unknown> | undefined) ?? null,
-    expiresIn,
-  };
+  return parseCreateInput(input);
 }
 
 export function validateIdempotencyKey(key: string | undefined): string | undefined {

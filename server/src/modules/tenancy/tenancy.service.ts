@@ -138,7 +138,7 @@ export class TenancyService {
   }
 
   /**
-   * `authenticate`, with a tenant-scoped read in the same statement (one round trip; the lean lane's GET):
+   * `authenticate`, with a tenant-scoped read in the same statement (one round trip; the /v1 GET):
    * `join.from` is joined to the key row `k` and must restrict every table it reads by `k.business_id` and
    * `k.environment`; its rows come back only when the key checks out, and are never read otherwise.
    */

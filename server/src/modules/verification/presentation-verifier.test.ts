@@ -55,7 +55,7 @@ describe('presentation verifier (dc+sd-jwt) with the sandbox issuer and referenc
     const reg = new RouteRegistry();
     registerSandboxRoutes(reg, { issuer, wallet });
     const pass: express.RequestHandler = (_req, _res, next) => next();
-    reg.mount(router, { api_key: pass, public: pass, signer: pass, sandbox: pass });
+    reg.mount(router, { public: pass, signer: pass, sandbox: pass });
     verifier = new PresentationVerifier({
       trust: new TrustStore(ds),
       fetchStatusList: httpStatusListFetcher(),

@@ -1,0 +1,237 @@
+// Owns the one `/v1` pipeline (ADR 0037): every request whose path is under /v1 is answered here on node:http,
+// never by Express. In order: request id and base headers (drain, security), the path's percent-encoding, the
+// JSON body (body-parser, the same configuration as Express's /t and /sandbox: any framing, Content-Encoding
+// gzip/deflate/br, UTF-8 only, 256 KiB), the route (a small table of method + path pattern), the key, its
+// scope and budget (api_key routes), the route's `answer(ctx, input)`, the remembered-key confirmation (once,
+// before any answer the route's own write did not check), and one answer: JSON or problem+json, metrics,
+// the tracing span's route name, and the unhandled-error log (once).
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express from 'express';
+import type { Clock } from '../common/clock';
+import type { Ctx } from '../common/context';
+import { AppError } from '../common/errors';
+import {
+  API_JSON_LIMIT,
+  API_JSON_TYPES,
+  type ApiAnswer,
+  type ApiInput,
+  type ApiRoute,
+  answerableError,
+  baseHeaders,
+  type KeyAuth,
+  malformedPath,
+  malformedPathError,
+  writeBody,
+  writeProblem,
+} from '../common/http';
+import { newId } from '../common/ids';
+import type { Logger } from '../common/logger';
+import type { HeaderSink } from '../common/rate-limit';
+import { nameRoute } from '../common/tracing';
+
+export interface PipelineDeps {
+  clock: Clock;
+  logger: Logger;
+  /**
+   * The key (through the route's `read` when it has one), the scope the route declares (403
+   * api_key_scope_missing) and one request of the key's budget; rate-limit headers go to `sink`.
+   */
+  authorize(req: IncomingMessage, sink: HeaderSink, route: ApiRoute, read?: ReadKey): Promise<KeyAuth>;
+  /** Errors from outside our code (database outage) as closed codes. */
+  classify(e: unknown): AppError | undefined;
+  isDraining(): boolean;
+  observe(method: string, route: string, status: number, seconds: number): void;
+  /** The absolute prefix of problem `type` URIs. */
+  errorTypeBase: string;
+}
+
+export type ReadKey = (presented: string | undefined) => Promise<KeyAuth>;
+
+/** True for a path the pipeline owns (Express routes paths case-insensitively, so this does too). */
+export const isV1Path = (url: string): boolean => {
+  if (url.slice(0, 3).toLowerCase() !== '/v1') return false;
+  return url.length === 3 || url[3] === '/' || url[3] === '?';
+};
+
+interface Compiled {
+  route: ApiRoute;
+  /** Literal segments lower-cased, `null` for a parameter. */
+  segments: (string | null)[];
+  names: string[];
+}
+
+/**
+ * Matches a request path (no query) against a route as Express's router does: literal segments
+ * case-insensitively, one optional trailing slash, parameters percent-decoded (the path was checked first).
+ */
+function match(c: Compiled, parts: string[]): Record<string, string> | undefined {
+  if (parts.length !== c.segments.length) return undefined;
+  const params: Record<string, string> = {};
+  let n = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const seg = c.segments[i];
+    const part = parts[i] as string;
+    if (seg === null) {
+      if (part === '') return undefined;
+      params[c.names[n++] as string] = part.includes('%') ? decodeURIComponent(part) : part;
+    } else if (seg !== part && seg !== part.toLowerCase()) return undefined;
+  }
+  return params;
+}
+
+const jsonParser = express.json({ limit: API_JSON_LIMIT, type: API_JSON_TYPES }) as unknown as (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void;
+
+/** Reads a JSON body as Express's parser does (undefined when there is none or it is not JSON). */
+function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    jsonParser(req, res, (err) =>
+      err ? reject(err) : resolve((req as IncomingMessage & { body?: unknown }).body),
+    );
+  });
+}
+
+/** The `/v1` request listener over the routes of the registry. */
+export function createPipeline(routes: readonly ApiRoute[], deps: PipelineDeps): RequestListener {
+  const table: Compiled[] = routes.map((route) => {
+    const names: string[] = [];
+    const segments = route.path.split('/').map((s) => {
+      if (!s.startsWith(':')) return s.toLowerCase();
+      names.push(s.slice(1));
+      return null;
+    });
+    return { route, segments, names };
+  });
+  const find = (method: string, path: string) => {
+    const m = method === 'HEAD' ? 'get' : method.toLowerCase();
+    const parts = path.split('/');
+    if (parts.length > 2 && parts[parts.length - 1] === '') parts.pop(); // one trailing slash
+    for (const c of table) {
+      if (c.route.method !== m) continue;
+      const params = match(c, parts);
+      if (params) return { route: c.route, params };
+    }
+    return undefined;
+  };
+  return (req, res) => {
+    const x = new Exchange(req, res, deps);
+    x.run(find)
+      .catch((e: unknown) => (res.headersSent || res.destroyed ? undefined : x.fail(e)))
+      .catch((e: unknown) => deps.logger.error('answer failed', { error: String(e) }));
+  };
+}
+
+/**
+ * One request. Headers are collected in a list (the rate-limit step and the route write into it as into a
+ * response) and written with the status in one `writeHead`.
+ */
+class Exchange implements HeaderSink {
+  private readonly t0 = process.hrtime.bigint();
+  private readonly requestId = newId('req', 10);
+  private readonly headers: (string | number)[];
+  private routePath = 'unmatched';
+  private confirm?: () => Promise<void>;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly deps: PipelineDeps,
+  ) {
+    this.headers = baseHeaders(this.requestId, deps.isDraining());
+  }
+
+  setHeader(name: string, value: string): void {
+    this.headers.push(name, value);
+  }
+
+  async run(
+    find: (method: string, path: string) => { route: ApiRoute; params: Record<string, string> } | undefined,
+  ): Promise<void> {
+    const { req, deps } = this;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (malformedPath(path)) throw malformedPathError();
+    // The order is Express's: the body is read and judged first, then the route, then the key.
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readJson(req, this.res);
+    const found = find(req.method ?? '', path);
+    if (!found) throw new AppError('not_found', 'No such endpoint.');
+    const { route, params } = found;
+    this.routePath = route.path;
+    nameRoute(req, route.path);
+    let auth: KeyAuth | undefined;
+    if (route.auth === 'api_key') {
+      const { read } = route;
+      auth = await deps.authorize(req, this, route, read ? (p) => read(p, params) : undefined);
+      // the confirmation runs once, however many outcomes ask for it
+      const confirm = auth.confirm;
+      if (confirm) {
+        let once: Promise<void> | undefined;
+        this.confirm = () => {
+          once ??= confirm();
+          return once;
+        };
+        auth = { ...auth, confirm: this.confirm };
+      }
+    }
+    const ctx: Ctx = {
+      actor: auth?.actor ?? { kind: 'system', name: 'anonymous' },
+      requestId: this.requestId,
+      clock: deps.clock,
+    };
+    const input: ApiInput = {
+      req,
+      params,
+      body,
+      auth,
+      header: (name) => {
+        const v = req.headers[name.toLowerCase()];
+        return Array.isArray(v) ? v[0] : v;
+      },
+      setHeader: (name, value) => this.setHeader(name, value),
+    };
+    const out: ApiAnswer = await route.answer(ctx, input);
+    // a key recognised from memory may have been revoked since: only an answer whose own write checked it
+    // goes out without asking (ADR 0025)
+    if (!out.keyChecked) await this.confirm?.();
+    if (out.headers) for (const k in out.headers) this.headers.push(k, out.headers[k] as string);
+    if (out.location !== undefined) {
+      this.headers.push('Location', out.location, 'Content-Length', 0);
+      this.res.writeHead(out.status, this.headers as string[]);
+      this.res.end();
+      this.observe(out.status);
+      return;
+    }
+    writeBody(this.res, out.status, 'application/json', JSON.stringify(out.body), this.headers);
+    this.observe(out.status);
+  }
+
+  /** Answers an error: a remembered key is confirmed first (a revoked key is told 401, nothing else). */
+  async fail(err: unknown): Promise<void> {
+    let e = err;
+    if (this.confirm)
+      try {
+        await this.confirm();
+      } catch (revoked) {
+        e = revoked;
+      }
+    if (this.res.headersSent || this.res.destroyed) return;
+    const { deps, requestId } = this;
+    const status = writeProblem(
+      this.res,
+      answerableError(e, requestId, deps.logger, deps.classify),
+      requestId,
+      deps.errorTypeBase,
+      this.headers,
+    );
+    this.observe(status);
+  }
+
+  private observe(status: number): void {
+    const seconds = Number(process.hrtime.bigint() - this.t0) / 1e9;
+    this.deps.observe(this.req.method ?? '', this.routePath, status, seconds);
+  }
+}
