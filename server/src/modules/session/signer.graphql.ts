@@ -16,7 +16,8 @@ export enum BrowserBindingGql {
 }
 registerEnumType(BrowserBindingGql, {
   name: 'BrowserBinding',
-  description: 'none: not started; this_browser: this browser started it and may act; other_browser: view only.',
+  description:
+    'none: not started; this_browser: this browser started it and may act; other_browser: view only.',
 });
 
 export enum DeadlineKindGql {
@@ -39,7 +40,9 @@ registerEnumType(WalletTransportGql, {
   description: 'How the page reaches a wallet; each is a POST on the /t transport routes (`path`).',
 });
 
-@ObjectType('SignerBusiness', { description: 'Who asks: the branding’s display name, else the business name.' })
+@ObjectType('SignerBusiness', {
+  description: 'Who asks: the branding’s display name, else the business name.',
+})
 export class SignerBusinessGql {
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: '`#rrggbb`, at least 4.5:1 against white.' })
@@ -114,7 +117,8 @@ export class SignerSessionGql {
   })
   walletRequests!: WalletRequestOfferGql[];
   @Field(() => [SandboxPersonaGql], {
-    description: 'Sandbox, bound browser, while a step runs: the test persons that can answer it; else empty.',
+    description:
+      'Sandbox, bound browser, while a step runs: the test persons that can answer it; else empty.',
   })
   sandboxPersonas!: SandboxPersonaGql[];
 }

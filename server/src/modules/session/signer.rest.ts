@@ -6,7 +6,10 @@ import type { RouteRegistry } from '../../common/http';
 import { browserTokenOf, setBrowserCookie } from './browser-cookie';
 import type { SessionTransport } from './session.transport';
 
-export function registerSignerRoutes(reg: RouteRegistry, transport: Pick<SessionTransport, 'projection'>): void {
+export function registerSignerRoutes(
+  reg: RouteRegistry,
+  transport: Pick<SessionTransport, 'projection'>,
+): void {
   reg.add({
     method: 'post',
     path: '/t/sessions/:id/open',

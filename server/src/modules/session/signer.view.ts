@@ -8,9 +8,9 @@ import { AppError } from '../../common/errors';
 import type { DocumentService } from '../document/document.service';
 import { toDocumentView } from '../document/document.service';
 import { bindingClaimsFor } from '../verification/holder-binding';
+import { SIGNED_DC_API_PROTOCOL } from '../verification/jar';
 import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
 import { requestForStep } from '../verification/primitives';
-import { SIGNED_DC_API_PROTOCOL } from '../verification/jar';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { SessionEntity } from './session.entity';
@@ -44,7 +44,9 @@ export async function signerSession(
   if (!cookie) throw new AppError('not_found', 'This session link is not valid.');
   const { session, projection: p } = await deps.transport.read(id, cookie);
   const running = p.status === 'in_progress' && p.binding === 'this_browser';
-  const offers = running ? await currentStepOffers(deps, session) : { walletRequests: [], sandboxPersonas: [] };
+  const offers = running
+    ? await currentStepOffers(deps, session)
+    : { walletRequests: [], sandboxPersonas: [] };
   return { ...toGql(p), ...offers };
 }
 
@@ -96,8 +98,9 @@ async function currentStepOffers(
   deps: SignerViewDeps,
   s: SessionEntity,
 ): Promise<Pick<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'>> {
-  const steps = toRevisionView(await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision))
-    .steps;
+  const steps = toRevisionView(
+    await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
+  ).steps;
   const step = steps[s.currentStage];
   if (!step) return { walletRequests: [], sandboxPersonas: [] };
   const documents =
