@@ -5,6 +5,7 @@
 // itself (start, wallet request, wallet response) stays on the /t routes.
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
+import { randomToken } from '../../common/ids';
 import type { DocumentService } from '../document/document.service';
 import { toDocumentView } from '../document/document.service';
 import { bindingClaimsFor } from '../verification/holder-binding';
@@ -92,7 +93,7 @@ function toGql(p: Projection): Omit<SignerSessionGql, 'walletRequests' | 'sandbo
 
 /**
  * The running step's wallet requests and sandbox persons: derived from the same request the wallet-request
- * route builds for this step (requestForStep; the nonce is a placeholder, nothing is stored or issued).
+ * route builds for this step (requestForStep; a throwaway nonce: nothing is stored or issued).
  */
 async function currentStepOffers(
   deps: SignerViewDeps,
@@ -107,7 +108,7 @@ async function currentStepOffers(
     step.primitive === 'sign'
       ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
       : undefined;
-  const { request } = requestForStep(step, 'placeholder', {
+  const { request } = requestForStep(step, randomToken(32), {
     documents,
     bindingClaims: bindingClaimsFor(steps, s.currentStage),
   });
