@@ -1,27 +1,24 @@
-// Typed fetch wrappers for the hosted transport routes. Same origin as the page, so paths are relative and the
-// HttpOnly binding cookie travels by itself. Every failure becomes an ApiError carrying the server's code.
+// The signer page's calls. Its session is read over GraphQL (signerSession, generated types); the wallet
+// protocol stays on the hosted transport routes (/t: open, start, wallet requests, wallet response, documents).
+// Same origin as the page, so paths are relative and the HttpOnly binding cookie travels by itself. Every
+// failure becomes an ApiError carrying the server's code.
+import { ApiError } from './api-error';
+import { gql } from './gql';
+import type { SignerSessionQueryVariables, WalletTransport } from './graphql/generated';
 import type {
   AnnexCWalletRequest,
   CrossDeviceRequest,
   Problem,
   ReferenceWalletAnswer,
   SandboxCrossDeviceAnswer,
-  SessionProjection,
   SignedWalletRequest,
+  SignerSession,
   WalletRequest,
+  WalletRequestOffer,
   WalletResponse,
 } from './types';
 
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    readonly requestId?: string,
-  ) {
-    super(code);
-    this.name = 'ApiError';
-  }
-}
+export { ApiError };
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   let res: Response;
@@ -39,6 +36,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   } catch {
     throw new ApiError('network_error', 0);
   }
+  if (res.status === 204) return undefined as T;
   if (res.ok) return (await res.json()) as T;
   let problem: Problem = {};
   try {
@@ -65,35 +63,43 @@ export const reportDocumentShown = (id: string, position: number) =>
     `${sessionPath(id)}/documents/${position}/shown`,
   );
 
-export const getSession = (id: string) => call<SessionProjection>('GET', sessionPath(id));
+/** The session as the page shows it: the GraphQL signer query, authorised by the binding cookie. */
+export const getSession = (sessionId: string) =>
+  gql<SignerSession>('SignerSession', { sessionId } satisfies SignerSessionQueryVariables);
 
-export const startSession = (id: string) => call<SessionProjection>('POST', `${sessionPath(id)}/start`);
+/** Opening the link: the server issues (or renews) this browser's binding cookie; no session data. */
+export const openSession = (id: string) => call<undefined>('POST', `${sessionPath(id)}/open`);
 
-export const createWalletRequest = (id: string) =>
-  call<WalletRequest>('POST', `${sessionPath(id)}/wallet-request`);
+/** Start binds this browser; the page then reads the session it started. */
+export const startSession = async (id: string) => {
+  await call<unknown>('POST', `${sessionPath(id)}/start`);
+  return getSession(id);
+};
 
-/** The signed request (verifier certificate, encrypted response) for the Digital Credentials API. */
-export const createSignedWalletRequest = (id: string) =>
-  call<SignedWalletRequest>('POST', `${sessionPath(id)}/wallet-request/dc_api_signed`);
+/** The session's offer of a wallet transport for the running step, if it offers it now. */
+export const walletOffer = (s: SignerSession, transport: WalletTransport) =>
+  s.walletRequests.find((o) => o.transport === transport);
 
-/** The ISO 18013-7 Annex C request (org-iso-mdoc: DeviceRequest + EncryptionInfo) for the same API call. */
-export const createAnnexCWalletRequest = (id: string) =>
-  call<AnnexCWalletRequest>('POST', `${sessionPath(id)}/wallet-request/org_iso_mdoc`);
-
-/** A cross-device request: QR code and openid4vp:// link; the wallet answers the server directly. */
-export const createCrossDeviceRequest = (id: string) =>
-  call<CrossDeviceRequest>('POST', `${sessionPath(id)}/wallet-request/cross_device`);
+/** A fresh single-use wallet request of one of the transports the session offers now (walletRequests). */
+export const createWalletRequest = <
+  T extends WalletRequest | SignedWalletRequest | AnnexCWalletRequest | CrossDeviceRequest,
+>(
+  offer: WalletRequestOffer,
+) => call<T>('POST', offer.path);
 
 /** Sandbox only: the reference wallet runs the cross-device exchange for an openid4vp:// link. */
 export const sandboxWalletCrossDevice = (persona: string, uri: string) =>
   call<SandboxCrossDeviceAnswer>('POST', '/sandbox/wallet/cross-device', { persona, uri });
 
-export const submitWalletResponse = (
+/** The wallet's answer for this step; the page then reads the session it moved. */
+export const submitWalletResponse = async (
   id: string,
   requestId: string,
   response: WalletResponse | Record<string, unknown>,
-) =>
-  call<SessionProjection>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
+) => {
+  await call<unknown>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
+  return getSession(id);
+};
 
 /** Sandbox only: the service's reference wallet answers the request as the chosen test persona. */
 export const referenceWalletRespond = (

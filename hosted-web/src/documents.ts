@@ -1,7 +1,7 @@
 // How a sign step's document is named on the page: its type and size in the page's language (used by the
 // step list before Start and by the viewer).
 import { locale, t } from './i18n';
-import type { ProjectionDocument } from './types';
+import type { SignerDocument } from './types';
 
 export function formatSize(bytes: number): string {
   const sizeFormat = new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 });
@@ -19,5 +19,5 @@ export const typeLabel = (contentType: string): string =>
   })[contentType] ?? contentType;
 
 /** "PDF, 12 KB" */
-export const documentFacts = (d: ProjectionDocument): string =>
-  `${typeLabel(d.content_type)}, ${formatSize(d.size)}`;
+export const documentFacts = (d: SignerDocument): string =>
+  `${typeLabel(d.contentType)}, ${formatSize(d.size)}`;

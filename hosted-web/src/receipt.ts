@@ -2,7 +2,8 @@
 // travels by itself on the same origin) and the plain GET download paths. The operations are the named ones
 // in graphql/signer.graphql, sent as that file's text; their types are generated from schema/schema.graphql
 // (scripts/codegen.mjs), so a server change that breaks them fails `codegen:check` and the typecheck.
-import { ApiError } from './api';
+
+import { gql } from './gql';
 import type {
   CloseReceiptAccessMutationVariables,
   RequestReceiptEmailCodeMutationVariables,
@@ -10,37 +11,8 @@ import type {
   SignerReceiptFieldsFragment,
   SignerReceiptQueryVariables,
 } from './graphql/generated';
-import DOCUMENT from './graphql/signer.graphql?raw';
 
 export type SignerReceipt = SignerReceiptFieldsFragment;
-
-async function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch('/graphql', {
-      method: 'POST',
-      credentials: 'same-origin',
-      cache: 'no-store',
-      headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify({ query: DOCUMENT, operationName, variables }),
-    });
-  } catch {
-    throw new ApiError('network_error', 0);
-  }
-  let body: {
-    data?: Record<string, unknown>;
-    errors?: { extensions?: { code?: string; request_id?: string } }[];
-  };
-  try {
-    body = await res.json();
-  } catch {
-    throw new ApiError('internal_error', res.status);
-  }
-  const e = body.errors?.[0];
-  if (e || !body.data)
-    throw new ApiError(e?.extensions?.code ?? 'internal_error', res.status, e?.extensions?.request_id);
-  return Object.values(body.data)[0] as T;
-}
 
 export const getSignerReceipt = (sessionId: string) =>
   gql<SignerReceipt>('SignerReceipt', { sessionId } satisfies SignerReceiptQueryVariables);

@@ -1,80 +1,22 @@
-// Wire types of the internal hosted transport routes (/t/sessions/*) and the sandbox reference wallet: plain
-// JSON routes that are neither GraphQL nor in the public OpenAPI contract, so there is nothing to generate them
-// from; they stay small and explicit here (ADR 0018). Everything the page reads over GraphQL is typed from
-// schema/schema.graphql instead (src/graphql/generated.ts).
+// The signer page's session comes from the GraphQL schema (graphql/generated.ts: SignerSession and its steps,
+// documents, wallet request offers and sandbox persons). What stays here: the answers of the wallet-protocol
+// routes on /t (single-use wallet requests, the wallet response), which are neither GraphQL nor in the public
+// OpenAPI contract (ADR 0018, ADR 0041), and UI-local types.
+import type { SignerSessionFieldsFragment } from './graphql/generated';
 
-export type SessionStatus =
-  | 'created'
-  | 'in_progress'
-  | 'awaiting_decision'
-  | 'completed'
-  | 'stopped'
-  | 'failed'
-  | 'expired';
+/** The session as the page shows it (GraphQL signerSession). */
+export type SignerSession = SignerSessionFieldsFragment;
+export type SignerStep = SignerSession['steps'][number];
+export type SignerDocument = NonNullable<SignerStep['documents']>[number];
+export type SandboxPersona = SignerSession['sandboxPersonas'][number];
+export type WalletRequestOffer = SignerSession['walletRequests'][number];
 
-export type Primitive = 'identify' | 'age_verify' | 'sign' | 'attestation';
-
-/** A sign step's document as the page shows it before signing (the bytes download separately). */
-export interface ProjectionDocument {
-  position: number;
-  label: string;
-  sha256: string;
-  size: number;
-  content_type: string;
-}
-
-export interface ProjectionStep {
-  stage: number;
-  primitive: Primitive;
-  claims?: string[];
-  threshold?: number;
-  /** attestation: the terms to approve and their SHA-256 (hex). */
-  terms?: string;
-  terms_sha256?: string;
-  /** sign: the documents to sign. */
-  documents?: ProjectionDocument[];
-}
-
-/** Status projection of a session: no results, no personal data. */
-export interface SessionProjection {
-  id: string;
-  status: SessionStatus;
-  environment: 'sandbox' | 'production';
-  /**
-   * accent_color: the business's `#rrggbb` (at least 4.5:1 against white) when branded; logo_url: the path
-   * of its logo on this service when one is set (ADR 0019).
-   */
-  business: { name: string; accent_color?: string; logo_url?: string };
-  workflow: { name: string };
-  steps: ProjectionStep[];
-  current_stage: number;
-  completed_stages: number[];
-  expires: string;
-  /** The deadline of what the person is doing now: the step window once a step started, else the link's. */
-  deadline?: string;
-  deadline_kind?: 'step' | 'link';
-  /** The service's clock at this answer: the countdown runs against it, not against the device clock. */
-  server_time: string;
-  binding: 'none' | 'this_browser' | 'other_browser';
-  /** Only once the session ended: the business's page to go back to (ADR 0019). */
-  return_url?: string;
-  /** In progress, after a refused wallet answer for this step: how many answers it still accepts. */
-  tries_left?: number;
-}
-
-export interface SandboxPersona {
-  id: string;
-  label: string;
-  description: string;
-}
-
+/** An unsigned OpenID4VP request (POST .../wallet-request): the authorization request object, unchanged. */
 export interface WalletRequest {
   request_id: string;
-  /** OpenID4VP authorization request object, handed unchanged to the wallet. */
   request: Record<string, unknown>;
   protocol: 'openid4vp-v1-unsigned';
   expires: string;
-  sandbox_personas: SandboxPersona[] | null;
 }
 
 /** The signed request for the Digital Credentials API: data = {request: <JAR>}, answered with {response: <JWE>}. */
@@ -83,7 +25,6 @@ export interface SignedWalletRequest {
   protocol: 'openid4vp-v1-signed';
   request: { request: string };
   expires: string;
-  sandbox_personas: SandboxPersona[] | null;
 }
 
 /** An ISO 18013-7 Annex C request (org-iso-mdoc): base64url CBOR DeviceRequest and EncryptionInfo. */
@@ -92,7 +33,6 @@ export interface AnnexCWalletRequest {
   protocol: 'org-iso-mdoc';
   request: { deviceRequest: string; encryptionInfo: string };
   expires: string;
-  sandbox_personas: SandboxPersona[] | null;
 }
 
 /** A cross-device request: the openid4vp:// link (client_id + request_uri) and its QR code as SVG. */
@@ -130,11 +70,9 @@ export interface Problem {
   request_id?: string;
 }
 
-export const TERMINAL_STATUSES: readonly SessionStatus[] = ['completed', 'stopped', 'failed', 'expired'];
-
 /** How a step runs a user action (the session view owns it; steps receive it). */
 export interface ActionRunner {
   busy: () => boolean;
-  /** Runs one user action; a returned projection becomes the page state, a failure is shown and the state re-read. */
-  run: (action: () => Promise<SessionProjection | undefined>) => Promise<void>;
+  /** Runs one user action; a returned session becomes the page state, a failure is shown and the state re-read. */
+  run: (action: () => Promise<SignerSession | undefined>) => Promise<void>;
 }

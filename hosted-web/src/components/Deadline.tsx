@@ -5,24 +5,24 @@
 // show a wrong countdown.
 import { createMemo, createSignal, onCleanup, Show } from 'solid-js';
 import { formatDateTime, formatTime, t } from '../i18n';
-import type { SessionProjection } from '../types';
+import type { SignerSession } from '../types';
 
 const COUNTDOWN_MS = 5 * 60_000;
 
-export function Deadline(props: { projection: SessionProjection }) {
+export function Deadline(props: { projection: SignerSession }) {
   const [now, setNow] = createSignal(Date.now());
   const timer = setInterval(() => setNow(Date.now()), 1000);
   onCleanup(() => clearInterval(timer));
   // server time minus device time, taken when each projection arrives
   const offset = createMemo(() => {
-    const server = Date.parse(props.projection.server_time);
+    const server = Date.parse(props.projection.serverTime);
     return Number.isNaN(server) ? 0 : server - Date.now();
   });
   const left = () => {
     const at = props.projection.deadline;
     return at ? Date.parse(at) - (now() + offset()) : undefined;
   };
-  const step = () => props.projection.deadline_kind === 'step';
+  const step = () => props.projection.deadlineKind === 'step';
   const clock = (ms: number) => {
     const s = Math.max(0, Math.ceil(ms / 1000));
     return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
@@ -34,7 +34,7 @@ export function Deadline(props: { projection: SessionProjection }) {
         <Show
           when={(left() ?? Infinity) <= COUNTDOWN_MS}
           fallback={
-            <p class="deadline" data-testid="deadline" data-kind={props.projection.deadline_kind}>
+            <p class="deadline" data-testid="deadline" data-kind={props.projection.deadlineKind}>
               <time datetime={at()}>
                 {step()
                   ? t('deadline.step', { time: formatTime(at()) })
@@ -46,7 +46,7 @@ export function Deadline(props: { projection: SessionProjection }) {
           <p
             class="deadline deadline-soon"
             data-testid="deadline"
-            data-kind={props.projection.deadline_kind}
+            data-kind={props.projection.deadlineKind}
             role="timer"
             aria-atomic="true"
           >

@@ -76,8 +76,20 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
     }
   };
 
-  // after a download, re-read so the close-access warning knows about it
-  const afterDownload = () => setTimeout(() => void refetch(), 1500);
+  // after a download, re-read so the close-access warning knows about it; the server records the download
+  // once the PDF is rendered, which may take longer than the first look: look again a few times until it does
+  let downloadCheck: ReturnType<typeof setTimeout> | undefined;
+  onCleanup(() => clearTimeout(downloadCheck));
+  const afterDownload = (attempt = 0) => {
+    clearTimeout(downloadCheck);
+    downloadCheck = setTimeout(
+      async () => {
+        const next = await refetch();
+        if (!next?.pdfDownloaded && attempt < 4) afterDownload(attempt + 1);
+      },
+      1500 * (attempt + 1),
+    );
+  };
 
   createEffect(() => {
     if (receipt.latest?.access !== 'open') setConfirmClose(false);
@@ -118,7 +130,7 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                   href={receiptHref(r().receiptUrl)}
                   download=""
                   data-testid="download-receipt"
-                  onClick={afterDownload}
+                  onClick={() => afterDownload()}
                 >
                   {r().partial ? t('receipt.downloadPartial') : t('receipt.download')}
                 </a>

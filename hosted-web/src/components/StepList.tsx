@@ -2,7 +2,7 @@
 import { For, Show } from 'solid-js';
 import { documentFacts } from '../documents';
 import { hasMessage, t } from '../i18n';
-import type { ProjectionStep, SessionProjection } from '../types';
+import type { SignerSession, SignerStep } from '../types';
 
 /** Unknown claim names still read as words rather than identifiers. */
 export function claimLabel(claim: string): string {
@@ -12,7 +12,7 @@ export function claimLabel(claim: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-function stepTitle(step: ProjectionStep): string {
+function stepTitle(step: SignerStep): string {
   switch (step.primitive) {
     case 'identify':
       return t('steps.identify');
@@ -25,10 +25,10 @@ function stepTitle(step: ProjectionStep): string {
   }
 }
 
-export function StepList(props: { projection: SessionProjection }) {
-  const done = (stage: number) => props.projection.completed_stages.includes(stage);
+export function StepList(props: { projection: SignerSession }) {
+  const done = (stage: number) => props.projection.completedStages.includes(stage);
   const current = (stage: number) =>
-    props.projection.status === 'in_progress' && props.projection.current_stage === stage && !done(stage);
+    props.projection.status === 'in_progress' && props.projection.currentStage === stage && !done(stage);
 
   return (
     <ol class="steps" data-testid="steps">

@@ -20,6 +20,14 @@ export type BrandingInput = {
   displayName?: string | null | undefined;
 };
 
+/** none: not started; this_browser: this browser started it and may act; other_browser: view only. */
+export const BrowserBinding = {
+  None: 'none',
+  OtherBrowser: 'other_browser',
+  ThisBrowser: 'this_browser'
+} as const;
+
+export type BrowserBinding = typeof BrowserBinding[keyof typeof BrowserBinding];
 /** The failure_reason code a fail outcome gives the session. */
 export const ConditionFailureReason = {
   AgeRequirementNotMet: 'age_requirement_not_met',
@@ -52,6 +60,13 @@ export type CreateWorkflowInput = {
   steps?: Array<WorkflowStepInput> | null | undefined;
 };
 
+/** step: the running step’s window; link: the session link’s overall expiry (ADR 0029). */
+export const DeadlineKind = {
+  Link: 'link',
+  Step: 'step'
+} as const;
+
+export type DeadlineKind = typeof DeadlineKind[keyof typeof DeadlineKind];
 export const Environment = {
   Production: 'production',
   Sandbox: 'sandbox'
@@ -125,6 +140,15 @@ export type StepConditionInput = {
   values: Array<string>;
 };
 
+/** How the page reaches a wallet; each is a POST on the /t transport routes (`path`). */
+export const WalletTransport = {
+  CrossDevice: 'cross_device',
+  DcApi: 'dc_api',
+  DcApiSigned: 'dc_api_signed',
+  OrgIsoMdoc: 'org_iso_mdoc'
+} as const;
+
+export type WalletTransport = typeof WalletTransport[keyof typeof WalletTransport];
 export const WebhookDeliveryStatus = {
   Delivered: 'delivered',
   Failed: 'failed',
@@ -408,3 +432,12 @@ export type CloseReceiptAccessMutationVariables = Exact<{
 
 
 export type CloseReceiptAccessMutation = { closeReceiptAccess: { sessionId: string, sessionStatus: string, environment: string, partial: boolean, completedSteps: number, totalSteps: number, access: ReceiptAccess, accessUntil: string | null, pdfDownloaded: boolean, canClose: boolean, receiptUrl: string, originals: Array<{ position: number, stage: number, label: string, sha256: string, size: number, contentType: string, url: string }>, email: { codeSentTo: string | null, codeExpiresAt: string | null, resendAvailableAt: string | null, codesLeftThisHour: number, sentTo: Array<string> } } };
+
+export type SignerSessionFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string }> | null }>, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> };
+
+export type SignerSessionQueryVariables = Exact<{
+  sessionId: string;
+}>;
+
+
+export type SignerSessionQuery = { signerSession: { id: string, status: SessionStatus, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string }> | null }>, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> } };

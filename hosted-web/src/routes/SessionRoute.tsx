@@ -1,7 +1,7 @@
-// Route /s/{id}: loads the status projection with its own loading state and error boundary. Later updates (after
+// Route /s/{id}: opens the link (binding cookie), then loads the session (GraphQL signerSession) with its own loading state and error boundary. Later updates (after
 // actions, and polling) replace the loaded value in place, so the loading state only shows for the first load.
 import { createResource, ErrorBoundary, Show, Suspense } from 'solid-js';
-import { ApiError, getSession } from '../api';
+import { ApiError, getSession, openSession } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Loading } from '../components/Loading';
@@ -10,7 +10,14 @@ import { t } from '../i18n';
 import { SessionView } from './SessionView';
 
 export function SessionRoute(props: { id: string }) {
-  const [projection, { mutate, refetch }] = createResource(() => props.id, getSession);
+  const [projection, { mutate, refetch }] = createResource(
+    () => props.id,
+    async (id) => {
+      // opening the link gives this browser its binding cookie, which authorises the read
+      await openSession(id);
+      return getSession(id);
+    },
+  );
 
   return (
     <main class="page">

@@ -10,20 +10,20 @@ import { StepList } from '../components/StepList';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
-import type { ActionRunner, SessionProjection } from '../types';
+import type { ActionRunner, SignerSession } from '../types';
 
 const POLL_MS = 3000;
 
 export function SessionView(props: {
-  projection: SessionProjection;
-  onProjection: (next: SessionProjection) => void;
+  projection: SignerSession;
+  onProjection: (next: SignerSession) => void;
 }) {
   const p = () => props.projection;
   const status = createMemo(() => p().status);
   const business = () => p().business.name;
   // only a path on this service (the CSP allows images from 'self' only anyway)
   const logo = () => {
-    const u = p().business.logo_url;
+    const u = p().business.logoUrl;
     return u && /^\/branding\/logos\/[0-9a-f]{64}$/.test(u) ? u : undefined;
   };
   const [busy, setBusy] = createSignal(false);
@@ -33,12 +33,12 @@ export function SessionView(props: {
   // started after the last applied one may replace the state.
   let started = 0;
   let applied = 0;
-  const apply = (seq: number, next: SessionProjection) => {
+  const apply = (seq: number, next: SignerSession) => {
     if (seq < applied) return;
     applied = seq;
     props.onProjection(next);
   };
-  const tracked = async (read: () => Promise<SessionProjection>) => {
+  const tracked = async (read: () => Promise<SignerSession>) => {
     const seq = ++started;
     apply(seq, await read());
   };
@@ -74,7 +74,7 @@ export function SessionView(props: {
 
   // Branding: the business's accent replaces ours for buttons and links (contrast checked by the server).
   createEffect(() => {
-    const accent = p().business.accent_color;
+    const accent = p().business.accentColor;
     const root = document.documentElement.style;
     if (accent && /^#[0-9a-f]{6}$/.test(accent)) {
       root.setProperty('--accent', accent);
@@ -91,9 +91,9 @@ export function SessionView(props: {
 
   const canAct = () => p().binding === 'this_browser';
   const ended = () => ['completed', 'stopped', 'failed', 'expired'].includes(status());
-  // The server sends return_url only after the end; parsed here to name its host, and only http(s) is linked.
+  // The server sends returnUrl only after the end; parsed here to name its host, and only http(s) is linked.
   const returnTarget = createMemo(() => {
-    const raw = p().return_url;
+    const raw = p().returnUrl;
     if (!raw) return undefined;
     try {
       const u = new URL(raw);
@@ -102,10 +102,10 @@ export function SessionView(props: {
       return undefined;
     }
   });
-  const currentStep = () => p().steps.find((s) => s.stage === p().current_stage);
+  const currentStep = () => p().steps.find((s) => s.stage === p().currentStage);
   // Keyed by stage so a step's local state (chosen persona, fetched request) resets when the next step begins,
   // but survives the new projection object every poll brings.
-  const stageKey = createMemo(() => (currentStep() ? `stage-${p().current_stage}` : undefined));
+  const stageKey = createMemo(() => (currentStep() ? `stage-${p().currentStage}` : undefined));
 
   return (
     <>
@@ -130,7 +130,7 @@ export function SessionView(props: {
         <Deadline projection={p()} />
         {/* once the session ended, an answer's "try again" would contradict the outcome below: the outcome says it */}
         <Show when={!ended() && error()}>{(e) => <ErrorAlert error={e()} />}</Show>
-        <Show when={status() === 'in_progress' && canAct() ? p().tries_left : undefined}>
+        <Show when={status() === 'in_progress' && canAct() ? p().triesLeft : undefined}>
           {(n) => (
             <p class="notice" data-testid="tries-left">
               {n() === 1 ? t('state.lastTry') : t('state.triesLeft', { n: n() })}
@@ -242,10 +242,10 @@ export function SessionView(props: {
         </Show>
       </section>
 
-      <Show when={canAct() && p().completed_stages.length > 0}>
+      <Show when={canAct() && p().completedStages.length > 0}>
         {/* its own boundary: the record loading never replaces the page (the step or the outcome above) */}
         <Suspense>
-          <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completed_stages.length}`} />
+          <ReceiptPanel sessionId={p().id} version={`${status()}:${p().completedStages.length}`} />
         </Suspense>
       </Show>
     </>

@@ -4,14 +4,14 @@
 // projection it already polls. In sandbox, "Open in sandbox wallet" lets the reference wallet do the same
 // exchange over HTTP as the chosen test person.
 import { createSignal, onMount, Show } from 'solid-js';
-import { ApiError, createCrossDeviceRequest, getSession, sandboxWalletCrossDevice } from '../api';
+import { ApiError, createWalletRequest, getSession, sandboxWalletCrossDevice, walletOffer } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
-import type { ActionRunner, CrossDeviceRequest, SessionProjection } from '../types';
+import type { ActionRunner, CrossDeviceRequest, SignerSession } from '../types';
 
 export function CrossDevice(props: {
-  session: SessionProjection;
+  session: SignerSession;
   runner: ActionRunner;
   /** The chosen sandbox test person; the sandbox button shows only when set. */
   sandboxPersona?: () => string | undefined;
@@ -25,7 +25,9 @@ export function CrossDevice(props: {
     setLoading(true);
     setError(undefined);
     try {
-      setRequest(await createCrossDeviceRequest(props.session.id));
+      const offer = walletOffer(props.session, 'cross_device');
+      if (!offer) throw new ApiError('wallet_unavailable', 0);
+      setRequest(await createWalletRequest<CrossDeviceRequest>(offer));
     } catch (err) {
       setError(toUserError(err));
     } finally {

@@ -5,20 +5,21 @@
 import { createSignal, For, onCleanup, Show } from 'solid-js';
 import {
   ApiError,
-  createAnnexCWalletRequest,
-  createSignedWalletRequest,
   createWalletRequest,
   referenceWalletRespond,
   reportDocumentShown,
   submitWalletResponse,
+  walletOffer,
 } from '../api';
 import { focusOnAppear, focusPanel } from '../components/focus';
 import { hasMessage, t } from '../i18n';
 import type {
   ActionRunner,
-  ProjectionStep,
+  AnnexCWalletRequest,
   SandboxPersona,
-  SessionProjection,
+  SignedWalletRequest,
+  SignerSession,
+  SignerStep,
   WalletRequest,
 } from '../types';
 import { CrossDevice } from './CrossDevice';
@@ -32,19 +33,15 @@ import {
 } from './DcApi';
 import { StepContent, stepHeading } from './StepContent';
 
-/** Steps offered over ISO 18013-7 Annex C (the server refuses the others: protocol_not_offered). */
-const ANNEX_C_STEPS: readonly string[] = ['identify', 'age_verify'];
-
 // A request this close to its expiry is replaced rather than handed to a wallet that may take a while.
 const REQUEST_MARGIN_MS = 10_000;
 
-export function IdentifyStep(props: {
-  session: SessionProjection;
-  step: ProjectionStep;
-  runner: ActionRunner;
-}) {
-  const [personas, setPersonas] = createSignal<SandboxPersona[] | null>();
-  const [persona, setPersona] = createSignal('');
+export function IdentifyStep(props: { session: SignerSession; step: SignerStep; runner: ActionRunner }) {
+  // The sandbox test persons that can answer this step come with the session (GraphQL). Taken once: this
+  // component lives for one step, and a poll's new list must not rebuild the choice under the person's hand.
+  const stepPersonas = props.session.sandboxPersonas;
+  const personas = () => stepPersonas;
+  const [persona, setPersona] = createSignal(stepPersonas[0]?.id ?? '');
   // sandbox: the protocol the test wallet answers over (Annex C shows the Safari/Apple Wallet path without one)
   const [sandboxProtocol, setSandboxProtocol] = createSignal<'openid4vp' | 'org-iso-mdoc'>('openid4vp');
   const [requested, setRequested] = createSignal(false);
@@ -72,10 +69,10 @@ export function IdentifyStep(props: {
 
   const freshRequest = async (): Promise<WalletRequest> => {
     if (request && Date.parse(request.expires) - REQUEST_MARGIN_MS > Date.now()) return request;
-    const next = await createWalletRequest(props.session.id);
+    const offer = walletOffer(props.session, 'dc_api');
+    if (!offer) throw new ApiError('session_state_conflict', 409);
+    const next = await createWalletRequest<WalletRequest>(offer);
     request = next;
-    setPersonas(next.sandbox_personas);
-    if (next.sandbox_personas?.length && !persona()) setPersona(next.sandbox_personas[0].id);
     setRequested(true);
     return next;
   };
@@ -91,14 +88,14 @@ export function IdentifyStep(props: {
       return undefined;
     });
   // One browser call with every request this step can be answered with: OpenID4VP (signed when allowed) and,
-  // where the step's route answers it with an mdoc over Annex C (identify, age_verify: ANNEX_C_PRIMITIVES on
-  // the server), org-iso-mdoc. The browser picks one; the answer goes to that protocol's request id.
+  // where the session offers it for this step (walletRequests: the server's Annex C rule), org-iso-mdoc. The browser picks one; the answer goes to that protocol's request id.
   const shareWithBrowserWallet = () =>
     props.runner.run(async () => {
       const pending: { protocol: string; data: Record<string, unknown>; id: string; expires: string }[] = [];
       const openid = preferredProtocol();
-      if (openid === SIGNED_PROTOCOL) {
-        const signed = await createSignedWalletRequest(props.session.id);
+      const signedOffer = walletOffer(props.session, 'dc_api_signed');
+      if (openid === SIGNED_PROTOCOL && signedOffer) {
+        const signed = await createWalletRequest<SignedWalletRequest>(signedOffer);
         pending.push({
           protocol: signed.protocol,
           data: signed.request,
@@ -109,9 +106,10 @@ export function IdentifyStep(props: {
         const req = await takeRequest();
         pending.push({ protocol: req.protocol, data: req.request, id: req.request_id, expires: req.expires });
       }
-      if (ANNEX_C_STEPS.includes(props.step.primitive) && allowsAnnexC()) {
-        // a step no mdoc can answer (age_verify above 99) is not offered over Annex C: ask without it
-        const iso = await createAnnexCWalletRequest(props.session.id).catch((e: unknown) => {
+      const isoOffer = walletOffer(props.session, 'org_iso_mdoc');
+      if (isoOffer && allowsAnnexC()) {
+        // offered only where an mdoc can answer; should the server still refuse it, ask without it
+        const iso = await createWalletRequest<AnnexCWalletRequest>(isoOffer).catch((e: unknown) => {
           if (e instanceof ApiError && e.code === 'protocol_not_offered') return null;
           throw e;
         });
@@ -135,7 +133,9 @@ export function IdentifyStep(props: {
     props.runner.run(async () => {
       if (offersAnnexC() && sandboxProtocol() === ANNEX_C_PROTOCOL) {
         // ISO 18013-7 Annex C: the reference wallet answers the DeviceRequest as Safari's wallet would
-        const iso = await createAnnexCWalletRequest(props.session.id);
+        const iso = await createWalletRequest<AnnexCWalletRequest>(
+          walletOffer(props.session, 'org_iso_mdoc') as NonNullable<ReturnType<typeof walletOffer>>,
+        );
         const answer = await referenceWalletRespond(persona(), iso.request);
         return submitWalletResponse(props.session.id, iso.request_id, answer.response);
       }
@@ -144,7 +144,7 @@ export function IdentifyStep(props: {
       return submitWalletResponse(props.session.id, req.request_id, answer.response);
     });
 
-  const offersAnnexC = () => ANNEX_C_STEPS.includes(props.step.primitive);
+  const offersAnnexC = () => walletOffer(props.session, 'org_iso_mdoc') !== undefined;
   // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
   const offerBrowserWallet = () => props.session.environment === 'production' && hasDigitalCredentials();
   const business = () => props.session.business.name;

@@ -4,10 +4,10 @@
 // data and signs them.
 import { For, Match, Switch } from 'solid-js';
 import { t } from '../i18n';
-import type { ProjectionStep, SessionProjection } from '../types';
+import type { SignerSession, SignerStep } from '../types';
 import { DocumentViewer } from '../viewer/DocumentViewer';
 
-export function stepHeading(step: ProjectionStep): string {
+export function stepHeading(step: SignerStep): string {
   switch (step.primitive) {
     case 'identify':
       return t('step.headIdentify');
@@ -21,8 +21,8 @@ export function stepHeading(step: ProjectionStep): string {
 }
 
 export function StepContent(props: {
-  session: SessionProjection;
-  step: ProjectionStep;
+  session: SignerSession;
+  step: SignerStep;
   /** sign: positions of the documents shown to their end so far, and the report of one more. */
   shown?: readonly number[];
   onShownToEnd?: (position: number) => void;
@@ -57,7 +57,7 @@ export function StepContent(props: {
           {props.step.terms}
         </blockquote>
         <p class="hash muted">
-          SHA-256: <code data-testid="terms-sha256">{props.step.terms_sha256}</code>
+          SHA-256: <code data-testid="terms-sha256">{props.step.termsSha256}</code>
         </p>
       </Match>
     </Switch>

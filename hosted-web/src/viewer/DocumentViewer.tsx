@@ -7,7 +7,7 @@ import { createEffect, createSignal, For, Match, onCleanup, onMount, Show, Switc
 import { documentUrl } from '../api';
 import { documentFacts } from '../documents';
 import { t } from '../i18n';
-import type { ProjectionDocument } from '../types';
+import type { SignerDocument } from '../types';
 
 export const PDF = 'application/pdf';
 const IMAGE_TYPES = ['image/png', 'image/jpeg'];
@@ -19,7 +19,7 @@ interface Page {
 
 export function DocumentViewer(props: {
   sessionId: string;
-  doc: ProjectionDocument;
+  doc: SignerDocument;
   shown: boolean;
   onShownToEnd: (position: number) => void;
 }) {
@@ -29,11 +29,11 @@ export function DocumentViewer(props: {
   const [text, setText] = createSignal('');
   const url = () => documentUrl(props.sessionId, props.doc.position);
   const kind = () =>
-    props.doc.content_type === PDF
+    props.doc.contentType === PDF
       ? 'pdf'
-      : IMAGE_TYPES.includes(props.doc.content_type)
+      : IMAGE_TYPES.includes(props.doc.contentType)
         ? 'image'
-        : props.doc.content_type === 'text/plain'
+        : props.doc.contentType === 'text/plain'
           ? 'text'
           : 'other';
   let body!: HTMLDivElement;

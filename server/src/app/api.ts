@@ -21,6 +21,8 @@ import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-reque
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
 import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
+import { createSignerResolver } from '../modules/session/signer.resolver';
+import { registerSignerRoutes } from '../modules/session/signer.rest';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
@@ -43,6 +45,7 @@ export function declareApi(s: ApiServices): {
   const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
   registerSessionRoutes(routes, s.sessions, s.tenancy);
   registerTransportRoutes(routes, s.transport);
+  registerSignerRoutes(routes, s.transport);
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
@@ -74,6 +77,13 @@ export function declareApi(s: ApiServices): {
     createCatalogResolver(s.catalog),
     createAccountsResolver(s.accounts),
     createReceiptResolver(s.receipts),
+    createSignerResolver({
+      ds: s.ds,
+      transport: s.transport,
+      workflows: s.workflows,
+      documents: s.documents,
+      sandboxPersonas: s.config.seedSandbox ? (request) => s.wallet.personas(request) : undefined,
+    }),
     createSupportResolver(s.support),
     createAuditResolver(s.audit),
     createBrandingResolver(branding),

@@ -149,6 +149,15 @@ export class SessionTransport {
   }
 
   /**
+   * The projection for the browser holding `cookie` (a verified value), with its session: the signer page's
+   * GraphQL read (signer.resolver.ts). Records nothing and issues no cookie; opening the link does that.
+   */
+  async read(id: string, cookie: string): Promise<{ session: SessionEntity; projection: Projection }> {
+    const s = await this.open(id);
+    return { session: s, projection: await this.project(s, cookie) };
+  }
+
+  /**
    * Explicit start from this browser: binds the session to the browser's server-issued cookie (issued now if
    * it has none; a value the server did not issue is never used). A retried Start whose first answer was lost
    * finds its own binding and succeeds; another browser gets session_bound_elsewhere.
@@ -755,7 +764,7 @@ function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadline_k
 }
 
 /** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
-const asksForMdoc = (request: Record<string, unknown>): boolean =>
+export const asksForMdoc = (request: Record<string, unknown>): boolean =>
   ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
     (c) => c.format === MDOC_FORMAT,
   );

@@ -1,0 +1,34 @@
+// The signer page's GraphQL client, as small as a fetch: it sends graphql/signer.graphql's text with the name
+// of one of its operations. Same origin, so the HttpOnly binding cookie that authorises every signer operation
+// travels by itself. The result types are generated from schema/schema.graphql (graphql/generated.ts); a
+// GraphQL error becomes an ApiError carrying the server's code, like a /t route's problem body.
+import { ApiError } from './api-error';
+import DOCUMENT from './graphql/signer.graphql?raw';
+
+export async function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch('/graphql', {
+      method: 'POST',
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT, operationName, variables }),
+    });
+  } catch {
+    throw new ApiError('network_error', 0);
+  }
+  let body: {
+    data?: Record<string, unknown> | null;
+    errors?: { extensions?: { code?: string; request_id?: string } }[];
+  };
+  try {
+    body = await res.json();
+  } catch {
+    throw new ApiError('internal_error', res.status);
+  }
+  const e = body.errors?.[0];
+  if (e || !body.data)
+    throw new ApiError(e?.extensions?.code ?? 'internal_error', res.status, e?.extensions?.request_id);
+  return Object.values(body.data)[0] as T;
+}

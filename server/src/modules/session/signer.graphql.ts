@@ -1,0 +1,124 @@
+// GraphQL types of the signer page (hosted SPA): the status projection of SessionTransport in camelCase, the
+// wallet requests the page may ask the /t transport routes for, and the sandbox test persons. No results and no
+// personal data, exactly like GET /t/sessions/{id}. Timestamps are ISO strings as the server decided them (the
+// page counts down against `serverTime`, not the device clock).
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { EnvironmentGql } from '../support/support.graphql';
+import { PrimitiveGql } from '../workflow/workflow.graphql';
+import type { Primitive } from '../workflow/workflow.steps';
+import { SessionStatusGql } from './session.graphql';
+import type { SessionStatus } from './session.machine';
+
+export enum BrowserBindingGql {
+  none = 'none',
+  this_browser = 'this_browser',
+  other_browser = 'other_browser',
+}
+registerEnumType(BrowserBindingGql, {
+  name: 'BrowserBinding',
+  description:
+    'none: not started; this_browser: this browser started it and may act; other_browser: view only.',
+});
+
+export enum DeadlineKindGql {
+  step = 'step',
+  link = 'link',
+}
+registerEnumType(DeadlineKindGql, {
+  name: 'DeadlineKind',
+  description: 'step: the running step’s window; link: the session link’s overall expiry (ADR 0029).',
+});
+
+export enum WalletTransportGql {
+  dc_api = 'dc_api',
+  dc_api_signed = 'dc_api_signed',
+  org_iso_mdoc = 'org_iso_mdoc',
+  cross_device = 'cross_device',
+}
+registerEnumType(WalletTransportGql, {
+  name: 'WalletTransport',
+  description: 'How the page reaches a wallet; each is a POST on the /t transport routes (`path`).',
+});
+
+@ObjectType('SignerBusiness', {
+  description: 'Who asks: the branding’s display name, else the business name.',
+})
+export class SignerBusinessGql {
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true, description: '`#rrggbb`, at least 4.5:1 against white.' })
+  accentColor!: string | null;
+  @Field(() => String, { nullable: true, description: 'Path of the logo on this service.' })
+  logoUrl!: string | null;
+}
+
+@ObjectType('SignerDocument', { description: 'A document of a sign step as shown before signing.' })
+export class SignerDocumentGql {
+  @Field(() => Int) position!: number;
+  @Field(() => String) label!: string;
+  @Field(() => String, { description: 'Lower-case hex SHA-256 of the exact bytes.' }) sha256!: string;
+  @Field(() => Int) size!: number;
+  @Field(() => String) contentType!: string;
+}
+
+@ObjectType('SignerStep', { description: 'One step of the session as the signer sees it before doing it.' })
+export class SignerStepGql {
+  @Field(() => Int) stage!: number;
+  @Field(() => PrimitiveGql) primitive!: Primitive;
+  @Field(() => [String], { nullable: true }) claims!: string[] | null;
+  @Field(() => Int, { nullable: true }) threshold!: number | null;
+  @Field(() => String, { nullable: true, description: 'attestation: the terms to approve.' })
+  terms!: string | null;
+  @Field(() => String, { nullable: true, description: 'SHA-256 (hex) of the terms’ UTF-8 text.' })
+  termsSha256!: string | null;
+  @Field(() => [SignerDocumentGql], { nullable: true, description: 'sign: the documents to sign.' })
+  documents!: SignerDocumentGql[] | null;
+}
+
+@ObjectType('WalletRequestOffer', {
+  description: 'A wallet request the bound browser may ask for now (POST `path`; the answer is single-use).',
+})
+export class WalletRequestOfferGql {
+  @Field(() => WalletTransportGql) transport!: WalletTransportGql;
+  @Field(() => String, { description: 'The request’s protocol as the wallet sees it.' }) protocol!: string;
+  @Field(() => String, { description: 'The transport route that issues it.' }) path!: string;
+}
+
+@ObjectType('SandboxPersona', { description: 'A test person of the sandbox reference wallet.' })
+export class SandboxPersonaGql {
+  @Field(() => ID) id!: string;
+  @Field(() => String) label!: string;
+  @Field(() => String) description!: string;
+}
+
+@ObjectType('SignerSession', {
+  description: 'The signer page’s view of a session (the status projection of GET /t/sessions/{id}).',
+})
+export class SignerSessionGql {
+  @Field(() => ID) id!: string;
+  @Field(() => SessionStatusGql) status!: SessionStatus;
+  @Field(() => EnvironmentGql) environment!: 'sandbox' | 'production';
+  @Field(() => SignerBusinessGql) business!: SignerBusinessGql;
+  @Field(() => String) workflowName!: string;
+  @Field(() => [SignerStepGql]) steps!: SignerStepGql[];
+  @Field(() => Int) currentStage!: number;
+  @Field(() => [Int]) completedStages!: number[];
+  @Field(() => String) expires!: string;
+  @Field(() => String, { nullable: true, description: 'Absent when nothing can run out.' })
+  deadline!: string | null;
+  @Field(() => DeadlineKindGql, { nullable: true }) deadlineKind!: DeadlineKindGql | null;
+  @Field(() => String, { description: 'The service’s clock at this answer.' }) serverTime!: string;
+  @Field(() => BrowserBindingGql) binding!: BrowserBindingGql;
+  @Field(() => String, { nullable: true, description: 'Only once ended: the business’s page to go back to.' })
+  returnUrl!: string | null;
+  @Field(() => Int, { nullable: true, description: 'After a refused wallet answer: answers still accepted.' })
+  triesLeft!: number | null;
+  @Field(() => [WalletRequestOfferGql], {
+    description: 'The bound browser, while a step runs: the wallet requests it may ask for; else empty.',
+  })
+  walletRequests!: WalletRequestOfferGql[];
+  @Field(() => [SandboxPersonaGql], {
+    description:
+      'Sandbox, bound browser, while a step runs: the test persons that can answer it; else empty.',
+  })
+  sandboxPersonas!: SandboxPersonaGql[];
+}

@@ -1,0 +1,132 @@
+// Owns the signer page's read of a session (GraphQL, signer.resolver.ts): authorised by the binding cookie
+// exactly as the /t routes decide it (browser-binding.ts), built from SessionTransport's one status projection,
+// plus what the page needs to run the current step without restating server rules: the wallet requests it may
+// ask the /t transport routes for, and the sandbox test persons that can answer this step. The wallet protocol
+// itself (start, wallet request, wallet response) stays on the /t routes.
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../common/errors';
+import { randomToken } from '../../common/ids';
+import type { DocumentService } from '../document/document.service';
+import { toDocumentView } from '../document/document.service';
+import { bindingClaimsFor } from '../verification/holder-binding';
+import { SIGNED_DC_API_PROTOCOL } from '../verification/jar';
+import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
+import { requestForStep } from '../verification/primitives';
+import { DC_API_PROTOCOL } from '../verification/request';
+import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
+import type { SessionEntity } from './session.entity';
+import { asksForMdoc, type Persona, type Projection, type SessionTransport } from './session.transport';
+import {
+  type BrowserBindingGql,
+  type DeadlineKindGql,
+  type SignerSessionGql,
+  type WalletRequestOfferGql,
+  WalletTransportGql,
+} from './signer.graphql';
+
+export interface SignerViewDeps {
+  ds: DataSource;
+  transport: Pick<SessionTransport, 'read' | 'binding'>;
+  workflows: Pick<WorkflowService, 'revision'>;
+  documents: Pick<DocumentService, 'forSession'>;
+  /** Sandbox reference-wallet persons that can answer `request` (absent: no sandbox wallet on this node). */
+  sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
+}
+
+/** The signer page's view of session `id` for the browser presenting `browserCookie`. */
+export async function signerSession(
+  deps: SignerViewDeps,
+  id: string,
+  browserCookie: string | undefined,
+): Promise<SignerSessionGql> {
+  // No cookie this service issued: the same answer as an unknown link, so the read is no oracle without it
+  // (opening the link, POST /t/sessions/{id}/open, gives the browser its cookie first).
+  const cookie = deps.transport.binding.verified(browserCookie);
+  if (!cookie) throw new AppError('not_found', 'This session link is not valid.');
+  const { session, projection: p } = await deps.transport.read(id, cookie);
+  const running = p.status === 'in_progress' && p.binding === 'this_browser';
+  const offers = running
+    ? await currentStepOffers(deps, session)
+    : { walletRequests: [], sandboxPersonas: [] };
+  return { ...toGql(p), ...offers };
+}
+
+/** The projection (snake_case REST wire shape of /t) field for field in the schema's words. */
+function toGql(p: Projection): Omit<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'> {
+  return {
+    id: p.id,
+    status: p.status as SignerSessionGql['status'],
+    environment: p.environment,
+    business: {
+      name: p.business.name,
+      accentColor: p.business.accent_color ?? null,
+      logoUrl: p.business.logo_url ?? null,
+    },
+    workflowName: p.workflow.name,
+    steps: p.steps.map((st) => ({
+      stage: st.stage,
+      primitive: st.primitive as SignerSessionGql['steps'][number]['primitive'],
+      claims: st.claims ?? null,
+      threshold: st.threshold ?? null,
+      terms: st.terms ?? null,
+      termsSha256: st.terms_sha256 ?? null,
+      documents:
+        st.documents?.map((d) => ({
+          position: d.position,
+          label: d.label,
+          sha256: d.sha256,
+          size: d.size,
+          contentType: d.content_type,
+        })) ?? null,
+    })),
+    currentStage: p.current_stage,
+    completedStages: p.completed_stages,
+    expires: p.expires,
+    deadline: p.deadline ?? null,
+    deadlineKind: (p.deadline_kind as DeadlineKindGql | undefined) ?? null,
+    serverTime: p.server_time,
+    binding: p.binding as BrowserBindingGql,
+    returnUrl: p.return_url ?? null,
+    triesLeft: p.tries_left ?? null,
+  };
+}
+
+/**
+ * The running step's wallet requests and sandbox persons: derived from the same request the wallet-request
+ * route builds for this step (requestForStep; a throwaway nonce: nothing is stored or issued).
+ */
+async function currentStepOffers(
+  deps: SignerViewDeps,
+  s: SessionEntity,
+): Promise<Pick<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'>> {
+  const steps = toRevisionView(
+    await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
+  ).steps;
+  const step = steps[s.currentStage];
+  if (!step) return { walletRequests: [], sandboxPersonas: [] };
+  const documents =
+    step.primitive === 'sign'
+      ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
+      : undefined;
+  const { request } = requestForStep(step, randomToken(32), {
+    documents,
+    bindingClaims: bindingClaimsFor(steps, s.currentStage),
+  });
+  const base = `/t/sessions/${encodeURIComponent(s.id)}/wallet-request`;
+  const offer = (transport: WalletTransportGql, protocol: string, path: string): WalletRequestOfferGql => ({
+    transport,
+    protocol,
+    path,
+  });
+  const walletRequests = [
+    offer(WalletTransportGql.dc_api, DC_API_PROTOCOL, base),
+    offer(WalletTransportGql.dc_api_signed, SIGNED_DC_API_PROTOCOL, `${base}/dc_api_signed`),
+    ...(annexCSupports(step.primitive) && asksForMdoc(request)
+      ? [offer(WalletTransportGql.org_iso_mdoc, ANNEX_C_PROTOCOL, `${base}/org_iso_mdoc`)]
+      : []),
+    offer(WalletTransportGql.cross_device, 'openid4vp', `${base}/cross_device`),
+  ];
+  const sandboxPersonas =
+    s.environment === 'sandbox' && deps.sandboxPersonas ? await deps.sandboxPersonas(request) : [];
+  return { walletRequests, sandboxPersonas };
+}
