@@ -4,9 +4,6 @@
 // - an API key revoked after it was checked is refused by the INSERT's own key check, nothing written;
 // - a transition that loses its race writes nothing of its unit (timeline, events) and is answered from the
 //   state the winner left.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../server/src/common/context';
 import { createService, type Service } from '../../server/src/service';
@@ -26,7 +23,6 @@ import {
 describe.skipIf(testEngine() === 'embedded')('one create path, one transition API', () => {
   let t: TestService;
   let other: Service;
-  let otherDir: string;
   let api: Api;
   let businessId: string;
   let keyId: string;
@@ -47,17 +43,15 @@ describe.skipIf(testEngine() === 'embedded')('one create path, one transition AP
     api = new Api(t.baseUrl, key.key);
     ({ workflowId } = await setUpIdentifyWorkflow(api, 'https://8.8.8.8/hooks', ['given_name']));
     await t.svc.catalog.setAcceptance(ROUTE, { provider: true, issuer: true, service: true });
-    // a second service on the same database: another node of the deployment
-    otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    // a second service on the same database and data dir (shared KMS master key): another node
     other = await createService(
-      testConfig({ port: await freePort(), dataDir: otherDir, databaseUrl: t.db.url }),
+      testConfig({ port: await freePort(), dataDir: t.svc.config.dataDir, databaseUrl: t.db.url }),
       { workers: false },
     );
   }, 90_000);
 
   afterAll(async () => {
     await other?.close();
-    if (otherDir) fs.rmSync(otherDir, { recursive: true, force: true });
     await t?.stop();
   });
 
