@@ -5,7 +5,8 @@ import { type Config, configFrom } from '../../server/src/config/config';
 export interface TestConfigInput {
   port: number;
   dataDir: string;
-  databaseUrl: string;
+  /** mysql://…; undefined: the embedded engine (SQLite under dataDir). */
+  databaseUrl: string | undefined;
   /** Public API origin; `http://127.0.0.1:<port>` by default. */
   baseUrl?: string;
   /** Variables added or overridden; an undefined value keeps the default above. */
@@ -17,10 +18,18 @@ export function testConfig({ port, dataDir, databaseUrl, baseUrl, env = {} }: Te
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RATE_LIMIT: '100000/10',
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
   } as never);
 }
+
+/**
+ * The engine the API suites run on: MariaDB/MySQL by default, the embedded SQLite with TEST_ENGINE=embedded
+ * (.ci/run runs a chosen set of API suites both ways). Only suites that talk to the service through its API
+ * can run embedded: a suite that opens its own mysql connection cannot.
+ */
+export const testEngine = (): 'mysql' | 'embedded' =>
+  process.env.TEST_ENGINE === 'embedded' ? 'embedded' : 'mysql';

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { createService, type Service } from '../../server/src/service';
-import { testConfig } from './config';
+import { testConfig, testEngine } from './config';
 import { publishWorkflow } from './workflows';
 
 /**
@@ -54,14 +54,17 @@ export async function startTestService(
     hostedHost?: string;
   } = {},
 ): Promise<TestService> {
-  const db = await createTestDatabase(opts.label ?? 'e2e');
+  const embedded = testEngine() === 'embedded';
+  const db: TestDatabase = embedded
+    ? { url: '', name: 'embedded', drop: async () => {} }
+    : await createTestDatabase(opts.label ?? 'e2e');
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const baseUrl = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   const config = testConfig({
     port,
     dataDir,
-    databaseUrl: db.url,
+    databaseUrl: embedded ? undefined : db.url,
     baseUrl,
     env: {
       HOSTED_URL: opts.hostedHost ? `http://${opts.hostedHost}:${port}` : undefined,

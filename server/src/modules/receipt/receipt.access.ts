@@ -12,7 +12,7 @@ import type { DocumentService } from '../document/document.service';
 import { SessionEntity } from '../session/session.entity';
 import { isTerminal } from '../session/session.machine';
 import type { StepResultView } from '../session/session.service';
-import { enforceExpiry } from '../session/session.state';
+import { enforceExpiry } from '../session/session.transition';
 import type { SessionTransport } from '../session/session.transport';
 import { StepResultEntity } from '../session/step-result.entity';
 import type { WorkflowService } from '../workflow/workflow.service';

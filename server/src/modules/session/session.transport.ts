@@ -2,94 +2,35 @@
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser may act (browser-binding.ts decides which browser that is).
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { AppError, isAppError } from '../../common/errors';
+import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
 import type { AuditService } from '../audit/audit.service';
-import { brandingOf } from '../branding/branding.service';
 import type { DocumentEntity } from '../document/document.entity';
-import type { DocumentService } from '../document/document.service';
-import { type DocumentView, toDocumentView } from '../document/document.service';
+import { type DocumentService, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEventEntity } from '../support/session-event.entity';
-import { recordSessionEvent, recordSessionEventOnce } from '../support/session-events';
-import { BusinessEntity } from '../tenancy/business.entity';
-import { bindingClaimsFor, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
+import { recordSessionEventOnce } from '../support/session-events';
+import { bindingClaimsFor } from '../verification/holder-binding';
 import { annexCSupports } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
-import {
-  auditFactsForStep,
-  evidenceForStep,
-  requestForStep,
-  resultForStep,
-} from '../verification/primitives';
+import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
-import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
-import { enqueueEvent } from '../webhook/outbox';
-import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
+import { StepCompletion } from './session.completion';
 import { SessionEntity } from './session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
-import { stepWindowEnd } from './session.service';
-import { applyTransition, enforceExpiry, rereadSession } from './session.state';
-import { protocolOf, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
-import { StepResultEntity } from './step-result.entity';
+import { stepWindowEnd } from './session.input';
+import { type Persona, type Projection, SessionProjector } from './session.projection';
+import { SessionTransitions } from './session.transition';
+import type { WalletRequestKind, WalletTransports } from './session.wallet-transports';
 
-export interface Projection {
-  id: string;
-  status: string;
-  environment: 'sandbox' | 'production';
-  /**
-   * name: the branding's display name, else the business name; accent_color: `#rrggbb` when branded;
-   * logo_url: the logo's path on this service when one is set.
-   */
-  business: { name: string; accent_color?: string; logo_url?: string };
-  workflow: { name: string };
-  steps: {
-    stage: number;
-    primitive: string;
-    claims?: string[];
-    threshold?: number;
-    /** attestation: the terms shown before the signer approves, and their SHA-256 (hex, UTF-8). */
-    terms?: string;
-    terms_sha256?: string;
-    /** sign: the documents shown before the signer signs (labels and hashes; the bytes download separately). */
-    documents?: DocumentView[];
-  }[];
-  current_stage: number;
-  completed_stages: number[];
-  expires: string;
-  /**
-   * The deadline of what the person is doing now (ADR 0029): the step window once a step has started
-   * (`deadline_kind: "step"`), else the overall expiry (`"link"`). Absent when nothing can run out (waiting
-   * for the business's decision, or ended). `server_time` is the service's clock at this answer, so the page
-   * counts down against it, not against a device clock that may be wrong.
-   */
-  deadline?: string;
-  deadline_kind?: 'step' | 'link';
-  server_time: string;
-  binding: 'none' | 'this_browser' | 'other_browser';
-  /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
-  return_url?: string;
-  /**
-   * In progress, once a wallet answer for the current step was refused: how many more answers the step
-   * accepts before the session fails (MAX_REFUSED_RESPONSES_PER_STEP), so the page can say so. A count only.
-   */
-  tries_left?: number;
-}
-
-export interface Persona {
-  id: string;
-  label: string;
-  description: string;
-}
+export type { Persona, Projection } from './session.projection';
 
 export interface TransportDeps {
   ds: DataSource;
@@ -113,15 +54,20 @@ export interface TransportDeps {
   signerAccess?: { assertSignerAccessOpen(s: SessionEntity): Promise<void> };
 }
 
-/** Thrown inside a transaction to roll it back when its guarded session write lost. */
-class LostTransition extends Error {}
-
 export class SessionTransport {
   /** The KB-JWT audience a wallet must use for requests made from the hosted page (DC API style). */
   readonly audience: string;
 
+  private readonly transitions: SessionTransitions;
+  private readonly projector: SessionProjector;
+  private readonly completion: StepCompletion;
+
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
+    const { ds, clock, onEventsQueued } = deps;
+    this.transitions = new SessionTransitions({ ds, clock, onEventsQueued });
+    this.projector = new SessionProjector(deps);
+    this.completion = new StepCompletion({ ...deps, transitions: this.transitions });
   }
 
   /** The binding decision, for other browser-facing routes of a session (e.g. the signer's receipts). */
@@ -177,20 +123,18 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
     const first = steps[0];
-    const started = await transactionWithRetry(this.deps.ds, async (m) => {
-      await lockSessionRow(m, s.id);
-      return applyTransition(m, s, 'start', now, {
-        bindingHash: this.deps.binding.bindingHash(s.id, token),
-        currentStage: 0,
-        stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
-      });
-    });
-    if (!started) {
-      // another browser (or tab) won the start: answer from the persisted state
-      const fresh = await this.open(id);
-      this.requireBound(fresh, token);
-      return { projection: await this.project(fresh, token), cookie: token, ...(issued ? { issued } : {}) };
-    }
+    // a start that lost (another browser or tab won) answers from the persisted state
+    const started = await this.transitions.run(
+      s,
+      (tx) =>
+        tx.move('start', {
+          bindingHash: this.deps.binding.bindingHash(s.id, token),
+          currentStage: 0,
+          stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
+        }),
+      (fresh) => (fresh.status === 'created' ? undefined : fresh),
+    );
+    this.requireBound(started, token);
     return { projection: await this.project(started, token), cookie: token, ...(issued ? { issued } : {}) };
   }
 
@@ -261,9 +205,9 @@ export class SessionTransport {
       requestObject: signed?.requestObject ?? null,
       responseKey: signed?.responseKey ?? null,
     } satisfies Partial<WalletRequestEntity>);
-    await transactionWithRetry(this.deps.ds, async (m) => {
-      await m.getRepository(WalletRequestEntity).insert(row);
-      await recordSessionEvent(m, s, {
+    await this.transitions.run(s, async (tx) => {
+      await tx.m.getRepository(WalletRequestEntity).insert(row);
+      await tx.timeline({
         kind: 'wallet_request',
         at: now,
         stage: row.stage,
@@ -321,255 +265,14 @@ export class SessionTransport {
     await this.completeWalletRequest(s, req, answer);
   }
 
-  /** The one completion path: verify the answer to `req`, then complete the step (or refuse). */
+  /** The one completion path (session.completion.ts): verify the answer to `req`, then complete or refuse. */
   private async completeWalletRequest(
     s: SessionEntity,
     req: WalletRequestEntity,
     answer: unknown,
   ): Promise<SessionEntity> {
-    const now = this.deps.clock.now();
-    if (now >= req.expiresAt) throw new AppError('step_window_expired');
-    const steps = await this.steps(s);
-    const step = steps[s.currentStage] as WorkflowStep;
-    let verified: Awaited<ReturnType<PresentationVerifier['verify']>>;
-    let result: ReturnType<typeof resultForStep>;
-    try {
-      verified = await this.deps.verifier.verify({
-        request: JSON.parse(req.request) as Record<string, unknown>,
-        expectedNonce: req.nonce,
-        expectedAudience: req.audience,
-        environment: s.environment,
-        // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
-        // refusal policy like any other bad answer
-        response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,
-        now,
-      });
-      result = resultForStep(step, verified);
-      // one person across the steps (ADR 0026): holder_mismatch is a refusal like any other
-      result = { ...result, holder_binding: await this.holderBinding(s, steps, verified) };
-    } catch (e) {
-      if (isAppError(e) && e.status === 422) throw await this.refuse(s, req, e);
-      throw e;
-    }
-    // The full presentation of age_verify, sign and attestation, encrypted before the transaction (KMS call)
-    // and inserted inside it: the evidence exists if and only if the step completed.
-    const evidence = evidenceForStep(step, verified);
-    // sign: the audit record says which documents the page showed to the end, and when (never "read")
-    const shownToEnd = step.primitive === 'sign' ? await this.shownToEnd(s, s.currentStage) : undefined;
-    const sealed = evidence
-      ? await this.deps.evidence.seal({
-          sessionId: s.id,
-          businessId: s.businessId,
-          stage: s.currentStage,
-          kind: 'presentation',
-          plaintext: evidence,
-          now,
-        })
-      : null;
-    // the workflow's conditions on this result decide what follows (ADR 0031)
-    const condition = evaluateConditions(step, result);
-    const done = await transactionWithRetry(this.deps.ds, async (m) => {
-      await lockSessionRow(m, s.id);
-      const consumed = await m
-        .createQueryBuilder()
-        .update(WalletRequestEntity)
-        .set({ state: 'consumed' })
-        .where('id = :id AND state = :open', { id: req.id, open: 'open' })
-        .execute();
-      if (consumed.affected !== 1)
-        throw new AppError('request_not_found', 'This wallet response was already used.');
-      const completedAt = this.deps.clock.now();
-      const { auditId } = await this.deps.audit.recordStep(m, {
-        sessionId: s.id,
-        businessId: s.businessId,
-        environment: s.environment,
-        workflowId: s.workflowId,
-        workflowRevision: s.workflowRevision,
-        stage: s.currentStage,
-        primitive: step.primitive,
-        result,
-        verification: {
-          request_id: req.id,
-          nonce: req.nonce,
-          audience: req.audience,
-          protocol: protocolOf(req.responseMode),
-          format: verified.format,
-          issuer: verified.issuer,
-          vct: verified.vct,
-          holder_key_thumbprint: verified.holderKeyThumbprint,
-          holder_binding: result.holder_binding,
-          status: verified.statusChecked,
-          checks: verified.checks,
-          ...auditFactsForStep(step, verified),
-          ...(shownToEnd ? { documents_shown_to_end: shownToEnd } : {}),
-          ...(sealed
-            ? {
-                evidence: {
-                  alg: sealed.row.alg,
-                  kid: sealed.row.kid,
-                  plaintext_sha256: sealed.row.plaintextSha256,
-                },
-              }
-            : {}),
-        },
-        ...(condition ? { condition: { ...condition } } : {}),
-        completedAt,
-      });
-      if (sealed) await this.deps.evidence.insert(m, sealed);
-      await recordSessionEvent(m, s, {
-        kind: 'wallet_response_accepted',
-        at: completedAt,
-        stage: s.currentStage,
-        detail: { request_id: req.id, audit_id: auditId, format: verified.format },
-      });
-      await m.getRepository(StepResultEntity).insert({
-        sessionId: s.id,
-        stage: s.currentStage,
-        businessId: s.businessId,
-        primitive: step.primitive,
-        result: JSON.stringify(result),
-        auditId,
-        completedAt,
-      });
-      await enqueueEvent(m, {
-        businessId: s.businessId,
-        environment: s.environment,
-        sessionId: s.id,
-        event: 'step.completed',
-        data: {
-          session_id: s.id,
-          stage: s.currentStage,
-          primitive: step.primitive,
-          audit_id: auditId,
-          ...result,
-          ...(condition ? { condition } : {}),
-        },
-        now: completedAt,
-      });
-      const moved = await this.advance(m, s, steps, condition, completedAt);
-      // stopped, expired (or its window passed while verifying) meanwhile: roll back, nothing is written
-      if (!moved) throw new LostTransition();
-      return moved;
-    }).catch((e: unknown) => {
-      if (e instanceof LostTransition) return null;
-      throw e;
-    });
-    if (!done) {
-      const fresh = await rereadSession(this.deps.ds, this.deps.clock, s.id, this.deps.onEventsQueued);
-      if (fresh?.status === 'expired') throw new AppError('session_expired');
-      throw new AppError('session_state_conflict', 'The session changed while the response was verified.');
-    }
-    this.deps.onEventsQueued?.();
-    return done;
-  }
-
-  /** Who presented this step, bound to the first step's holder or refused with holder_mismatch (holder-binding.ts). */
-  private async holderBinding(
-    s: SessionEntity,
-    steps: WorkflowStep[],
-    verified: Awaited<ReturnType<PresentationVerifier['verify']>>,
-  ) {
-    return decideHolderBinding({
-      steps,
-      stage: s.currentStage,
-      anchor:
-        s.currentStage === 0
-          ? null
-          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s.id, steps),
-      holderKeyThumbprint: verified.holderKeyThumbprint,
-      claims: verified.claims,
-    });
-  }
-
-  /**
-   * Moves the session after its current step completed, in the completion's transaction: the workflow's
-   * condition that matched (if any) first, then `gate_after`, then the next step or the end (moveAfterStep).
-   * A matched condition is a timeline entry of its own. Null when the guarded write lost.
-   */
-  private async advance(
-    m: EntityManager,
-    s: SessionEntity,
-    steps: WorkflowStep[],
-    condition: ConditionMatch | null,
-    at: Date,
-  ): Promise<SessionEntity | null> {
-    const stage = s.currentStage;
-    if (condition)
-      await recordSessionEvent(m, s, {
-        kind: 'condition_matched',
-        at,
-        stage,
-        code: condition.outcome,
-        detail: { ...condition },
-      });
-    const move = moveAfterStep(steps, stage, condition);
-    const ended = condition ? { stage, index: condition.index } : null;
-    switch (move.kind) {
-      case 'fail':
-        return applyTransition(m, s, 'fail', at, {
-          currentStage: stage + 1,
-          failure: { code: move.reason, stage, window: null, refused_responses: null },
-          ...(ended ? { condition: { ...ended, outcome: 'fail' } } : {}),
-        });
-      case 'complete':
-        return applyTransition(m, s, 'step_completed_last', at, {
-          currentStage: stage + 1,
-          ...(ended ? { condition: { ...ended, outcome: 'complete' } } : {}),
-        });
-      case 'gate':
-        return applyTransition(m, s, 'step_completed_gate', at, {
-          currentStage: move.nextStage,
-          stepExpiresAt: null,
-          // the business's decision is due after DECISION_DUE_HOURS; one reminder per gate (ADR 0008)
-          decisionDueAt: new Date(at.getTime() + this.deps.config.decisionDueHours * 3600_000),
-          decisionRemindedAt: null,
-        });
-      case 'next':
-        return applyTransition(m, s, 'step_completed_more', at, {
-          currentStage: move.nextStage,
-          stepExpiresAt: stepWindowEnd(steps[move.nextStage] as WorkflowStep, at, s.expiresAt),
-        });
-    }
-  }
-
-  /**
-   * Failure policy (README "Sessions and states"): a refused response burns its single-use request; the
-   * MAX_REFUSED_RESPONSES_PER_STEP-th refusal for the same step fails the session, with session.failed queued in
-   * the same transaction. Answers the verification error itself, so the wallet still learns why.
-   */
-  private async refuse(s: SessionEntity, req: WalletRequestEntity, refusal: AppError): Promise<AppError> {
-    const failed = await transactionWithRetry(this.deps.ds, async (m) => {
-      await lockSessionRow(m, s.id);
-      const burned = await m
-        .createQueryBuilder()
-        .update(WalletRequestEntity)
-        .set({ state: 'refused' })
-        .where('id = :id AND state = :open', { id: req.id, open: 'open' })
-        .execute();
-      if (burned.affected !== 1) return null;
-      const now = this.deps.clock.now();
-      await recordSessionEvent(m, s, {
-        kind: 'wallet_response_refused',
-        at: now,
-        stage: req.stage,
-        code: refusal.code,
-        detail: { request_id: req.id },
-      });
-      // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-      const refusals = await m
-        .getRepository(WalletRequestEntity)
-        .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
-      if (refusals < MAX_REFUSED_RESPONSES_PER_STEP) return null;
-      return applyTransition(m, s, 'fail', now, {
-        failure: { code: refusal.code, stage: req.stage, window: null, refused_responses: refusals },
-      });
-    });
-    if (!failed) return refusal;
-    this.deps.onEventsQueued?.();
-    return new AppError(
-      refusal.code,
-      `${refusal.message} The session has failed after ${MAX_REFUSED_RESPONSES_PER_STEP} refused responses.`,
-      { param: refusal.param, extra: { ...refusal.extra, session_status: 'failed' } },
+    return this.completion.complete(s, await this.steps(s), req, answer, (x) =>
+      this.shownToEnd(x, x.currentStage),
     );
   }
 
@@ -656,13 +359,16 @@ export class SessionTransport {
           await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
         : null;
     if (!s) throw new AppError('not_found', 'This session link is not valid.');
-    return enforceExpiry(this.deps.ds, this.deps.clock, s, this.deps.onEventsQueued);
+    return this.transitions.current(s);
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
   bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
-    if (!s.bindingHash) return 'none';
-    return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
+    return this.projector.bindingOf(s, token);
+  }
+
+  private project(s: SessionEntity, token: unknown): Promise<Projection> {
+    return this.projector.project(s, token);
   }
 
   private requireBound(s: SessionEntity, token: unknown): void {
@@ -687,80 +393,6 @@ export class SessionTransport {
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     ).steps;
   }
-
-  /**
-   * The stages that completed before `done`: every one, unless a condition of the workflow can skip steps
-   * (ADR 0031); then the stages that have a result, so a skipped step is not shown as done.
-   */
-  private async completedStages(s: SessionEntity, steps: WorkflowStep[], done: number): Promise<number[]> {
-    if (!steps.some((st) => st.conditions?.some((c) => c.outcome === 'skip')))
-      return Array.from({ length: done }, (_, i) => i);
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const rows = await this.deps.ds
-      .getRepository(StepResultEntity)
-      .find({ where: { sessionId: s.id }, select: { stage: true }, order: { stage: 'ASC' } });
-    return rows.map((r) => r.stage).filter((stage) => stage < done);
-  }
-
-  private async project(s: SessionEntity, token: unknown): Promise<Projection> {
-    const rev = toRevisionView(
-      await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
-    );
-    const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
-    const brand = await brandingOf(this.deps.ds.manager, s.businessId, s.environment);
-    const done = Math.min(s.currentStage, rev.steps.length);
-    const documents = rev.steps.some((st) => st.primitive === 'sign')
-      ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
-      : [];
-    return {
-      id: s.id,
-      status: s.status,
-      environment: s.environment,
-      business: {
-        name: brand.displayName ?? business?.name ?? '',
-        ...(brand.accentColor ? { accent_color: brand.accentColor } : {}),
-        ...(brand.logoUrl ? { logo_url: brand.logoUrl } : {}),
-      },
-      workflow: { name: rev.name },
-      steps: rev.steps.map((st, stage) => ({
-        stage,
-        primitive: st.primitive,
-        ...(st.claims ? { claims: st.claims } : {}),
-        ...(st.threshold ? { threshold: st.threshold } : {}),
-        ...(st.terms !== undefined ? { terms: st.terms, terms_sha256: sha256HexOfText(st.terms) } : {}),
-        ...(st.primitive === 'sign'
-          ? { documents: documents.filter((d) => d.stage === stage).map(toDocumentView) }
-          : {}),
-      })),
-      current_stage: isTerminal(s.status) ? done : s.currentStage,
-      completed_stages: await this.completedStages(s, rev.steps, done),
-      expires: s.expiresAt.toISOString(),
-      ...deadlineOf(s),
-      server_time: this.deps.clock.now().toISOString(),
-      binding: this.bindingOf(s, token),
-      ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
-      ...(await this.triesLeft(s)),
-    };
-  }
-
-  /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
-  private async triesLeft(s: SessionEntity): Promise<Pick<Projection, 'tries_left'>> {
-    if (s.status !== 'in_progress') return {};
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const refused = await this.deps.ds
-      .getRepository(WalletRequestEntity)
-      .countBy({ sessionId: s.id, stage: s.currentStage, state: 'refused' });
-    return refused > 0 ? { tries_left: Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - refused) } : {};
-  }
-}
-
-/** The deadline the person faces now: the running step's window, else the link's expiry (ADR 0029). */
-function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadline_kind'> {
-  if (s.status === 'in_progress' && s.stepExpiresAt)
-    return { deadline: s.stepExpiresAt.toISOString(), deadline_kind: 'step' };
-  if (s.status === 'created' || s.status === 'in_progress')
-    return { deadline: s.expiresAt.toISOString(), deadline_kind: 'link' };
-  return {};
 }
 
 /** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */

@@ -10,7 +10,8 @@ export interface OutboxEvent {
   environment: Environment;
   sessionId: string;
   event: string;
-  data: Record<string, unknown>;
+  /** The payload; a session's events are built by the typed builders of modules/session/session.events.ts. */
+  data: object;
   now: Date;
 }
 

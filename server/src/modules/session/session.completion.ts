@@ -1,0 +1,277 @@
+// Owns completing a step from a wallet answer: verify first (no write), then one transition (session.transition.ts)
+// that consumes the wallet request and writes the signed audit record, the evidence, the result, the
+// step.completed event and the move the workflow decides (next step, gate, end, or a condition's outcome).
+// A refused answer burns its single-use request and counts toward the failure policy.
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { AppError, isAppError } from '../../common/errors';
+import type { Config } from '../../config/config';
+import type { AuditService } from '../audit/audit.service';
+import type { EvidenceService } from '../evidence/evidence.service';
+import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
+import type { PresentationVerifier } from '../verification/presentation-verifier';
+import { auditFactsForStep, evidenceForStep, resultForStep } from '../verification/primitives';
+import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
+import type { WorkflowStep } from '../workflow/workflow.steps';
+import type { SessionEntity } from './session.entity';
+import { stepCompleted } from './session.events';
+import { stepWindowEnd } from './session.input';
+import { MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
+import type { SessionTransitions, TransitionTx } from './session.transition';
+import { protocolOf, type WalletTransports } from './session.wallet-transports';
+import { StepResultEntity } from './step-result.entity';
+
+export interface CompletionDeps {
+  ds: DataSource;
+  clock: Clock;
+  config: Pick<Config, 'decisionDueHours'>;
+  transitions: SessionTransitions;
+  audit: Pick<AuditService, 'recordStep'>;
+  verifier: Pick<PresentationVerifier, 'verify'>;
+  evidence: Pick<EvidenceService, 'seal' | 'insert' | 'open'>;
+  wallets?: Pick<WalletTransports, 'openResponse'>;
+}
+
+type Verified = Awaited<ReturnType<PresentationVerifier['verify']>>;
+
+/** The documents of a sign step the page showed to the end (from the timeline), for the audit record. */
+export type ShownToEnd = { position: number; sha256: string; at: string }[];
+
+export class StepCompletion {
+  constructor(private readonly deps: CompletionDeps) {}
+
+  /** Verify the answer to `req` for the current step of `s`, then complete the step (or refuse). */
+  async complete(
+    s: SessionEntity,
+    steps: WorkflowStep[],
+    req: WalletRequestEntity,
+    answer: unknown,
+    shownToEnd: (s: SessionEntity) => Promise<ShownToEnd>,
+  ): Promise<SessionEntity> {
+    const now = this.deps.clock.now();
+    if (now >= req.expiresAt) throw new AppError('step_window_expired');
+    const step = steps[s.currentStage] as WorkflowStep;
+    let verified: Verified;
+    let result: ReturnType<typeof resultForStep>;
+    try {
+      verified = await this.deps.verifier.verify({
+        request: JSON.parse(req.request) as Record<string, unknown>,
+        expectedNonce: req.nonce,
+        expectedAudience: req.audience,
+        environment: s.environment,
+        // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
+        // refusal policy like any other bad answer
+        response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,
+        now,
+      });
+      result = resultForStep(step, verified);
+      // one person across the steps (ADR 0026): holder_mismatch is a refusal like any other
+      result = { ...result, holder_binding: await this.holderBinding(s, steps, verified) };
+    } catch (e) {
+      if (isAppError(e) && e.status === 422) throw await this.refuse(s, req, e);
+      throw e;
+    }
+    // The full presentation of age_verify, sign and attestation, encrypted before the transaction (KMS call)
+    // and inserted inside it: the evidence exists if and only if the step completed.
+    const evidence = evidenceForStep(step, verified);
+    // sign: the audit record says which documents the page showed to the end, and when (never "read")
+    const shown = step.primitive === 'sign' ? await shownToEnd(s) : undefined;
+    const sealed = evidence
+      ? await this.deps.evidence.seal({
+          sessionId: s.id,
+          businessId: s.businessId,
+          stage: s.currentStage,
+          kind: 'presentation',
+          plaintext: evidence,
+          now,
+        })
+      : null;
+    // the workflow's conditions on this result decide what follows (ADR 0031)
+    const condition = evaluateConditions(step, result);
+    return this.deps.transitions.run(
+      s,
+      async (tx) => {
+        const { m } = tx;
+        const consumed = await m
+          .createQueryBuilder()
+          .update(WalletRequestEntity)
+          .set({ state: 'consumed' })
+          .where('id = :id AND state = :open', { id: req.id, open: 'open' })
+          .execute();
+        if (consumed.affected !== 1)
+          throw new AppError('request_not_found', 'This wallet response was already used.');
+        const completedAt = tx.now;
+        const { auditId } = await this.deps.audit.recordStep(m, {
+          sessionId: s.id,
+          businessId: s.businessId,
+          environment: s.environment,
+          workflowId: s.workflowId,
+          workflowRevision: s.workflowRevision,
+          stage: s.currentStage,
+          primitive: step.primitive,
+          result,
+          verification: {
+            request_id: req.id,
+            nonce: req.nonce,
+            audience: req.audience,
+            protocol: protocolOf(req.responseMode),
+            format: verified.format,
+            issuer: verified.issuer,
+            vct: verified.vct,
+            holder_key_thumbprint: verified.holderKeyThumbprint,
+            holder_binding: result.holder_binding,
+            status: verified.statusChecked,
+            checks: verified.checks,
+            ...auditFactsForStep(step, verified),
+            ...(shown ? { documents_shown_to_end: shown } : {}),
+            ...(sealed
+              ? {
+                  evidence: {
+                    alg: sealed.row.alg,
+                    kid: sealed.row.kid,
+                    plaintext_sha256: sealed.row.plaintextSha256,
+                  },
+                }
+              : {}),
+          },
+          ...(condition ? { condition: { ...condition } } : {}),
+          completedAt,
+        });
+        if (sealed) await this.deps.evidence.insert(m, sealed);
+        await tx.timeline({
+          kind: 'wallet_response_accepted',
+          at: completedAt,
+          stage: s.currentStage,
+          detail: { request_id: req.id, audit_id: auditId, format: verified.format },
+        });
+        await m.getRepository(StepResultEntity).insert({
+          sessionId: s.id,
+          stage: s.currentStage,
+          businessId: s.businessId,
+          primitive: step.primitive,
+          result: JSON.stringify(result),
+          auditId,
+          completedAt,
+        });
+        await tx.emit(
+          stepCompleted(
+            s,
+            { stage: s.currentStage, primitive: step.primitive, auditId, result, condition },
+            completedAt,
+          ),
+        );
+        // stopped, expired (or its window passed while verifying) meanwhile: the move loses, nothing is written
+        return this.advance(tx, steps, condition);
+      },
+      (fresh) => {
+        if (fresh.status === 'expired') throw new AppError('session_expired');
+        return undefined;
+      },
+    );
+  }
+
+  /** Who presented this step, bound to the first step's holder or refused with holder_mismatch (holder-binding.ts). */
+  private async holderBinding(s: SessionEntity, steps: WorkflowStep[], verified: Verified) {
+    return decideHolderBinding({
+      steps,
+      stage: s.currentStage,
+      anchor:
+        s.currentStage === 0
+          ? null
+          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s.id, steps),
+      holderKeyThumbprint: verified.holderKeyThumbprint,
+      claims: verified.claims,
+    });
+  }
+
+  /**
+   * Moves the session after its current step completed, in the completion's transaction: the workflow's
+   * condition that matched (if any) first, then `gate_after`, then the next step or the end (moveAfterStep).
+   * A matched condition is a timeline entry of its own.
+   */
+  private async advance(
+    tx: TransitionTx,
+    steps: WorkflowStep[],
+    condition: ConditionMatch | null,
+  ): Promise<SessionEntity> {
+    const s = tx.session;
+    const at = tx.now;
+    const stage = s.currentStage;
+    if (condition)
+      await tx.timeline({
+        kind: 'condition_matched',
+        at,
+        stage,
+        code: condition.outcome,
+        detail: { ...condition },
+      });
+    const move = moveAfterStep(steps, stage, condition);
+    const ended = condition ? { stage, index: condition.index } : null;
+    switch (move.kind) {
+      case 'fail':
+        return tx.move('fail', {
+          currentStage: stage + 1,
+          failure: { code: move.reason, stage, window: null, refused_responses: null },
+          ...(ended ? { condition: { ...ended, outcome: 'fail' } } : {}),
+        });
+      case 'complete':
+        return tx.move('step_completed_last', {
+          currentStage: stage + 1,
+          ...(ended ? { condition: { ...ended, outcome: 'complete' } } : {}),
+        });
+      case 'gate':
+        return tx.move('step_completed_gate', {
+          currentStage: move.nextStage,
+          stepExpiresAt: null,
+          // the business's decision is due after DECISION_DUE_HOURS; one reminder per gate (ADR 0008)
+          decisionDueAt: new Date(at.getTime() + this.deps.config.decisionDueHours * 3600_000),
+          decisionRemindedAt: null,
+        });
+      case 'next':
+        return tx.move('step_completed_more', {
+          currentStage: move.nextStage,
+          stepExpiresAt: stepWindowEnd(steps[move.nextStage] as WorkflowStep, at, s.expiresAt),
+        });
+    }
+  }
+
+  /**
+   * Failure policy (README "Sessions and states"): a refused response burns its single-use request; the
+   * MAX_REFUSED_RESPONSES_PER_STEP-th refusal for the same step fails the session, with session.failed queued in
+   * the same transaction. Answers the verification error itself, so the wallet still learns why.
+   */
+  private async refuse(s: SessionEntity, req: WalletRequestEntity, refusal: AppError): Promise<AppError> {
+    const failed = await this.deps.transitions.run(s, async (tx) => {
+      const burned = await tx.m
+        .createQueryBuilder()
+        .update(WalletRequestEntity)
+        .set({ state: 'refused' })
+        .where('id = :id AND state = :open', { id: req.id, open: 'open' })
+        .execute();
+      if (burned.affected !== 1) return null;
+      await tx.timeline({
+        kind: 'wallet_response_refused',
+        at: tx.now,
+        stage: req.stage,
+        code: refusal.code,
+        detail: { request_id: req.id },
+      });
+      // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+      const refusals = await tx.m
+        .getRepository(WalletRequestEntity)
+        .countBy({ sessionId: s.id, stage: req.stage, state: 'refused' });
+      if (refusals < MAX_REFUSED_RESPONSES_PER_STEP) return null;
+      // a session that changed meanwhile keeps the burned request and answers the refusal itself
+      return tx.moveIfCurrent('fail', {
+        failure: { code: refusal.code, stage: req.stage, window: null, refused_responses: refusals },
+      });
+    });
+    if (!failed) return refusal;
+    return new AppError(
+      refusal.code,
+      `${refusal.message} The session has failed after ${MAX_REFUSED_RESPONSES_PER_STEP} refused responses.`,
+      { param: refusal.param, extra: { ...refusal.extra, session_status: 'failed' } },
+    );
+  }
+}

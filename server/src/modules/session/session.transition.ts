@@ -1,0 +1,274 @@
+// Owns the one way a session changes: SessionTransitions.run opens the transaction (transactionWithRetry:
+// deadlock and Galera certification retries), takes the session row lock, lets the caller write what belongs
+// to the change (audit record, result, evidence, a burned wallet request) through a TransitionTx, applies each
+// state-machine move as a guarded write (status + version checked by affected rows, session.machine.ts),
+// writes the timeline rows and queues every outbox event through the typed builders (session.events.ts), and
+// wakes the webhook relay once after the commit. A lost race has one answer (see `run`). Expiry on access is
+// a transition like any other (`current`), used by every reader of a session.
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors';
+import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { recordSessionEvent, type SessionEventInput, type SessionEventKind } from '../support/session-events';
+import { enqueueEvent } from '../webhook/outbox';
+import { SessionEntity } from './session.entity';
+import { type SessionOutboxEvent, sessionEnded } from './session.events';
+import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
+import { type ConditionEnd, expiryReason, type FailureReason, isOverdue } from './session.state';
+
+/** Columns a move may set besides status and version. */
+export type MovePatch = Partial<
+  Pick<
+    SessionEntity,
+    'currentStage' | 'stepExpiresAt' | 'bindingHash' | 'decisionDueAt' | 'decisionRemindedAt'
+  >
+> & {
+  /** Why a `fail` happens (the caller knows the refusal); `expire` computes its own. */
+  failure?: FailureReason;
+  /** The workflow condition that ended the session (session.completed/failed `condition`, ADR 0031). */
+  condition?: ConditionEnd;
+};
+
+/** The timeline entry of each transition (support view). */
+const TIMELINE_KIND: Record<SessionEvent, SessionEventKind> = {
+  start: 'started',
+  step_completed_more: 'step_completed',
+  step_completed_gate: 'step_completed',
+  step_completed_last: 'step_completed',
+  continue: 'continued',
+  continue_last: 'continued',
+  stop: 'stopped',
+  fail: 'failed',
+  expire: 'expired',
+};
+
+/** Attempts of an expiry transaction chosen as a deadlock victim (see current()). */
+const EXPIRE_ATTEMPTS = 10;
+
+/** Thrown inside the transaction when a guarded move lost: rolls back every write of the unit. */
+class LostRace extends Error {}
+
+/** What the caller's writes get inside the transaction, with the session row locked. */
+export interface TransitionTx {
+  readonly m: EntityManager;
+  /** The session as of the last move of this unit (first: as the caller read it; moves check its version). */
+  readonly session: SessionEntity;
+  readonly now: Date;
+  /** Applies `event` by a guarded write; a lost write rolls the whole unit back and `run` answers the race. */
+  move(event: SessionEvent, patch?: MovePatch): Promise<SessionEntity>;
+  /** Like move, but a lost write returns null and keeps the unit's other writes (e.g. a burned request). */
+  moveIfCurrent(event: SessionEvent, patch?: MovePatch): Promise<SessionEntity | null>;
+  /** A timeline row of this change. */
+  timeline(entry: SessionEventInput): Promise<void>;
+  /** Queues a webhook event of this session (typed builders in session.events.ts). */
+  emit(event: SessionOutboxEvent): Promise<void>;
+}
+
+export interface TransitionDeps {
+  ds: DataSource;
+  clock: Clock;
+  /** Called after a commit that queued webhook events (wakes the relay). */
+  onEventsQueued?: () => void;
+}
+
+/**
+ * The one answer after a lost race when the caller's own precondition still holds on the fresh row (a
+ * concurrent writer changed it in a way that precondition does not look at): 409, naming the state now.
+ */
+export const lostRace = (fresh: Pick<SessionEntity, 'status'> | null): AppError =>
+  new AppError(
+    'session_state_conflict',
+    `The session changed meanwhile; repeat the request if it still applies (it is ${fresh?.status ?? 'gone'}).`,
+  );
+
+export class SessionTransitions {
+  constructor(private readonly deps: TransitionDeps) {}
+
+  /**
+   * One change of session `s` in one transaction, re-run whole on a deadlock or certification conflict.
+   * `write` decides only on what it reads inside (the lock is held) and on `s`, whose version every move
+   * checks. Events queued by a committed unit wake the relay once.
+   *
+   * The lost race, one rule: when a move lost (another writer changed the session, or its window passed),
+   * nothing of the unit is written; the row is read again with expiry enforced and the request is answered as
+   * if it had arrived after the winner: `recheck` runs the caller's precondition on the fresh row and throws
+   * its refusal, or returns the answer the fresh state gives (e.g. a repeated start); when it returns
+   * undefined (the precondition still holds), the answer is `lostRace(fresh)`.
+   */
+  async run<T>(
+    s: SessionEntity,
+    write: (tx: TransitionTx) => Promise<T>,
+    recheck?: (fresh: SessionEntity) => T | undefined | Promise<T | undefined>,
+  ): Promise<T> {
+    const out = await this.unit(s, write);
+    if (out.won) return out.value;
+    const fresh = await this.reread(s.id);
+    const answer = fresh && recheck ? await recheck(fresh) : undefined;
+    if (answer !== undefined) return answer;
+    throw lostRace(fresh);
+  }
+
+  /** One unit of work; `won: false` when a move lost (everything rolled back). */
+  private async unit<T>(
+    s: SessionEntity,
+    write: (tx: TransitionTx) => Promise<T>,
+    attempts?: number,
+  ): Promise<{ won: true; value: T } | { won: false }> {
+    let queued = 0;
+    try {
+      const value = await transactionWithRetry(
+        this.deps.ds,
+        async (m) => {
+          queued = 0;
+          await lockSessionRow(m, s.id);
+          return write(this.tx(m, s, () => queued++));
+        },
+        attempts,
+      );
+      if (queued > 0) this.deps.onEventsQueued?.();
+      return { won: true, value };
+    } catch (e) {
+      if (e instanceof LostRace) return { won: false };
+      throw e;
+    }
+  }
+
+  /**
+   * The session as it stands now: when it is past its overall or step window, exactly one caller wins the
+   * guarded expiry write (and queues the one session.expired); every caller gets the persisted state back.
+   * `onWon` runs for the winner only.
+   */
+  async current(s: SessionEntity, onWon?: () => void): Promise<SessionEntity> {
+    let cur = s;
+    for (let i = 0; i < 5 && isOverdue(cur, this.deps.clock.now()); i++) {
+      // Many expiries at once (sweepers on several nodes, readers) deadlock on the outbox index's gap locks of
+      // different sessions; each retry re-runs the guarded write, so retrying more is safe and spares a 5xx.
+      const out = await this.unit(cur, (tx) => tx.move('expire'), EXPIRE_ATTEMPTS);
+      if (out.won) {
+        onWon?.();
+        return out.value;
+      }
+      // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+      const fresh = await this.deps.ds.getRepository(SessionEntity).findOneBy({ id: s.id });
+      if (!fresh) return cur;
+      cur = fresh;
+    }
+    return cur;
+  }
+
+  /** The persisted state (expiry enforced), or null if the row is gone. */
+  async reread(id: string): Promise<SessionEntity | null> {
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+    const fresh = await this.deps.ds.getRepository(SessionEntity).findOneBy({ id });
+    return fresh ? this.current(fresh) : null;
+  }
+
+  private tx(m: EntityManager, first: SessionEntity, onQueued: () => void): TransitionTx {
+    const now = this.deps.clock.now();
+    let session = first;
+    const emit = async (e: SessionOutboxEvent) => {
+      await enqueueEvent(m, e);
+      onQueued();
+    };
+    const moveIfCurrent = async (event: SessionEvent, patch?: MovePatch) => {
+      const next = await guardedMove(m, session, event, now, patch, emit);
+      if (next) session = next;
+      return next;
+    };
+    return {
+      m,
+      now,
+      get session() {
+        return session;
+      },
+      moveIfCurrent,
+      move: async (event, patch) => {
+        const next = await moveIfCurrent(event, patch);
+        if (!next) throw new LostRace();
+        return next;
+      },
+      timeline: (entry) => recordSessionEvent(m, session, entry),
+      emit,
+    };
+  }
+}
+
+/** Expiry on access without a service instance at hand (modules/receipt): see SessionTransitions.current. */
+export function enforceExpiry(
+  ds: DataSource,
+  clock: Clock,
+  s: SessionEntity,
+  onEventsQueued?: () => void,
+): Promise<SessionEntity> {
+  return new SessionTransitions({ ds, clock, onEventsQueued }).current(s);
+}
+
+/**
+ * The guarded write of one move from `s` (as read). Null when the session changed meanwhile (another writer
+ * won), the move is not allowed from its status, or the session is already overdue at `now` (only `expire`
+ * may be applied then). Writes the move's timeline rows and, on entering a terminal state, its event.
+ */
+async function guardedMove(
+  m: EntityManager,
+  s: SessionEntity,
+  event: SessionEvent,
+  now: Date,
+  { failure, condition, ...patch }: MovePatch = {},
+  emit: (e: SessionOutboxEvent) => Promise<void>,
+): Promise<SessionEntity | null> {
+  const to = nextStatus(s.status, event);
+  if (!to) return null;
+  if (event !== 'expire' && isOverdue(s, now)) return null;
+  const reason =
+    event === 'expire'
+      ? expiryReason(s, now)
+      : to === 'failed'
+        ? (failure ?? { code: 'failed', stage: s.currentStage, window: null, refused_responses: null })
+        : null;
+  const set = {
+    ...patch,
+    ...(reason ? { failureReason: JSON.stringify(reason) } : {}),
+    status: to,
+    version: s.version + 1,
+    updatedAt: now,
+    ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null } : {}),
+  };
+  const res = await m
+    .createQueryBuilder()
+    .update(SessionEntity)
+    .set(set)
+    .where('id = :id AND status = :status AND version = :version', {
+      id: s.id,
+      status: s.status,
+      version: s.version,
+    })
+    .execute();
+  if (res.affected !== 1) return null;
+  const next = Object.assign(new SessionEntity(), s, set);
+  await recordMove(m, s, event, to, now, reason);
+  if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
+    await emit(sessionEnded(next, to, reason, condition, now));
+  return next;
+}
+
+/** The timeline rows of one move, in its transaction. */
+async function recordMove(
+  m: EntityManager,
+  s: SessionEntity,
+  event: SessionEvent,
+  to: SessionEntity['status'],
+  now: Date,
+  reason: FailureReason | null,
+): Promise<void> {
+  const kind = TIMELINE_KIND[event];
+  const stage = kind === 'started' ? 0 : s.status === 'created' ? null : s.currentStage;
+  await recordSessionEvent(m, s, {
+    kind,
+    at: now,
+    stage: reason ? reason.stage : stage,
+    code: reason?.code ?? null,
+    detail: reason ? { window: reason.window, refused_responses: reason.refused_responses } : null,
+  });
+  if (to === 'completed' || to === 'awaiting_decision')
+    await recordSessionEvent(m, s, { kind: to, at: now, stage: to === 'completed' ? null : s.currentStage });
+}
