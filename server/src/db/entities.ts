@@ -32,6 +32,7 @@ import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
+import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { VerifierIdentityEntity } from '../modules/verification/verifier-identity.entity';
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
@@ -56,6 +57,8 @@ export const ENTITIES = [
   TrustedIssuerEntity,
   MdocTrustAnchorEntity,
   TrustAnchorEntity,
+  TrustListEntity,
+  TrustListVersionEntity,
   WalletEntity,
   CredentialIssuerEntity,
   CredentialRouteEntity,

@@ -2,6 +2,7 @@
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser may act (browser-binding.ts decides which browser that is).
+import { allowedRoutes } from '../verification/route-scope';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
@@ -330,6 +331,8 @@ export class SessionTransport {
         expectedNonce: req.nonce,
         expectedAudience: req.audience,
         environment: s.environment,
+        // the routes whose issuer trust may validate this step's credential (ADR 0036)
+        routes: await allowedRoutes(this.deps.ds, step, s.environment),
         // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
         // refusal policy like any other bad answer
         response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,

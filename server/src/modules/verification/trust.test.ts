@@ -13,6 +13,7 @@ import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-d
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
 import { buildWalletRequest, newWalletNonce } from './request';
+import { ensureRoute } from '../catalog/catalog.factory';
 import { TrustStore } from './trust';
 import { TrustAnchorEntity } from './trust-anchor.entity';
 import {
@@ -27,6 +28,7 @@ import {
 } from './x509-test-pki';
 
 const ISS = 'https://pid.issuer.example/issuer';
+const ROUTE = 'rte_test_pid';
 const ORIGIN = 'https://hosted.example';
 const LIST_URI = 'https://pid.issuer.example/status/1';
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -80,10 +82,12 @@ describe('issuer trust through X.509 anchors', () => {
       ],
     });
     holder = (await rootCa('holder')).keys;
+    await ensureRoute(ds, { id: ROUTE, walletId: 'wal_t', issuerId: 'iss_t', identifier: ISS, now: NOW });
     // the anchor is stored as PEM for production, and as DER (the other accepted input) for the sandbox
     await trust.addAnchor({
       issuer: ISS,
       environment: 'production',
+      routeId: ROUTE,
       name: 'PID Root',
       certificate: root.cert.toString('pem'),
       now: NOW,
@@ -91,6 +95,7 @@ describe('issuer trust through X.509 anchors', () => {
     await trust.addAnchor({
       issuer: ISS,
       environment: 'sandbox',
+      routeId: ROUTE,
       name: 'PID Root',
       certificate: new Uint8Array(root.cert.rawData),
       now: NOW,
@@ -300,6 +305,7 @@ describe('issuer trust through X.509 anchors', () => {
     await trust.addAnchor({
       issuer: ISS,
       environment: 'production',
+      routeId: ROUTE,
       name: 'again',
       certificate: root.cert.toString('pem'),
       now: NOW,
@@ -309,6 +315,7 @@ describe('issuer trust through X.509 anchors', () => {
       trust.addAnchor({
         issuer: ISS,
         environment: 'production',
+        routeId: ROUTE,
         name: 'leaf',
         certificate: leaf.cert.toString('pem'),
         now: NOW,
@@ -318,6 +325,7 @@ describe('issuer trust through X.509 anchors', () => {
       trust.addAnchor({
         issuer: ISS,
         environment: 'production',
+        routeId: ROUTE,
         name: 'junk',
         certificate: 'not a certificate',
         now: NOW,

@@ -32,6 +32,7 @@ import type { Clock } from '../../../common/clock';
 import { newId } from '../../../common/ids';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
 import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
+import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
 import { TX_TYPES } from '../../verification/transaction-data';
 import { PERSONAS, type Persona } from '../personas';
@@ -124,6 +125,7 @@ export class SandboxMdocIssuer {
     await this.ensureActor(UNTRUSTED);
     await this.trust.register({
       environment: 'sandbox',
+      routeId: SANDBOX_ROUTE_ID,
       doctypes: [MDOC_PID.doctype, MDOC_MDL.doctype, MDOC_AV.doctype],
       name: 'Sandbox mdoc IACA',
       certificatePem: x509Of(iaca.certificate).toString('pem'),
