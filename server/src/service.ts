@@ -45,6 +45,8 @@ import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verif
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
 import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
 import { cachingStatusListFetcher, httpStatusListFetcher } from './modules/verification/status-list-fetch';
+import { configureTrustLists } from './modules/trustlist/trust-list.config';
+import { TrustListService } from './modules/trustlist/trust-list.service';
 import { TrustStore } from './modules/verification/trust';
 import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './modules/webhook/secret-box';
@@ -118,6 +120,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxIssuerIdentifier: sandboxIssuer.issuerId,
     sandboxEnabled: config.seedSandbox,
   });
+  // ETSI trust lists (ADR 0036): configured from TRUST_LISTS_FILE at start (loaded by the worker), and by the CLI
+  const trustLists = new TrustListService({
+    ds,
+    clock,
+    logger,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  if (config.trustListsFile) await configureTrustLists(trustLists, config.trustListsFile);
   const verifier = new PresentationVerifier({
     trust: new TrustStore(ds),
     fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
@@ -215,6 +225,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     receipts,
     cleanup,
     support: new SupportService({ ds }),
+    trustLists,
   };
   const { routes, resolvers } = declareApi(services);
   const { limiter, disconnect: disconnectRedis } = await createRateLimiter(config, clock, logger);
@@ -249,6 +260,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       sessions,
       cleanup,
       receipts,
+      trustLists,
       shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
       release: [
         () => (relayDs !== ds ? relayDs.destroy() : undefined),
