@@ -19,6 +19,7 @@ import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
@@ -38,7 +39,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
       The latest operator actions.
-`;
+${TRUST_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -281,9 +282,10 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     strict: false,
+    allowPositionals: true,
     options: Object.fromEntries(
       [
         'operator',
@@ -300,6 +302,10 @@ async function main(): Promise<number> {
         'issuer-accepted',
         'service',
         'limit',
+        'kind',
+        'source',
+        'list',
+        'all',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -308,6 +314,12 @@ async function main(): Promise<number> {
   if (!operator) throw new AppError('validation_failed', 'Say who you are: --operator <name>.');
   const svc = await createService(loadConfig(), { workers: false });
   try {
+    if (isTrustCommand(command)) {
+      const out = await runTrustCommand(svc, command, positionals, flags, operator);
+      if (out.text) process.stdout.write(`${out.text}\n`);
+      process.stdout.write(`${JSON.stringify(out.json, null, 2)}\n`);
+      return 0;
+    }
     const out = await run(svc, command, flags, operator);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
