@@ -61,7 +61,11 @@ describe('issuer trust per route, from ETSI trust lists', () => {
   let listId: string;
 
   /** A LoTE signed by the LoTE signer the LoTL names (valid for one hour of the test clock by default). */
-  const lote = (entities: { name: string; certificates: PkiParty['cert'][] }[], sequence: number, opts: { signer?: ListSigner; nextUpdate?: Date } = {}) =>
+  const lote = (
+    entities: { name: string; certificates: PkiParty['cert'][] }[],
+    sequence: number,
+    opts: { signer?: ListSigner; nextUpdate?: Date } = {},
+  ) =>
     signList(
       loteXml({
         sequence,
@@ -77,17 +81,35 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
     const now = clock.now();
     // two routes of the sandbox reference wallet: X with the listed issuer, Y with another issuer
-    await ensureRoute(t.svc.ds, { id: ROUTE_X, walletId: 'wal_sandbox_reference', issuerId: 'iss_listed', identifier: ISS, now });
-    await ensureRoute(t.svc.ds, { id: ROUTE_Y, walletId: 'wal_sandbox_reference', issuerId: 'iss_other', identifier: 'https://other.example', now });
+    await ensureRoute(t.svc.ds, {
+      id: ROUTE_X,
+      walletId: 'wal_sandbox_reference',
+      issuerId: 'iss_listed',
+      identifier: ISS,
+      now,
+    });
+    await ensureRoute(t.svc.ds, {
+      id: ROUTE_Y,
+      walletId: 'wal_sandbox_reference',
+      issuerId: 'iss_other',
+      identifier: 'https://other.example',
+      now,
+    });
     const step = (routes: string[]) => [{ primitive: 'identify' as const, claims: IDENTIFY_CLAIMS, routes }];
     ({ workflowId: onX } = await publishWorkflow(api, step([ROUTE_X]), 'http://127.0.0.1:9/hooks', 'On X'));
     ({ workflowId: onY } = await publishWorkflow(api, step([ROUTE_Y]), undefined, 'On Y'));
 
     // the issuer's PKI: the entity's CA (on the list), an issuing CA, the signer naming iss
-    const validity = { notBefore: new Date(now.getTime() - DAY), notAfter: new Date(now.getTime() + 365 * DAY) };
+    const validity = {
+      notBefore: new Date(now.getTime() - DAY),
+      notAfter: new Date(now.getTime() + 365 * DAY),
+    };
     const root = await rootCa('Listed PID Provider Root', validity);
     const ca = await issueCertificate(root, 'Listed PID Provider Issuing CA', { ca: true, ...validity });
-    const leaf = await issueCertificate(ca, 'Listed PID Provider signer', { san: [{ type: 'url', value: ISS }], ...validity });
+    const leaf = await issueCertificate(ca, 'Listed PID Provider signer', {
+      san: [{ type: 'url', value: ISS }],
+      ...validity,
+    });
     issuer = { root, ca, leaf };
 
     // the lists' PKI: the LoTL scheme operator (the configured anchor) and the LoTE signer the LoTL names
@@ -97,11 +119,24 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     server = http.createServer((req, res) => {
       const body = served.get(req.url ?? '');
       if (body === undefined) res.writeHead(404).end();
-      else res.writeHead(200, { 'content-type': req.url?.startsWith('/status') ? 'application/statuslist+jwt' : 'application/xml' }).end(body);
+      else
+        res
+          .writeHead(200, {
+            'content-type': req.url?.startsWith('/status') ? 'application/statuslist+jwt' : 'application/xml',
+          })
+          .end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    served.set('/status/1', await statusListToken({ signer: leaf, uri: `${base}/status/1`, iat: Math.floor(now.getTime() / 1000), x5c: x5cOf(leaf, ca) }));
+    served.set(
+      '/status/1',
+      await statusListToken({
+        signer: leaf,
+        uri: `${base}/status/1`,
+        iat: Math.floor(now.getTime() / 1000),
+        x5c: x5cOf(leaf, ca),
+      }),
+    );
     served.set(
       '/lotl.xml',
       await signList(
@@ -204,7 +239,13 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     const variants: [string, string, RegExp][] = [
       // a second entity slipped into the signed list: the digest no longer matches
       ['tampered', good.replace(ENTITY, 'Mallory PID Provider'), /does not verify/],
-      ['expired', await lote([{ name: ENTITY, certificates: [issuer.root.cert] }], 2, { nextUpdate: new Date(clock.now().getTime() - 1000) }), /expired/],
+      [
+        'expired',
+        await lote([{ name: ENTITY, certificates: [issuer.root.cert] }], 2, {
+          nextUpdate: new Date(clock.now().getTime() - 1000),
+        }),
+        /expired/,
+      ],
       ['untrusted signer', await lote([], 2, { signer: stranger }), /not signed by a configured anchor/],
     ];
     for (const [what, xml, why] of variants) {
@@ -223,7 +264,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     expect(still.res.status).toBe(200);
   }, 120_000);
 
-  it("refuses the credential in the next session once the refreshed list no longer names its entity", async () => {
+  it('refuses the credential in the next session once the refreshed list no longer names its entity', async () => {
     served.set('/lote.xml', await lote([], 2, { nextUpdate: new Date(clock.now().getTime() + 3 * HOUR) }));
     // not due yet: the worker's pass leaves the list alone
     expect(await t.svc.trustLists.refreshDue()).toBe(0);
@@ -231,7 +272,9 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     expect(await t.svc.trustLists.refreshDue()).toBe(1);
     const [latest] = await t.svc.trustLists.versions(listId, 1);
     expect(latest).toMatchObject({ status: 'accepted', attempt: 5 });
-    expect(JSON.parse(latest?.removed ?? '[]')).toEqual([{ entity: ENTITY, fingerprint: expect.any(String) }]);
+    expect(JSON.parse(latest?.removed ?? '[]')).toEqual([
+      { entity: ENTITY, fingerprint: expect.any(String) },
+    ]);
     const refused = await present(onX);
     expect(refused.res.status).toBe(422);
     expect(refused.res.body.code).toBe('issuer_untrusted');

@@ -27,7 +27,13 @@ const need = (flags: Flags, name: string): string => {
   if (!v) throw new AppError('validation_failed', `--${name} is required.`, { param: name });
   return v;
 };
-const csv = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const csv = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 const envOf = (flags: Flags) => {
   const e = need(flags, 'env');
   if (!isEnvironment(e)) throw new AppError('validation_failed', '--env must be sandbox or production.');
@@ -91,10 +97,14 @@ export async function runTrustCommand(
       };
     }
     case 'refresh': {
-      const targets = flags.all ? (await lists.lists()).map((l) => l.id) : [(await lists.byNameOrId(need(flags, 'list'))).id];
+      const targets = flags.all
+        ? (await lists.lists()).map((l) => l.id)
+        : [(await lists.byNameOrId(need(flags, 'list'))).id];
       const out = [];
       for (const id of targets) out.push(await lists.refresh(id));
-      await audit('trust.list_refresh', flags.list ?? 'all', { outcomes: out.map((o) => `${o.list}:${o.status}`) });
+      await audit('trust.list_refresh', flags.list ?? 'all', {
+        outcomes: out.map((o) => `${o.list}:${o.status}`),
+      });
       return { json: out };
     }
     case 'versions': {

@@ -42,7 +42,10 @@ export class RouteTrustAndTrustLists1765200000000 implements MigrationInterface 
     await q.addColumns('mdoc_trust_anchor', routeCols());
     await q.createIndex(
       'trusted_issuer',
-      new TableIndex({ name: 'IDX_trusted_issuer_route', columnNames: ['route_id', 'issuer', 'environment'] }),
+      new TableIndex({
+        name: 'IDX_trusted_issuer_route',
+        columnNames: ['route_id', 'issuer', 'environment'],
+      }),
     );
     await q.createIndex(
       'trust_anchor',
@@ -50,7 +53,10 @@ export class RouteTrustAndTrustLists1765200000000 implements MigrationInterface 
     );
     await q.createIndex(
       'mdoc_trust_anchor',
-      new TableIndex({ name: 'IDX_mdoc_trust_anchor_route', columnNames: ['route_id', 'environment', 'doctype'] }),
+      new TableIndex({
+        name: 'IDX_mdoc_trust_anchor_route',
+        columnNames: ['route_id', 'environment', 'doctype'],
+      }),
     );
     await q.createTable(
       new Table({

@@ -2,7 +2,7 @@
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser may act (browser-binding.ts decides which browser that is).
-import { allowedRoutes } from '../verification/route-scope';
+
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
@@ -29,6 +29,7 @@ import {
   resultForStep,
 } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
+import { allowedRoutes } from '../verification/route-scope';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { enqueueEvent } from '../webhook/outbox';

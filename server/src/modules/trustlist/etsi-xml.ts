@@ -68,7 +68,11 @@ function certFromBase64(b64: string): X509Certificate {
 function parse(xml: string, what: string): Document {
   const errors: string[] = [];
   const doc = new DOMParser({
-    errorHandler: { warning: () => {}, error: (m) => errors.push(String(m)), fatalError: (m) => errors.push(String(m)) },
+    errorHandler: {
+      warning: () => {},
+      error: (m) => errors.push(String(m)),
+      fatalError: (m) => errors.push(String(m)),
+    },
   }).parseFromString(xml, 'text/xml');
   if (errors.length > 0 || !doc?.documentElement) refuse(`${what} is not well-formed XML.`);
   return doc as unknown as Document;
@@ -88,7 +92,10 @@ async function signerTrusted(cert: X509Certificate, anchors: readonly X509Certif
   for (const anchor of anchors) {
     if (!valid(anchor)) continue;
     if (fingerprintOf(anchor) === print) return true;
-    if (cert.issuer === anchor.subject && (await cert.verify({ publicKey: anchor.publicKey, signatureOnly: true })))
+    if (
+      cert.issuer === anchor.subject &&
+      (await cert.verify({ publicKey: anchor.publicKey, signatureOnly: true }))
+    )
       return true;
   }
   return false;
@@ -144,7 +151,10 @@ export async function readSignedTrustList(
     refuse('The signature must reference exactly the XAdES SignedProperties besides the list.');
   const certDigest = textOf(first(props[0] as El, 'DigestValue'));
   const digestAlg = first(props[0] as El, 'DigestMethod')?.getAttribute('Algorithm') ?? '';
-  if (!/sha256$/.test(digestAlg) || certDigest !== createHash('sha256').update(Buffer.from(signer.rawData)).digest('base64'))
+  if (
+    !/sha256$/.test(digestAlg) ||
+    certDigest !== createHash('sha256').update(Buffer.from(signer.rawData)).digest('base64')
+  )
     refuse('The XAdES signing certificate is not the certificate that signed the list.');
 
   // From here on only the covered bytes are read.
@@ -159,20 +169,26 @@ export async function readSignedTrustList(
   const nextEl = first(s, 'NextUpdate');
   const nextUpdate = dateOf(textOf(nextEl ? (first(nextEl, 'dateTime') ?? nextEl) : undefined));
   if (!nextUpdate) refuse('The list has no NextUpdate (a closed list is not used).');
-  if ((nextUpdate as Date) <= now) refuse(`The list expired at its NextUpdate ${(nextUpdate as Date).toISOString()}.`);
+  if ((nextUpdate as Date) <= now)
+    refuse(`The list expired at its NextUpdate ${(nextUpdate as Date).toISOString()}.`);
   if (issuedAt && issuedAt > now) refuse('The list is issued in the future.');
 
-  const pemsUnder = (el: El) => elements(el, 'X509Certificate').map((c) => certFromBase64(textOf(c)).toString('pem'));
+  const pemsUnder = (el: El) =>
+    elements(el, 'X509Certificate').map((c) => certFromBase64(textOf(c)).toString('pem'));
   const pointers = elements(signed, 'OtherTSLPointer').map((p) => ({
     location: textOf(first(p, 'TSLLocation')),
     certificates: pemsUnder(p),
   }));
   const entities = [...elements(signed, 'TrustedEntity'), ...elements(signed, 'TrustServiceProvider')].map(
     (e) => {
-      const info = childElements(e).find((c) => /^(TrustedEntityInformation|TSPInformation)$/.test(c.localName));
+      const info = childElements(e).find((c) =>
+        /^(TrustedEntityInformation|TSPInformation)$/.test(c.localName),
+      );
       const nameEl = info && (first(info, 'TEName') ?? first(info, 'TSPName'));
       const name = textOf(nameEl && first(nameEl, 'Name')) || textOf(nameEl);
-      const services = childElements(e).find((c) => /^(TrustedEntityServices|TSPServices)$/.test(c.localName));
+      const services = childElements(e).find((c) =>
+        /^(TrustedEntityServices|TSPServices)$/.test(c.localName),
+      );
       if (!name) refuse('A trusted entity has no name.');
       return { name: name.slice(0, 400), certificates: services ? pemsUnder(services) : [] };
     },

@@ -12,7 +12,12 @@ import {
 } from '@peculiar/x509';
 import { SignedXml } from 'xml-crypto';
 
-const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 } as const;
+const RSA = {
+  name: 'RSASSA-PKCS1-v1_5',
+  hash: 'SHA-256',
+  publicExponent: new Uint8Array([1, 0, 1]),
+  modulusLength: 2048,
+} as const;
 const NS_612 = 'http://uri.etsi.org/02231/v2#';
 const NS_602 = 'http://uri.etsi.org/19602/v1#';
 
@@ -65,12 +70,13 @@ export function loteXml(input: {
 }): string {
   const entities = input.entities
     .map(
-      (e) => `<TrustedEntity><TrustedEntityInformation><TEName><Name xml:lang="en">${esc(e.name)}</Name></TEName></TrustedEntityInformation><TrustedEntityServices>${e.certificates
-        .map(
-          (c) =>
-            `<TrustedEntityService><ServiceInformation><ServiceTypeIdentifier>http://uri.etsi.org/19602/SvcType/PID/Issuance</ServiceTypeIdentifier><ServiceDigitalIdentity><DigitalId><X509Certificate>${b64(c)}</X509Certificate></DigitalId></ServiceDigitalIdentity></ServiceInformation></TrustedEntityService>`,
-        )
-        .join('')}</TrustedEntityServices></TrustedEntity>`,
+      (e) =>
+        `<TrustedEntity><TrustedEntityInformation><TEName><Name xml:lang="en">${esc(e.name)}</Name></TEName></TrustedEntityInformation><TrustedEntityServices>${e.certificates
+          .map(
+            (c) =>
+              `<TrustedEntityService><ServiceInformation><ServiceTypeIdentifier>http://uri.etsi.org/19602/SvcType/PID/Issuance</ServiceTypeIdentifier><ServiceDigitalIdentity><DigitalId><X509Certificate>${b64(c)}</X509Certificate></DigitalId></ServiceDigitalIdentity></ServiceInformation></TrustedEntityService>`,
+          )
+          .join('')}</TrustedEntityServices></TrustedEntity>`,
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?><ListOfTrustedEntities xmlns="${NS_602}" Id="lote"><ListAndSchemeInformation><LoTEVersionIdentifier>1</LoTEVersionIdentifier><LoTESequenceNumber>${input.sequence}</LoTESequenceNumber><LoTEType>http://uri.etsi.org/19602/LoTEType/EUPIDProvidersList</LoTEType><ListIssueDateTime>${input.issued.toISOString()}</ListIssueDateTime><NextUpdate>${input.nextUpdate.toISOString()}</NextUpdate></ListAndSchemeInformation><TrustedEntitiesList>${entities}</TrustedEntitiesList></ListOfTrustedEntities>`;
@@ -87,8 +93,13 @@ export function lotlXml(input: {
     .map(
       (p) =>
         `<OtherTSLPointer><ServiceDigitalIdentities>${p.signers
-          .map((c) => `<ServiceDigitalIdentity><DigitalId><X509Certificate>${b64(c)}</X509Certificate></DigitalId></ServiceDigitalIdentity>`)
-          .join('')}</ServiceDigitalIdentities><TSLLocation>${esc(p.location)}</TSLLocation></OtherTSLPointer>`,
+          .map(
+            (c) =>
+              `<ServiceDigitalIdentity><DigitalId><X509Certificate>${b64(c)}</X509Certificate></DigitalId></ServiceDigitalIdentity>`,
+          )
+          .join(
+            '',
+          )}</ServiceDigitalIdentities><TSLLocation>${esc(p.location)}</TSLLocation></OtherTSLPointer>`,
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?><TrustServiceStatusList xmlns="${NS_612}" Id="lotl" TSLTag="http://uri.etsi.org/19612/TSLTag"><SchemeInformation><TSLVersionIdentifier>6</TSLVersionIdentifier><TSLSequenceNumber>${input.sequence}</TSLSequenceNumber><TSLType>http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUlistofthelists</TSLType><PointersToOtherTSL>${pointers}</PointersToOtherTSL><ListIssueDateTime>${input.issued.toISOString()}</ListIssueDateTime><NextUpdate><dateTime>${input.nextUpdate.toISOString()}</dateTime></NextUpdate></SchemeInformation></TrustServiceStatusList>`;

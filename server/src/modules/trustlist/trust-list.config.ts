@@ -22,5 +22,8 @@ export async function configureTrustLists(service: TrustListService, file: strin
   const parsed = ListConfig.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`Invalid TRUST_LISTS_FILE ${file}: ${parsed.error.message}`);
   for (const l of parsed.data)
-    await service.configure({ ...l, anchorsPem: l.anchors.map((p) => fs.readFileSync(p, 'utf8')).join('\n') });
+    await service.configure({
+      ...l,
+      anchorsPem: l.anchors.map((p) => fs.readFileSync(p, 'utf8')).join('\n'),
+    });
 }

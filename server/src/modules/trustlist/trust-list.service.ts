@@ -17,8 +17,8 @@ import { CredentialIssuerEntity, CredentialRouteEntity } from '../catalog/catalo
 import { MdocTrustAnchorEntity } from '../verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../verification/trust-anchor.entity';
 import { fingerprintOf, readSignedTrustList, TrustListRefusal } from './etsi-xml';
-import { fetchListSource, isUrlSource } from './trust-list.fetch';
 import { TrustListEntity, TrustListVersionEntity } from './trust-list.entity';
+import { fetchListSource, isUrlSource } from './trust-list.fetch';
 
 /** After a refused refresh, the worker tries again this much later (the last good version stays in force). */
 export const RETRY_AFTER_MS = 60 * 60 * 1000;
@@ -61,7 +61,10 @@ function parseAnchors(pem: string): X509Certificate[] {
   try {
     return blocks.map((b) => new X509Certificate(b));
   } catch (e) {
-    throw new AppError('validation_failed', 'An anchor is not a PEM certificate.', { param: 'anchor', cause: e });
+    throw new AppError('validation_failed', 'An anchor is not a PEM certificate.', {
+      param: 'anchor',
+      cause: e,
+    });
   }
 }
 
@@ -69,7 +72,9 @@ export class TrustListService {
   constructor(private readonly deps: TrustListDeps) {}
 
   /** Configures a list and loads it once (the outcome says whether the first version was accepted). */
-  async add(input: Parameters<TrustListService['configure']>[0]): Promise<{ id: string; refresh: RefreshOutcome }> {
+  async add(
+    input: Parameters<TrustListService['configure']>[0],
+  ): Promise<{ id: string; refresh: RefreshOutcome }> {
     const id = await this.configure(input);
     return { id, refresh: await this.refresh(id) };
   }
@@ -88,18 +93,24 @@ export class TrustListService {
     if (input.kind !== 'lotl' && input.kind !== 'lote')
       throw new AppError('validation_failed', 'kind must be lotl or lote.', { param: 'kind' });
     if (!input.name || input.name.length > 200)
-      throw new AppError('validation_failed', 'A list needs a name of at most 200 characters.', { param: 'name' });
+      throw new AppError('validation_failed', 'A list needs a name of at most 200 characters.', {
+        param: 'name',
+      });
     if (input.source.length > 1000 || (!isUrlSource(input.source) && !input.source.startsWith('/')))
       throw new AppError('validation_failed', 'The source must be an http(s) URL or an absolute file path.', {
         param: 'source',
       });
     if (input.routes.length === 0)
-      throw new AppError('validation_failed', 'Name the route(s) the list is trusted for.', { param: 'route' });
+      throw new AppError('validation_failed', 'Name the route(s) the list is trusted for.', {
+        param: 'route',
+      });
     const known = await ds.getRepository(CredentialRouteEntity).findBy({ id: In(input.routes) });
     if (known.length !== new Set(input.routes).size)
       throw new AppError('validation_failed', 'A route is not in the catalog.', { param: 'route' });
     const anchors = parseAnchors(input.anchorsPem);
-    const existing = await ds.getRepository(TrustListEntity).findOneBy({ name: input.name, retiredAt: IsNull() });
+    const existing = await ds
+      .getRepository(TrustListEntity)
+      .findOneBy({ name: input.name, retiredAt: IsNull() });
     const id = existing?.id ?? newId('tsl');
     const row = {
       name: input.name,
@@ -126,7 +137,9 @@ export class TrustListService {
   }
 
   async lists(): Promise<TrustListEntity[]> {
-    return this.deps.ds.getRepository(TrustListEntity).find({ where: { retiredAt: IsNull() }, order: { name: 'ASC' } });
+    return this.deps.ds
+      .getRepository(TrustListEntity)
+      .find({ where: { retiredAt: IsNull() }, order: { name: 'ASC' } });
   }
 
   async versions(listId: string, limit = 20): Promise<TrustListVersionEntity[]> {
@@ -181,13 +194,25 @@ export class TrustListService {
       const error = e instanceof TrustListRefusal ? e.message : `The list cannot be processed: ${String(e)}`;
       const attempt = await this.record(list, now, { status: 'refused', error });
       logger.warn('trust list refused; the last good version stays', { list: list.name, attempt, error });
-      return { list: list.name, attempt, status: 'refused', error, added: [], removed: [], next_update: null };
+      return {
+        list: list.name,
+        attempt,
+        status: 'refused',
+        error,
+        added: [],
+        removed: [],
+        next_update: null,
+      };
     }
     const previous = await this.currentEntities(list);
     const nowKeys = new Set(entities.map(keyOf));
     const before = new Set(previous.map(keyOf));
-    const added = entities.filter((e) => !before.has(keyOf(e))).map(({ entity, fingerprint }) => ({ entity, fingerprint }));
-    const removed = previous.filter((e) => !nowKeys.has(keyOf(e))).map(({ entity, fingerprint }) => ({ entity, fingerprint }));
+    const added = entities
+      .filter((e) => !before.has(keyOf(e)))
+      .map(({ entity, fingerprint }) => ({ entity, fingerprint }));
+    const removed = previous
+      .filter((e) => !nowKeys.has(keyOf(e)))
+      .map(({ entity, fingerprint }) => ({ entity, fingerprint }));
     const attempt = await this.record(list, now, { status: 'accepted', entities, meta, added, removed });
     logger.info('trust list refreshed', {
       list: list.name,
@@ -197,7 +222,14 @@ export class TrustListService {
       removed: removed.length,
       next_update: meta.nextUpdate.toISOString(),
     });
-    return { list: list.name, attempt, status: 'accepted', added, removed, next_update: meta.nextUpdate.toISOString() };
+    return {
+      list: list.name,
+      attempt,
+      status: 'accepted',
+      added,
+      removed,
+      next_update: meta.nextUpdate.toISOString(),
+    };
   }
 
   /** The entity certificates of the version in force. */
@@ -217,10 +249,13 @@ export class TrustListService {
     let nextUpdate = top.nextUpdate;
     const found = [...top.entities];
     if (list.kind === 'lotl') {
-      if (top.pointers.length === 0) throw new TrustListRefusal('The List of Trusted Lists points at no list.');
+      if (top.pointers.length === 0)
+        throw new TrustListRefusal('The List of Trusted Lists points at no list.');
       for (const p of top.pointers) {
-        if (!isUrlSource(p.location)) throw new TrustListRefusal(`A pointed list location is not a URL: ${p.location}`);
-        if (p.certificates.length === 0) throw new TrustListRefusal(`The pointer to ${p.location} names no signer.`);
+        if (!isUrlSource(p.location))
+          throw new TrustListRefusal(`A pointed list location is not a URL: ${p.location}`);
+        if (p.certificates.length === 0)
+          throw new TrustListRefusal(`The pointer to ${p.location} names no signer.`);
         const pointed = await readSignedTrustList(
           await fetchListSource(p.location, opts),
           p.certificates.map((c) => new X509Certificate(c)),
@@ -296,18 +331,24 @@ export class TrustListService {
 
   /** Makes the routes' anchors (SD-JWT VC trust_anchor, mdoc IACAs per docType) equal to the entities' CA certs. */
   private async materialize(m: EntityManager, list: TrustListEntity, entities: EntityCert[], now: Date) {
-    const cas = entities.filter((e) => new X509Certificate(e.pem).getExtension(BasicConstraintsExtension)?.ca);
+    const cas = entities.filter(
+      (e) => new X509Certificate(e.pem).getExtension(BasicConstraintsExtension)?.ca,
+    );
     const routes = await m.getRepository(CredentialRouteEntity).findBy({ id: In(jsonList(list.routes)) });
     const issuers = new Map(
-      (await m.getRepository(CredentialIssuerEntity).findBy({ id: In(routes.map((r) => r.issuerId)) })).map((i) => [
-        i.id,
-        i.identifier,
-      ]),
+      (await m.getRepository(CredentialIssuerEntity).findBy({ id: In(routes.map((r) => r.issuerId)) })).map(
+        (i) => [i.id, i.identifier],
+      ),
     );
     const want = new Map<string, EntityCert & { routeId: string }>();
-    for (const route of routes) for (const e of cas) want.set(`${route.id}|${keyOf(e)}`, { ...e, routeId: route.id });
+    for (const route of routes)
+      for (const e of cas) want.set(`${route.id}|${keyOf(e)}`, { ...e, routeId: route.id });
     const anchors = m.getRepository(TrustAnchorEntity);
-    const held = await anchors.findBy({ trustListId: list.id, environment: list.environment, retiredAt: IsNull() });
+    const held = await anchors.findBy({
+      trustListId: list.id,
+      environment: list.environment,
+      retiredAt: IsNull(),
+    });
     const heldKeys = new Set<string>();
     for (const a of held) {
       const k = `${a.routeId}|${a.entity}|${a.fingerprint}`;
@@ -336,10 +377,15 @@ export class TrustListService {
     // mdoc: the same certificates as IACAs for the list's docTypes on its routes
     const doctypes = jsonList(list.doctypes);
     const iacas = m.getRepository(MdocTrustAnchorEntity);
-    const heldIacas = await iacas.findBy({ trustListId: list.id, environment: list.environment, retiredAt: IsNull() });
+    const heldIacas = await iacas.findBy({
+      trustListId: list.id,
+      environment: list.environment,
+      retiredAt: IsNull(),
+    });
     const fpOf = (pem: string) => fingerprintOf(new X509Certificate(pem));
     const wantIaca = new Set<string>();
-    for (const [, e] of want) for (const d of doctypes) wantIaca.add(`${e.routeId}|${e.entity}|${e.fingerprint}|${d}`);
+    for (const [, e] of want)
+      for (const d of doctypes) wantIaca.add(`${e.routeId}|${e.entity}|${e.fingerprint}|${d}`);
     const heldIacaKeys = new Set<string>();
     for (const a of heldIacas) {
       const k = `${a.routeId}|${a.entity}|${fpOf(a.certificatePem)}|${a.doctype}`;

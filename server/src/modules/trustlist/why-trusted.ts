@@ -51,7 +51,9 @@ export async function whyTrusted(
       (r) => r.id,
     );
   const text = input.credential.trim();
-  const answers = text.includes('.') ? await sdJwt(ds, text, input, routeIds) : await mdoc(ds, text, input, routeIds);
+  const answers = text.includes('.')
+    ? await sdJwt(ds, text, input, routeIds)
+    : await mdoc(ds, text, input, routeIds);
   const lists = new Map(
     (
       await ds.getRepository(TrustListEntity).findBy({

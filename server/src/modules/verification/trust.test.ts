@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
 import { AppError, type ErrorCode } from '../../common/errors';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
+import { ensureRoute } from '../catalog/catalog.factory';
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
 import { buildWalletRequest, newWalletNonce } from './request';
-import { ensureRoute } from '../catalog/catalog.factory';
 import { TrustStore } from './trust';
 import { TrustAnchorEntity } from './trust-anchor.entity';
 import {

@@ -22,10 +22,10 @@ import {
 import type { JWK } from 'jose';
 import { type DataSource, IsNull } from 'typeorm';
 import { AppError } from '../../common/errors';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { sql } from '../../db/fast-sql';
+import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { TrustAnchorEntity } from './trust-anchor.entity';
 
 /** Longest x5c chain accepted (leaf plus intermediates). */
@@ -159,7 +159,9 @@ export function certificateJwk(cert: X509Certificate): JWK {
 export async function requireRoute(ds: DataSource, routeId: string): Promise<void> {
   const found = await ds.getRepository(CredentialRouteEntity).existsBy({ id: routeId });
   if (!found)
-    throw new AppError('validation_failed', `No credential route ${routeId} in the catalog.`, { param: 'route' });
+    throw new AppError('validation_failed', `No credential route ${routeId} in the catalog.`, {
+      param: 'route',
+    });
 }
 
 /** A stored anchor with where it belongs. */
@@ -209,7 +211,9 @@ export class TrustStore {
   /** The current anchor certificates of an issuer in an environment on the routes in scope. */
   async anchors(issuer: string, environment: Environment, routes?: RouteScope): Promise<StoredAnchor[]> {
     const scope = scopeSql(routes);
-    const rows = await sql<{ certificate: string; route_id: string; trust_list_id: string | null; entity: string | null }[]>(
+    const rows = await sql<
+      { certificate: string; route_id: string; trust_list_id: string | null; entity: string | null }[]
+    >(
       this.ds,
       `SELECT certificate, route_id, trust_list_id, entity FROM trust_anchor
        WHERE issuer = ? AND environment = ? AND retired_at IS NULL AND ${scope.where} ORDER BY created_at ASC`,
@@ -248,7 +252,13 @@ export class TrustStore {
     const stored = await this.anchors(issuer, environment, routes);
     if (stored.length === 0)
       untrusted(`No trust anchor of this issuer is held for ${routeNames(routes)} in this environment.`);
-    const { leaf, anchor } = await this.validateBound(header.x5c, stored.map((a) => a.cert), issuer, now, routes);
+    const { leaf, anchor } = await this.validateBound(
+      header.x5c,
+      stored.map((a) => a.cert),
+      issuer,
+      now,
+      routes,
+    );
     const print = fingerprintOf(anchor);
     const matched = stored.find((a) => fingerprintOf(a.cert) === print) as StoredAnchor;
     // the status list must chain to the same route and the same trusted entity (list + entity, or the very
@@ -256,7 +266,9 @@ export class TrustStore {
     const sameEntity = stored
       .filter((a) =>
         matched.trustListId
-          ? a.routeId === matched.routeId && a.trustListId === matched.trustListId && a.entity === matched.entity
+          ? a.routeId === matched.routeId &&
+            a.trustListId === matched.trustListId &&
+            a.entity === matched.entity
           : fingerprintOf(a.cert) === print && a.routeId === matched.routeId,
       )
       .map((a) => a.cert);
@@ -270,7 +282,9 @@ export class TrustStore {
       anchorFingerprint: print,
       statusListKey: async (listHeader, at) => {
         if (listHeader.x5c === undefined) return key;
-        return certificateJwk((await this.validateBound(listHeader.x5c, sameEntity, issuer, at, routes)).leaf);
+        return certificateJwk(
+          (await this.validateBound(listHeader.x5c, sameEntity, issuer, at, routes)).leaf,
+        );
       },
     };
   }

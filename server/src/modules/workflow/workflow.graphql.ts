@@ -126,7 +126,8 @@ export class WorkflowStepInput {
   holder?: HolderPolicy;
   @Field(() => [String], {
     nullable: true,
-    description: 'Credential route ids (GET /v1/catalog) whose issuer trust may validate this step; default all available.',
+    description:
+      'Credential route ids (GET /v1/catalog) whose issuer trust may validate this step; default all available.',
   })
   routes?: string[];
 }

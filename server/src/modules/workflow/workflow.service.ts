@@ -118,9 +118,11 @@ export class WorkflowService {
       const named = [...new Set(steps.flatMap((s) => s.routes ?? []))];
       if (named.length > 0) {
         const known = new Set(
-          (await m.getRepository(CredentialRouteEntity).find({ select: { id: true }, where: { id: In(named) } })).map(
-            (r) => r.id,
-          ),
+          (
+            await m
+              .getRepository(CredentialRouteEntity)
+              .find({ select: { id: true }, where: { id: In(named) } })
+          ).map((r) => r.id),
         );
         const i = steps.findIndex((s) => (s.routes ?? []).some((r) => !known.has(r)));
         if (i >= 0)

@@ -30,9 +30,9 @@ import {
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../common/clock';
 import { newId } from '../../../common/ids';
+import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
 import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
-import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
 import { TX_TYPES } from '../../verification/transaction-data';
 import { PERSONAS, type Persona } from '../personas';

@@ -47,7 +47,11 @@ export class MdocTrustStore {
   }
 
   /** DER certificates of the IACAs trusted for `doctype` in `environment` on any of `routes`. */
-  async anchors(environment: Environment, doctype: string, routes?: readonly string[]): Promise<Uint8Array[]> {
+  async anchors(
+    environment: Environment,
+    doctype: string,
+    routes?: readonly string[],
+  ): Promise<Uint8Array[]> {
     return (await this.routeAnchors(environment, doctype, routes)).map((a) => a.der);
   }
 
