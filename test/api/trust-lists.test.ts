@@ -216,6 +216,27 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: other.id })).toBe(0);
   }, 120_000);
 
+  it('refuses to publish a step whose routes are not route ids of the catalog', async () => {
+    for (const [routes, detail] of [
+      [['rte_nowhere'], /not in the catalog/],
+      [['not a route'], /credential route ids/],
+    ] as const) {
+      const created = await api.gql(
+        'mutation($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id } }',
+        { input: { name: 'Bad routes', steps: [{ primitive: 'identify', claims: ['given_name'], routes }] } },
+      );
+      const errors =
+        created.errors ??
+        (
+          await api.gql('mutation($id: ID!) { publishWorkflow(workflowId: $id) { revision } }', {
+            id: created.data.createWorkflow.id,
+          })
+        ).errors;
+      expect(errors?.[0]?.extensions).toMatchObject({ code: 'workflow_invalid', param: 'steps[0].routes' });
+      expect(errors?.[0]?.message).toMatch(detail);
+    }
+  }, 60_000);
+
   it('why-trusted names the list, the entity, the certificate and the route', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'why-')), 'pid.sdjwt');
     fs.writeFileSync(file, await credential());
