@@ -332,4 +332,58 @@ describe('issuer trust through X.509 anchors', () => {
       }),
     ).rejects.toMatchObject({ code: 'validation_failed' });
   });
+
+  it('from a trust list: the status list signer must chain to the same entity as the credential, on the same route', async () => {
+    const iss = 'https://listed.issuer.example';
+    await ensureRoute(ds, {
+      id: 'rte_listed',
+      walletId: 'wal_t',
+      issuerId: 'iss_listed',
+      identifier: iss,
+      now: NOW,
+    });
+    await ensureRoute(ds, {
+      id: 'rte_other',
+      walletId: 'wal_u',
+      issuerId: 'iss_listed',
+      identifier: iss,
+      now: NOW,
+    });
+    const entityA = await rootCa('Entity A Root');
+    const entityB = await rootCa('Entity B Root');
+    for (const [cert, entity] of [
+      [entityA, 'Entity A'],
+      [entityB, 'Entity B'],
+    ] as const)
+      await trust.addAnchor({
+        issuer: iss,
+        environment: 'production',
+        routeId: 'rte_listed',
+        name: entity,
+        certificate: cert.cert.toString('pem'),
+        trustListId: 'tsl_test',
+        entity,
+        now: NOW,
+      });
+    const san = [{ type: 'url' as const, value: iss }];
+    const signerA = await issued(entityA, 'A signer', { san });
+    const statusA = await issued(entityA, 'A status signer', { san });
+    const statusB = await issued(entityB, 'B status signer', { san });
+    const decided = await trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_listed']);
+    expect(decided).toMatchObject({
+      via: 'x509',
+      routeId: 'rte_listed',
+      trustListId: 'tsl_test',
+      entity: 'Entity A',
+    });
+    await expect(decided.statusListKey({ x5c: x5cOf(statusA) }, NOW)).resolves.toMatchObject({ kty: 'EC' });
+    // entity B is on the same list and route, but it is not the entity that issued the credential
+    await expect(decided.statusListKey({ x5c: x5cOf(statusB) }, NOW)).rejects.toMatchObject({
+      code: 'issuer_untrusted',
+    });
+    // and on a route the anchors are not held for, the same credential is not trusted (the detail names it)
+    await expect(
+      trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_other']),
+    ).rejects.toMatchObject({ code: 'issuer_untrusted', message: expect.stringContaining('rte_other') });
+  });
 });
