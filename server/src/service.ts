@@ -39,6 +39,8 @@ import { SessionTransport } from './modules/session/session.transport';
 import { WalletTransports } from './modules/session/session.wallet-transports';
 import { SupportService } from './modules/support/support.service';
 import { TenancyService } from './modules/tenancy/tenancy.service';
+import { configureTrustLists } from './modules/trustlist/trust-list.config';
+import { TrustListService } from './modules/trustlist/trust-list.service';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
@@ -118,6 +120,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxIssuerIdentifier: sandboxIssuer.issuerId,
     sandboxEnabled: config.seedSandbox,
   });
+  // ETSI trust lists (ADR 0036): configured from TRUST_LISTS_FILE at start (loaded by the worker), and by the CLI
+  const trustLists = new TrustListService({
+    ds,
+    clock,
+    logger,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  if (config.trustListsFile) await configureTrustLists(trustLists, config.trustListsFile);
   const verifier = new PresentationVerifier({
     trust: new TrustStore(ds),
     fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
@@ -215,6 +225,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     receipts,
     cleanup,
     support: new SupportService({ ds }),
+    trustLists,
   };
   const { routes, resolvers } = declareApi(services);
   const { limiter, disconnect: disconnectRedis } = await createRateLimiter(config, clock, logger);
@@ -249,6 +260,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       sessions,
       cleanup,
       receipts,
+      trustLists,
       shutdownGraceMs: opts.shutdownGraceMs ?? 10_000,
       release: [
         () => (relayDs !== ds ? relayDs.destroy() : undefined),

@@ -31,6 +31,8 @@ describe('operator CLI', () => {
       'production',
       '--name',
       'Test PID issuer',
+      '--route',
+      'rte_google_us_mdl',
       '--issuer',
       'https://pid.example',
       '--jwk',
@@ -39,6 +41,7 @@ describe('operator CLI', () => {
     expect(trusted.stderr).toBe('');
     expect(trusted.json).toMatchObject({
       trusted: 'issuer_key',
+      route: 'rte_google_us_mdl',
       issuer: 'https://pid.example',
       environment: 'production',
     });
@@ -97,6 +100,8 @@ describe('operator CLI', () => {
       'sandbox',
       '--name',
       'x',
+      '--route',
+      'rte_sandbox_reference',
       '--issuer',
       'y',
       '--anchor',

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
+import { ensureRoute } from '../../server/src/modules/catalog/catalog.factory';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { PID_VCT } from '../../server/src/modules/verification/dcql';
@@ -63,10 +64,20 @@ describe('issuer trust per environment over the hosted transport', () => {
     ({ workflowId: sandboxWorkflowId } = await setUpIdentifyWorkflow(sandbox, 'http://127.0.0.1:9/hooks'));
     // operators: a route that identifies is accepted for production, and the issuer's root is a production anchor
     await t.svc.catalog.setAcceptance('rte_google_us_mdl', { provider: true, issuer: true, service: true });
+    // trust belongs to a route (ADR 0036): the anchored issuer's route, accepted for production
+    await ensureRoute(t.svc.ds, {
+      id: 'rte_anchored_pid',
+      walletId: 'wal_eudi_reference',
+      issuerId: 'iss_anchored_pid',
+      identifier: ISS,
+      production: true,
+      now: new Date(),
+    });
     chain = await certificateAuthority();
     await new TrustStore(t.svc.ds).addAnchor({
       issuer: ISS,
       environment: 'production',
+      routeId: 'rte_anchored_pid',
       name: 'Anchored PID Root',
       certificate: chain.root.cert.toString('pem'),
       now: new Date(),

@@ -61,6 +61,7 @@ describe('hosted page: one Digital Credentials API call with OpenID4VP and org-i
     const anchors = await t.svc.ds.getRepository(MdocTrustAnchorEntity).findBy({ environment: 'sandbox' });
     await new MdocTrustStore(t.svc.ds).register({
       environment: 'production',
+      routeId: 'rte_google_us_mdl', // trust belongs to a route (ADR 0036)
       doctypes: anchors.map((a) => a.doctype),
       name: 'Test IACA (accepted for this test)',
       certificatePem: anchors[0]?.certificatePem as string,

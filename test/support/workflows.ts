@@ -19,6 +19,8 @@ export interface StepInput {
   }[];
   /** ADR 0026: same_as_first (default) or any (opted out). */
   holder?: 'same_as_first' | 'any';
+  /** ADR 0036: the credential routes whose issuer trust may validate the step (default: all available). */
+  routes?: string[];
 }
 
 /** Creates and publishes a workflow; configures the webhook endpoint when `webhookUrl` is given. */

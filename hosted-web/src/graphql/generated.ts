@@ -164,6 +164,8 @@ export type WorkflowStepInput = {
   /** Default same_as_first; any is refused on the first step. */
   holder?: HolderPolicy | null | undefined;
   primitive: Primitive;
+  /** Credential route ids (GET /v1/catalog) whose issuer trust may validate this step; default all available. */
+  routes?: Array<string> | null | undefined;
   terms?: string | null | undefined;
   threshold?: number | null | undefined;
 };

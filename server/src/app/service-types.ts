@@ -25,6 +25,7 @@ import type { SessionTransport } from '../modules/session/session.transport';
 import type { WalletTransports } from '../modules/session/session.wallet-transports';
 import type { SupportService } from '../modules/support/support.service';
 import type { TenancyService } from '../modules/tenancy/tenancy.service';
+import type { TrustListService } from '../modules/trustlist/trust-list.service';
 import type { WebhookSecretBox } from '../modules/webhook/secret-box';
 import type { WebhookRelay } from '../modules/webhook/webhook.relay';
 import type { WebhookService } from '../modules/webhook/webhook.service';
@@ -82,6 +83,8 @@ export interface Service {
   cleanup: TransientUploadCleanup;
   /** Sessions for support: list and timeline (dashboard). */
   support: SupportService;
+  /** ETSI trust lists as a source of issuer trust (operator CLI; worker refresh; ADR 0036). */
+  trustLists: TrustListService;
   /** Listens on config.host:config.port (0 = any free port); resolves to the bound URL. */
   listen(): Promise<string>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
-// Background work of a node (webhook relay, expiry/decision sweeps, upload cleanup and pending receipt emails)
+// Background work of a node (webhook relay, expiry/decision sweeps, upload cleanup, pending receipt emails and
+// trust list refreshes)
 // and its graceful shutdown.
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import type { ServiceMetrics } from '../modules/ops/metrics';
 import type { OpsService } from '../modules/ops/ops.service';
 import type { ReceiptService } from '../modules/receipt/receipt.service';
 import type { SessionService } from '../modules/session/session.service';
+import type { TrustListService } from '../modules/trustlist/trust-list.service';
 import type { WebhookRelay } from '../modules/webhook/webhook.relay';
 import type { HttpApp } from './http-app';
 import type { Service } from './service-types';
@@ -22,6 +24,8 @@ export interface WorkerDeps {
   sweepDecisionsDue(): Promise<unknown>;
   cleanupPass(): Promise<unknown>;
   deliverPendingReceipts(): Promise<unknown>;
+  /** ETSI trust lists whose NextUpdate (or retry time) has come (ADR 0036). */
+  refreshTrustLists(): Promise<unknown>;
   /** True for a database outage, which DatabaseAvailability logs once rather than every pass. */
   isOutage(e: unknown): boolean;
 }
@@ -48,10 +52,17 @@ export function startWorkers(d: WorkerDeps): { stop(): void } {
         if (!isOutage(e)) logger.error('cleanup/receipt pass failed', { error: String(e) });
       });
   }, 60_000);
+  // trust lists: one cheap query per minute; a due list is claimed by one node and refreshed
+  const trustLists = setInterval(() => {
+    d.refreshTrustLists().catch((e) => {
+      if (!isOutage(e)) logger.error('trust list pass failed', { error: String(e) });
+    });
+  }, 60_000);
   return {
     stop() {
       clearInterval(sweeper);
       clearInterval(receiptWorker);
+      clearInterval(trustLists);
     },
   };
 }
@@ -121,6 +132,7 @@ export interface NodeLifecycleDeps {
   sessions: SessionService;
   cleanup: TransientUploadCleanup;
   receipts: ReceiptService;
+  trustLists: TrustListService;
   shutdownGraceMs: number;
   /** Pools, KMS clients, Redis, tracing: closed in this order after the HTTP server. */
   release: Array<() => Promise<void> | void>;
@@ -155,6 +167,7 @@ export function nodeLifecycle(d: NodeLifecycleDeps): Pick<Service, 'sweep' | 'li
           sweepDecisionsDue: () => d.sessions.sweepDecisionsDue(),
           cleanupPass: () => d.cleanup.pass(),
           deliverPendingReceipts: () => d.receipts.deliverPending(),
+          refreshTrustLists: () => d.trustLists.refreshDue(),
           isOutage: (e) => d.availability.classify(e) !== undefined,
         });
       const { port } = listening.address() as AddressInfo;

@@ -23,6 +23,8 @@ const schema = z.object({
     .string()
     .default('projects/local/locations/global/keyRings/service-audit/cryptoKeys/audit-signing'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool,
+  /** JSON file of ETSI trust lists to configure at start (ADR 0036). */
+  TRUST_LISTS_FILE: z.string().optional(),
   SEED_SANDBOX: bool,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   RATE_LIMIT: z
@@ -77,6 +79,8 @@ export interface Config {
   readonly kmsKeyRing: string;
   /** Webhook targets on loopback/private networks: allowed only for sandbox endpoints in development. */
   readonly webhookAllowPrivateTargets: boolean;
+  /** ETSI trust lists configured at start (JSON array; ADR 0036); the operator CLI adds more. */
+  readonly trustListsFile: string | undefined;
   readonly seedSandbox: boolean;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Per-API-key budget of /v1 requests: `limit` requests, refilled over `windowSeconds` (token bucket). */
@@ -145,6 +149,7 @@ function buildConfig(v: z.output<typeof schema>): Config {
     ),
     kmsKeyRing: v.KMS_KEY_RING,
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? v.APP_ENV === 'development',
+    trustListsFile: v.TRUST_LISTS_FILE ? path.resolve(v.TRUST_LISTS_FILE) : undefined,
     seedSandbox: v.SEED_SANDBOX ?? v.APP_ENV === 'development',
     logLevel: v.LOG_LEVEL,
     rateLimit: Object.freeze({

@@ -30,6 +30,7 @@ import { StepResultEntity } from '../modules/session/step-result.entity';
 import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
@@ -56,6 +57,8 @@ export const ENTITIES = [
   TrustedIssuerEntity,
   MdocTrustAnchorEntity,
   TrustAnchorEntity,
+  TrustListEntity,
+  TrustListVersionEntity,
   WalletEntity,
   CredentialIssuerEntity,
   CredentialRouteEntity,

@@ -15,15 +15,17 @@ import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { LocalKmsProvider, loadOrCreateLocalMasterKey } from '../modules/kms/local-kms.provider';
 import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
+import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
   create-business --name <name> --owner-email <email>
       A business and the invitation of its first owner (mailed; the link is printed too).
-  trust-issuer --env <sandbox|production> --name <label>
+  trust-issuer --env <sandbox|production> --route <route id> --name <label>   (trust belongs to a route)
       (--issuer <iss> --jwk <file|json>)        SD-JWT VC issuer by public key
     | (--issuer <iss> --anchor <pem file>)      SD-JWT VC issuer by X.509 anchor
     | (--doctype <doctype> --iaca <pem file>)   mdoc issuer (IACA) for a document type
@@ -37,7 +39,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
       The latest operator actions.
-`;
+${TRUST_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -84,18 +86,21 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
     case 'trust-issuer': {
       const environment = env(flags);
       const name = need(flags, 'name');
+      const routeId = need(flags, 'route');
+      await requireRoute(svc.ds, routeId);
       if (flags.doctype) {
         const pem = readArg(need(flags, 'iaca'));
         new X509Certificate(pem); // refuse garbage before writing
         await new MdocTrustStore(svc.ds).register({
           environment,
+          routeId,
           doctypes: [flags.doctype],
           name,
           certificatePem: pem,
           now,
         });
-        await audit('trust.mdoc_iaca', flags.doctype, { environment, name });
-        return { trusted: 'mdoc_iaca', doctype: flags.doctype, environment };
+        await audit('trust.mdoc_iaca', flags.doctype, { environment, name, route: routeId });
+        return { trusted: 'mdoc_iaca', doctype: flags.doctype, environment, route: routeId };
       }
       const issuer = need(flags, 'issuer');
       if (flags.jwk) {
@@ -108,6 +113,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
             id,
             issuer,
             environment,
+            routeId,
             name,
             publicJwk: JSON.stringify(jwk),
             createdAt: now,
@@ -118,10 +124,10 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
             actor: { kind: 'operator', id: operator },
             action: 'trust.issuer_key',
             target: issuer,
-            detail: { environment, id },
+            detail: { environment, id, route: routeId },
           });
         });
-        return { trusted: 'issuer_key', id, issuer, environment };
+        return { trusted: 'issuer_key', id, issuer, environment, route: routeId };
       }
       const pem = readArg(need(flags, 'anchor'));
       const cert = new X509Certificate(pem);
@@ -131,6 +137,9 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           id,
           issuer,
           environment,
+          routeId,
+          trustListId: null,
+          entity: null,
           name,
           certificate: cert.toString(),
           fingerprint: createHash('sha256').update(cert.raw).digest('hex'),
@@ -143,10 +152,10 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           actor: { kind: 'operator', id: operator },
           action: 'trust.issuer_anchor',
           target: issuer,
-          detail: { environment, id },
+          detail: { environment, id, route: routeId },
         });
       });
-      return { trusted: 'issuer_anchor', id, issuer, environment };
+      return { trusted: 'issuer_anchor', id, issuer, environment, route: routeId };
     }
     case 'distrust-issuer': {
       const environment = env(flags);
@@ -227,6 +236,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           id: i.id,
           issuer: i.issuer,
           environment: i.environment,
+          route: i.routeId,
           name: i.name,
           retired: i.retiredAt?.toISOString() ?? null,
         })),
@@ -234,6 +244,9 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           id: a.id,
           issuer: a.issuer,
           environment: a.environment,
+          route: a.routeId,
+          trust_list: a.trustListId,
+          entity: a.entity,
           name: a.name,
           fingerprint: a.fingerprint,
           retired: a.retiredAt?.toISOString() ?? null,
@@ -242,6 +255,7 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
           id: a.id,
           doctype: a.doctype,
           environment: a.environment,
+          route: a.routeId,
           name: a.name,
           retired: a.retiredAt?.toISOString() ?? null,
         })),
@@ -268,9 +282,10 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     strict: false,
+    allowPositionals: true,
     options: Object.fromEntries(
       [
         'operator',
@@ -287,6 +302,10 @@ async function main(): Promise<number> {
         'issuer-accepted',
         'service',
         'limit',
+        'kind',
+        'source',
+        'list',
+        'all',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -295,6 +314,12 @@ async function main(): Promise<number> {
   if (!operator) throw new AppError('validation_failed', 'Say who you are: --operator <name>.');
   const svc = await createService(loadConfig(), { workers: false });
   try {
+    if (isTrustCommand(command)) {
+      const out = await runTrustCommand(svc, command, positionals, flags, operator);
+      if (out.text) process.stdout.write(`${out.text}\n`);
+      process.stdout.write(`${JSON.stringify(out.json, null, 2)}\n`);
+      return 0;
+    }
     const out = await run(svc, command, flags, operator);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;

@@ -10,6 +10,7 @@ import { type DataSource, IsNull, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { SANDBOX_ROUTE_ID } from '../catalog/catalog.seed';
 import { TrustedIssuerEntity } from '../verification/trusted-issuer.entity';
 import { ageOverClaims, DISCLOSABLE_PID_CLAIMS, PERSONAS, type Persona, SANDBOX_PID_VCT } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
@@ -174,6 +175,7 @@ export class SandboxIssuer {
         id,
         issuer: this.issuerId,
         environment: 'sandbox',
+        routeId: SANDBOX_ROUTE_ID,
         name: 'Sandbox PID issuer',
         publicJwk,
         createdAt: now,
@@ -182,7 +184,7 @@ export class SandboxIssuer {
       .orIgnore()
       .execute();
     // A base URL used before and retired since becomes current again.
-    await repo.update({ id }, { retiredAt: null, publicJwk });
+    await repo.update({ id }, { retiredAt: null, publicJwk, routeId: SANDBOX_ROUTE_ID });
   }
 
   private async ensureKey(purpose: 'issuer' | 'holder', owner: string): Promise<SandboxKey> {

@@ -11,6 +11,7 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { auditFactsForStep, evidenceForStep, resultForStep } from '../verification/primitives';
+import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -60,6 +61,8 @@ export class StepCompletion {
         expectedNonce: req.nonce,
         expectedAudience: req.audience,
         environment: s.environment,
+        // the routes whose issuer trust may validate this step's credential (ADR 0036)
+        routes: await allowedRoutes(this.deps.ds, step, s.environment),
         // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
         // refusal policy like any other bad answer
         response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,

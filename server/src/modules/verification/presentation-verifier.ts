@@ -81,6 +81,8 @@ export interface VerifyInput {
   /** `origin:<hosted page origin>` for the DC API. */
   expectedAudience: string;
   environment: Environment;
+  /** The credential routes whose issuer trust may validate the credential (ADR 0036); undefined: any route. */
+  routes?: readonly string[];
   response: unknown;
   now: Date;
 }
@@ -122,6 +124,7 @@ export class PresentationVerifier {
         expectedNonce: input.expectedNonce,
         deviceResponse: input.response.deviceResponse,
         environment: input.environment,
+        routes: input.routes,
         now: input.now,
       });
     }
@@ -158,7 +161,13 @@ export class PresentationVerifier {
       fail('presentation_malformed', 'The credential has no iss.');
     }
     // A configured key, or an x5c chain to a stored anchor bound to iss (trust.ts); else issuer_untrusted.
-    const trusted = await this.deps.trust.trustIssuer(issuer as string, input.environment, header, input.now);
+    const trusted = await this.deps.trust.trustIssuer(
+      issuer as string,
+      input.environment,
+      header,
+      input.now,
+      input.routes,
+    );
     const issuerKey = trusted.key;
     checks.push('issuer_trusted');
     verifyJws(

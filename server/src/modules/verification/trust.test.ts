@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
 import { AppError, type ErrorCode } from '../../common/errors';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
+import { ensureRoute } from '../catalog/catalog.factory';
 import { PID_VCT } from './dcql';
 import { PresentationVerifier } from './presentation-verifier';
 import { buildWalletRequest, newWalletNonce } from './request';
@@ -27,6 +28,7 @@ import {
 } from './x509-test-pki';
 
 const ISS = 'https://pid.issuer.example/issuer';
+const ROUTE = 'rte_test_pid';
 const ORIGIN = 'https://hosted.example';
 const LIST_URI = 'https://pid.issuer.example/status/1';
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -80,10 +82,12 @@ describe('issuer trust through X.509 anchors', () => {
       ],
     });
     holder = (await rootCa('holder')).keys;
+    await ensureRoute(ds, { id: ROUTE, walletId: 'wal_t', issuerId: 'iss_t', identifier: ISS, now: NOW });
     // the anchor is stored as PEM for production, and as DER (the other accepted input) for the sandbox
     await trust.addAnchor({
       issuer: ISS,
       environment: 'production',
+      routeId: ROUTE,
       name: 'PID Root',
       certificate: root.cert.toString('pem'),
       now: NOW,
@@ -91,6 +95,7 @@ describe('issuer trust through X.509 anchors', () => {
     await trust.addAnchor({
       issuer: ISS,
       environment: 'sandbox',
+      routeId: ROUTE,
       name: 'PID Root',
       certificate: new Uint8Array(root.cert.rawData),
       now: NOW,
@@ -300,6 +305,7 @@ describe('issuer trust through X.509 anchors', () => {
     await trust.addAnchor({
       issuer: ISS,
       environment: 'production',
+      routeId: ROUTE,
       name: 'again',
       certificate: root.cert.toString('pem'),
       now: NOW,
@@ -309,6 +315,7 @@ describe('issuer trust through X.509 anchors', () => {
       trust.addAnchor({
         issuer: ISS,
         environment: 'production',
+        routeId: ROUTE,
         name: 'leaf',
         certificate: leaf.cert.toString('pem'),
         now: NOW,
@@ -318,10 +325,65 @@ describe('issuer trust through X.509 anchors', () => {
       trust.addAnchor({
         issuer: ISS,
         environment: 'production',
+        routeId: ROUTE,
         name: 'junk',
         certificate: 'not a certificate',
         now: NOW,
       }),
     ).rejects.toMatchObject({ code: 'validation_failed' });
+  });
+
+  it('from a trust list: the status list signer must chain to the same entity as the credential, on the same route', async () => {
+    const iss = 'https://listed.issuer.example';
+    await ensureRoute(ds, {
+      id: 'rte_listed',
+      walletId: 'wal_t',
+      issuerId: 'iss_listed',
+      identifier: iss,
+      now: NOW,
+    });
+    await ensureRoute(ds, {
+      id: 'rte_other',
+      walletId: 'wal_u',
+      issuerId: 'iss_listed',
+      identifier: iss,
+      now: NOW,
+    });
+    const entityA = await rootCa('Entity A Root');
+    const entityB = await rootCa('Entity B Root');
+    for (const [cert, entity] of [
+      [entityA, 'Entity A'],
+      [entityB, 'Entity B'],
+    ] as const)
+      await trust.addAnchor({
+        issuer: iss,
+        environment: 'production',
+        routeId: 'rte_listed',
+        name: entity,
+        certificate: cert.cert.toString('pem'),
+        trustListId: 'tsl_test',
+        entity,
+        now: NOW,
+      });
+    const san = [{ type: 'url' as const, value: iss }];
+    const signerA = await issued(entityA, 'A signer', { san });
+    const statusA = await issued(entityA, 'A status signer', { san });
+    const statusB = await issued(entityB, 'B status signer', { san });
+    const decided = await trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_listed']);
+    expect(decided).toMatchObject({
+      via: 'x509',
+      routeId: 'rte_listed',
+      trustListId: 'tsl_test',
+      entity: 'Entity A',
+    });
+    await expect(decided.statusListKey({ x5c: x5cOf(statusA) }, NOW)).resolves.toMatchObject({ kty: 'EC' });
+    // entity B is on the same list and route, but it is not the entity that issued the credential
+    await expect(decided.statusListKey({ x5c: x5cOf(statusB) }, NOW)).rejects.toMatchObject({
+      code: 'issuer_untrusted',
+    });
+    // and on a route the anchors are not held for, the same credential is not trusted (the detail names it)
+    await expect(
+      trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_other']),
+    ).rejects.toMatchObject({ code: 'issuer_untrusted', message: expect.stringContaining('rte_other') });
   });
 });

@@ -1,13 +1,15 @@
-// Owns issuer trust, per environment (sandbox issuers are trusted in the sandbox only). An issuer (`iss`) is
-// trusted in one of two ways, both held in the database:
+// Owns issuer trust, per credential route and environment (ADR 0036: trust belongs to a route, wallet x issuer x
+// environment; a step's allowed routes decide which routes' trust entries may validate a credential). An issuer
+// (`iss`) is trusted on a route in one of two ways, both held in the database:
 // - a configured public key (trusted_issuer): the key verifies its credentials and its status lists;
-// - an X.509 trust anchor (trust_anchor): a credential whose JOSE header carries an `x5c` chain is trusted
-//   when the chain validates to an anchor stored for that `iss` and environment (every certificate valid at
-//   the verification time, CA constraints on issuing certificates), and the leaf certificate names the issuer
-//   (a SAN URI equal to `iss`, or a SAN dNSName equal to the host of an https `iss`). The leaf's key then
-//   verifies the credential; the issuer's status lists verify with the same trust (the same leaf key, or
-//   their own x5c chain to the same anchors, bound to the same issuer).
-// Everything else is `issuer_untrusted`.
+// - an X.509 trust anchor (trust_anchor, configured or made from an ETSI trust list's entity): a credential whose
+//   JOSE header carries an `x5c` chain is trusted when the chain validates to an anchor stored for that `iss`,
+//   environment and one of the allowed routes (every certificate valid at the verification time, CA
+//   constraints on issuing certificates), and the leaf certificate names the issuer (a SAN URI equal to `iss`,
+//   or a SAN dNSName equal to the host of an https `iss`). The leaf's key then verifies the credential; the
+//   issuer's status lists verify with the same trust (the same leaf key, or their own x5c chain to an anchor of
+//   the same route and the same trusted entity, bound to the same issuer).
+// Everything else is `issuer_untrusted`, with a detail naming the routes that were tried.
 import { createHash, createPublicKey } from 'node:crypto';
 import {
   BasicConstraintsExtension,
@@ -23,6 +25,7 @@ import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { sql } from '../../db/fast-sql';
+import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { TrustAnchorEntity } from './trust-anchor.entity';
 
 /** Longest x5c chain accepted (leaf plus intermediates). */
@@ -35,6 +38,11 @@ export interface IssuerTrust {
   via: 'key' | 'x509';
   /** x509: SHA-256 fingerprint (hex) of the anchor the chain validated to. */
   anchorFingerprint?: string;
+  /** The credential route whose trust entry validated the credential. */
+  routeId: string;
+  /** x509: the anchor's trust list and entity (NULL/undefined for an operator-configured anchor). */
+  trustListId?: string | null;
+  entity?: string | null;
   /** The key that must have signed a status-list token of this issuer, given the token's JOSE header. */
   statusListKey(header: { x5c?: unknown }, now: Date): Promise<JWK>;
 }
@@ -147,62 +155,155 @@ export function certificateJwk(cert: X509Certificate): JWK {
   return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
 }
 
+/** Refuses (validation_failed) a route id that is not in the catalog. */
+export async function requireRoute(ds: DataSource, routeId: string): Promise<void> {
+  const found = await ds.getRepository(CredentialRouteEntity).existsBy({ id: routeId });
+  if (!found)
+    throw new AppError('validation_failed', `No credential route ${routeId} in the catalog.`, {
+      param: 'route',
+    });
+}
+
+/** A stored anchor with where it belongs. */
+export interface StoredAnchor {
+  cert: X509Certificate;
+  routeId: string;
+  trustListId: string | null;
+  entity: string | null;
+}
+
+/** The route scope of a check: the step's allowed routes, or every route (undefined). */
+export type RouteScope = readonly string[] | undefined;
+
+const scopeSql = (routes: RouteScope): { where: string; params: string[] } =>
+  routes === undefined
+    ? { where: 'route_id IS NOT NULL', params: [] }
+    : routes.length === 0
+      ? { where: '1 = 0', params: [] }
+      : { where: `route_id IN (${routes.map(() => '?').join(', ')})`, params: [...routes] };
+
+const routeNames = (routes: RouteScope) =>
+  routes === undefined ? 'any route' : routes.length ? `route ${routes.join(', ')}` : 'no route';
+
 export class TrustStore {
   constructor(private readonly ds: DataSource) {}
 
-  /** The configured public key of an issuer in an environment, if any. */
-  async issuerKey(issuer: string, environment: Environment): Promise<JWK | null> {
+  /** The configured public key of an issuer on one of the routes in an environment, if any, with its route. */
+  async issuerKey(
+    issuer: string,
+    environment: Environment,
+    routes?: RouteScope,
+  ): Promise<{ key: JWK; routeId: string } | null> {
     // Read on every verification (never cached: retiring a key takes effect at once on every node), as one
     // plain indexed statement (fast-sql.ts: a prepared statement on MySQL, no query builder).
-    const rows = await sql<{ public_jwk: string }[]>(
+    const scope = scopeSql(routes);
+    const rows = await sql<{ public_jwk: string; route_id: string }[]>(
       this.ds,
-      `SELECT public_jwk FROM trusted_issuer
-       WHERE issuer = ? AND environment = ? AND retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-      [issuer, environment],
+      `SELECT public_jwk, route_id FROM trusted_issuer
+       WHERE issuer = ? AND environment = ? AND retired_at IS NULL AND ${scope.where}
+       ORDER BY created_at DESC LIMIT 1`,
+      [issuer, environment, ...scope.params],
     );
     const row = rows[0];
-    return row ? (JSON.parse(row.public_jwk) as JWK) : null;
+    return row ? { key: JSON.parse(row.public_jwk) as JWK, routeId: row.route_id } : null;
   }
 
-  /** The current anchor certificates of an issuer in an environment. */
-  async anchors(issuer: string, environment: Environment): Promise<X509Certificate[]> {
-    const rows = await this.ds
-      .getRepository(TrustAnchorEntity)
-      .find({ where: { issuer, environment, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
-    return rows.map((r) => parseCertificate(r.certificate));
+  /** The current anchor certificates of an issuer in an environment on the routes in scope. */
+  async anchors(issuer: string, environment: Environment, routes?: RouteScope): Promise<StoredAnchor[]> {
+    const scope = scopeSql(routes);
+    const rows = await sql<
+      { certificate: string; route_id: string; trust_list_id: string | null; entity: string | null }[]
+    >(
+      this.ds,
+      `SELECT certificate, route_id, trust_list_id, entity FROM trust_anchor
+       WHERE issuer = ? AND environment = ? AND retired_at IS NULL AND ${scope.where} ORDER BY created_at ASC`,
+      [issuer, environment, ...scope.params],
+    );
+    return rows.map((r) => ({
+      cert: parseCertificate(r.certificate),
+      routeId: r.route_id,
+      trustListId: r.trust_list_id,
+      entity: r.entity,
+    }));
   }
 
   /**
-   * Decides whether a credential's issuer is trusted and with which key. A configured key wins (the credential
-   * must verify with it, whatever x5c says); otherwise an x5c chain to the issuer's anchors. Throws
-   * issuer_untrusted.
+   * Decides whether a credential's issuer is trusted on one of `routes` (the step's allowed routes; undefined:
+   * any route) and with which key. A configured key wins (the credential must verify with it, whatever x5c
+   * says); otherwise an x5c chain to the issuer's anchors on those routes. Throws issuer_untrusted.
    */
   async trustIssuer(
     issuer: string,
     environment: Environment,
     header: { x5c?: unknown },
     now: Date,
+    routes?: RouteScope,
   ): Promise<IssuerTrust> {
-    const configured = await this.issuerKey(issuer, environment);
-    if (configured) return { key: configured, via: 'key', statusListKey: async () => configured };
+    const configured = await this.issuerKey(issuer, environment, routes);
+    if (configured)
+      return {
+        key: configured.key,
+        via: 'key',
+        routeId: configured.routeId,
+        statusListKey: async () => configured.key,
+      };
     if (header.x5c === undefined)
-      return untrusted('The credential issuer is not trusted for this environment.');
-    const anchors = await this.anchors(issuer, environment);
-    const { leaf, anchor } = await this.validateBound(header.x5c, anchors, issuer, now);
+      return untrusted(`The credential issuer is not trusted on ${routeNames(routes)} in this environment.`);
+    const stored = await this.anchors(issuer, environment, routes);
+    if (stored.length === 0)
+      untrusted(`No trust anchor of this issuer is held for ${routeNames(routes)} in this environment.`);
+    const { leaf, anchor } = await this.validateBound(
+      header.x5c,
+      stored.map((a) => a.cert),
+      issuer,
+      now,
+      routes,
+    );
+    const print = fingerprintOf(anchor);
+    const matched = stored.find((a) => fingerprintOf(a.cert) === print) as StoredAnchor;
+    // the status list must chain to the same route and the same trusted entity (list + entity, or the very
+    // anchor when it was configured by hand)
+    const sameEntity = stored
+      .filter((a) =>
+        matched.trustListId
+          ? a.routeId === matched.routeId &&
+            a.trustListId === matched.trustListId &&
+            a.entity === matched.entity
+          : fingerprintOf(a.cert) === print && a.routeId === matched.routeId,
+      )
+      .map((a) => a.cert);
     const key = certificateJwk(leaf);
     return {
       key,
       via: 'x509',
-      anchorFingerprint: fingerprintOf(anchor),
+      routeId: matched.routeId,
+      trustListId: matched.trustListId,
+      entity: matched.entity,
+      anchorFingerprint: print,
       statusListKey: async (listHeader, at) => {
         if (listHeader.x5c === undefined) return key;
-        return certificateJwk((await this.validateBound(listHeader.x5c, anchors, issuer, at)).leaf);
+        return certificateJwk(
+          (await this.validateBound(listHeader.x5c, sameEntity, issuer, at, routes)).leaf,
+        );
       },
     };
   }
 
-  private async validateBound(x5c: unknown, anchors: X509Certificate[], issuer: string, now: Date) {
-    const result = await validateX5c(x5c, anchors, now);
+  private async validateBound(
+    x5c: unknown,
+    anchors: X509Certificate[],
+    issuer: string,
+    now: Date,
+    routes: RouteScope,
+  ) {
+    let result: Awaited<ReturnType<typeof validateX5c>>;
+    try {
+      result = await validateX5c(x5c, anchors, now);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'issuer_untrusted')
+        throw new AppError('issuer_untrusted', `${e.message} (${routeNames(routes)})`, { cause: e });
+      throw e;
+    }
     if (!leafNamesIssuer(result.leaf, issuer))
       untrusted('The signing certificate does not name the credential issuer (iss).');
     return result;
@@ -215,7 +316,11 @@ export class TrustStore {
   async addAnchor(input: {
     issuer: string;
     environment: Environment;
+    /** The credential route the anchor trusts for. */
+    routeId: string;
     name: string;
+    trustListId?: string | null;
+    entity?: string | null;
     certificate: string | Uint8Array;
     now: Date;
   }): Promise<{ id: string; fingerprint: string }> {
@@ -232,11 +337,14 @@ export class TrustStore {
       throw new AppError('validation_failed', 'A trust anchor must be a CA certificate.', {
         param: 'certificate',
       });
+    await requireRoute(this.ds, input.routeId);
     const fingerprint = fingerprintOf(cert);
     const repo = this.ds.getRepository(TrustAnchorEntity);
     const existing = await repo.findOneBy({
       issuer: input.issuer,
       environment: input.environment,
+      routeId: input.routeId,
+      trustListId: input.trustListId ?? IsNull(),
       fingerprint,
       retiredAt: IsNull(),
     });
@@ -246,6 +354,9 @@ export class TrustStore {
       id,
       issuer: input.issuer,
       environment: input.environment,
+      routeId: input.routeId,
+      trustListId: input.trustListId ?? null,
+      entity: input.entity ?? null,
       name: input.name,
       certificate: cert.toString('pem'),
       fingerprint,

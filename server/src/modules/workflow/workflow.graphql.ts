@@ -102,6 +102,12 @@ export class WorkflowStepGql {
       'same_as_first: presented by the holder of the first step (ADR 0026); any: anyone (opted out).',
   })
   holder!: HolderPolicy;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Credential routes whose issuer trust may validate this step (null: every route available in the environment that offers the primitive).',
+  })
+  routes?: string[];
 }
 
 @InputType('WorkflowStepInput')
@@ -118,6 +124,12 @@ export class WorkflowStepInput {
     description: 'Default same_as_first; any is refused on the first step.',
   })
   holder?: HolderPolicy;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Credential route ids (GET /v1/catalog) whose issuer trust may validate this step; default all available.',
+  })
+  routes?: string[];
 }
 
 @InputType('CreateWorkflowInput')

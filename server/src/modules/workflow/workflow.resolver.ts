@@ -33,6 +33,7 @@ const stepsIn = (steps: WorkflowStepInput[] | undefined): WorkflowStep[] | undef
         }
       : {}),
     ...(s.holder ? { holder: s.holder } : {}),
+    ...(s.routes ? { routes: s.routes } : {}),
   }));
 
 const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
@@ -52,6 +53,7 @@ const stepsOut = (steps: WorkflowStep[]): WorkflowStepGql[] =>
       failureReason: c.failure_reason,
     })),
     holder: holderPolicyOf(s),
+    routes: s.routes,
   }));
 
 const workflowOut = (w: WorkflowView): WorkflowGql => ({ ...w, draftSteps: stepsOut(w.draftSteps) });

@@ -2,12 +2,13 @@
 // belongs to the environment of the credential that created it; every read, edit, publish and session
 // pinning is scoped to the caller's business AND environment, so a sandbox credential can never see or change
 // what production runs (another environment's workflow is "not found"; ADR 0007).
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { inTransaction } from '../../db/data-source';
+import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { WorkflowEntity } from './workflow.entity';
 import { validateSteps, type WorkflowStep } from './workflow.steps';
 import { WorkflowRevisionEntity } from './workflow-revision.entity';
@@ -113,6 +114,22 @@ export class WorkflowService {
     return inTransaction(this.deps.ds, ctx.manager, async (m) => {
       const w = await this.load(ctx, id, m);
       const steps = validateSteps(JSON.parse(w.draftSteps), true);
+      // a step's routes must exist in the catalog (ADR 0036); an unknown id would only ever refuse credentials
+      const named = [...new Set(steps.flatMap((s) => s.routes ?? []))];
+      if (named.length > 0) {
+        const known = new Set(
+          (
+            await m
+              .getRepository(CredentialRouteEntity)
+              .find({ select: { id: true }, where: { id: In(named) } })
+          ).map((r) => r.id),
+        );
+        const i = steps.findIndex((s) => (s.routes ?? []).some((r) => !known.has(r)));
+        if (i >= 0)
+          throw new AppError('workflow_invalid', `Step ${i + 1}: a route is not in the catalog.`, {
+            param: `steps[${i}].routes`,
+          });
+      }
       if (w.latestRevision > 0) {
         const latest = await m
           .getRepository(WorkflowRevisionEntity)

@@ -47,7 +47,14 @@ export interface WorkflowStep {
    * session's first step; `any` opts it out (e.g. a second signer). Never `any` on the first step.
    */
   holder?: HolderPolicy;
+  /**
+   * The credential routes (catalog route ids) whose issuer trust may validate this step's credential (ADR 0036).
+   * Absent: every route available in the session's environment that offers the step's primitive.
+   */
+  routes?: string[];
 }
+
+export const MAX_STEP_ROUTES = 20;
 
 /** Step `holder` values: the holder of the first step (default) or anyone (an explicit opt-out). */
 export const HOLDER_POLICIES = ['same_as_first', 'any'] as const;
@@ -96,6 +103,16 @@ export function validateSteps(input: unknown, forPublish: boolean): WorkflowStep
         );
       // the default is not stored, so revisions published before the field existed read the same
       if (s.holder === 'any') step.holder = 'any';
+    }
+    if (s.routes !== undefined && s.routes !== null) {
+      if (
+        !Array.isArray(s.routes) ||
+        s.routes.length === 0 ||
+        s.routes.length > MAX_STEP_ROUTES ||
+        s.routes.some((r) => typeof r !== 'string' || !/^rte_[a-z0-9_]{1,36}$/.test(r))
+      )
+        throw bad(`routes must be 1-${MAX_STEP_ROUTES} credential route ids from the catalog.`, 'routes');
+      step.routes = [...new Set(s.routes)];
     }
     switch (step.primitive) {
       case 'identify': {

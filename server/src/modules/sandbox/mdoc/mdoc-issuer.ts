@@ -30,6 +30,7 @@ import {
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../common/clock';
 import { newId } from '../../../common/ids';
+import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
 import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
@@ -124,6 +125,7 @@ export class SandboxMdocIssuer {
     await this.ensureActor(UNTRUSTED);
     await this.trust.register({
       environment: 'sandbox',
+      routeId: SANDBOX_ROUTE_ID,
       doctypes: [MDOC_PID.doctype, MDOC_MDL.doctype, MDOC_AV.doctype],
       name: 'Sandbox mdoc IACA',
       certificatePem: x509Of(iaca.certificate).toString('pem'),

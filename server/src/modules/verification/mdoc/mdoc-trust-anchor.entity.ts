@@ -10,8 +10,15 @@ import { idCol, str, text, time } from '../../../db/columns';
  */
 @Entity('mdoc_trust_anchor')
 @Index('IDX_mdoc_trust_anchor_env_doctype', ['environment', 'doctype'])
+@Index('IDX_mdoc_trust_anchor_route', ['routeId', 'environment', 'doctype'])
 export class MdocTrustAnchorEntity {
   @PrimaryColumn(idCol()) id!: string;
+  /** The credential route this anchor trusts for (ADR 0036); NULL: attached to no route, trusts nobody. */
+  @Column({ ...str(40, true), name: 'route_id' }) routeId!: string | null;
+  /** The trust list this anchor came from (NULL: configured by an operator). */
+  @Column({ ...str(40, true), name: 'trust_list_id' }) trustListId!: string | null;
+  /** The list's trusted entity whose service identity this is (status lists must chain to the same entity). */
+  @Column({ ...str(500, true), name: 'entity' }) entity!: string | null;
   @Column({ ...str(16), name: 'environment' }) environment!: 'sandbox' | 'production';
   /** The docType this anchor may issue (e.g. `eu.europa.ec.eudi.pid.1`). */
   @Column({ ...str(200), name: 'doctype' }) doctype!: string;

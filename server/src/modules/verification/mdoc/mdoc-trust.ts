@@ -1,34 +1,76 @@
-// Owns mdoc issuer trust: which IACA root certificates are trusted for a docType in an environment (table
-// mdoc_trust_anchor), and their registration (idempotent: one row per environment, docType and certificate).
+// Owns mdoc issuer trust: which IACA root certificates are trusted for a docType on a credential route in an
+// environment (table mdoc_trust_anchor; ADR 0036: trust belongs to a route), and their registration
+// (idempotent: one row per route, environment, docType and certificate).
 import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
-import { type DataSource, IsNull } from 'typeorm';
+import { type DataSource, In, IsNull, Not } from 'typeorm';
 import type { Environment } from '../../../config/config';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
+
+/** One trusted IACA with the route (and trust list entity) it belongs to. */
+export interface MdocAnchor {
+  der: Uint8Array;
+  routeId: string;
+  name: string;
+  trustListId: string | null;
+  entity: string | null;
+}
 
 export class MdocTrustStore {
   constructor(private readonly ds: DataSource) {}
 
-  /** DER certificates of the IACAs trusted for `doctype` in `environment` (empty: nobody is trusted). */
-  async anchors(environment: Environment, doctype: string): Promise<Uint8Array[]> {
-    const rows = await this.ds
-      .getRepository(MdocTrustAnchorEntity)
-      .find({ where: { environment, doctype, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
-    return rows.map((r) => new Uint8Array(new X509Certificate(r.certificatePem).rawData));
+  /**
+   * The IACAs trusted for `doctype` in `environment` on `routes` (the step's allowed routes; undefined: any
+   * route), grouped by nothing: each carries its route. Empty: nobody is trusted.
+   */
+  async routeAnchors(
+    environment: Environment,
+    doctype: string,
+    routes?: readonly string[],
+  ): Promise<MdocAnchor[]> {
+    const rows = await this.ds.getRepository(MdocTrustAnchorEntity).find({
+      where: {
+        environment,
+        doctype,
+        retiredAt: IsNull(),
+        routeId: routes === undefined ? Not(IsNull()) : In([...routes]),
+      },
+      order: { createdAt: 'ASC' },
+    });
+    return rows.map((r) => ({
+      der: new Uint8Array(new X509Certificate(r.certificatePem).rawData),
+      routeId: r.routeId as string,
+      name: r.name,
+      trustListId: r.trustListId,
+      entity: r.entity,
+    }));
   }
 
-  /** Trusts an IACA (PEM) for the doctypes in the environment; re-registering is a no-op (un-retires it). */
+  /** DER certificates of the IACAs trusted for `doctype` in `environment` on any of `routes`. */
+  async anchors(
+    environment: Environment,
+    doctype: string,
+    routes?: readonly string[],
+  ): Promise<Uint8Array[]> {
+    return (await this.routeAnchors(environment, doctype, routes)).map((a) => a.der);
+  }
+
+  /** Trusts an IACA (PEM) for the doctypes on a route in the environment; re-registering un-retires it. */
   async register(input: {
     environment: Environment;
+    routeId: string;
     doctypes: readonly string[];
     name: string;
     certificatePem: string;
     now: Date;
+    trustListId?: string | null;
+    entity?: string | null;
   }): Promise<void> {
     const cert = new X509Certificate(input.certificatePem);
     const fingerprint = createHash('sha256').update(new Uint8Array(cert.rawData)).digest('hex');
+    const list = input.trustListId ?? '';
     for (const doctype of input.doctypes) {
-      const id = `mta_${createHash('sha256').update(`${input.environment}|${doctype}|${fingerprint}`).digest('hex').slice(0, 32)}`;
+      const id = `mta_${createHash('sha256').update(`${input.environment}|${input.routeId}|${list}|${doctype}|${fingerprint}`).digest('hex').slice(0, 32)}`;
       await this.ds
         .createQueryBuilder()
         .insert()
@@ -36,6 +78,9 @@ export class MdocTrustStore {
         .values({
           id,
           environment: input.environment,
+          routeId: input.routeId,
+          trustListId: input.trustListId ?? null,
+          entity: input.entity ?? null,
           doctype,
           name: input.name,
           subject: cert.subject.slice(0, 500),

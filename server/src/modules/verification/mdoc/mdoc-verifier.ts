@@ -106,6 +106,8 @@ export interface MdocVerifyInput {
   /** The verifier's response-encryption public JWK when the response came encrypted (its thumbprint is in the handover). */
   responseEncryptionJwk?: JWK;
   environment: Environment;
+  /** The credential routes whose IACAs may validate the document (ADR 0036); undefined: any route. */
+  routes?: readonly string[];
   response: unknown;
   now: Date;
 }
@@ -238,6 +240,7 @@ export class MdocPresentationVerifier {
       queryFor: () => query,
       transcript,
       environment: input.environment,
+      routes: input.routes,
       now: input.now,
       checks,
     });
@@ -253,6 +256,7 @@ export class MdocPresentationVerifier {
     expectedNonce: string;
     deviceResponse: Uint8Array;
     environment: Environment;
+    routes?: readonly string[];
     now: Date;
   }): Promise<MdocVerifiedPresentation> {
     const stored = input.request as unknown as AnnexCStoredRequest;
@@ -272,6 +276,7 @@ export class MdocPresentationVerifier {
       },
       transcript: annexCSessionTranscript(stored.encryption_info, stored.origin),
       environment: input.environment,
+      routes: input.routes,
       now: input.now,
       checks: ['annex_c_decrypted'],
     }).then((v) => ({ ...v, protocol: ANNEX_C_PROTOCOL }));
@@ -285,6 +290,7 @@ export class MdocPresentationVerifier {
     queryFor: (docType: string) => DcqlCredentialQuery;
     transcript: SessionTranscript;
     environment: Environment;
+    routes?: readonly string[];
     now: Date;
     checks: string[];
   }): Promise<MdocVerifiedPresentation> {
@@ -311,15 +317,29 @@ export class MdocPresentationVerifier {
 
     // 2. Issuer trust comes first: the document signer must chain to an IACA trusted for this docType here.
     // The docType used to pick the anchors is the signed one (MSO); it is compared to the query below.
-    const anchors = await this.deps.trust.anchors(input.environment, mso.docType);
+    // Trust belongs to a route (ADR 0036): the IACAs of the step's allowed routes, tried route by route, so the
+    // document is attributed to the first route whose IACA its signer chains to.
+    const stored = await this.deps.trust.routeAnchors(input.environment, mso.docType, input.routes);
     const x5chain = doc.issuerSigned.issuerAuth.certificateChain;
-    try {
-      await verifyIacaChain({ trustedCertificates: anchors, x5chain, now: input.now });
-    } catch (e) {
+    const byRoute = new Map<string, Uint8Array[]>();
+    for (const a of stored) byRoute.set(a.routeId, [...(byRoute.get(a.routeId) ?? []), a.der]);
+    let anchors: Uint8Array[] | undefined;
+    let lastError: unknown;
+    for (const routeAnchors of byRoute.values()) {
+      try {
+        await verifyIacaChain({ trustedCertificates: routeAnchors, x5chain, now: input.now });
+        anchors = routeAnchors;
+        break;
+      } catch (e) {
+        lastError = e;
+      }
+    }
+    if (!anchors) {
+      const tried = input.routes === undefined ? 'any route' : `route ${input.routes.join(', ') || '(none)'}`;
       return fail(
         'issuer_untrusted',
-        'The mdoc issuer is not trusted for this document type and environment.',
-        e,
+        `The mdoc issuer is not trusted for this document type and environment on ${tried}.`,
+        lastError,
       );
     }
     checks.push('issuer_trusted');
