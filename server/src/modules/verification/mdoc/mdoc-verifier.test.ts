@@ -15,6 +15,7 @@ import { SandboxCredentialEntity } from '../../sandbox/sandbox-credential.entity
 import { loadSandboxKey } from '../../sandbox/sandbox-issuer';
 import { PID_VCT } from '../dcql';
 import { newWalletNonce } from '../request';
+import { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
 import {
   dcqlQueryWithAlternatives,
   MDOC_AV,
@@ -28,7 +29,7 @@ import {
 } from './mdoc-query';
 import { MdocTrustStore } from './mdoc-trust';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
-import { answersMdocQuery, MdocPresentationVerifier, mdocHandoverOf } from './mdoc-verifier';
+import { MdocPresentationVerifier } from './mdoc-verifier';
 
 const ORIGIN = 'https://hosted.example';
 const IDENTIFY = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
