@@ -7,14 +7,26 @@ import type { Environment } from '../../../config/config';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
 export class MdocTrustStore {
+  /** DER of each stored PEM already read (by the PEM text itself; a certificate's PEM never changes meaning). */
+  private readonly ders = new Map<string, Uint8Array>();
+
   constructor(private readonly ds: DataSource) {}
+
+  private derOf(pem: string): Uint8Array {
+    const hit = this.ders.get(pem);
+    if (hit) return hit;
+    const der = new Uint8Array(new X509Certificate(pem).rawData);
+    if (this.ders.size >= 256) this.ders.delete(this.ders.keys().next().value as string);
+    this.ders.set(pem, der);
+    return der;
+  }
 
   /** DER certificates of the IACAs trusted for `doctype` in `environment` (empty: nobody is trusted). */
   async anchors(environment: Environment, doctype: string): Promise<Uint8Array[]> {
     const rows = await this.ds
       .getRepository(MdocTrustAnchorEntity)
       .find({ where: { environment, doctype, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
-    return rows.map((r) => new Uint8Array(new X509Certificate(r.certificatePem).rawData));
+    return rows.map((r) => this.derOf(r.certificatePem));
   }
 
   /** Trusts an IACA (PEM) for the doctypes in the environment; re-registering is a no-op (un-retires it). */

@@ -30,7 +30,7 @@ import {
   isAnnexCRequest,
 } from './annex-c';
 import { answerQuery, disclosedNamespaces } from './mdoc-answer';
-import { coseKeyToEcJwk, mdocContext, verifyIacaChain, x509Of } from './mdoc-context';
+import { CertificateCache, coseKeyToEcJwk, createMdocContext, verifyIacaChain } from './mdoc-context';
 import {
   checkTransactionData,
   decodeB64u,
@@ -103,6 +103,9 @@ const fail = (code: ErrorCode, detail: string, cause?: unknown): never => {
 
 export class MdocPresentationVerifier {
   private readonly skew: number;
+  /** Parsed certificates of this instance (see CertificateCache), and the library context that uses them. */
+  private readonly certs = new CertificateCache();
+  private readonly ctx = createMdocContext(this.certs);
 
   constructor(private readonly deps: MdocPresentationVerifierDeps) {
     this.skew = deps.skewSeconds ?? 5;
@@ -210,7 +213,7 @@ export class MdocPresentationVerifier {
     const anchors = await this.deps.trust.anchors(input.environment, mso.docType);
     const x5chain = doc.issuerSigned.issuerAuth.certificateChain;
     try {
-      await verifyIacaChain({ trustedCertificates: anchors, x5chain, now: input.now });
+      await verifyIacaChain({ trustedCertificates: anchors, x5chain, now: input.now }, this.certs);
     } catch (e) {
       return fail(
         'issuer_untrusted',
@@ -234,7 +237,7 @@ export class MdocPresentationVerifier {
             if (a.status === 'FAILED') failed.push(a);
           },
         },
-        mdocContext,
+        this.ctx,
       );
     } catch (e) {
       return fail('presentation_malformed', 'The mdoc presentation cannot be verified.', e);
@@ -326,7 +329,7 @@ export class MdocPresentationVerifier {
     if (transactionData.length > 0) checks.push('transaction_data');
 
     checks.push('status_not_applicable');
-    const documentSigner = x509Of(doc.issuerSigned.issuerAuth.certificate);
+    const documentSigner = this.certs.cert(doc.issuerSigned.issuerAuth.certificate);
     const holderJwk = coseKeyToEcJwk(mso.deviceKeyInfo.deviceKey) as JWK;
     return {
       format: MDOC_FORMAT,
