@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
 import { type DataSource, IsNull } from 'typeorm';
 import type { Environment } from '../../../config/config';
+import { sql } from '../../../db/fast-sql';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
 export class MdocTrustStore {
@@ -23,10 +24,15 @@ export class MdocTrustStore {
 
   /** DER certificates of the IACAs trusted for `doctype` in `environment` (empty: nobody is trusted). */
   async anchors(environment: Environment, doctype: string): Promise<Uint8Array[]> {
-    const rows = await this.ds
-      .getRepository(MdocTrustAnchorEntity)
-      .find({ where: { environment, doctype, retiredAt: IsNull() }, order: { createdAt: 'ASC' } });
-    return rows.map((r) => this.derOf(r.certificatePem));
+    // Read on every verification (never cached: retiring an anchor takes effect at once on every node), as one
+    // plain indexed statement (fast-sql.ts, like TrustStore.issuerKey); only the PEM parsing is remembered.
+    const rows = await sql<{ certificate_pem: string }[]>(
+      this.ds,
+      `SELECT certificate_pem FROM mdoc_trust_anchor
+       WHERE environment = ? AND doctype = ? AND retired_at IS NULL ORDER BY created_at ASC`,
+      [environment, doctype],
+    );
+    return rows.map((r) => this.derOf(r.certificate_pem));
   }
 
   /** Trusts an IACA (PEM) for the doctypes in the environment; re-registering is a no-op (un-retires it). */

@@ -6,8 +6,8 @@
 // the redirect handover), and for sign/attestation the transaction data hashes in the device-signed namespaces
 // (which that device signature covers and the MSO's KeyAuthorizations must authorize). @owf/mdoc does the
 // CBOR/COSE work and reports each check; this class decides the order and maps every failure to a stable code
-// of the closed list. mdoc carries no status list here: the result records status 'not_applicable' (see
-// docs/adr/0004-mdoc-verification.md).
+// of the closed list. The MSO's status reference, if any, is checked last (mdoc-status.ts, ADR 0033); an MSO
+// without one records status 'not_applicable'.
 
 import {
   DeviceResponse,
@@ -40,9 +40,15 @@ import {
 } from './mdoc-device-auth';
 import { type MdocHandover, mdocSessionTranscript } from './mdoc-handover';
 import { MDOC_FORMAT } from './mdoc-query';
+import {
+  type MdocStatusChecked,
+  MdocStatusChecker,
+  mdocStatusReference,
+  type StatusListCwtFetcher,
+} from './mdoc-status';
 import type { MdocTrustStore } from './mdoc-trust';
 
-/** What document_status (and the audit record's status) say for an mdoc: it has no status list to check. */
+/** What document_status (and the audit record's status) say for an mdoc whose MSO names no status list. */
 export const MDOC_STATUS_NOT_APPLICABLE = 'not_applicable';
 
 export interface MdocVerifiedPresentation {
@@ -55,7 +61,8 @@ export interface MdocVerifiedPresentation {
   claims: Record<string, unknown>;
   /** RFC 7638 SHA-256 thumbprint of the device key (MSO deviceKeyInfo), base64url. */
   holderKeyThumbprint: string;
-  statusChecked: { status: typeof MDOC_STATUS_NOT_APPLICABLE; reason: string };
+  /** The lists checked (valid), or not_applicable when the MSO names none. */
+  statusChecked: MdocStatusChecked;
   /** The device key (MSO deviceKeyInfo), public members only. */
   holderJwk: JWK;
   /** The verification time (`now` of the input): the reference time of age computations. */
@@ -93,6 +100,8 @@ export interface MdocVerifyInput extends MdocHandover {
 
 export interface MdocPresentationVerifierDeps {
   trust: MdocTrustStore;
+  /** GET of an mdoc status list (COSE_Sign1 CWT); absent: an mdoc with a status reference is status_check_failed. */
+  fetchStatusList?: StatusListCwtFetcher;
   /** Clock skew tolerated for the MSO validity, in seconds. */
   skewSeconds?: number;
 }
@@ -106,9 +115,16 @@ export class MdocPresentationVerifier {
   /** Parsed certificates of this instance (see CertificateCache), and the library context that uses them. */
   private readonly certs = new CertificateCache();
   private readonly ctx = createMdocContext(this.certs);
+  private readonly status: MdocStatusChecker;
 
   constructor(private readonly deps: MdocPresentationVerifierDeps) {
     this.skew = deps.skewSeconds ?? 5;
+    this.status = new MdocStatusChecker({
+      fetch: deps.fetchStatusList,
+      certs: this.certs,
+      ctx: this.ctx,
+      skewSeconds: this.skew,
+    });
   }
 
   async verify(input: MdocVerifyInput): Promise<MdocVerifiedPresentation> {
@@ -281,10 +297,8 @@ export class MdocPresentationVerifier {
       fail('credential_expired', 'The mdoc is not valid yet.');
     if (failedWhere('ISSUER_AUTH'))
       fail('credential_expired', 'The MSO is not valid at the time of verification.');
-    if ((mso.decodedStructure as unknown as Map<string, unknown>).has('status')) {
-      // An issuer that gives a status reference expects it to be checked; we cannot (yet), so we do not accept.
-      fail('status_check_failed', 'The mdoc carries a status reference this verifier cannot check.');
-    }
+    // Read (not yet fetched) here: an unusable reference is refused before any more work.
+    const statusRef = mdocStatusReference(mso);
     checks.push('credential_validity');
 
     // 6. Every disclosed element matches its digest in the MSO (a changed value is a tampered disclosure).
@@ -328,19 +342,23 @@ export class MdocPresentationVerifier {
     const transactionData = checkTransactionData(input.request, query.id, deviceNamespaces);
     if (transactionData.length > 0) checks.push('transaction_data');
 
-    checks.push('status_not_applicable');
+    // 10. Status, last (the only network step): the lists the MSO names, under the document's own trust.
+    const statusChecked: MdocStatusChecked = statusRef
+      ? await this.status.check(statusRef, { anchors, now: input.now })
+      : {
+          status: MDOC_STATUS_NOT_APPLICABLE,
+          reason: 'The mdoc has no status reference; its validity period (validUntil) bounds it.',
+        };
+    checks.push(statusChecked.status === 'valid' ? 'status_list' : 'status_not_applicable');
     const documentSigner = this.certs.cert(doc.issuerSigned.issuerAuth.certificate);
     const holderJwk = coseKeyToEcJwk(mso.deviceKeyInfo.deviceKey) as JWK;
     return {
       format: MDOC_FORMAT,
       issuer: documentSigner.subject,
       vct: mso.docType,
-      claims: { ...answer, [DOCUMENT_STATUS]: MDOC_STATUS_NOT_APPLICABLE },
+      claims: { ...answer, [DOCUMENT_STATUS]: statusChecked.status },
       holderKeyThumbprint: await calculateJwkThumbprint(holderJwk, 'sha256'),
-      statusChecked: {
-        status: MDOC_STATUS_NOT_APPLICABLE,
-        reason: 'The mdoc has no status reference; its validity period (validUntil) bounds it.',
-      },
+      statusChecked,
       holderJwk,
       verifiedAt: input.now,
       presentation: presented,
