@@ -14,11 +14,11 @@ import { configFrom } from '../config/config';
 import { buildAnnexCRequest, openAnnexCResponse } from '../modules/verification/mdoc/annex-c';
 import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from '../modules/verification/mdoc/mdoc-verifier';
+import { requestForStep } from '../modules/verification/primitives';
 import {
   cachingStatusListCwtFetcher,
   httpStatusListCwtFetcher,
 } from '../modules/verification/status-list-fetch';
-import { requestForStep } from '../modules/verification/primitives';
 import { createService } from '../service';
 import { interleaved } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
