@@ -2,7 +2,7 @@
 // mdoc_trust_anchor), and their registration (idempotent: one row per environment, docType and certificate).
 import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
-import { type DataSource, IsNull } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Environment } from '../../../config/config';
 import { sql } from '../../../db/fast-sql';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';

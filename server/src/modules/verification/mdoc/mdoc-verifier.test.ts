@@ -115,7 +115,9 @@ describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', (
         .sort();
     expect(byPersona('adult')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype, MDOC_MDL.doctype].sort());
     expect(byPersona('minor')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype].sort());
-    expect(byPersona('revoked')).toEqual([]);
+    // revocation lives in the status lists (ADR 0033): the revoked persona holds all three, the suspended no mDL
+    expect(byPersona('revoked')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype, MDOC_MDL.doctype].sort());
+    expect(byPersona('suspended')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype].sort());
     expect(rows.every((r) => r.statusIndex === null && /^[A-Za-z0-9_-]+$/.test(r.credential))).toBe(true);
 
     await issuer.ensureSeeded();
