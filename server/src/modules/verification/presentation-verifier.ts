@@ -30,8 +30,12 @@ import {
   verifyEs256,
 } from './es256';
 import { AnnexCOpenedResponse, isAnnexCRequest } from './mdoc/annex-c';
-import { answersMdocQuery, mdocHandoverOf } from './mdoc/mdoc-handover';
-import type { MdocPresentationVerifier, MdocVerifiedPresentation } from './mdoc/mdoc-verifier';
+import {
+  answersMdocQuery,
+  type MdocPresentationVerifier,
+  type MdocVerifiedPresentation,
+  mdocHandoverOf,
+} from './mdoc/mdoc-verifier';
 import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from './transaction-data';
 import type { IssuerTrust, TrustStore } from './trust';
 import { dcqlPresentations } from './vp-token';

@@ -39,6 +39,10 @@ import {
   requireDeviceSigned,
 } from './mdoc-device-auth';
 import { type MdocHandover, mdocSessionTranscript } from './mdoc-handover';
+
+// Re-exported for presentation-verifier.ts (its import of these predates the split).
+export { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
+
 import { MDOC_FORMAT } from './mdoc-query';
 import {
   type MdocStatusChecked,
