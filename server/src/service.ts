@@ -29,7 +29,7 @@ import { ServiceMetrics } from './modules/ops/metrics';
 import { OpsService } from './modules/ops/ops.service';
 import { readOutboxBacklog } from './modules/ops/outbox-backlog';
 import { ReceiptService } from './modules/receipt/receipt.service';
-import { ensureMdocSeeded } from './modules/sandbox/mdoc/mdoc-issuer';
+import { SandboxMdocIssuer } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { SandboxIssuer } from './modules/sandbox/sandbox-issuer';
 import { SignedRequestWallet } from './modules/sandbox/signed-request-wallet';
@@ -46,7 +46,12 @@ import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
 import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
-import { cachingStatusListFetcher, httpStatusListFetcher } from './modules/verification/status-list-fetch';
+import {
+  cachingStatusListCwtFetcher,
+  cachingStatusListFetcher,
+  httpStatusListCwtFetcher,
+  httpStatusListFetcher,
+} from './modules/verification/status-list-fetch';
 import { TrustStore } from './modules/verification/trust';
 import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './modules/webhook/secret-box';
@@ -111,9 +116,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const kick = () => relay.kick();
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
   const wallet = new ReferenceWallet({ ds, clock });
+  const sandboxMdocIssuer = new SandboxMdocIssuer({ ds, clock, baseUrl: config.baseUrl });
   if (config.seedSandbox) {
     await sandboxIssuer.ensureSeeded();
-    await ensureMdocSeeded({ ds, clock }); // IACA + document signer, the personas' mdoc documents
+    await sandboxMdocIssuer.ensureSeeded(); // IACA, signers, status lists, the personas' mdoc documents
   }
   const catalog = new CatalogService({ ds, clock });
   await catalog.ensureSeeded({
@@ -131,7 +137,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const verifier = new PresentationVerifier({
     trust: new TrustStore(ds),
     fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
-    mdoc: new MdocPresentationVerifier({ trust: new MdocTrustStore(ds) }),
+    mdoc: new MdocPresentationVerifier({
+      trust: new MdocTrustStore(ds),
+      fetchStatusList: cachingStatusListCwtFetcher(httpStatusListCwtFetcher(), clock),
+    }),
   });
   countVerifications(verifier, metrics); // verification outcomes for /metrics
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
@@ -214,6 +223,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     evidence,
     documents,
     sandboxIssuer,
+    sandboxMdocIssuer,
     wallet,
     catalog,
     walletTransports,

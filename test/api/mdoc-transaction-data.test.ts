@@ -14,8 +14,8 @@ import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evide
 import { SandboxMdocIssuer } from '../../server/src/modules/sandbox/mdoc/mdoc-issuer';
 import type { MdocPresentOverrides } from '../../server/src/modules/sandbox/mdoc/mdoc-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
+import { readMdocHolderSignature } from '../../server/src/modules/verification/mdoc/mdoc-device-auth';
 import { MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
-import { readMdocHolderSignature } from '../../server/src/modules/verification/mdoc/mdoc-verifier';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';

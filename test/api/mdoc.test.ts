@@ -31,7 +31,7 @@ const IDENTIFY_CLAIMS = {
   family_name: 'Mustermann',
   birth_date: '1984-01-12',
   nationality: 'DE',
-  document_status: 'not_applicable',
+  document_status: 'valid',
 };
 
 describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, cross-device)', () => {
@@ -159,7 +159,8 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     const audit = JSON.stringify((await api.rest('GET', `/v1/audits/${id}_0`)).body);
     expect(audit).toContain('"format":"mso_mdoc"');
     expect(audit).toContain(`"vct":"${MDOC_PID.doctype}"`);
-    expect(audit).toContain('"status":"not_applicable"');
+    expect(audit).toContain('"status":"valid"');
+    expect(audit).toContain('"mechanism":"status_list"');
     expect(audit).toContain('"device_signature"');
   });
 

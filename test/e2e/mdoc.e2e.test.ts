@@ -65,7 +65,7 @@ describe('ISO mdoc from the hosted page (Chromium)', () => {
         family_name: 'Mustermann',
         birth_date: '1984-01-12',
         nationality: 'DE',
-        document_status: 'not_applicable',
+        document_status: 'valid',
       },
     });
     const audit = await api.rest('GET', `/v1/audits/${id}_0`);

@@ -60,7 +60,11 @@ export function declareApi(s: ApiServices): {
   registerBrandingRoutes(routes, branding);
   registerWebhookEvents(routes);
   if (s.config.seedSandbox) {
-    registerSandboxRoutes(routes, { issuer: s.sandboxIssuer, wallet: s.wallet });
+    registerSandboxRoutes(routes, {
+      issuer: s.sandboxIssuer,
+      mdocIssuer: s.sandboxMdocIssuer,
+      wallet: s.wallet,
+    });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a

@@ -1,5 +1,6 @@
 // The shapes createService() builds and returns (service.ts); app/* and tools read them from here so that
 // nothing under app/ imports the composition root.
+
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock';
@@ -17,6 +18,7 @@ import type { MailSender } from '../modules/mail/mail';
 import type { ServiceMetrics } from '../modules/ops/metrics';
 import type { OpsService } from '../modules/ops/ops.service';
 import type { ReceiptService } from '../modules/receipt/receipt.service';
+import type { SandboxMdocIssuer } from '../modules/sandbox/mdoc/mdoc-issuer';
 import type { ReferenceWallet } from '../modules/sandbox/reference-wallet';
 import type { SandboxIssuer } from '../modules/sandbox/sandbox-issuer';
 import type { SignedRequestWallet } from '../modules/sandbox/signed-request-wallet';
@@ -62,6 +64,8 @@ export interface Service {
   evidence: EvidenceService;
   documents: DocumentService;
   sandboxIssuer: SandboxIssuer;
+  /** The sandbox mdoc issuer (its status lists are served under /sandbox). */
+  sandboxMdocIssuer: SandboxMdocIssuer;
   wallet: ReferenceWallet;
   catalog: CatalogService;
   /** Signed DC API and cross-device wallet requests (session.wallet-routes.ts). */

@@ -196,6 +196,37 @@ const MDOC_CHOICES: Readonly<Partial<Record<PersonaId, readonly WalletChoice[]>>
       doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
     },
   ],
+  revoked: [
+    {
+      id: 'revoked_mdoc',
+      label: 'Erika Mustermann (revoked mdoc PID)',
+      description:
+        'Presents the ISO mdoc EU PID (or the age-verification attestation), revoked in its Token Status List (CWT).',
+      persona: 'revoked',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
+    },
+    {
+      id: 'revoked_mdl',
+      label: 'Erika Mustermann (revoked mobile driving licence)',
+      description:
+        "Presents the mDL, whose identifier is in the issuer's ISO 18013-5 identifier list (revoked).",
+      persona: 'revoked',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_MDL.doctype],
+    },
+  ],
+  suspended: [
+    {
+      id: 'suspended_mdoc',
+      label: 'Erika Mustermann (suspended mdoc PID)',
+      description:
+        'Presents the ISO mdoc EU PID (or the age-verification attestation), suspended in its Token Status List (CWT).',
+      persona: 'suspended',
+      format: 'mso_mdoc',
+      doctypes: [MDOC_PID.doctype, MDOC_AV.doctype],
+    },
+  ],
   unknown_holder_key: [
     {
       id: 'unknown_holder_key_mdoc',

@@ -10,13 +10,17 @@ import {
   sendJson,
 } from '../../common/http';
 import { isAnnexCRequestData } from '../verification/mdoc/annex-c';
+import type { SandboxMdocIssuer } from './mdoc/mdoc-issuer';
+import { IDENTIFIER_LIST_TYPE } from './mdoc/mdoc-status-lists';
 import type { ReferenceWallet } from './reference-wallet';
 import type { SandboxIssuer } from './sandbox-issuer';
 
 export function registerSandboxRoutes(
   reg: RouteRegistry,
-  deps: { issuer: SandboxIssuer; wallet: ReferenceWallet },
+  deps: { issuer: SandboxIssuer; mdocIssuer?: SandboxMdocIssuer; wallet: ReferenceWallet },
 ): void {
+  const mdocIssuer = deps.mdocIssuer;
+  if (mdocIssuer) registerMdocStatusRoutes(reg, mdocIssuer);
   reg.add({
     method: 'get',
     path: '/sandbox/status-lists/:id',
@@ -60,6 +64,30 @@ export function registerSandboxRoutes(
           })
         : await deps.wallet.respond({ persona, request: request as Record<string, unknown>, origin });
       sendJson(res, 200, { response });
+    },
+  });
+}
+
+/** The sandbox mdoc issuer's lists: the Token Status List in CWT form and the ISO 18013-5 identifier list. */
+function registerMdocStatusRoutes(reg: RouteRegistry, issuer: SandboxMdocIssuer): void {
+  reg.add({
+    method: 'get',
+    path: '/sandbox/mdoc-status-lists/:id',
+    auth: 'sandbox',
+    summary: 'Token Status List of the sandbox mdoc issuer (application/statuslist+cwt, COSE_Sign1 CWT).',
+    handler: async (req: AppRequest, res: Response) => {
+      const cwt = await issuer.statusListCwt(String(req.params.id));
+      res.status(200).type('application/statuslist+cwt').send(Buffer.from(cwt));
+    },
+  });
+  reg.add({
+    method: 'get',
+    path: '/sandbox/mdoc-identifier-lists/:id',
+    auth: 'sandbox',
+    summary: 'ISO/IEC 18013-5 identifier list of the sandbox mdoc issuer (application/cwt, COSE_Sign1 CWT).',
+    handler: async (req: AppRequest, res: Response) => {
+      const cwt = await issuer.identifierListCwt(String(req.params.id));
+      res.status(200).type(IDENTIFIER_LIST_TYPE).send(Buffer.from(cwt));
     },
   });
 }

@@ -63,6 +63,14 @@ export class StatusListService {
     });
   }
 
+  /** The current statuses of a list and its bits per entry (not_found for an unknown list). */
+  async current(id: string): Promise<{ list: StatusList; bits: BitsPerStatus }> {
+    const row = await this.ds.getRepository(StatusListEntity).findOneBy({ id });
+    if (!row) throw new AppError('not_found', 'No such status list.');
+    const bits = row.bits as BitsPerStatus;
+    return { list: new StatusList(decode(row), bits), bits };
+  }
+
   /** The current list as a signed status list token whose `sub` is `uri`. */
   async signedToken(id: string, uri: string, issuerPrivateJwk: object): Promise<string> {
     const row = await this.ds.getRepository(StatusListEntity).findOneBy({ id });

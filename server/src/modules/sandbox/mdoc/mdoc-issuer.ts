@@ -5,11 +5,12 @@
 // persona's holder key and stored in sandbox_credential (format mso_mdoc, vct = docType, credential = base64url
 // IssuerSigned). The MSO authorizes the device key to sign our transaction data namespaces (KeyAuthorizations:
 // sign and attestation with mdoc). A second, untrusted IACA signs the unknown_issuer persona's documents.
+// With a base URL, every MSO names its status (mdoc-status-lists.ts: the EU documents a Token Status List
+// entry, the mDL an ISO identifier list entry), signed by a status signer certificate of the same IACA.
 // ensureMdocSeeded() is idempotent and safe on concurrent starts (insert-or-ignore on fixed ids, then re-read).
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import {
   CoseKey,
-  DateOnly,
   DeviceKey,
   IssuerSigned,
   KeyAuthorizations,
@@ -29,6 +30,7 @@ import {
 } from '@peculiar/x509';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../common/clock';
+import { AppError } from '../../../common/errors';
 import { newId } from '../../../common/ids';
 import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
@@ -36,6 +38,23 @@ import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verificatio
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
 import { TX_TYPES } from '../../verification/transaction-data';
 import { PERSONAS, type Persona } from '../personas';
+import { StatusListService } from '../status-list.service';
+import { mdocElementsOf, SANDBOX_MDOC_COUNTRY } from './mdoc-elements';
+import {
+  ensureMdocStatusLists,
+  identifierListCwt,
+  mdocIdentifierListUri,
+  mdocStatusListUri,
+  msoStatusOf,
+  msoStatusUriOf,
+  SANDBOX_MDOC_IDENTIFIER_LIST_ID,
+  statusListCwt,
+  usesIdentifierList,
+  withMsoStatus,
+} from './mdoc-status-lists';
+
+export { ageAt, SANDBOX_MDOC_COUNTRY } from './mdoc-elements';
+
 import { SandboxCredentialEntity } from '../sandbox-credential.entity';
 import { loadSandboxKey } from '../sandbox-issuer';
 import { SandboxKeyEntity } from '../sandbox-key.entity';
@@ -44,27 +63,38 @@ const DAY_MS = 86_400_000;
 const VALIDITY_MS = 365 * DAY_MS;
 /** Re-issue a persona document this long before it would expire (so the sandbox never rots). */
 const RENEW_BEFORE_MS = 30 * DAY_MS;
-/** ISO 3166 user-assigned "Utopia", as in the ISO 18013-5 test data: no real country is claimed. */
-export const SANDBOX_MDOC_COUNTRY = 'UT';
 /** extKeyUsage of an mdoc document signer (ISO 18013-5 Annex B: id-mdl-kp-mdlDS). */
 const MDL_DS_EKU = '1.0.18013.5.1.2';
 
 interface Actor {
   iaca: string;
   ds: string;
+  /** The signer of the actor's status lists (an end-entity certificate of the same IACA). */
+  status: string;
   name: string;
 }
-const TRUSTED: Actor = { iaca: 'sandbox-mdoc-iaca', ds: 'sandbox-mdoc-ds', name: 'Sandbox mdoc' };
+const TRUSTED: Actor = {
+  iaca: 'sandbox-mdoc-iaca',
+  ds: 'sandbox-mdoc-ds',
+  status: 'sandbox-mdoc-status',
+  name: 'Sandbox mdoc',
+};
 const UNTRUSTED: Actor = {
   iaca: 'sandbox-mdoc-untrusted-iaca',
   ds: 'sandbox-mdoc-untrusted-ds',
+  status: 'sandbox-mdoc-untrusted-status',
   name: 'Untrusted sandbox mdoc',
 };
 
-/** Which documents each persona holds. Revoked/suspended personas hold none: mdoc has no status list here. */
+/**
+ * Which documents each persona holds. The suspended persona holds no mDL: the mDL names the ISO identifier list,
+ * which can only say "revoked".
+ */
 const DOCUMENTS_OF: Record<string, readonly MdocDocType[]> = {
   adult: [MDOC_PID, MDOC_MDL, MDOC_AV],
   minor: [MDOC_PID, MDOC_AV],
+  revoked: [MDOC_PID, MDOC_MDL, MDOC_AV],
+  suspended: [MDOC_PID, MDOC_AV],
   expired: [MDOC_PID, MDOC_MDL, MDOC_AV],
   unknown_issuer: [MDOC_PID, MDOC_MDL, MDOC_AV],
   unknown_holder_key: [MDOC_PID, MDOC_MDL, MDOC_AV],
@@ -96,6 +126,8 @@ export interface IssueOptions {
   validity?: { signed: Date; validFrom: Date; validUntil: Date };
   signer?: 'trusted' | 'untrusted' | 'iaca';
   keyAuthorizations?: KeyAuthorizationsOptions | null;
+  /** The MSO's status: null for none; `uri` names another list location (default: the persona's entry). */
+  status?: null | { uri?: string };
 }
 
 interface StoredCertKey {
@@ -104,25 +136,58 @@ interface StoredCertKey {
   certificate: Uint8Array;
 }
 
-/** Whole years between a YYYY-MM-DD birth date and `now` (UTC). */
-export function ageAt(birthDate: string, now: Date): number {
-  const [y, m, d] = birthDate.split('-').map(Number) as [number, number, number];
-  let age = now.getUTCFullYear() - y;
-  if (now.getUTCMonth() + 1 < m || (now.getUTCMonth() + 1 === m && now.getUTCDate() < d)) age -= 1;
-  return age;
-}
-
 export class SandboxMdocIssuer {
   private readonly trust: MdocTrustStore;
+  private readonly lists: StatusListService;
 
-  constructor(private readonly deps: { ds: DataSource; clock: Clock }) {
+  /** Without `baseUrl` the MSOs name no status (tools and tests that need no list). */
+  constructor(private readonly deps: { ds: DataSource; clock: Clock; baseUrl?: string }) {
     this.trust = new MdocTrustStore(deps.ds);
+    this.lists = new StatusListService(deps.ds, deps.clock);
+  }
+
+  /** The Token Status List (CWT) served at its URI; `signer: 'untrusted'` signs it under the untrusted IACA. */
+  async statusListCwt(
+    id: string,
+    signer: 'trusted' | 'untrusted' = 'trusted',
+    /** The `sub` (default: the list's URI here); tests serve lists elsewhere. */
+    uri?: string,
+  ): Promise<Uint8Array> {
+    if (!this.deps.baseUrl) throw new Error('the sandbox mdoc issuer has no base URL');
+    return statusListCwt({
+      lists: this.lists,
+      id,
+      uri: uri ?? mdocStatusListUri(this.deps.baseUrl, id),
+      signer: await this.loadCertKey((signer === 'trusted' ? TRUSTED : UNTRUSTED).status),
+      now: this.deps.clock.now(),
+    });
+  }
+
+  /** The ISO identifier list (CWT) served at its URI (not_found for another id). */
+  async identifierListCwt(id: string, signer: 'trusted' | 'untrusted' = 'trusted'): Promise<Uint8Array> {
+    if (!this.deps.baseUrl) throw new Error('the sandbox mdoc issuer has no base URL');
+    if (id !== SANDBOX_MDOC_IDENTIFIER_LIST_ID) throw new AppError('not_found', 'No such identifier list.');
+    return identifierListCwt({
+      uri: mdocIdentifierListUri(this.deps.baseUrl, id),
+      personas: PERSONAS,
+      documentsOf: mdocDocTypesOf,
+      signer: await this.loadCertKey((signer === 'trusted' ? TRUSTED : UNTRUSTED).status),
+      now: this.deps.clock.now(),
+    });
   }
 
   /** Keys, certificates, sandbox trust and every persona document; call after (or instead of) the SD-JWT seed. */
   async ensureSeeded(): Promise<void> {
     const iaca = await this.ensureActor(TRUSTED);
     await this.ensureActor(UNTRUSTED);
+    if (this.deps.baseUrl) {
+      await ensureMdocStatusLists(
+        this.lists,
+        `${this.deps.baseUrl}/sandbox/mdoc-issuer`,
+        PERSONAS,
+        mdocDocTypesOf,
+      );
+    }
     await this.trust.register({
       environment: 'sandbox',
       routeId: SANDBOX_ROUTE_ID,
@@ -177,7 +242,7 @@ export class SandboxMdocIssuer {
         .execute();
       return;
     }
-    if (this.needsReissue(persona, existing.credential)) {
+    if (this.needsReissue(persona, type, existing.credential)) {
       await repo.update(
         { id },
         { credential: await this.issue(persona, type), createdAt: this.deps.clock.now() },
@@ -189,8 +254,10 @@ export class SandboxMdocIssuer {
    * Issued before the MSO authorized our transaction data namespaces, or (not for the expired persona, whose
    * document stays expired) close to its validUntil.
    */
-  private needsReissue(persona: Persona, credential: string): boolean {
+  private needsReissue(persona: Persona, type: MdocDocType, credential: string): boolean {
     const mso = IssuerSigned.fromEncodedForOid4Vci(credential).issuerAuth.mobileSecurityObject;
+    // Issued before MSOs named their status, or under another BASE_URL.
+    if (this.deps.baseUrl && msoStatusUriOf(credential) !== this.statusUriOf(type.doctype)) return true;
     const authorized = mso.deviceKeyInfo.keyAuthorizations?.namespaces ?? [];
     if (!TX_TYPES.every((t) => authorized.includes(t))) return true;
     if (persona.expired) return false;
@@ -217,9 +284,10 @@ export class SandboxMdocIssuer {
     const { kty, crv, x, y } = holder.publicJwk;
 
     const issuer = new MdocIssuer(type.doctype, mdocContext);
-    issuer.addIssuerNamespace(type.namespace, this.elements(persona, type, now, validity));
+    issuer.addIssuerNamespace(type.namespace, mdocElementsOf(persona, type, now, validity));
+    const signingKey = CoseKey.fromJwk({ ...ds.privateJwk, alg: 'ES256' });
     const issuerSigned = await issuer.sign({
-      signingKey: CoseKey.fromJwk({ ...ds.privateJwk, alg: 'ES256' }),
+      signingKey,
       algorithm: SignatureAlgorithm.ES256,
       digestAlgorithm: 'SHA-256',
       validityInfo: validity,
@@ -235,62 +303,16 @@ export class SandboxMdocIssuer {
       },
       certificates: [ds.certificate],
     });
-    return issuerSigned.encodedForOid4Vci;
+    if (!this.deps.baseUrl || opts.status === null) return issuerSigned.encodedForOid4Vci;
+    const status = msoStatusOf(persona, type.doctype, this.deps.baseUrl, opts.status?.uri);
+    return (await withMsoStatus(issuerSigned, status, signingKey)).encodedForOid4Vci;
   }
 
-  /** The elements of one document, from the persona's data (dates as CBOR full-date). */
-  private elements(
-    persona: Persona,
-    type: MdocDocType,
-    now: Date,
-    validity: { validFrom: Date; validUntil: Date },
-  ): Record<string, unknown> {
-    const data = persona.claims(now);
-    const age = ageAt(data.birth_date, now);
-    const day = (d: Date) => new DateOnly(d.toISOString().slice(0, 10));
-    const common = {
-      issuing_country: SANDBOX_MDOC_COUNTRY,
-      issuing_authority: 'Credential Verification Sandbox (not a real authority)',
-    };
-    if (type.doctype === MDOC_AV.doctype) {
-      return {
-        age_over_18: age >= 18,
-        issuance_date: day(validity.validFrom),
-        expiry_date: day(validity.validUntil),
-        ...common,
-      };
-    }
-    const person = {
-      family_name: data.family_name,
-      given_name: data.given_name,
-      birth_date: new DateOnly(data.birth_date),
-      nationality: data.nationality,
-      age_over_18: age >= 18,
-      age_over_21: age >= 21,
-    };
-    if (type.doctype === MDOC_PID.doctype) {
-      return {
-        ...person,
-        issuance_date: day(validity.validFrom),
-        expiry_date: day(validity.validUntil),
-        ...common,
-      };
-    }
-    return {
-      ...person,
-      issue_date: day(validity.validFrom),
-      expiry_date: day(validity.validUntil),
-      document_number: `SBX-${persona.statusIndex.toString().padStart(6, '0')}`,
-      driving_privileges: [
-        {
-          vehicle_category_code: 'B',
-          issue_date: day(validity.validFrom),
-          expiry_date: day(validity.validUntil),
-        },
-      ],
-      un_distinguishing_sign: SANDBOX_MDOC_COUNTRY,
-      ...common,
-    };
+  private statusUriOf(doctype: string): string | undefined {
+    if (!this.deps.baseUrl) return undefined;
+    return usesIdentifierList(doctype)
+      ? mdocIdentifierListUri(this.deps.baseUrl)
+      : mdocStatusListUri(this.deps.baseUrl);
   }
 
   /** IACA (self-signed root) and DS (signed by the IACA) of one actor, created once. */
@@ -312,11 +334,25 @@ export class SandboxMdocIssuer {
         ],
       }),
     );
-    await this.ensureCertKey(actor.ds, async (keys) => {
+    await this.ensureSignerCert(actor, iaca, 'ds', `CN=${actor.name} document signer`);
+    await this.ensureSignerCert(actor, iaca, 'status', `CN=${actor.name} status list signer`);
+    return iaca;
+  }
+
+  /** An end-entity certificate of the actor's IACA: the document signer, or the status list signer. */
+  private async ensureSignerCert(
+    actor: Actor,
+    iaca: StoredCertKey,
+    role: 'ds' | 'status',
+    cn: string,
+  ): Promise<void> {
+    const now = this.deps.clock.now();
+    const org = 'O=Credential Verification Sandbox';
+    await this.ensureCertKey(actor[role], async (keys) => {
       const iacaKey = await importEcPrivateKey(iaca.privateJwk);
       const iacaCert = x509Of(iaca.certificate);
       return X509CertificateGenerator.create({
-        subject: `C=${SANDBOX_MDOC_COUNTRY}, ${org}, CN=${actor.name} document signer`,
+        subject: `C=${SANDBOX_MDOC_COUNTRY}, ${org}, ${cn}`,
         issuer: iacaCert.subject,
         publicKey: keys.publicKey,
         signingKey: iacaKey,
@@ -326,13 +362,12 @@ export class SandboxMdocIssuer {
         signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
         extensions: [
           new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
-          new ExtendedKeyUsageExtension([MDL_DS_EKU], true),
+          ...(role === 'ds' ? [new ExtendedKeyUsageExtension([MDL_DS_EKU], true)] : []),
           await AuthorityKeyIdentifierExtension.create(iacaCert, false),
           await SubjectKeyIdentifierExtension.create(keys.publicKey),
         ],
       });
     });
-    return iaca;
   }
 
   /** A P-256 key whose certificate is made by `makeCert`, stored once (a concurrent start may win: re-read). */
@@ -419,5 +454,5 @@ export const mdocValidityOf = (credential: string) =>
   IssuerSigned.fromEncodedForOid4Vci(credential).issuerAuth.mobileSecurityObject.validityInfo;
 
 /** Seeds the sandbox mdoc issuer (idempotent); for SandboxIssuer.ensureSeeded or the composition root. */
-export const ensureMdocSeeded = (deps: { ds: DataSource; clock: Clock }): Promise<void> =>
+export const ensureMdocSeeded = (deps: { ds: DataSource; clock: Clock; baseUrl?: string }): Promise<void> =>
   new SandboxMdocIssuer(deps).ensureSeeded();

@@ -27,14 +27,10 @@ import { In } from 'typeorm';
 import type { Clock } from '../../../common/clock';
 import { AppError } from '../../../common/errors';
 import { annexCSessionTranscript, sealAnnexCResponse } from '../../verification/mdoc/annex-c';
+import { mdocClaimPath, nearestAgeOver, toJson } from '../../verification/mdoc/mdoc-answer';
 import { mdocContext } from '../../verification/mdoc/mdoc-context';
+import { mdocSessionTranscript } from '../../verification/mdoc/mdoc-handover';
 import { findMdocDocType, MDOC_FORMAT } from '../../verification/mdoc/mdoc-query';
-import {
-  mdocClaimPath,
-  mdocSessionTranscript,
-  nearestAgeOver,
-  toJson,
-} from '../../verification/mdoc/mdoc-verifier';
 import {
   decodeTransactionData,
   MDOC_TX_HASH_ALG_ELEMENT,

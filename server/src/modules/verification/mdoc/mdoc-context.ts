@@ -3,10 +3,13 @@
 // (@peculiar/x509): subject/issuer fields, the public key of a certificate and the path validation from a
 // document signer certificate to one of the trusted IACA roots. Device MAC (mdoc reader ephemeral keys) is not
 // used by OpenID4VP and is refused. The library builds and parses the COSE/CBOR structures itself.
+// A verifier builds its context with createMdocContext(new CertificateCache()): parsed certificates, their
+// public keys and verified certificate signatures are then kept per service instance, keyed by DER hash.
 import {
   createHash,
   createPrivateKey,
   createPublicKey,
+  type KeyObject,
   type JsonWebKey as NodeJwk,
   X509Certificate as NodeX509Certificate,
   randomBytes,
@@ -44,15 +47,14 @@ export function coseKeyToEcJwk(key: CoseKey): JsonWebKey {
   return jwk;
 }
 
-function verifySign1(sign1: Sign1, key: CoseKey): boolean {
+function verifySign1(sign1: Sign1, key: CoseKey, certs?: CertificateCache): boolean {
   const alg = sign1.signatureAlgorithmName;
   if (!isAlg(alg)) return false; // never `none`, never an algorithm we did not choose
   const jwk = coseKeyToEcJwk(key);
   if (jwk.crv !== ALGS[alg].curve) return false;
-  const publicKey = createPublicKey({
-    key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
-    format: 'jwk',
-  });
+  const publicKey =
+    certs?.keyObjectOf(key) ??
+    createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' });
   return verify(
     ALGS[alg].hash,
     sign1.toBeSigned,
@@ -71,7 +73,102 @@ function signSign1(toBeSigned: Uint8Array, key: CoseKey, algorithm: unknown): Ui
 
 /** A certificate from DER (copied: @peculiar/x509 wants an ArrayBuffer-backed view). */
 export const x509Of = (der: Uint8Array): X509Certificate => new X509Certificate(new Uint8Array(der));
-const cert = x509Of;
+
+type CertificateData = Awaited<ReturnType<MdocContext['x509']['getCertificateData']>>;
+
+/**
+ * What an mdoc verifier learns from certificate bytes, kept per service instance (never a module global): the
+ * parsed certificate, its public key, its certificate data (thumbprint...) and whether it is signed by another
+ * certificate, each keyed by the SHA-256 of the DER bytes (of both certificates for a signature). All are pure
+ * functions of those bytes, so an entry never goes stale and needs no invalidation; the decisions that depend on
+ * time or on what is trusted (validity at `now`, CA flags, which anchors a docType trusts) are still made on every
+ * call. Bounded: the oldest entry goes when a map is full. The issuer's and trust anchors' certificates repeat on
+ * every verification, so the cache turns their parsing and the chain's ECDSA verifications into lookups.
+ */
+export class CertificateCache {
+  private readonly certs = new Map<string, X509Certificate>();
+  private readonly keys = new Map<string, CoseKey>();
+  private readonly data = new Map<string, CertificateData>();
+  private readonly signatures = new Map<string, boolean>();
+  private readonly keyObjects = new WeakMap<CoseKey, KeyObject>();
+  private readonly hashes = new WeakMap<X509Certificate, string>();
+
+  constructor(private readonly maxEntries = 512) {}
+
+  static hashOf(der: Uint8Array): string {
+    return createHash('sha256').update(der).digest('base64url');
+  }
+
+  private remember<T>(map: Map<string, T>, key: string, value: T): T {
+    if (map.size >= this.maxEntries) map.delete(map.keys().next().value as string);
+    map.set(key, value);
+    return value;
+  }
+
+  cert(der: Uint8Array): X509Certificate {
+    const h = CertificateCache.hashOf(der);
+    const hit = this.certs.get(h);
+    if (hit) return hit;
+    const parsed = x509Of(der);
+    this.hashes.set(parsed, h);
+    return this.remember(this.certs, h, parsed);
+  }
+
+  publicKey(der: Uint8Array): CoseKey {
+    const h = CertificateCache.hashOf(der);
+    const hit = this.keys.get(h);
+    if (hit) return hit;
+    const key = publicKeyOf(der);
+    const jwk = coseKeyToEcJwk(key);
+    this.keyObjects.set(
+      key,
+      createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' }),
+    );
+    return this.remember(this.keys, h, key);
+  }
+
+  async certificateData(der: Uint8Array): Promise<CertificateData> {
+    const h = CertificateCache.hashOf(der);
+    return this.data.get(h) ?? this.remember(this.data, h, await certificateDataOf(this.cert(der)));
+  }
+
+  /** The node:crypto public key of a CoseKey this cache handed out (undefined for any other key). */
+  keyObjectOf(key: CoseKey): KeyObject | undefined {
+    return this.keyObjects.get(key);
+  }
+
+  /** Whether `child`'s signature verifies with `parent`'s key (both parsed by this cache). */
+  async signedBy(child: X509Certificate, parent: X509Certificate): Promise<boolean> {
+    const c = this.hashes.get(child);
+    const p = this.hashes.get(parent);
+    if (!c || !p) return child.verify({ publicKey: parent, signatureOnly: true });
+    const key = `${c} ${p}`;
+    const hit = this.signatures.get(key);
+    if (hit !== undefined) return hit;
+    return this.remember(
+      this.signatures,
+      key,
+      await child.verify({ publicKey: parent, signatureOnly: true }),
+    );
+  }
+}
+
+function publicKeyOf(der: Uint8Array): CoseKey {
+  const jwk = new NodeX509Certificate(der).publicKey.export({ format: 'jwk' });
+  return CoseKey.fromJwk({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
+}
+
+async function certificateDataOf(c: X509Certificate): Promise<CertificateData> {
+  return {
+    issuerName: c.issuer,
+    subjectName: c.subject,
+    serialNumber: c.serialNumber,
+    thumbprint: Buffer.from(await c.getThumbprint('SHA-256')).toString('hex'),
+    notBefore: c.notBefore,
+    notAfter: c.notAfter,
+    pem: c.toString('pem'),
+  };
+}
 const isCa = (c: X509Certificate): boolean => c.getExtension(BasicConstraintsExtension)?.ca === true;
 const validAt = (c: X509Certificate, now: Date): boolean => c.notBefore <= now && now <= c.notAfter;
 
@@ -80,12 +177,18 @@ const validAt = (c: X509Certificate, now: Date): boolean => c.notBefore <= now &
  * the other x5chain certificates if any, to one of the trusted IACA certificates; every certificate on the path
  * is valid at `now`, every issuer on the path is a CA, every signature verifies. Throws on any failure.
  */
-export async function verifyIacaChain(input: {
-  trustedCertificates: Uint8Array[];
-  x5chain: Uint8Array[];
-  now?: Date;
-}): Promise<void> {
+export async function verifyIacaChain(
+  input: {
+    trustedCertificates: Uint8Array[];
+    x5chain: Uint8Array[];
+    now?: Date;
+  },
+  certs?: CertificateCache,
+): Promise<void> {
   const now = input.now ?? new Date();
+  const cert = (der: Uint8Array) => (certs ? certs.cert(der) : x509Of(der));
+  const signedBy = (child: X509Certificate, parent: X509Certificate) =>
+    certs ? certs.signedBy(child, parent) : child.verify({ publicKey: parent, signatureOnly: true });
   const anchors = input.trustedCertificates.map(cert);
   const chain = input.x5chain.map(cert);
   if (chain.length === 0) throw new Error('the issuer signature carries no certificate (x5chain)');
@@ -99,13 +202,13 @@ export async function verifyIacaChain(input: {
     const candidates = anchors.filter((a) => a.subject === current.issuer);
     for (const anchor of candidates) {
       if (!isCa(anchor) || !validAt(anchor, now)) continue;
-      if (await current.verify({ publicKey: anchor, signatureOnly: true })) return;
+      if (await signedBy(current, anchor)) return;
     }
     if (candidates.length > 0) throw new Error('the certificate is not signed by a valid trusted IACA');
     const next = chain.slice(1).find((c) => c.subject === current.issuer);
     if (!next) throw new Error(`no trusted IACA issued ${current.subject}`);
     if (!isCa(next)) throw new Error('an intermediate certificate is not a CA');
-    if (!(await current.verify({ publicKey: next, signatureOnly: true }))) {
+    if (!(await signedBy(current, next))) {
       throw new Error('a certificate on the path has an invalid signature');
     }
     current = next;
@@ -113,46 +216,43 @@ export async function verifyIacaChain(input: {
   throw new Error('the certificate path is too long');
 }
 
-/** The MdocContext of this service: node:crypto + @peculiar/x509. */
-export const mdocContext: MdocContext = {
-  crypto: {
-    random: (length) => new Uint8Array(randomBytes(length)),
-    digest: ({ digestAlgorithm, bytes }) =>
-      new Uint8Array(createHash(digestAlgorithm.replace('-', '').toLowerCase()).update(bytes).digest()),
-    calculateEphemeralMacKey: () => {
-      throw new Error('device MAC authentication is not supported (OpenID4VP uses device signatures)');
-    },
-  },
-  cose: {
-    sign1: {
-      sign: ({ toBeSigned, key, algorithm }) => signSign1(toBeSigned, key, algorithm ?? key.algorithm),
-      verify: ({ sign1, key }) => verifySign1(sign1, key),
-    },
-    mac0: {
-      sign: () => {
-        throw new Error('COSE_Mac0 is not supported');
+/**
+ * The MdocContext of this service: node:crypto + @peculiar/x509. With a CertificateCache (a verifier's), the X.509
+ * callbacks and the issuer signature's public key come from it; without, every call parses afresh (issuer and
+ * wallet tooling).
+ */
+export function createMdocContext(certs?: CertificateCache): MdocContext {
+  const cert = (der: Uint8Array) => (certs ? certs.cert(der) : x509Of(der));
+  return {
+    crypto: {
+      random: (length) => new Uint8Array(randomBytes(length)),
+      digest: ({ digestAlgorithm, bytes }) =>
+        new Uint8Array(createHash(digestAlgorithm.replace('-', '').toLowerCase()).update(bytes).digest()),
+      calculateEphemeralMacKey: () => {
+        throw new Error('device MAC authentication is not supported (OpenID4VP uses device signatures)');
       },
-      verify: () => false,
     },
-  },
-  x509: {
-    getIssuerNameField: ({ certificate, field }) => cert(certificate).issuerName.getField(field),
-    getPublicKey: ({ certificate }) => {
-      const jwk = new NodeX509Certificate(certificate).publicKey.export({ format: 'jwk' });
-      return CoseKey.fromJwk({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
+    cose: {
+      sign1: {
+        sign: ({ toBeSigned, key, algorithm }) => signSign1(toBeSigned, key, algorithm ?? key.algorithm),
+        verify: ({ sign1, key }) => verifySign1(sign1, key, certs),
+      },
+      mac0: {
+        sign: () => {
+          throw new Error('COSE_Mac0 is not supported');
+        },
+        verify: () => false,
+      },
     },
-    verifyCertificateChain: (input) => verifyIacaChain(input),
-    getCertificateData: async ({ certificate }) => {
-      const c = cert(certificate);
-      return {
-        issuerName: c.issuer,
-        subjectName: c.subject,
-        serialNumber: c.serialNumber,
-        thumbprint: Buffer.from(await c.getThumbprint('SHA-256')).toString('hex'),
-        notBefore: c.notBefore,
-        notAfter: c.notAfter,
-        pem: c.toString('pem'),
-      };
+    x509: {
+      getIssuerNameField: ({ certificate, field }) => cert(certificate).issuerName.getField(field),
+      getPublicKey: ({ certificate }) => (certs ? certs.publicKey(certificate) : publicKeyOf(certificate)),
+      verifyCertificateChain: (input) => verifyIacaChain(input, certs),
+      getCertificateData: ({ certificate }) =>
+        certs ? certs.certificateData(certificate) : certificateDataOf(cert(certificate)),
     },
-  },
-};
+  };
+}
+
+/** The uncached context (issuer and wallet tooling; a verifier makes its own with a CertificateCache). */
+export const mdocContext: MdocContext = createMdocContext();

@@ -17,7 +17,19 @@ export interface MdocAnchor {
 }
 
 export class MdocTrustStore {
+  /** DER of each stored PEM already read (by the PEM text itself; a certificate's PEM never changes meaning). */
+  private readonly ders = new Map<string, Uint8Array>();
+
   constructor(private readonly ds: DataSource) {}
+
+  private derOf(pem: string): Uint8Array {
+    const hit = this.ders.get(pem);
+    if (hit) return hit;
+    const der = new Uint8Array(new X509Certificate(pem).rawData);
+    if (this.ders.size >= 256) this.ders.delete(this.ders.keys().next().value as string);
+    this.ders.set(pem, der);
+    return der;
+  }
 
   /**
    * The IACAs trusted for `doctype` in `environment` on `routes` (the step's allowed routes; undefined: any
@@ -38,7 +50,7 @@ export class MdocTrustStore {
       order: { createdAt: 'ASC' },
     });
     return rows.map((r) => ({
-      der: new Uint8Array(new X509Certificate(r.certificatePem).rawData),
+      der: this.derOf(r.certificatePem),
       routeId: r.routeId as string,
       name: r.name,
       trustListId: r.trustListId,

@@ -15,6 +15,7 @@ import { SandboxCredentialEntity } from '../../sandbox/sandbox-credential.entity
 import { loadSandboxKey } from '../../sandbox/sandbox-issuer';
 import { PID_VCT } from '../dcql';
 import { newWalletNonce } from '../request';
+import { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
 import {
   dcqlQueryWithAlternatives,
   MDOC_AV,
@@ -28,7 +29,7 @@ import {
 } from './mdoc-query';
 import { MdocTrustStore } from './mdoc-trust';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
-import { answersMdocQuery, MdocPresentationVerifier, mdocHandoverOf } from './mdoc-verifier';
+import { MdocPresentationVerifier } from './mdoc-verifier';
 
 const ORIGIN = 'https://hosted.example';
 const IDENTIFY = ['given_name', 'family_name', 'birth_date', 'nationality', 'document_status'];
@@ -114,7 +115,9 @@ describe('mdoc presentation verifier with the sandbox mdoc issuer and wallet', (
         .sort();
     expect(byPersona('adult')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype, MDOC_MDL.doctype].sort());
     expect(byPersona('minor')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype].sort());
-    expect(byPersona('revoked')).toEqual([]);
+    // revocation lives in the status lists (ADR 0033): the revoked persona holds all three, the suspended no mDL
+    expect(byPersona('revoked')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype, MDOC_MDL.doctype].sort());
+    expect(byPersona('suspended')).toEqual([MDOC_AV.doctype, MDOC_PID.doctype].sort());
     expect(rows.every((r) => r.statusIndex === null && /^[A-Za-z0-9_-]+$/.test(r.credential))).toBe(true);
 
     await issuer.ensureSeeded();
