@@ -143,7 +143,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   // Signed DC API and cross-device requests (verifier certificate, per-request response encryption).
   if (config.appEnv !== 'production' && config.hostedUrl.startsWith('http://'))
     await allowInsecureWalletUrls();
-  const verifierIdentity = new VerifierIdentityService({ ds, hostedUrl: config.hostedUrl, sealer, clock });
+  const verifierIdentity = new VerifierIdentityService({
+    ds,
+    hostedUrl: config.hostedUrl,
+    sealer,
+    clock,
+    production: config.appEnv === 'production',
+  });
   const walletTransports = new WalletTransports({
     ds,
     clock,
@@ -207,6 +213,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     wallet,
     catalog,
     walletTransports,
+    verifierIdentity,
     signedWallet,
     ops,
     metrics,

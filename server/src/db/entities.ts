@@ -37,6 +37,7 @@ import { VerifierIdentityEntity } from '../modules/verification/verifier-identit
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
+import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { WebhookEventEntity } from '../modules/webhook/webhook-event.entity';
 import { WorkflowEntity } from '../modules/workflow/workflow.entity';
 import { WorkflowRevisionEntity } from '../modules/workflow/workflow-revision.entity';
@@ -53,6 +54,8 @@ export const ENTITIES = [
   StepResultEntity,
   WalletRequestEntity,
   VerifierIdentityEntity,
+  VerifierKeyEntity,
+  VerifierChainEntity,
   TrustedIssuerEntity,
   MdocTrustAnchorEntity,
   TrustAnchorEntity,

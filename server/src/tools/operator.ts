@@ -18,6 +18,7 @@ import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-a
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { VERIFIER_KEY_USAGE, verifierKeyCommand } from './operator-verifier-key';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
@@ -37,7 +38,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
       The latest operator actions.
-`;
+${VERIFIER_KEY_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -63,7 +64,13 @@ const bool = (flags: Flags, name: string): boolean | undefined => {
   return v === 'true';
 };
 
-async function run(svc: Service, command: string, flags: Flags, operator: string): Promise<unknown> {
+async function run(
+  svc: Service,
+  command: string,
+  flags: Flags,
+  operator: string,
+  args: string[] = [],
+): Promise<unknown> {
   const now = svc.clock.now();
   const audit = (action: string, target: string | null, detail?: Record<string, unknown>) =>
     svc.accounts.recordOperatorAction(operator, action, target, detail);
@@ -257,6 +264,8 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
         detail: r.detail ? JSON.parse(r.detail) : null,
       }));
     }
+    case 'verifier-key':
+      return verifierKeyCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -268,9 +277,10 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     strict: false,
+    allowPositionals: true,
     options: Object.fromEntries(
       [
         'operator',
@@ -287,6 +297,9 @@ async function main(): Promise<number> {
         'issuer-accepted',
         'service',
         'limit',
+        'key',
+        'pem',
+        'out',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -295,7 +308,7 @@ async function main(): Promise<number> {
   if (!operator) throw new AppError('validation_failed', 'Say who you are: --operator <name>.');
   const svc = await createService(loadConfig(), { workers: false });
   try {
-    const out = await run(svc, command, flags, operator);
+    const out = await run(svc, command, flags, operator, positionals);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } finally {
