@@ -7,13 +7,14 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { base64url, compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
-import { REPO_ROOT, runOperator } from '../support/dashboard';
+import { REPO_ROOT } from '../support/dashboard';
 import {
   Api,
   createBusiness,
@@ -26,6 +27,20 @@ import {
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
+/** A script of ours in its own process (the operator CLI, the server's main): exit code and output. */
+function tsx(args: string[], env: Record<string, string | undefined>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
+      ['--tsconfig', 'server/tsconfig.json', ...args],
+      // each run builds the service graph; generous, the machine is shared
+      { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv, timeout: 180_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
 describe('access certificates from a real CA', () => {
   const clock = new ManualClock();
   let t: TestService;
@@ -34,7 +49,10 @@ describe('access certificates from a real CA', () => {
   let workflowId: string;
   let ca: TestCa;
   const op = async (...args: string[]) => {
-    const out = await runOperator([...args, '--operator', 'ops-carol'], env);
+    const out = await tsx(['server/src/tools/operator.ts', ...args, '--operator', 'ops-carol'], {
+      ...env,
+      LOG_LEVEL: 'error',
+    });
     return { ...out, json: out.code === 0 ? (JSON.parse(out.stdout) as Json) : undefined };
   };
   /** The service clock at least at real time (certificates the CA issues start now), plus `ms`. */
@@ -74,37 +92,29 @@ describe('access certificates from a real CA', () => {
     const jar = await (await fetch(link.searchParams.get('request_uri') as string)).text();
     const x5c = decodeProtectedHeader(jar).x5c as string[];
     const { payload } = await compactVerify(jar, await importX509(pemOf(x5c.slice(0, 1)), 'ES256'));
-    return { x5c, clientId: link.searchParams.get('client_id'), payload: JSON.parse(new TextDecoder().decode(payload)) };
+    return { uri: cd.uri as string, x5c, clientId: link.searchParams.get('client_id'), payload: JSON.parse(new TextDecoder().decode(payload)) };
   }
 
   it('refuses a production start without an imported chain, with a clear message', async () => {
     const port = await freePort();
-    const out = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-        ['--tsconfig', 'server/tsconfig.json', 'server/src/main.ts'],
-        {
-          cwd: REPO_ROOT,
-          timeout: 60_000,
-          env: {
-            ...process.env,
-            ...env,
-            APP_ENV: 'production',
-            PORT: String(port),
-            BASE_URL: `http://127.0.0.1:${port}`,
-            HOSTED_URL: t.baseUrl,
-            LOG_LEVEL: 'error',
-          },
-        },
-        (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
-      ),
-    );
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-prod-'));
+    // its own embedded database (SQLite in a fresh data dir): a production start seeds no sandbox routes
+    const out = await tsx(['server/src/main.ts'], {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL')),
+      DATA_DIR: dataDir,
+      APP_ENV: 'production',
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      HOSTED_URL: t.baseUrl,
+      LOG_LEVEL: 'error',
+    });
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/Refusing to start in production: no imported, currently valid access certificate for 127\.0\.0\.1/);
     expect(out.stderr).toMatch(/verifier-key import-chain/);
     // nothing is listening on its port
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
-  }, 120_000);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 300_000);
 
   it('makes a key and CSR, imports the CA-issued chain, and signs requests under it', async () => {
     const before = await requestObject(); // the self-made development chain
@@ -149,8 +159,12 @@ describe('access certificates from a real CA', () => {
     expect(after.clientId).toBe(`x509_hash:${hash}`);
     expect(after.payload.client_id).toBe(`x509_hash:${hash}`);
     // the reference wallet trusts the CA's root and completes the exchange under the imported chain
-    expect(await t.svc.walletTransports.rootPem()).toBe(ca.rootPem.replace(/\r/g, ''));
-  }, 300_000);
+    expect((await t.svc.walletTransports.rootPem()).trim()).toBe(ca.rootPem.trim());
+    expect(await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: after.uri })).toEqual({
+      status: 200,
+      body: {},
+    });
+  }, 600_000);
 
   it('refuses chains that do not validate, are for another key or host, lack the usage, or are expired', async () => {
     const { pem: csr } = await certs().csr();
@@ -183,7 +197,7 @@ describe('access certificates from a real CA', () => {
     expect(cli.stderr).toMatch(/SAN does not name 127\.0\.0\.1/);
     const listed = await certs().list();
     expect(listed.chains.filter((c) => c.retired === null)).toHaveLength(1);
-  }, 300_000);
+  }, 400_000);
 
   it('rotates: a newer chain for a new key takes over, the old one is kept as retired', async () => {
     const oldChain = (await certs().list()).chains.find((c) => c.retired === null);
