@@ -160,7 +160,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const signedWallet = new SignedRequestWallet({
     wallet,
     clock,
-    trustedRoots: async () => [(await verifierIdentity.current()).rootCertificate],
+    trustedRoots: () => verifierIdentity.trustedRoots(),
     allowedOrigins: [new URL(config.hostedUrl).origin],
   });
   const transport = new SessionTransport({

@@ -15,6 +15,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { isUniqueViolation } from '../../db/data-source';
 import { AccessCertificates } from './access-certificate';
+import { brandingDisplay, type DisplayResolver, Registrar } from './registrar';
 import type { KeySealer } from './response-encryption';
 import { VerifierIdentityEntity } from './verifier-identity.entity';
 import { DAY_MS, EC, identityFrom, SIGNING, type VerifierIdentity } from './verifier-keys';
@@ -33,6 +34,7 @@ export class VerifierIdentityService {
   /** The imported chain's identity, re-read every IMPORTED_RECHECK_MS (a newer import takes over). */
   private imported: { identity: VerifierIdentity | undefined; chainId: string; checkedAt: number } | undefined;
   readonly accessCertificates: AccessCertificates;
+  readonly registrar: Registrar;
 
   constructor(
     private readonly deps: {
@@ -42,9 +44,27 @@ export class VerifierIdentityService {
       clock: Clock;
       /** Production signs only under an imported access certificate, never under the self-made root. */
       production?: boolean;
+      /** What registrar-mode leaves show for a business (default: its name and branding logo). */
+      display?: DisplayResolver;
     },
   ) {
     this.accessCertificates = new AccessCertificates(deps);
+    this.registrar = new Registrar({ ...deps, display: deps.display ?? brandingDisplay(deps.ds, deps.hostedUrl) });
+  }
+
+  /**
+   * The identity a business's requests are signed with: in registrar mode its own leaf (ADR 0034), otherwise
+   * the service's (current()).
+   */
+  async forBusiness(business: { id: string; environment: string } | undefined): Promise<VerifierIdentity> {
+    const leaf = business ? await this.registrar.identityFor(business.id, business.environment) : undefined;
+    return leaf ?? this.current();
+  }
+
+  /** Base64 DER roots a wallet needs to trust our requests: the service's, and the registrar CA's if on. */
+  async trustedRoots(): Promise<string[]> {
+    const ca = await this.registrar.currentCa();
+    return [(await this.current()).rootCertificate, ...(ca ? [ca.rootCertificate] : [])];
   }
 
   get host(): string {
