@@ -92,7 +92,12 @@ describe('access certificates from a real CA', () => {
     const jar = await (await fetch(link.searchParams.get('request_uri') as string)).text();
     const x5c = decodeProtectedHeader(jar).x5c as string[];
     const { payload } = await compactVerify(jar, await importX509(pemOf(x5c.slice(0, 1)), 'ES256'));
-    return { uri: cd.uri as string, x5c, clientId: link.searchParams.get('client_id'), payload: JSON.parse(new TextDecoder().decode(payload)) };
+    return {
+      uri: cd.uri as string,
+      x5c,
+      clientId: link.searchParams.get('client_id'),
+      payload: JSON.parse(new TextDecoder().decode(payload)),
+    };
   }
 
   it('refuses a production start without an imported chain, with a clear message', async () => {
@@ -109,7 +114,9 @@ describe('access certificates from a real CA', () => {
       LOG_LEVEL: 'error',
     });
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/Refusing to start in production: no imported, currently valid access certificate for 127\.0\.0\.1/);
+    expect(out.stderr).toMatch(
+      /Refusing to start in production: no imported, currently valid access certificate for 127\.0\.0\.1/,
+    );
     expect(out.stderr).toMatch(/verifier-key import-chain/);
     // nothing is listening on its port
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
@@ -172,7 +179,9 @@ describe('access certificates from a real CA', () => {
     const other = makeTestCa('Other CA');
     try {
       expect(await refusal(ca.issue(csr) + ca.intermediatePem + other.rootPem)).toBe('access_chain_invalid');
-      expect(await refusal(ca.issue(csr) + other.intermediatePem + other.rootPem)).toBe('access_chain_invalid');
+      expect(await refusal(ca.issue(csr) + other.intermediatePem + other.rootPem)).toBe(
+        'access_chain_invalid',
+      );
     } finally {
       other.remove();
     }
@@ -180,9 +189,9 @@ describe('access certificates from a real CA', () => {
     expect(await refusal(ca.issue(ca.foreignCsr('127.0.0.1')) + ca.intermediatePem + ca.rootPem)).toBe(
       'access_chain_key_mismatch',
     );
-    expect(await refusal(ca.issue(csr, { san: 'DNS:verifier.example' }) + ca.intermediatePem + ca.rootPem)).toBe(
-      'access_chain_host_mismatch',
-    );
+    expect(
+      await refusal(ca.issue(csr, { san: 'DNS:verifier.example' }) + ca.intermediatePem + ca.rootPem),
+    ).toBe('access_chain_host_mismatch');
     expect(await refusal(ca.issue(csr, { keyUsage: 'keyAgreement' }) + ca.intermediatePem + ca.rootPem)).toBe(
       'access_chain_key_usage',
     );
@@ -191,7 +200,10 @@ describe('access certificates from a real CA', () => {
     expect(await refusal('not a certificate')).toBe('access_chain_invalid');
     // a refusal over the CLI: exit code 1, the stable code's detail on stderr, nothing imported
     const wrongHost = path.join(ca.dir, 'wrong-host.pem');
-    fs.writeFileSync(wrongHost, ca.issue(csr, { san: 'DNS:other.example' }) + ca.intermediatePem + ca.rootPem);
+    fs.writeFileSync(
+      wrongHost,
+      ca.issue(csr, { san: 'DNS:other.example' }) + ca.intermediatePem + ca.rootPem,
+    );
     const cli = await op('verifier-key', 'import-chain', wrongHost);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(/SAN does not name 127\.0\.0\.1/);
@@ -216,4 +228,3 @@ describe('access certificates from a real CA', () => {
     expect(ca.verify(pemOf(req.x5c.slice(0, 1)), pemOf(req.x5c.slice(1)))).toMatch(/: OK/);
   }, 120_000);
 });
-

@@ -53,8 +53,21 @@ export function makeTestCa(name = 'Test Access CA'): TestCa {
   );
   run(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'root.key']);
   run(dir, [
-    'req', '-x509', '-new', '-key', 'root.key', '-subj', `/CN=${name} Root`, '-days', '60', '-out', 'root.pem',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'root.key',
+    '-subj',
+    `/CN=${name} Root`,
+    '-days',
+    '60',
+    '-out',
+    'root.pem',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   run(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'int.key']);
   run(dir, ['req', '-new', '-key', 'int.key', '-subj', `/CN=${name} Intermediate`, '-out', 'int.csr']);
@@ -63,8 +76,23 @@ export function makeTestCa(name = 'Test Access CA'): TestCa {
     'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
   );
   run(dir, [
-    'ca', '-config', 'ca.cnf', '-batch', '-notext', '-in', 'int.csr', '-out', 'int.pem', '-cert', 'root.pem',
-    '-keyfile', 'root.key', '-extfile', 'int.ext', '-days', '50',
+    'ca',
+    '-config',
+    'ca.cnf',
+    '-batch',
+    '-notext',
+    '-in',
+    'int.csr',
+    '-out',
+    'int.pem',
+    '-cert',
+    'root.pem',
+    '-keyfile',
+    'root.key',
+    '-extfile',
+    'int.ext',
+    '-days',
+    '50',
   ]);
   let n = 0;
   return {
@@ -87,8 +115,22 @@ export function makeTestCa(name = 'Test Access CA'): TestCa {
         ? ['-startdate', opts.startdate, '-enddate', opts.enddate ?? '']
         : ['-days', '20'];
       run(dir, [
-        'ca', '-config', 'ca.cnf', '-batch', '-notext', '-in', `leaf${n}.csr`, '-out', `leaf${n}.pem`,
-        '-cert', 'int.pem', '-keyfile', 'int.key', '-extfile', `leaf${n}.ext`, ...validity,
+        'ca',
+        '-config',
+        'ca.cnf',
+        '-batch',
+        '-notext',
+        '-in',
+        `leaf${n}.csr`,
+        '-out',
+        `leaf${n}.pem`,
+        '-cert',
+        'int.pem',
+        '-keyfile',
+        'int.key',
+        '-extfile',
+        `leaf${n}.ext`,
+        ...validity,
       ]);
       return fs.readFileSync(path.join(dir, `leaf${n}.pem`), 'utf8');
     },
@@ -97,7 +139,12 @@ export function makeTestCa(name = 'Test Access CA'): TestCa {
       fs.writeFileSync(path.join(dir, 'check-untrusted.pem'), intermediatesPem);
       try {
         return run(dir, [
-          'verify', '-CAfile', 'root.pem', '-untrusted', 'check-untrusted.pem', 'check-leaf.pem',
+          'verify',
+          '-CAfile',
+          'root.pem',
+          '-untrusted',
+          'check-untrusted.pem',
+          'check-leaf.pem',
         ]);
       } catch (e) {
         return String((e as { stderr?: string }).stderr ?? e);
@@ -115,5 +162,8 @@ export function makeTestCa(name = 'Test Access CA'): TestCa {
 /** PEM of base64 DER certificates (an x5c array). */
 export const pemOf = (x5c: string[]): string =>
   x5c
-    .map((b) => `-----BEGIN CERTIFICATE-----\n${b.replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`)
+    .map(
+      (b) =>
+        `-----BEGIN CERTIFICATE-----\n${b.replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
+    )
     .join('');

@@ -30,6 +30,7 @@ import { StepResultEntity } from '../modules/session/step-result.entity';
 import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
@@ -37,7 +38,6 @@ import { VerifierIdentityEntity } from '../modules/verification/verifier-identit
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
-import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { WebhookEventEntity } from '../modules/webhook/webhook-event.entity';
 import { WorkflowEntity } from '../modules/workflow/workflow.entity';
 import { WorkflowRevisionEntity } from '../modules/workflow/workflow-revision.entity';

@@ -13,6 +13,11 @@ export const VERIFIER_KEY_USAGE = `  verifier-key create
       Leaf, intermediates and root as issued by the CA; checked, then requests are signed under it.
   verifier-key list
       Access keys and chains (current and retired).
+  registrar rotate
+      Registrar mode (ADR 0034): a new registrar CA (the first one turns it on); each business gets its own
+      leaf under it on its next request. Prints the CA certificate to register with wallets.
+  registrar revoke --business <business id> --env <sandbox|production>
+      Retires that business's leaf; its next request gets a new one.
 `;
 
 type Flags = Record<string, string | undefined>;
@@ -28,7 +33,9 @@ export async function verifierKeyCommand(
   switch (sub) {
     case 'create': {
       const key = await certs.createKey();
-      await svc.accounts.recordOperatorAction(operator, 'verifier_key.create', key.key_id, { host: key.host });
+      await svc.accounts.recordOperatorAction(operator, 'verifier_key.create', key.key_id, {
+        host: key.host,
+      });
       return key;
     }
     case 'csr': {
@@ -54,5 +61,37 @@ export async function verifierKeyCommand(
       return certs.list();
     default:
       throw new AppError('validation_failed', 'verifier-key needs create, csr, import-chain or list.');
+  }
+}
+
+export async function registrarCommand(
+  svc: Service,
+  args: string[],
+  flags: Flags,
+  operator: string,
+): Promise<unknown> {
+  const registrar = svc.verifierIdentity.registrar;
+  switch (args[0]) {
+    case 'rotate': {
+      const ca = await registrar.rotateCa();
+      await svc.accounts.recordOperatorAction(operator, 'registrar.rotate', ca.id, { subject: ca.subject });
+      return ca;
+    }
+    case 'revoke': {
+      const business = flags.business;
+      const environment = flags.env;
+      if (!business || (environment !== 'sandbox' && environment !== 'production'))
+        throw new AppError(
+          'validation_failed',
+          'registrar revoke needs --business and --env sandbox|production.',
+        );
+      const retired = await registrar.revokeLeaf(business, environment);
+      if (retired === 0)
+        throw new AppError('not_found', 'That business has no current leaf in this environment.');
+      await svc.accounts.recordOperatorAction(operator, 'registrar.revoke', business, { environment });
+      return { retired, business, environment };
+    }
+    default:
+      throw new AppError('validation_failed', 'registrar needs rotate or revoke.');
   }
 }

@@ -18,7 +18,7 @@ import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-a
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
-import { VERIFIER_KEY_USAGE, verifierKeyCommand } from './operator-verifier-key';
+import { registrarCommand, VERIFIER_KEY_USAGE, verifierKeyCommand } from './operator-verifier-key';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
@@ -266,6 +266,8 @@ async function run(
     }
     case 'verifier-key':
       return verifierKeyCommand(svc, args, flags, operator);
+    case 'registrar':
+      return registrarCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -300,6 +302,7 @@ async function main(): Promise<number> {
         'key',
         'pem',
         'out',
+        'business',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });

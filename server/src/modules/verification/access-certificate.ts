@@ -68,7 +68,9 @@ function sanNames(leaf: x509.X509Certificate, host: string): boolean {
 }
 
 export class AccessCertificates {
-  constructor(private readonly deps: { ds: DataSource; sealer: KeySealer; hostedUrl: string; clock: Clock }) {}
+  constructor(
+    private readonly deps: { ds: DataSource; sealer: KeySealer; hostedUrl: string; clock: Clock },
+  ) {}
 
   get host(): string {
     return new URL(this.deps.hostedUrl).hostname;
@@ -93,9 +95,10 @@ export class AccessCertificates {
   }
 
   private async accessKeys(): Promise<VerifierKeyEntity[]> {
-    return this.deps.ds
-      .getRepository(VerifierKeyEntity)
-      .find({ where: { purpose: 'access', host: this.host, retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
+    return this.deps.ds.getRepository(VerifierKeyEntity).find({
+      where: { purpose: 'access', host: this.host, retiredAt: IsNull() },
+      order: { createdAt: 'DESC' },
+    });
   }
 
   /** PKCS#10 CSR (PEM) of an access key (default: the newest), SAN dNSName = the hosted host. */
@@ -127,19 +130,30 @@ export class AccessCertificates {
     const certs = this.parse(pem);
     const keys = await this.accessKeys();
     const leaf = certs[0] as x509.X509Certificate;
-    const key = keys.find((k) => spkiOfJwk(JSON.parse(k.publicJwk) as JWK).equals(Buffer.from(leaf.publicKey.rawData)));
+    const key = keys.find((k) =>
+      spkiOfJwk(JSON.parse(k.publicJwk) as JWK).equals(Buffer.from(leaf.publicKey.rawData)),
+    );
     if (!key)
-      throw new AppError('access_chain_key_mismatch', 'The first certificate is not for an access key of ours.');
+      throw new AppError(
+        'access_chain_key_mismatch',
+        'The first certificate is not for an access key of ours.',
+      );
     const path = await this.path(leaf, certs.slice(1));
     for (const c of path) {
       if (c.notBefore.getTime() > now.getTime() || c.notAfter.getTime() < now.getTime())
-        throw new AppError('access_chain_not_current', `${c.subject} is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}.`);
+        throw new AppError(
+          'access_chain_not_current',
+          `${c.subject} is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}.`,
+        );
     }
     const usage = leaf.getExtension(x509.KeyUsagesExtension);
     if (!usage || (usage.usages & x509.KeyUsageFlags.digitalSignature) === 0)
       throw new AppError('access_chain_key_usage', 'The leaf certificate does not allow digitalSignature.');
     if (!sanNames(leaf, this.host))
-      throw new AppError('access_chain_host_mismatch', `The leaf certificate's SAN does not name ${this.host}.`);
+      throw new AppError(
+        'access_chain_host_mismatch',
+        `The leaf certificate's SAN does not name ${this.host}.`,
+      );
     const root = path[path.length - 1] as x509.X509Certificate;
     const row: VerifierChainEntity = {
       id: newId('vch'),
@@ -184,7 +198,10 @@ export class AccessCertificates {
   }
 
   /** leaf -> ... -> self-signed root, every link's signature checked, every issuer a CA. */
-  private async path(leaf: x509.X509Certificate, rest: x509.X509Certificate[]): Promise<x509.X509Certificate[]> {
+  private async path(
+    leaf: x509.X509Certificate,
+    rest: x509.X509Certificate[],
+  ): Promise<x509.X509Certificate[]> {
     const invalid = (why: string) => new AppError('access_chain_invalid', why);
     if (await leaf.isSelfSigned()) throw invalid('The leaf certificate is self-signed.');
     const path = [leaf];

@@ -17,8 +17,8 @@ import { transactionWithRetry } from '../../db/data-source';
 import { HostedPageSettingsEntity } from '../branding/branding.entity';
 import { logoUrlOf } from '../branding/branding.service';
 import { BusinessEntity } from '../tenancy/business.entity';
-import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
 import { keyAad } from './access-certificate';
+import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
 import type { KeySealer } from './response-encryption';
 import {
   cryptoKeyPair,
@@ -213,7 +213,10 @@ export class Registrar {
   ): Promise<VerifierChainEntity> {
     const repo = this.deps.ds.getRepository(VerifierChainEntity);
     const scope = { purpose: 'business' as const, host: this.host, businessId, environment };
-    const current = await repo.findOne({ where: { ...scope, retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
+    const current = await repo.findOne({
+      where: { ...scope, retiredAt: IsNull() },
+      order: { createdAt: 'DESC' },
+    });
     if (
       current &&
       current.rootCertificate === ca.rootCertificate &&
@@ -270,7 +273,9 @@ export class Registrar {
         createdAt: now,
         retiredAt: null,
       });
-      await m.getRepository(VerifierChainEntity).update({ ...scope, retiredAt: IsNull() }, { retiredAt: now });
+      await m
+        .getRepository(VerifierChainEntity)
+        .update({ ...scope, retiredAt: IsNull() }, { retiredAt: now });
       await m.getRepository(VerifierChainEntity).insert(row);
     });
     return row;

@@ -32,7 +32,9 @@ const IMPORTED_RECHECK_MS = 30_000;
 export class VerifierIdentityService {
   private cached: VerifierIdentity | undefined;
   /** The imported chain's identity, re-read every IMPORTED_RECHECK_MS (a newer import takes over). */
-  private imported: { identity: VerifierIdentity | undefined; chainId: string; checkedAt: number } | undefined;
+  private imported:
+    | { identity: VerifierIdentity | undefined; chainId: string; checkedAt: number }
+    | undefined;
   readonly accessCertificates: AccessCertificates;
   readonly registrar: Registrar;
 
@@ -49,7 +51,10 @@ export class VerifierIdentityService {
     },
   ) {
     this.accessCertificates = new AccessCertificates(deps);
-    this.registrar = new Registrar({ ...deps, display: deps.display ?? brandingDisplay(deps.ds, deps.hostedUrl) });
+    this.registrar = new Registrar({
+      ...deps,
+      display: deps.display ?? brandingDisplay(deps.ds, deps.hostedUrl),
+    });
   }
 
   /**
