@@ -89,7 +89,8 @@ interface CachedLeaf {
 export class Registrar {
   /** Per business and environment, in this instance; re-validated every RECHECK_MS (see cached()). */
   private readonly leaves = new Map<string, CachedLeaf>();
-  private ca: { chain: VerifierChainEntity; checkedAt: number } | undefined;
+  /** The current CA (or its absence: registrar mode off), re-read every RECHECK_MS; rotateCa() clears it. */
+  private ca: { chain: VerifierChainEntity | undefined; checkedAt: number } | undefined;
 
   constructor(
     private readonly deps: {
@@ -113,7 +114,7 @@ export class Registrar {
       where: { purpose: 'registrar', host: this.host, retiredAt: IsNull() },
       order: { createdAt: 'DESC' },
     });
-    this.ca = chain ? { chain, checkedAt: now } : undefined;
+    this.ca = { chain: chain ?? undefined, checkedAt: now };
     return chain ?? undefined;
   }
 
