@@ -12,6 +12,15 @@ import { createService } from './service';
 async function main(): Promise<void> {
   const config = loadConfig();
   const svc = await createService(config);
+  // production signs wallet requests only under an access certificate a real CA issued (ADR 0034)
+  if (config.appEnv === 'production') {
+    try {
+      await svc.verifierIdentity.assertProductionReady();
+    } catch (e) {
+      await svc.close();
+      throw e;
+    }
+  }
   const url = await svc.listen();
   // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
   // Registered as soon as the service listens, so a signal during the sandbox seeding below is graceful too.

@@ -162,7 +162,13 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   // Signed DC API and cross-device requests (verifier certificate, per-request response encryption).
   if (config.appEnv !== 'production' && config.hostedUrl.startsWith('http://'))
     await allowInsecureWalletUrls();
-  const verifierIdentity = new VerifierIdentityService({ ds, hostedUrl: config.hostedUrl, sealer, clock });
+  const verifierIdentity = new VerifierIdentityService({
+    ds,
+    hostedUrl: config.hostedUrl,
+    sealer,
+    clock,
+    production: config.appEnv === 'production',
+  });
   const walletTransports = new WalletTransports({
     ds,
     clock,
@@ -173,7 +179,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const signedWallet = new SignedRequestWallet({
     wallet,
     clock,
-    trustedRoots: async () => [(await verifierIdentity.current()).rootCertificate],
+    trustedRoots: () => verifierIdentity.trustedRoots(),
     allowedOrigins: [new URL(config.hostedUrl).origin],
   });
   const transport = new SessionTransport({
@@ -227,6 +233,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     wallet,
     catalog,
     walletTransports,
+    verifierIdentity,
     signedWallet,
     ops,
     metrics,

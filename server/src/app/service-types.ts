@@ -28,6 +28,7 @@ import type { WalletTransports } from '../modules/session/session.wallet-transpo
 import type { SupportService } from '../modules/support/support.service';
 import type { TenancyService } from '../modules/tenancy/tenancy.service';
 import type { TrustListService } from '../modules/trustlist/trust-list.service';
+import type { VerifierIdentityService } from '../modules/verification/verifier-identity';
 import type { WebhookSecretBox } from '../modules/webhook/secret-box';
 import type { WebhookRelay } from '../modules/webhook/webhook.relay';
 import type { WebhookService } from '../modules/webhook/webhook.service';
@@ -70,6 +71,8 @@ export interface Service {
   catalog: CatalogService;
   /** Signed DC API and cross-device wallet requests (session.wallet-routes.ts). */
   walletTransports: WalletTransports;
+  /** The verifier's request-signing identity and its access certificates (ADR 0034). */
+  verifierIdentity: VerifierIdentityService;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
   /** Health, readiness and the /metrics answer (ops, issue 11). */

@@ -121,6 +121,26 @@ export const ERROR_CODES = {
   logo_type_unsupported: { status: 400, title: 'The logo must be a PNG, JPEG or WebP image' },
   logo_too_large: { status: 413, title: 'The logo is larger than 256 KiB' },
   logo_dimensions_invalid: { status: 400, title: 'The logo must be 16 to 2048 pixels on each side' },
+  // the verifier's identity (issue 19, ADR 0034): access certificates imported by the operator
+  access_chain_invalid: {
+    status: 400,
+    title: 'The certificate chain does not validate from the leaf to a self-signed root',
+  },
+  access_chain_key_mismatch: { status: 400, title: 'The leaf certificate is not for a verifier key of ours' },
+  access_chain_key_usage: { status: 400, title: 'The leaf certificate does not allow digitalSignature' },
+  access_chain_host_mismatch: {
+    status: 400,
+    title: 'The leaf certificate’s subjectAltName does not name the host of HOSTED_URL',
+  },
+  access_chain_not_current: {
+    status: 400,
+    title: 'A certificate of the chain is expired or not yet valid',
+  },
+  access_chain_already_imported: { status: 409, title: 'This leaf certificate was imported before' },
+  access_certificate_missing: {
+    status: 503,
+    title: 'No currently valid access certificate for the hosted host has been imported',
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

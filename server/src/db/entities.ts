@@ -31,6 +31,7 @@ import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
+import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
@@ -54,6 +55,8 @@ export const ENTITIES = [
   StepResultEntity,
   WalletRequestEntity,
   VerifierIdentityEntity,
+  VerifierKeyEntity,
+  VerifierChainEntity,
   TrustedIssuerEntity,
   MdocTrustAnchorEntity,
   TrustAnchorEntity,

@@ -20,6 +20,7 @@ import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
+import { registrarCommand, VERIFIER_KEY_USAGE, verifierKeyCommand } from './operator-verifier-key';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
@@ -39,7 +40,8 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
       The latest operator actions.
-${TRUST_USAGE}`;
+${TRUST_USAGE}
+${VERIFIER_KEY_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -65,7 +67,13 @@ const bool = (flags: Flags, name: string): boolean | undefined => {
   return v === 'true';
 };
 
-async function run(svc: Service, command: string, flags: Flags, operator: string): Promise<unknown> {
+async function run(
+  svc: Service,
+  command: string,
+  flags: Flags,
+  operator: string,
+  args: string[] = [],
+): Promise<unknown> {
   const now = svc.clock.now();
   const audit = (action: string, target: string | null, detail?: Record<string, unknown>) =>
     svc.accounts.recordOperatorAction(operator, action, target, detail);
@@ -271,6 +279,10 @@ async function run(svc: Service, command: string, flags: Flags, operator: string
         detail: r.detail ? JSON.parse(r.detail) : null,
       }));
     }
+    case 'verifier-key':
+      return verifierKeyCommand(svc, args, flags, operator);
+    case 'registrar':
+      return registrarCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -306,6 +318,10 @@ async function main(): Promise<number> {
         'source',
         'list',
         'all',
+        'key',
+        'pem',
+        'out',
+        'business',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -320,7 +336,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${JSON.stringify(out.json, null, 2)}\n`);
       return 0;
     }
-    const out = await run(svc, command, flags, operator);
+    const out = await run(svc, command, flags, operator, positionals);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } finally {

@@ -16,6 +16,7 @@ import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotenc
 import { TrustedIssuerKeyIndex1764600000000 } from './1764600000000-trusted-issuer-key-index';
 import { CatalogVersion1764700000000 } from './1764700000000-catalog-version';
 import { ReceiptDeliveryLanguage1764870000000 } from './1764870000000-receipt-delivery-language';
+import { VerifierKeys1765100000000 } from './1765100000000-verifier-keys';
 import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trust-and-trust-lists';
 
 export const MIGRATIONS = [
@@ -43,6 +44,8 @@ export const MIGRATIONS = [
   CatalogVersion1764700000000,
   // receipts (issue 17): the emailed receipt's language and time zone, kept for the worker's retry
   ReceiptDeliveryLanguage1764870000000,
+  // the verifier's identity (issue 19, ADR 0034): signing keys and certificate chains
+  VerifierKeys1765100000000,
   // trust (issue 19, ADR 0036): issuer trust per route, ETSI trust lists and their versions
   RouteTrustAndTrustLists1765200000000,
 ];

@@ -189,7 +189,13 @@ export class SessionTransport {
     const signed =
       kind === 'dc_api'
         ? null
-        : await this.deps.wallets?.build(kind, { requestId, base: request, now, expiresAt });
+        : await this.deps.wallets?.build(kind, {
+            requestId,
+            base: request,
+            now,
+            expiresAt,
+            business: { id: s.businessId, environment: s.environment },
+          });
     const row = Object.assign(new WalletRequestEntity(), {
       id: requestId,
       sessionId: s.id,

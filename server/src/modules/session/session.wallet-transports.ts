@@ -84,7 +84,14 @@ export class WalletTransports {
   /** Signs a step's request for a signed transport, with a fresh response-encryption key. */
   async build(
     kind: Exclude<WalletRequestKind, 'dc_api'>,
-    input: { requestId: string; base: Json; now: Date; expiresAt: Date },
+    input: {
+      requestId: string;
+      base: Json;
+      now: Date;
+      expiresAt: Date;
+      /** Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034). */
+      business?: { id: string; environment: string };
+    },
   ): Promise<BuiltWalletRequest> {
     const key = await this.deps.encryption.newKey(input.requestId);
     if (kind === 'org_iso_mdoc') {
@@ -106,7 +113,7 @@ export class WalletTransports {
         forPage: annexC.forPage,
       };
     }
-    const identity = await this.deps.identity.current();
+    const identity = await this.deps.identity.forBusiness(input.business);
     if (kind === 'dc_api_signed') {
       const signed = await buildSignedDcApiRequest({
         base: input.base,

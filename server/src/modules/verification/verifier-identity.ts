@@ -5,59 +5,133 @@
 // the local master key (a local key table rather than the KMS interface: JAR signing needs JOSE ES256 over
 // arbitrary bytes, and the KMS purposes are audit signing and evidence encryption). The client identifier is
 // `x509_hash:<base64url SHA-256 of the leaf DER>` (HAIP); `x509_san_dns:<host>` also matches the leaf.
+// An access certificate a real CA issued (access-certificate.ts, imported by the operator) takes precedence over
+// the self-made chain, which is for development and the sandbox only: production signs under the imported one.
 import { createHash, webcrypto } from 'node:crypto';
-import { calculateX509HashClientIdPrefixValue } from '@openid4vc/openid4vp';
 import * as x509 from '@peculiar/x509';
-import { CompactSign, importJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
+import { AppError } from '../../common/errors';
 import { isUniqueViolation } from '../../db/data-source';
+import { AccessCertificates } from './access-certificate';
+import { brandingDisplay, type DisplayResolver, Registrar } from './registrar';
 import type { KeySealer } from './response-encryption';
 import { VerifierIdentityEntity } from './verifier-identity.entity';
+import { DAY_MS, EC, identityFrom, SIGNING, type VerifierIdentity } from './verifier-keys';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+export type { VerifierIdentity } from './verifier-keys';
 
 const LEAF_VALIDITY_DAYS = 365;
 const ROOT_VALIDITY_DAYS = 3650;
 /** A leaf this close to its end is replaced by a new chain. */
 const RENEW_BEFORE_DAYS = 30;
-const DAY_MS = 86_400_000;
-const EC = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
-
-export interface VerifierIdentity {
-  host: string;
-  /** `x509_hash:<base64url sha-256 of the leaf DER>`. */
-  clientId: string;
-  /** `x509_san_dns:<host>`: the same leaf, named by its SAN. */
-  sanDnsClientId: string;
-  /** base64 DER, leaf first, without the root. */
-  x5c: string[];
-  /** base64 DER of the trust anchor. */
-  rootCertificate: string;
-  /** PEM of the trust anchor, for wallets that want to trust this verifier. */
-  rootPem: string;
-  notAfter: Date;
-  /** Signs a compact JWS with the leaf key (ES256); the caller sets typ and x5c in the header. */
-  sign(header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
-}
-
-const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
+/** How long an instance signs under the imported chain it read before it looks for a newer one (rotation). */
+const IMPORTED_RECHECK_MS = 30_000;
 
 export class VerifierIdentityService {
   private cached: VerifierIdentity | undefined;
+  /** The imported chain's identity, re-read every IMPORTED_RECHECK_MS (a newer import takes over). */
+  private imported:
+    | { identity: VerifierIdentity | undefined; chainId: string; checkedAt: number }
+    | undefined;
+  readonly accessCertificates: AccessCertificates;
+  readonly registrar: Registrar;
 
   constructor(
-    private readonly deps: { ds: DataSource; hostedUrl: string; sealer: KeySealer; clock: Clock },
-  ) {}
+    private readonly deps: {
+      ds: DataSource;
+      hostedUrl: string;
+      sealer: KeySealer;
+      clock: Clock;
+      /** Production signs only under an imported access certificate, never under the self-made root. */
+      production?: boolean;
+      /** What registrar-mode leaves show for a business (default: its name and branding logo). */
+      display?: DisplayResolver;
+    },
+  ) {
+    this.accessCertificates = new AccessCertificates(deps);
+    this.registrar = new Registrar({
+      ...deps,
+      display: deps.display ?? brandingDisplay(deps.ds, deps.hostedUrl),
+    });
+  }
+
+  /**
+   * The identity a business's requests are signed with: in registrar mode its own leaf (ADR 0034), otherwise
+   * the service's (current()).
+   */
+  async forBusiness(business: { id: string; environment: string } | undefined): Promise<VerifierIdentity> {
+    const leaf = business ? await this.registrar.identityFor(business.id, business.environment) : undefined;
+    return leaf ?? this.current();
+  }
+
+  /** Base64 DER roots a wallet needs to trust our requests: the service's, and the registrar CA's if on. */
+  async trustedRoots(): Promise<string[]> {
+    const ca = await this.registrar.currentCa();
+    return [(await this.current()).rootCertificate, ...(ca ? [ca.rootCertificate] : [])];
+  }
 
   get host(): string {
     return new URL(this.deps.hostedUrl).hostname;
   }
 
-  /** The current identity for the hosted host, created (and persisted) on first use. */
+  /**
+   * The current identity for the hosted host: the imported access certificate when one is valid; otherwise
+   * (development and sandbox-only deployments) the self-made chain, created and persisted on first use.
+   */
   async current(): Promise<VerifierIdentity> {
     const now = this.deps.clock.now();
+    const imported = await this.importedIdentity(now);
+    if (imported) return imported;
+    if (this.deps.production)
+      throw new AppError(
+        'access_certificate_missing',
+        `No currently valid access certificate for ${this.host} (pnpm operator verifier-key import-chain).`,
+      );
+    return this.local(now);
+  }
+
+  /** Refuses a production start without an imported, currently valid chain for the production host. */
+  async assertProductionReady(): Promise<void> {
+    if (await this.accessCertificates.current(this.deps.clock.now())) return;
+    throw new Error(
+      `Refusing to start in production: no imported, currently valid access certificate for ${this.host} ` +
+        '(the host of HOSTED_URL). The self-made verifier root is for development and the sandbox only. ' +
+        'Run `pnpm operator verifier-key create`, `pnpm operator verifier-key csr`, have a CA issue the ' +
+        'certificate, then `pnpm operator verifier-key import-chain --pem <chain.pem>`.',
+    );
+  }
+
+  private async importedIdentity(now: Date): Promise<VerifierIdentity | undefined> {
+    const seen = this.imported;
+    if (
+      seen &&
+      now.getTime() - seen.checkedAt < IMPORTED_RECHECK_MS &&
+      (!seen.identity || seen.identity.notAfter > now)
+    )
+      return seen.identity;
+    const current = await this.accessCertificates.current(now);
+    if (!current) {
+      this.imported = { identity: undefined, chainId: '', checkedAt: now.getTime() };
+      return undefined;
+    }
+    if (seen?.identity && seen.chainId === current.chain.id) {
+      this.imported = { ...seen, checkedAt: now.getTime() };
+      return seen.identity;
+    }
+    const identity = await identityFrom({
+      host: current.chain.host,
+      x5c: JSON.parse(current.chain.x5c) as string[],
+      rootCertificate: current.chain.rootCertificate,
+      notAfter: current.chain.notAfter,
+      privateJwk: current.privateJwk,
+    });
+    this.imported = { identity, chainId: current.chain.id, checkedAt: now.getTime() };
+    return identity;
+  }
+
+  private async local(now: Date): Promise<VerifierIdentity> {
     if (this.cached && this.cached.notAfter.getTime() - RENEW_BEFORE_DAYS * DAY_MS > now.getTime()) {
       return this.cached;
     }
@@ -132,28 +206,14 @@ export class VerifierIdentityService {
   }
 
   private async toIdentity(row: VerifierIdentityEntity): Promise<VerifierIdentity> {
-    const x5c = JSON.parse(row.x5c) as string[];
-    const leafDer = Buffer.from(x5c[0] as string, 'base64');
-    const hash = await calculateX509HashClientIdPrefixValue({
-      x509Certificate: new Uint8Array(leafDer),
-      hash: (data) => sha256(data),
-    });
-    const jwk = JSON.parse(
-      this.deps.sealer.open(`verifier_identity:${row.id}`, row.privateKeyEnc).toString('utf8'),
-    ) as JWK;
-    const key = await importJWK({ ...jwk, key_ops: undefined, ext: undefined }, 'ES256');
-    return {
+    return identityFrom({
       host: row.host,
-      clientId: `x509_hash:${hash}`,
-      sanDnsClientId: `x509_san_dns:${row.host}`,
-      x5c,
+      x5c: JSON.parse(row.x5c) as string[],
       rootCertificate: row.rootCertificate,
-      rootPem: new x509.X509Certificate(Buffer.from(row.rootCertificate, 'base64')).toString('pem'),
       notAfter: row.notAfter,
-      sign: (header, payload) =>
-        new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-          .setProtectedHeader({ ...header, alg: 'ES256' })
-          .sign(key),
-    };
+      privateJwk: JSON.parse(
+        this.deps.sealer.open(`verifier_identity:${row.id}`, row.privateKeyEnc).toString('utf8'),
+      ) as JWK,
+    });
   }
 }
