@@ -7,10 +7,10 @@ import { AppError } from '../../common/errors';
 import { isMysql } from '../../db/data-source';
 import { columnList, hydrate, sql } from '../../db/fast-sql';
 import type { KeyJoin } from '../tenancy/tenancy.service';
+import type { SessionCreated, SessionView, StepResultView } from './session.contract';
 import { SessionEntity } from './session.entity';
 import { type FailureReason, isOverdue } from './session.state';
 import type { SessionTransitions } from './session.transition';
-import type { SessionCreated, SessionView, StepResultView } from './session.contract';
 import { StepResultEntity } from './step-result.entity';
 
 // The answer shapes are the route contract's (z.infer of its schemas, ADR 0037).
