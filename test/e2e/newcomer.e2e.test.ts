@@ -86,7 +86,7 @@ describe('the development pages in Chromium', () => {
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.getByRole('link', { name: sessionId }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
-    expect(await page.getByTestId('session-status').textContent()).toBe('completed');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Completed');
     // sign out: the start page is where a newcomer comes back to
     await page.context().clearCookies();
   });

@@ -172,7 +172,7 @@ describe('workflow conditions in the dashboard editor', () => {
 
     await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
     await page.getByTestId('session-detail').waitFor();
-    expect(await page.getByTestId('session-status').textContent()).toBe('failed');
+    expect(await page.getByTestId('session-status').textContent()).toBe('Failed');
     await page.getByText('age_requirement_not_met at step 1').waitFor();
     const condition = page.getByTestId('audit-condition-0');
     await condition.waitFor();

@@ -9,7 +9,7 @@ import type { Logger } from '../common/logger';
 import type { DatabaseAvailability } from '../db/availability';
 import { buildGraphqlSchema, graphqlMiddleware } from '../graphql/server';
 import { graphqlUploads } from '../graphql/uploads';
-import { dashboardCtx } from '../modules/accounts/accounts.rest';
+import { CSRF_HEADER, dashboardCtx } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 
@@ -30,8 +30,14 @@ export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promis
     const base = (req as AppRequest).ctx;
     if (base.actor.kind === 'api_key' || base.actor.kind === 'dashboard') return base; // already resolved (graphqlActor)
     const key = bearerToken(req.header('authorization'));
-    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts).
-    if (!key) return (await dashboardCtx(d.accounts, req, base, true)) ?? base;
+    // No API key: a dashboard session cookie, whose requests must carry its CSRF token (accounts). A request
+    // with no CSRF header at all is not a dashboard request: it stays anonymous (every dashboard operation
+    // answers `unauthenticated`), so the signer page, whose operations the binding cookie authorises, works in
+    // a browser that is also signed in to the dashboard. A wrong or empty token is refused.
+    if (!key) {
+      if (req.header(CSRF_HEADER) === undefined) return base;
+      return (await dashboardCtx(d.accounts, req, base, true)) ?? base;
+    }
     try {
       return { ...base, actor: await d.tenancy.authenticate(key) };
     } catch (e) {
