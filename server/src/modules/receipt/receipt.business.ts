@@ -2,7 +2,7 @@
 // session detail (SessionTimeline.originals) and the download of the exact bytes as a plain link
 // (GET /business/sessions/{id}/originals/{position}?environment=…, dashboard cookie). Any dashboard role of
 // the business may read them (RULES.read); another business's or environment's session is not_found.
-import { Ctx as GqlCtx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { FieldResolver, Ctx as GqlCtx, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { AppRequest, RouteRegistry } from '../../common/http';
@@ -76,7 +76,9 @@ export function createBusinessOriginalsResolver(receipts: ReceiptService) {
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<SessionOriginalGql[]> {
       const env = t.session.environment;
-      return (await receipts.businessOriginals(ctx, t.session.id)).map((d) => originalOut(t.session.id, env, d));
+      return (await receipts.businessOriginals(ctx, t.session.id)).map((d) =>
+        originalOut(t.session.id, env, d),
+      );
     }
   }
   return BusinessOriginalsResolver;
