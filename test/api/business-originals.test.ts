@@ -28,6 +28,7 @@ describe('signed originals for the business (dashboard)', () => {
   let owner: DashboardCredentials;
   let other: DashboardCredentials;
   let sessionId: string;
+  let businessId: string;
   const receiver = new WebhookReceiver();
   const contract = minimalPdf('Kaufvertrag Nr. 12');
   const annex = 'Anlage B: Übergabeprotokoll\n';
@@ -40,6 +41,7 @@ describe('signed originals for the business (dashboard)', () => {
     await receiver.start();
     const biz = await createBusiness(t, 'Originals GmbH');
     api = new Api(t.baseUrl, biz.apiKey);
+    businessId = biz.businessId;
     owner = biz.dashboard;
     other = (await createBusiness(t, 'Someone Else Ltd')).dashboard;
     const { workflowId } = await publishWorkflow(
@@ -103,6 +105,22 @@ describe('signed originals for the business (dashboard)', () => {
     );
   });
 
+  it('lets any role of the business download, a viewer included', async () => {
+    const viewer = await t.svc.accounts.createUserDirect(
+      businessId,
+      'viewer@originals.test',
+      'viewer',
+      'test',
+    );
+    const signedIn = await t.svc.accounts.signInDirect(viewer.id);
+    const res = await download(
+      `/business/sessions/${sessionId}/originals/1?environment=sandbox`,
+      `svc_dashboard=${signedIn.token}`,
+    );
+    expect(res.status).toBe(200);
+    expect(sha256Hex(Buffer.from(await res.arrayBuffer()))).toBe(sha256Hex(annex));
+  });
+
   it('gives nothing to another business, the other environment, no cookie or a bad position', async () => {
     const url = `/business/sessions/${sessionId}/originals/0`;
     const code = async (res: Response) => ((await res.json()) as Json).code;
@@ -118,6 +136,12 @@ describe('signed originals for the business (dashboard)', () => {
     const anonymous = await download(`${url}?environment=sandbox`);
     expect(anonymous.status).toBe(401);
     expect(await code(anonymous)).toBe('unauthenticated');
+
+    // an API key is not a dashboard session
+    const withKey = await fetch(`${t.baseUrl}${url}?environment=sandbox`, {
+      headers: { Authorization: `Bearer ${api.apiKey}` },
+    });
+    expect(withKey.status).toBe(401);
 
     const badEnv = await download(`${url}?environment=staging`, owner.cookie);
     expect(badEnv.status).toBe(400);
