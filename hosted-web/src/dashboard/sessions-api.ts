@@ -36,6 +36,7 @@ export type SessionSummary = SessionsQuery['sessions']['nodes'][number];
 export type SessionDetail = SessionDetailQuery['session'];
 export type StepResult = SessionDetail['results'][number];
 export type TimelineEntry = SessionDetailQuery['sessionTimeline']['entries'][number];
+export type SessionOriginal = SessionDetailQuery['sessionTimeline']['originals'][number];
 export type AuditRecord = AuditRecordQuery['auditRecord'];
 
 export const listSessions = (v: SessionsQueryVariables) => gql(SESSIONS, v);

@@ -251,7 +251,7 @@ export type SessionDetailQueryVariables = Exact<{
 }>;
 
 
-export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }> } };
+export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }>, originals: Array<{ position: number, stage: number, name: string, mediaType: string, size: number, sha256: string, url: string }> } };
 
 export type AuditRecordQueryVariables = Exact<{
   id: string;

@@ -14,6 +14,10 @@ import { registerCatalogRoutes } from '../modules/catalog/catalog.rest';
 import { registerErrorReferenceRoutes } from '../modules/errors/error-reference.rest';
 import { registerDevMailRoutes } from '../modules/mail/dev-mail.rest';
 import { registerOpsRoutes } from '../modules/ops/ops.rest';
+import {
+  createBusinessOriginalsResolver,
+  registerBusinessOriginalRoutes,
+} from '../modules/receipt/receipt.business';
 import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
@@ -57,6 +61,7 @@ export function declareApi(s: ApiServices): {
     hostedUrl: s.config.hostedUrl,
     binding: s.transport.binding,
   });
+  registerBusinessOriginalRoutes(routes, s.receipts);
   registerBrandingRoutes(routes, branding);
   registerWebhookEvents(routes);
   if (s.config.seedSandbox) {
@@ -89,6 +94,7 @@ export function declareApi(s: ApiServices): {
       sandboxPersonas: s.config.seedSandbox ? (request) => s.wallet.personas(request) : undefined,
     }),
     createSupportResolver(s.support),
+    createBusinessOriginalsResolver(s.receipts),
     createAuditResolver(s.audit),
     createBrandingResolver(branding),
   ];

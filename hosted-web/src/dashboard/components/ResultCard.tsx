@@ -15,7 +15,7 @@ import {
 import { environment } from '../api';
 import { type AuditVerdict, fetchAuditJwks, verifyAuditRecord } from '../audit-verify';
 import { ErrorNote, when } from '../Screen';
-import { getAuditRecord, type StepResult } from '../sessions-api';
+import { getAuditRecord, type SessionOriginal, type StepResult } from '../sessions-api';
 import { matchSummary } from './StepConditions';
 
 const PRIMITIVE: Record<string, string> = {
@@ -30,11 +30,18 @@ export const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.st
 const bytes = (n: unknown): string =>
   typeof n !== 'number' ? '—' : n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} KiB (${n} bytes)`;
 
-/** A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. */
-export function ResultCard(props: { r: StepResult; anchor?: StepResult }) {
+/**
+ * A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. A sign step
+ * links each document to the download of its signed original (`originals`: the exact bytes, any role).
+ */
+export function ResultCard(props: { r: StepResult; anchor?: StepResult; originals?: SessionOriginal[] }) {
   const r = () => props.r;
   const res = () => (r().result ?? {}) as Record<string, unknown>;
   const headingId = () => `step-h-${r().stage}`;
+  /** The stored original of the step's i-th document (same stage, same hash). */
+  const original = (d: Record<string, unknown>, i: number) =>
+    props.originals?.filter((o) => o.stage === r().stage).find((o, j) => o.sha256 === d.sha256 && j === i) ??
+    props.originals?.find((o) => o.stage === r().stage && o.sha256 === d.sha256);
   return (
     <li class="d-card d-result" data-testid={`step-result-${r().stage}`}>
       <h3 id={headingId()}>
@@ -80,6 +87,21 @@ export function ResultCard(props: { r: StepResult; anchor?: StepResult }) {
                     {d.content_type ? `, ${text(d.content_type)}` : ''})
                     <br />
                     SHA-256 <code>{text(d.sha256)}</code>
+                    <Show when={original(d, i())}>
+                      {(o) => (
+                        <>
+                          <br />
+                          <a
+                            href={o().url}
+                            download={o().name}
+                            data-testid={`original-${o().position}`}
+                            type={o().mediaType}
+                          >
+                            Download the signed original ({o().name})
+                          </a>
+                        </>
+                      )}
+                    </Show>
                   </dd>
                 </>
               )}

@@ -147,7 +147,9 @@ export function SessionDetail(props: { id: string }) {
         fallback={<p class="d-muted">No step has completed yet, so there are no results.</p>}
       >
         <ol class="d-results" aria-labelledby="results-h">
-          <For each={results()}>{(r) => <ResultCard r={r} anchor={results()[0]} />}</For>
+          <For each={results()}>
+            {(r) => <ResultCard r={r} anchor={results()[0]} originals={data()?.sessionTimeline.originals} />}
+          </For>
         </ol>
       </Show>
 

@@ -51,3 +51,17 @@ export class SignerReceiptGql {
   @Field(() => [SignedOriginalGql]) originals!: SignedOriginalGql[];
   @Field(() => ReceiptEmailStateGql) email!: ReceiptEmailStateGql;
 }
+
+@ObjectType('SessionOriginal', {
+  description: "A signed original of a completed sign step, as the business's dashboard downloads it.",
+})
+export class SessionOriginalGql {
+  @Field(() => Int) position!: number;
+  @Field(() => Int) stage!: number;
+  @Field(() => String, { description: 'The original filename (label).' }) name!: string;
+  @Field(() => String) mediaType!: string;
+  @Field(() => Int, { description: 'Bytes.' }) size!: number;
+  @Field(() => String, { description: 'Lower-case hex SHA-256 of the exact bytes.' }) sha256!: string;
+  @Field(() => String, { description: 'Download path (dashboard cookie; environment in the query).' })
+  url!: string;
+}

@@ -45,7 +45,13 @@ const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
 const token = (req: Request) => readCookie(req, BROWSER_COOKIE);
 
 /** A download that is never rendered as part of a page. */
-function sendDownload(res: Response, bytes: Uint8Array, type: string, filename: string, sha256?: string) {
+export function sendDownload(
+  res: Response,
+  bytes: Uint8Array,
+  type: string,
+  filename: string,
+  sha256?: string,
+) {
   noStore(res);
   res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
   res.setHeader(

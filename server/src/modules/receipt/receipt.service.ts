@@ -7,6 +7,7 @@
 //   refused (receipt_access_ended / _closed).
 // Nothing here starts or advances a session, and nothing writes evidence tables.
 import { MoreThan, Not } from 'typeorm';
+import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { logTag, sha256Hex } from '../../common/ids';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
@@ -112,6 +113,30 @@ export class ReceiptService {
     const l = await this.access.load(sessionId, browserToken);
     this.access.assertOpen(l);
     const doc = (await this.originals(l.s)).find((d) => d.position === position);
+    if (!doc) throw new AppError('not_found', 'No such signed original in this session.');
+    return { doc, bytes: await this.deps.documents.bytes(doc) };
+  }
+
+  /**
+   * The signed originals of a session of the caller's business in the caller's environment (dashboard,
+   * issue 20). Another business's or environment's session is not_found, as everywhere.
+   */
+  async businessOriginals(ctx: Ctx, sessionId: string): Promise<DocumentEntity[]> {
+    const { businessId, environment } = tenantOf(ctx);
+    const s = await this.deps.ds.manager
+      .getRepository(SessionEntity)
+      .findOneBy({ id: sessionId, businessId, environment });
+    if (!s) throw new AppError('not_found', 'No session with this id.', { param: 'id' });
+    return this.originals(s);
+  }
+
+  /** The exact bytes of one signed original, for the business (dashboard download). */
+  async businessOriginal(
+    ctx: Ctx,
+    sessionId: string,
+    position: number,
+  ): Promise<{ doc: DocumentEntity; bytes: Buffer }> {
+    const doc = (await this.businessOriginals(ctx, sessionId)).find((d) => d.position === position);
     if (!doc) throw new AppError('not_found', 'No such signed original in this session.');
     return { doc, bytes: await this.deps.documents.bytes(doc) };
   }
