@@ -16,6 +16,7 @@ import { newId } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
 import { HostedPageSettingsEntity } from '../branding/branding.entity';
 import { logoUrlOf } from '../branding/branding.service';
+import { relyingPartyOf } from '../relying-party/relying-party.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
@@ -64,17 +65,21 @@ const octetString = (digest: Buffer) => Buffer.concat([Buffer.from([0x04, digest
 /** Resolves what a wallet should show for a business in an environment. */
 export type DisplayResolver = (businessId: string, environment: string) => Promise<DisplayInfo>;
 
-/** The default: the business's name and its branding logo (relying-party data refines it, ADR 0035). */
+/**
+ * The default: the relying-party display name and privacy policy when set (ADR 0035), else the business's
+ * name and an empty policy; the branding logo.
+ */
 export function brandingDisplay(ds: DataSource, hostedUrl: string): DisplayResolver {
   return async (businessId, environment) => {
     const business = await ds.getRepository(BusinessEntity).findOneBy({ id: businessId });
+    const rp = await relyingPartyOf(ds.manager, businessId, environment);
     const settings = await ds
       .getRepository(HostedPageSettingsEntity)
       .findOneBy({ businessId, environment: environment as 'sandbox' | 'production' });
     return {
-      display_name: business?.name ?? businessId,
+      display_name: rp.displayName ?? business?.name ?? businessId,
       logo_uri: settings?.logoSha256 ? `${hostedUrl}${logoUrlOf(settings.logoSha256)}` : '',
-      privacy_policy_uri: '',
+      privacy_policy_uri: rp.privacyPolicyUrl ?? '',
     };
   };
 }
