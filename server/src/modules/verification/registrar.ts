@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { cborEncode, DataItem } from '@owf/mdoc';
 import * as x509 from '@peculiar/x509';
-import type { JWK } from 'jose';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import { type DataSource, IsNull } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
@@ -32,6 +32,8 @@ import {
 } from './verifier-keys';
 
 export const RP_METADATA_OID = '1.3.6.1.4.1.11129.10.1';
+/** JOSE typ of a wallet-relying party registration certificate (ETSI TS 119 475). */
+export const RC_WRP_TYP = 'rc-wrp+jwt';
 const CA_VALIDITY_DAYS = 3650;
 const LEAF_VALIDITY_DAYS = 90;
 const RENEW_BEFORE_DAYS = 14;
@@ -285,6 +287,42 @@ export class Registrar {
       await m.getRepository(VerifierChainEntity).insert(row);
     });
     return row;
+  }
+
+  /**
+   * The business's registration certificate (ETSI TS 119 475 `rc-wrp+jwt`, ADR 0035) for a request whose
+   * client_id is `clientId`, signed by the registrar CA key with x5c = [CA]; undefined when registrar mode is
+   * off. Minimal claim set: sub (the client_id), name, sub_ln (legal name), privacy_policy, support_uri
+   * (mailto: contact), purpose ([{lang, value}]), iat, exp.
+   */
+  async registrationCertificate(
+    businessId: string,
+    environment: string,
+    clientId: string,
+  ): Promise<string | undefined> {
+    const ca = await this.currentCa();
+    if (!ca) return undefined;
+    const display = await this.deps.display(businessId, environment);
+    const rp = await relyingPartyOf(this.deps.ds.manager, businessId, environment);
+    const caKey = await this.deps.ds.getRepository(VerifierKeyEntity).findOneByOrFail({ id: ca.keyId });
+    const key = await importJWK(
+      openSealedJwk(this.deps.sealer, keyAad(caKey.id), caKey.privateKeyEnc),
+      'ES256',
+    );
+    const iat = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const claims: Record<string, unknown> = {
+      sub: clientId,
+      name: display.display_name,
+      iat,
+      exp: iat + 86_400,
+    };
+    if (rp.legalName) claims.sub_ln = rp.legalName;
+    if (display.privacy_policy_uri) claims.privacy_policy = display.privacy_policy_uri;
+    if (rp.contactEmail) claims.support_uri = `mailto:${rp.contactEmail}`;
+    if (rp.purpose) claims.purpose = [{ lang: 'en', value: rp.purpose }];
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: RC_WRP_TYP, x5c: [ca.rootCertificate] })
+      .sign(key);
   }
 
   /** Retires a business's leaf (revocation by the operator): the next request gets a new one. */
