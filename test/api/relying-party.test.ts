@@ -4,11 +4,14 @@
 // registrar leaf's metadata names the display name and privacy policy; and a sandbox request carries
 // `verifier_info` with a registration certificate (rc-wrp+jwt) by the registrar for that business, which the
 // reference wallet checks and refuses when it names another client_id.
+import { createHash } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { verifyRequestObject } from '../../server/src/modules/sandbox/signed-request-wallet';
+import { extensionDigest } from '../../server/src/modules/verification/registrar';
+import { cborEncode, Tagged } from '../support/cbor-encode';
 import {
   Api,
   createBusiness,
@@ -85,15 +88,20 @@ describe('the business as the relying party', () => {
     const jar = await (await fetch(new URL(cd.uri).searchParams.get('request_uri') as string)).text();
     const x5c = decodeProtectedHeader(jar).x5c as string[];
     const { payload } = await compactVerify(jar, await importX509(pemOf(x5c.slice(0, 1)), 'ES256'));
-    return { uri: cd.uri as string, jar, payload: JSON.parse(new TextDecoder().decode(payload)) as Json };
+    return {
+      uri: cd.uri as string,
+      jar,
+      x5c,
+      payload: JSON.parse(new TextDecoder().decode(payload)) as Json,
+    };
   }
 
   it('lets an admin set it, refuses a developer and a viewer, validates, and audits every change', async () => {
-    for (const role of ['viewer', 'developer'] as const) {
-      const r = await (await as(biz.A.id, role)).gql(SET, { i: rp.A });
+    const viewer = await as(biz.A.id, 'viewer');
+    for (const refused of [viewer, await as(biz.A.id, 'developer')]) {
+      const r = await refused.gql(SET, { i: rp.A });
       expect(r.errors?.[0]?.extensions?.code).toBe('role_insufficient');
     }
-    const viewer = await as(biz.A.id, 'viewer');
     expect((await viewer.gql(GET)).data?.relyingParty).toEqual({
       legalName: null,
       displayName: null,
@@ -127,6 +135,21 @@ describe('the business as the relying party', () => {
     const roots = await t.svc.verifierIdentity.trustedRoots();
     for (const k of ['A', 'B'] as const) {
       const req = await requestOf(k);
+      // the registrar leaf's RelyingPartyMetadata names the display name and the privacy policy
+      const metadata = cborEncode(
+        new Tagged(
+          24,
+          cborEncode({
+            schema_version: 'v1',
+            display: {
+              display_name: rp[k].displayName,
+              logo_uri: '',
+              privacy_policy_uri: rp[k].privacyPolicyUrl,
+            },
+          }),
+        ),
+      );
+      expect(extensionDigest(req.x5c[0] as string)).toBe(createHash('sha256').update(metadata).digest('hex'));
       const info = req.payload.verifier_info as Json[];
       expect(info).toHaveLength(1);
       expect(info[0]?.format).toBe('jwt');
