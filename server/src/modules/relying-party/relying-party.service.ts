@@ -53,7 +53,7 @@ export function normaliseRelyingParty(input: Record<string, unknown>): RelyingPa
     } catch {
       u = null;
     }
-    if (!u || u.protocol !== 'https:' || !u.hostname || u.username || u.password)
+    if (u?.protocol !== 'https:' || !u.hostname || u.username || u.password)
       throw bad('privacyPolicyUrl', 'privacyPolicyUrl must be an https:// URL without credentials.');
     privacyPolicyUrl = u.href;
     if (privacyPolicyUrl.length > RP_LIMITS.privacyPolicyUrl)
