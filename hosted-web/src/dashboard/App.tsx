@@ -10,6 +10,7 @@ import { Account } from './screens/Account';
 import { ApiKeys } from './screens/ApiKeys';
 import { Branding } from './screens/Branding';
 import { Catalog } from './screens/Catalog';
+import { RelyingParty } from './screens/RelyingParty';
 import { SessionDetail, Sessions } from './screens/Sessions';
 import { AcceptInvitation, SignIn } from './screens/SignIn';
 import { Start } from './screens/Start';
@@ -32,6 +33,7 @@ const ROUTES: RouteDef[] = [
   { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
   { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
   { path: '/dashboard/branding', title: 'Branding', view: Branding },
+  { path: '/dashboard/relying-party', title: 'Relying party', view: RelyingParty },
   { path: '/dashboard/account', title: 'Your account', view: Account },
 ];
 

@@ -97,6 +97,19 @@ export const ReceiptAccess = {
 } as const;
 
 export type ReceiptAccess = typeof ReceiptAccess[keyof typeof ReceiptAccess];
+export type RelyingPartyInput = {
+  /** An email address; null: not set. */
+  contactEmail?: string | null | undefined;
+  /** 1-80 characters; null: the business name. */
+  displayName?: string | null | undefined;
+  /** 1-200 characters; null: not set. */
+  legalName?: string | null | undefined;
+  /** An https:// URL (at most 512 characters); null: not set. */
+  privacyPolicyUrl?: string | null | undefined;
+  /** 1-300 characters; null: not set. */
+  purpose?: string | null | undefined;
+};
+
 /** viewer: reads everything. developer: builds in sandbox (workflows, webhooks, keys). admin: also production, and people. owner: also owners and admins. */
 export const Role = {
   Admin: 'admin',
@@ -232,6 +245,20 @@ export type IdentifyClaimsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type IdentifyClaimsQuery = { catalog: Array<{ id: string, identifyClaims: Array<string>, sandbox: { available: boolean }, production: { available: boolean } }> };
+
+export type RelyingPartyFieldsFragment = { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null };
+
+export type RelyingPartyScreenQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RelyingPartyScreenQuery = { relyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null } };
+
+export type SetRelyingPartyMutationVariables = Exact<{
+  input: RelyingPartyInput;
+}>;
+
+
+export type SetRelyingPartyMutation = { setRelyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null } };
 
 export type SessionSummaryFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null };
 

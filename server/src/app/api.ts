@@ -20,6 +20,8 @@ import {
 } from '../modules/receipt/receipt.business';
 import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
+import { createRelyingPartyResolver } from '../modules/relying-party/relying-party.resolver';
+import { RelyingPartyService } from '../modules/relying-party/relying-party.service';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
@@ -47,6 +49,7 @@ export function declareApi(s: ApiServices): {
   const routes = new RouteRegistry();
   // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
   const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
+  const relyingParty = new RelyingPartyService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
   registerSessionRoutes(routes, s.sessions, s.tenancy);
   registerTransportRoutes(routes, s.transport);
   registerSignerRoutes(routes, s.transport);
@@ -97,6 +100,7 @@ export function declareApi(s: ApiServices): {
     createBusinessOriginalsResolver(s.receipts),
     createAuditResolver(s.audit),
     createBrandingResolver(branding),
+    createRelyingPartyResolver(relyingParty),
   ];
   return { routes, resolvers };
 }

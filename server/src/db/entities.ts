@@ -21,6 +21,7 @@ import {
   ReceiptCodeEntity,
   ReceiptDeliveryEntity,
 } from '../modules/receipt/receipt.entities';
+import { RelyingPartyEntity } from '../modules/relying-party/relying-party.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
@@ -80,6 +81,7 @@ export const ENTITIES = [
   ...ACCOUNT_ENTITIES, // accounts (issue 9)
   SessionEventEntity,
   HostedPageSettingsEntity, // branding and return_url (issue 10)
+  RelyingPartyEntity, // the business as the relying party (issue 19, ADR 0035)
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */

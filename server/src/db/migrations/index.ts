@@ -18,6 +18,7 @@ import { CatalogVersion1764700000000 } from './1764700000000-catalog-version';
 import { ReceiptDeliveryLanguage1764870000000 } from './1764870000000-receipt-delivery-language';
 import { VerifierKeys1765100000000 } from './1765100000000-verifier-keys';
 import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trust-and-trust-lists';
+import { RelyingParty1765800000000 } from './1765800000000-relying-party';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -48,4 +49,6 @@ export const MIGRATIONS = [
   VerifierKeys1765100000000,
   // trust (issue 19, ADR 0036): issuer trust per route, ETSI trust lists and their versions
   RouteTrustAndTrustLists1765200000000,
+  // the business as the relying party (issue 19, ADR 0035)
+  RelyingParty1765800000000,
 ];

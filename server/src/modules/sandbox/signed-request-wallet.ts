@@ -19,6 +19,7 @@ import {
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
+import { RC_WRP_TYP } from '../verification/registrar';
 import type { PresentOverrides, ReferenceWallet } from './reference-wallet';
 
 type Json = Record<string, unknown>;
@@ -108,6 +109,7 @@ export async function verifyRequestObject(
     refuse('client_id is not an x509 client identifier');
   }
 
+  await checkVerifierInfo(payload, opts.trustedRoots, opts.now);
   const now = Math.floor(opts.now.getTime() / 1000);
   if (typeof payload.exp === 'number' && payload.exp <= now) refuse('the request object has expired');
   if (typeof payload.iat === 'number' && payload.iat > now + 60)
@@ -117,6 +119,58 @@ export async function verifyRequestObject(
     if (!Array.isArray(origins) || !origins.includes(opts.origin)) refuse('this origin is not expected');
   }
   return payload;
+}
+
+/**
+ * Checks OpenID4VP `verifier_info` registration certificates (ETSI TS 119 475 `rc-wrp+jwt`, ADR 0035): each
+ * is signed by the key of its x5c certificate, which must be one of the trusted roots (the registrar CA), is
+ * current, and its `sub` names the request's client_id. A mismatch means someone else's registration was
+ * attached to this request: refused.
+ */
+async function checkVerifierInfo(payload: Json, trustedRoots: string[], now: Date): Promise<void> {
+  const info = payload.verifier_info;
+  if (info === undefined) return;
+  if (!Array.isArray(info) || info.length === 0) refuse('verifier_info must be a non-empty array');
+  for (const entry of info as Json[]) {
+    if (typeof entry?.format !== 'string' || entry.data === undefined)
+      refuse('verifier_info needs format and data');
+    if (entry.format !== 'jwt' || typeof entry.data !== 'string') continue;
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(entry.data);
+    } catch (e) {
+      return refuse('verifier_info data is not a JWT', e);
+    }
+    if (header.typ !== RC_WRP_TYP) continue;
+    const signer = Array.isArray(header.x5c) ? header.x5c[0] : undefined;
+    if (typeof signer !== 'string' || !trustedRoots.includes(signer))
+      refuse('the registration certificate is not signed by a trusted registrar');
+    let rc: Json;
+    try {
+      const verified = await compactVerify(entry.data, await importX509(pem(signer as string), 'ES256'));
+      rc = JSON.parse(new TextDecoder().decode(verified.payload)) as Json;
+    } catch (e) {
+      return refuse('the registration certificate signature does not verify', e);
+    }
+    if (rc.sub !== payload.client_id)
+      refuse('verifier_info does not match the signer (sub is not the client_id)');
+    if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000))
+      refuse('the registration certificate has expired');
+  }
+}
+
+/** What a wallet screen shows from a verified request's registration certificate (undefined: none). */
+export function relyingPartyShown(payload: Json): { name: string; purpose: string | null } | undefined {
+  const info = Array.isArray(payload.verifier_info) ? (payload.verifier_info as Json[]) : [];
+  for (const entry of info) {
+    if (entry?.format !== 'jwt' || typeof entry.data !== 'string') continue;
+    const [, body] = entry.data.split('.');
+    const rc = JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as Json;
+    const purpose = Array.isArray(rc.purpose) ? (rc.purpose as Json[])[0]?.value : undefined;
+    if (typeof rc.name === 'string')
+      return { name: rc.name, purpose: typeof purpose === 'string' ? purpose : null };
+  }
+  return undefined;
 }
 
 /** The verifier's response-encryption key: the client_metadata.jwks key for ECDH-ES (with a kid). */

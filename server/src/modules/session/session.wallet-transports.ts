@@ -114,9 +114,10 @@ export class WalletTransports {
       };
     }
     const identity = await this.deps.identity.forBusiness(input.business);
+    const base = await this.withVerifierInfo(input.base, identity.clientId, input.business);
     if (kind === 'dc_api_signed') {
       const signed = await buildSignedDcApiRequest({
-        base: input.base,
+        base,
         identity,
         origin: this.origin,
         responseJwk: key.publicJwk,
@@ -134,7 +135,7 @@ export class WalletTransports {
       };
     }
     const signed = await buildCrossDeviceRequest({
-      base: input.base,
+      base,
       identity,
       requestId: input.requestId,
       requestUri: this.requestUri(input.requestId),
@@ -155,6 +156,21 @@ export class WalletTransports {
         qr_svg: await QRCode.toString(signed.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
       },
     };
+  }
+
+  /**
+   * In the sandbox (registrar mode on), the request carries the business's registration certificate as
+   * OpenID4VP `verifier_info` ([{format: 'jwt', data: <rc-wrp+jwt>}], ADR 0035), so a wallet shows who asks
+   * and why, with the service as the intermediary.
+   */
+  private async withVerifierInfo(
+    base: Json,
+    clientId: string,
+    business: { id: string; environment: string } | undefined,
+  ): Promise<Json> {
+    if (business?.environment !== 'sandbox') return base;
+    const rc = await this.deps.identity.registrar.registrationCertificate(business.id, 'sandbox', clientId);
+    return rc ? { ...base, verifier_info: [{ format: 'jwt', data: rc }] } : base;
   }
 
   /**

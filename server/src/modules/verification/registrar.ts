@@ -9,13 +9,14 @@
 import { createHash } from 'node:crypto';
 import { cborEncode, DataItem } from '@owf/mdoc';
 import * as x509 from '@peculiar/x509';
-import type { JWK } from 'jose';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import { type DataSource, IsNull } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
 import { HostedPageSettingsEntity } from '../branding/branding.entity';
 import { logoUrlOf } from '../branding/branding.service';
+import { relyingPartyOf } from '../relying-party/relying-party.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
@@ -31,6 +32,8 @@ import {
 } from './verifier-keys';
 
 export const RP_METADATA_OID = '1.3.6.1.4.1.11129.10.1';
+/** JOSE typ of a wallet-relying party registration certificate (ETSI TS 119 475). */
+export const RC_WRP_TYP = 'rc-wrp+jwt';
 const CA_VALIDITY_DAYS = 3650;
 const LEAF_VALIDITY_DAYS = 90;
 const RENEW_BEFORE_DAYS = 14;
@@ -64,17 +67,21 @@ const octetString = (digest: Buffer) => Buffer.concat([Buffer.from([0x04, digest
 /** Resolves what a wallet should show for a business in an environment. */
 export type DisplayResolver = (businessId: string, environment: string) => Promise<DisplayInfo>;
 
-/** The default: the business's name and its branding logo (relying-party data refines it, ADR 0035). */
+/**
+ * The default: the relying-party display name and privacy policy when set (ADR 0035), else the business's
+ * name and an empty policy; the branding logo.
+ */
 export function brandingDisplay(ds: DataSource, hostedUrl: string): DisplayResolver {
   return async (businessId, environment) => {
     const business = await ds.getRepository(BusinessEntity).findOneBy({ id: businessId });
+    const rp = await relyingPartyOf(ds.manager, businessId, environment);
     const settings = await ds
       .getRepository(HostedPageSettingsEntity)
       .findOneBy({ businessId, environment: environment as 'sandbox' | 'production' });
     return {
-      display_name: business?.name ?? businessId,
+      display_name: rp.displayName ?? business?.name ?? businessId,
       logo_uri: settings?.logoSha256 ? `${hostedUrl}${logoUrlOf(settings.logoSha256)}` : '',
-      privacy_policy_uri: '',
+      privacy_policy_uri: rp.privacyPolicyUrl ?? '',
     };
   };
 }
@@ -280,6 +287,42 @@ export class Registrar {
       await m.getRepository(VerifierChainEntity).insert(row);
     });
     return row;
+  }
+
+  /**
+   * The business's registration certificate (ETSI TS 119 475 `rc-wrp+jwt`, ADR 0035) for a request whose
+   * client_id is `clientId`, signed by the registrar CA key with x5c = [CA]; undefined when registrar mode is
+   * off. Minimal claim set: sub (the client_id), name, sub_ln (legal name), privacy_policy, support_uri
+   * (mailto: contact), purpose ([{lang, value}]), iat, exp.
+   */
+  async registrationCertificate(
+    businessId: string,
+    environment: string,
+    clientId: string,
+  ): Promise<string | undefined> {
+    const ca = await this.currentCa();
+    if (!ca) return undefined;
+    const display = await this.deps.display(businessId, environment);
+    const rp = await relyingPartyOf(this.deps.ds.manager, businessId, environment);
+    const caKey = await this.deps.ds.getRepository(VerifierKeyEntity).findOneByOrFail({ id: ca.keyId });
+    const key = await importJWK(
+      openSealedJwk(this.deps.sealer, keyAad(caKey.id), caKey.privateKeyEnc),
+      'ES256',
+    );
+    const iat = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const claims: Record<string, unknown> = {
+      sub: clientId,
+      name: display.display_name,
+      iat,
+      exp: iat + 86_400,
+    };
+    if (rp.legalName) claims.sub_ln = rp.legalName;
+    if (display.privacy_policy_uri) claims.privacy_policy = display.privacy_policy_uri;
+    if (rp.contactEmail) claims.support_uri = `mailto:${rp.contactEmail}`;
+    if (rp.purpose) claims.purpose = [{ lang: 'en', value: rp.purpose }];
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: RC_WRP_TYP, x5c: [ca.rootCertificate] })
+      .sign(key);
   }
 
   /** Retires a business's leaf (revocation by the operator): the next request gets a new one. */

@@ -1,0 +1,199 @@
+// The business as the relying party (issue 19, ADR 0035) as an integrator and a wallet observe it: owners and
+// admins set legal name, display name, contact, privacy policy and purpose per environment (a developer or a
+// viewer is refused, bad input gets validation_failed naming the field, every change is in account_audit); the
+// registrar leaf's metadata names the display name and privacy policy; and a sandbox request carries
+// `verifier_info` with a registration certificate (rc-wrp+jwt) by the registrar for that business, which the
+// reference wallet checks and refuses when it names another client_id.
+import { createHash } from 'node:crypto';
+import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/src/common/clock';
+import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
+import { verifyRequestObject } from '../../server/src/modules/sandbox/signed-request-wallet';
+import { extensionDigest } from '../../server/src/modules/verification/registrar';
+import { cborEncode, Tagged } from '../support/cbor-encode';
+import {
+  Api,
+  createBusiness,
+  type DashboardCredentials,
+  type Json,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+import { SignerClient } from '../support/signer';
+import { pemOf } from '../support/test-ca';
+
+const SET =
+  'mutation($i: RelyingPartyInput!) { setRelyingParty(input: $i) { legalName displayName contactEmail privacyPolicyUrl purpose } }';
+const GET = '{ relyingParty { legalName displayName contactEmail privacyPolicyUrl purpose } }';
+
+describe('the business as the relying party', () => {
+  const clock = new ManualClock();
+  let t: TestService;
+  const biz: Record<'A' | 'B', { id: string; api: Api; workflowId: string }> = {} as never;
+  const rp = {
+    A: {
+      legalName: 'Acme Lending GmbH',
+      displayName: 'Acme Lending',
+      contactEmail: 'privacy@acme.example',
+      privacyPolicyUrl: 'https://acme.example/privacy',
+      purpose: 'Check your age before a loan offer',
+    },
+    B: {
+      legalName: 'Beta Bank AG',
+      displayName: 'Beta Bank',
+      contactEmail: 'dpo@beta.example',
+      privacyPolicyUrl: 'https://beta.example/datenschutz',
+      purpose: 'Open an account',
+    },
+  };
+
+  const as = async (businessId: string, role: 'viewer' | 'developer' | 'admin') => {
+    const u = await t.svc.accounts.createUserDirect(
+      businessId,
+      `${role}-${businessId}@rp.test`,
+      role,
+      'test',
+    );
+    const s = await t.svc.accounts.signInDirect(u.id);
+    const creds: DashboardCredentials = {
+      cookie: `svc_dashboard=${s.token}`,
+      csrfToken: s.csrfToken,
+      environment: 'sandbox',
+    };
+    return new Api(t.baseUrl, undefined, creds);
+  };
+
+  beforeAll(async () => {
+    t = await startTestService({ label: 'relying-party', clock, workers: false });
+    for (const k of ['A', 'B'] as const) {
+      const created = await createBusiness(t, `Business ${k}`);
+      const api = new Api(t.baseUrl, created.apiKey);
+      const { workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`);
+      biz[k] = { id: created.businessId, api, workflowId };
+    }
+    await t.svc.verifierIdentity.registrar.rotateCa();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  async function requestOf(k: 'A' | 'B') {
+    const created = await biz[k].api.rest('POST', '/v1/sessions', { workflow_id: biz[k].workflowId });
+    expect(created.status).toBe(201);
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    expect((await signer.start()).status).toBe(200);
+    const cd = (await signer.call('POST', '/wallet-request/cross_device')).body as Json;
+    const jar = await (await fetch(new URL(cd.uri).searchParams.get('request_uri') as string)).text();
+    const x5c = decodeProtectedHeader(jar).x5c as string[];
+    const { payload } = await compactVerify(jar, await importX509(pemOf(x5c.slice(0, 1)), 'ES256'));
+    return {
+      uri: cd.uri as string,
+      jar,
+      x5c,
+      payload: JSON.parse(new TextDecoder().decode(payload)) as Json,
+    };
+  }
+
+  it('lets an admin set it, refuses a developer and a viewer, validates, and audits every change', async () => {
+    const viewer = await as(biz.A.id, 'viewer');
+    for (const refused of [viewer, await as(biz.A.id, 'developer')]) {
+      const r = await refused.gql(SET, { i: rp.A });
+      expect(r.errors?.[0]?.extensions?.code).toBe('role_insufficient');
+    }
+    expect((await viewer.gql(GET)).data?.relyingParty).toEqual({
+      legalName: null,
+      displayName: null,
+      contactEmail: null,
+      privacyPolicyUrl: null,
+      purpose: null,
+    });
+    const admin = await as(biz.A.id, 'admin');
+    for (const [field, value] of [
+      ['privacyPolicyUrl', 'http://acme.example/privacy'],
+      ['privacyPolicyUrl', 'not a url'],
+      ['contactEmail', 'nobody'],
+      ['purpose', 'x'.repeat(301)],
+      ['displayName', 'y'.repeat(81)],
+    ] as const) {
+      const r = await admin.gql(SET, { i: { ...rp.A, [field]: value } });
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed', param: `input.${field}` });
+    }
+    expect((await viewer.gql(GET)).data?.relyingParty.displayName).toBeNull(); // nothing half-written
+    expect((await admin.gql(SET, { i: rp.A })).data?.setRelyingParty).toEqual(rp.A);
+    expect((await biz.B.api.gql(SET, { i: rp.B })).data?.setRelyingParty).toEqual(rp.B); // the owner
+    expect((await viewer.gql(GET)).data?.relyingParty).toEqual(rp.A);
+    const audit = await t.svc.ds
+      .getRepository(AccountAuditEntity)
+      .findBy({ businessId: biz.A.id, action: 'relying_party.set' });
+    expect(audit).toHaveLength(1);
+    expect(JSON.parse(audit[0]?.detail ?? '{}')).toMatchObject({ environment: 'sandbox', ...rp.A });
+  }, 120_000);
+
+  it("carries each business's registration certificate in verifier_info; the wallet shows it", async () => {
+    const roots = await t.svc.verifierIdentity.trustedRoots();
+    for (const k of ['A', 'B'] as const) {
+      const req = await requestOf(k);
+      // the registrar leaf's RelyingPartyMetadata names the display name and the privacy policy
+      const metadata = cborEncode(
+        new Tagged(
+          24,
+          cborEncode({
+            schema_version: 'v1',
+            display: {
+              display_name: rp[k].displayName,
+              logo_uri: '',
+              privacy_policy_uri: rp[k].privacyPolicyUrl,
+            },
+          }),
+        ),
+      );
+      expect(extensionDigest(req.x5c[0] as string)).toBe(createHash('sha256').update(metadata).digest('hex'));
+      const info = req.payload.verifier_info as Json[];
+      expect(info).toHaveLength(1);
+      expect(info[0]?.format).toBe('jwt');
+      const rc = info[0]?.data as string;
+      const header = decodeProtectedHeader(rc);
+      expect(header.typ).toBe('rc-wrp+jwt');
+      // signed by the registrar CA (x5c = the registrar root the wallet trusts)
+      const ca = await t.svc.verifierIdentity.registrar.currentCa();
+      expect(header.x5c).toEqual([ca?.rootCertificate]);
+      const claims = JSON.parse(
+        new TextDecoder().decode(
+          (await compactVerify(rc, await importX509(pemOf(header.x5c as string[]), 'ES256'))).payload,
+        ),
+      );
+      expect(claims).toMatchObject({
+        sub: req.payload.client_id,
+        name: rp[k].displayName,
+        sub_ln: rp[k].legalName,
+        privacy_policy: rp[k].privacyPolicyUrl,
+        support_uri: `mailto:${rp[k].contactEmail}`,
+        purpose: [{ lang: 'en', value: rp[k].purpose }],
+      });
+      await expect(
+        verifyRequestObject(req.jar, { trustedRoots: roots, now: clock.now() }),
+      ).resolves.toBeTruthy();
+      expect(await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: req.uri })).toEqual({
+        status: 200,
+        body: {},
+      });
+    }
+  }, 300_000);
+
+  it("refuses a request whose verifier_info names another client (B's certificate on A's request)", async () => {
+    const a = await requestOf('A');
+    const b = await requestOf('B');
+    const roots = await t.svc.verifierIdentity.trustedRoots();
+    // A's own signer (A's registrar leaf) sends a request carrying B's registration certificate
+    const identity = await t.svc.verifierIdentity.forBusiness({ id: biz.A.id, environment: 'sandbox' });
+    const tampered = { ...a.payload, verifier_info: b.payload.verifier_info };
+    const jar = await identity.sign(decodeProtectedHeader(a.jar) as Json, tampered);
+    // the untampered request passes; the tampered one is refused for the mismatch
+    await expect(verifyRequestObject(a.jar, { trustedRoots: roots, now: clock.now() })).resolves.toBeTruthy();
+    await expect(verifyRequestObject(jar, { trustedRoots: roots, now: clock.now() })).rejects.toThrow(
+      /verifier_info does not match the signer/,
+    );
+  }, 300_000);
+});
