@@ -238,6 +238,15 @@ export const de: Messages = {
   'persona.revoked.note': 'Der Aussteller hat den PID widerrufen (Statuslisten-Wert 1).',
   'persona.suspended.label': 'Erika Mustermann (ausgesetzter PID)',
   'persona.suspended.note': 'Der Aussteller hat den PID ausgesetzt (Statuslisten-Wert 2).',
+  'persona.revoked_mdoc.label': 'Erika Mustermann (widerrufener mdoc-PID)',
+  'persona.revoked_mdoc.note':
+    'Zeigt den EU-PID als ISO-mdoc (oder den Altersnachweis), in seiner Token-Statusliste (CWT) widerrufen.',
+  'persona.revoked_mdl.label': 'Erika Mustermann (widerrufener mobiler Führerschein)',
+  'persona.revoked_mdl.note':
+    'Zeigt den mDL, dessen Kennung in der ISO-18013-5-Kennungsliste des Ausstellers steht (widerrufen).',
+  'persona.suspended_mdoc.label': 'Erika Mustermann (ausgesetzter mdoc-PID)',
+  'persona.suspended_mdoc.note':
+    'Zeigt den EU-PID als ISO-mdoc (oder den Altersnachweis), in seiner Token-Statusliste (CWT) ausgesetzt.',
   'persona.expired.label': 'Erika Mustermann (abgelaufener PID)',
   'persona.expired.note': 'Der PID ist vor einem Monat abgelaufen.',
   'persona.unknown_issuer.label': 'Erika Mustermann (unbekannter Aussteller)',

@@ -219,6 +219,15 @@ export const en = {
   'persona.revoked.note': 'The PID has been revoked by its issuer (status list value 1).',
   'persona.suspended.label': 'Erika Mustermann (suspended PID)',
   'persona.suspended.note': 'The PID is suspended by its issuer (status list value 2).',
+  'persona.revoked_mdoc.label': 'Erika Mustermann (revoked mdoc PID)',
+  'persona.revoked_mdoc.note':
+    'Presents the ISO mdoc EU PID (or the age-verification attestation), revoked in its Token Status List (CWT).',
+  'persona.revoked_mdl.label': 'Erika Mustermann (revoked mobile driving licence)',
+  'persona.revoked_mdl.note':
+    "Presents the mDL, whose identifier is in the issuer's ISO 18013-5 identifier list (revoked).",
+  'persona.suspended_mdoc.label': 'Erika Mustermann (suspended mdoc PID)',
+  'persona.suspended_mdoc.note':
+    'Presents the ISO mdoc EU PID (or the age-verification attestation), suspended in its Token Status List (CWT).',
   'persona.expired.label': 'Erika Mustermann (expired PID)',
   'persona.expired.note': 'The PID expired a month ago.',
   'persona.unknown_issuer.label': 'Erika Mustermann (unknown issuer)',

@@ -231,6 +231,15 @@ export const fr: Messages = {
   'persona.revoked.note': 'L’émetteur a révoqué le PID (valeur 1 de la liste de statuts).',
   'persona.suspended.label': 'Erika Mustermann (PID suspendu)',
   'persona.suspended.note': 'L’émetteur a suspendu le PID (valeur 2 de la liste de statuts).',
+  'persona.revoked_mdoc.label': 'Erika Mustermann (PID mdoc révoqué)',
+  'persona.revoked_mdoc.note':
+    'Présente le PID européen au format ISO mdoc (ou l’attestation d’âge), révoqué dans sa Token Status List (CWT).',
+  'persona.revoked_mdl.label': 'Erika Mustermann (permis de conduire mobile révoqué)',
+  'persona.revoked_mdl.note':
+    'Présente le mDL, dont l’identifiant figure dans la liste d’identifiants ISO 18013-5 de l’émetteur (révoqué).',
+  'persona.suspended_mdoc.label': 'Erika Mustermann (PID mdoc suspendu)',
+  'persona.suspended_mdoc.note':
+    'Présente le PID européen au format ISO mdoc (ou l’attestation d’âge), suspendu dans sa Token Status List (CWT).',
   'persona.expired.label': 'Erika Mustermann (PID expiré)',
   'persona.expired.note': 'Le PID a expiré il y a un mois.',
   'persona.unknown_issuer.label': 'Erika Mustermann (émetteur inconnu)',
