@@ -5,12 +5,8 @@
 // as a pair: the list cached for its ttl (the service's fetcher) and fetched over loopback HTTP on every call.
 // Run: pnpm bench mdoc [--smoke] (embedded SQLite in a temp dir; --smoke: 1 s per rate instead of 3).
 import 'reflect-metadata';
-import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
-import { configFrom } from '../config/config';
 import { buildAnnexCRequest, openAnnexCResponse } from '../modules/verification/mdoc/annex-c';
 import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from '../modules/verification/mdoc/mdoc-verifier';
@@ -19,27 +15,16 @@ import {
   cachingStatusListCwtFetcher,
   httpStatusListCwtFetcher,
 } from '../modules/verification/status-list-fetch';
-import { createService } from '../service';
 import { interleaved } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
+import { rawEs256Verify, withBenchService } from './bench/verification-rig';
 
 let SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (opts.smoke) SECONDS = 1;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const svc = await createService(
-    configFrom({ PORT: String(port), DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' } as never),
-    { workers: false },
-  );
-  await svc.listen();
-  try {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const msg = randomBytes(600);
-    const sig = sign('sha256', msg, { key: privateKey, dsaEncoding: 'ieee-p1363' });
-    const raw = () => verify('sha256', msg, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig);
+  return withBenchService(async (svc, baseUrl) => {
+    const raw = rawEs256Verify();
 
     const trust = new MdocTrustStore(svc.ds);
     // As the service builds it: lists cached for their ttl. `fetched`: a GET of the list on every verification.
@@ -144,10 +129,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
         '>= 0.125 (1/8)',
       ),
     ];
-  } finally {
-    await svc.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 runIfMain(import.meta.url, bench);

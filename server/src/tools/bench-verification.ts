@@ -3,37 +3,21 @@
 // Run: pnpm bench verification, or tsx src/tools/bench-verification.ts [--smoke] (embedded SQLite in a temp
 // dir; status lists fetched over loopback HTTP like production). --smoke: 1 s per rate instead of 3.
 import 'reflect-metadata';
-import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { configFrom } from '../config/config';
+import { randomBytes } from 'node:crypto';
 import { PresentationVerifier } from '../modules/verification/presentation-verifier';
 import { requestForStep } from '../modules/verification/primitives';
 import { cachingStatusListFetcher, httpStatusListFetcher } from '../modules/verification/status-list-fetch';
 import { TrustStore } from '../modules/verification/trust';
-import { createService } from '../service';
 import { interleaved, type Measured } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
+import { rawEs256Verify, withBenchService } from './bench/verification-rig';
 
 let SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (opts.smoke) SECONDS = 1;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const svc = await createService(
-    configFrom({ PORT: String(port), DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' } as never),
-    { workers: false },
-  );
-  await svc.listen();
-  try {
-    // Baseline: one raw ES256 (ECDSA P-256 / SHA-256) verification of a JWT-sized message.
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const msg = randomBytes(600);
-    const sig = sign('sha256', msg, { key: privateKey, dsaEncoding: 'ieee-p1363' });
-    const raw = () => verify('sha256', msg, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig);
+  return withBenchService(async (svc, baseUrl) => {
+    const raw = rawEs256Verify();
 
     const step = {
       primitive: 'identify' as const,
@@ -101,10 +85,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       cpuRow('verify CPU, status list fetched', cold),
       cpuRow('verify CPU, status list cached', warm),
     ];
-  } finally {
-    await svc.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 runIfMain(import.meta.url, bench);
