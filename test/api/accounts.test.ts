@@ -98,6 +98,16 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
     expect([noCsrf.status, noCsrf.code]).toEqual([403, 'csrf_token_invalid']);
     const wrongCsrf = await owner.gql('{ me { email } }', {}, { 'X-CSRF-Token': 'x'.repeat(43) });
     expect([wrongCsrf.status, wrongCsrf.code]).toEqual([403, 'csrf_token_invalid']);
+    // The cookie without any CSRF header (a cross-site form, or the signer page in a browser that is also
+    // signed in): not a dashboard request at all, so it acts as nobody, and reads nothing of the user.
+    const noHeader = await fetch(`${t.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Cookie: `svc_dashboard=${owner.cookie}` },
+      body: JSON.stringify({ query: '{ me { email } }' }),
+    });
+    const noHeaderBody = (await noHeader.json()) as Json;
+    expect(noHeaderBody.data?.me ?? null).toBeNull();
+    expect(noHeaderBody.errors?.[0]?.extensions?.code).toBe('unauthenticated');
     const badEnv = await owner.gql('{ me { email } }', {}, { 'X-Environment': 'staging' });
     expect([badEnv.status, badEnv.code]).toEqual([400, 'validation_failed']);
     for (const [p, body, status, code] of [
