@@ -111,7 +111,8 @@ describe('readSignedTrustList on ECDSA-signed lists', () => {
       (e: unknown) => e as Error,
     );
   const methodOf = (x: string) => /SignatureMethod Algorithm="([^"]+)"/.exec(x)?.[1];
-  const valueOf = (x: string) => Buffer.from(/<ds:SignatureValue>([^<]+)</.exec(x)?.[1] ?? '', 'base64');
+  const signatureValueOf = (x: string) =>
+    Buffer.from(/<ds:SignatureValue>([^<]+)</.exec(x)?.[1] ?? '', 'base64');
 
   beforeAll(async () => {
     anchor = await listSigner('EC Scheme Operator', undefined, NOW, 'P-384');
@@ -126,7 +127,7 @@ describe('readSignedTrustList on ECDSA-signed lists', () => {
       [anchor, XMLDSIG.ecdsaSha384, 96],
     ] as const) {
       const xml = await signList(list(), signer);
-      expect([methodOf(xml), valueOf(xml).length]).toEqual([method, size]);
+      expect([methodOf(xml), signatureValueOf(xml).length]).toEqual([method, size]);
       const read = await readSignedTrustList(xml, [anchor.cert], NOW);
       expect(read.entities).toEqual([
         { name: 'EC PID Provider', certificates: [entityCa.cert.toString('pem')] },
