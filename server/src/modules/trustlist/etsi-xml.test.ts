@@ -148,7 +148,7 @@ describe('readSignedTrustList on ECDSA-signed lists', () => {
     const forged = (await signList(list(), stranger)).replace(b64(stranger), b64(issued));
     const e = await refusal(forged);
     expect(e).toBeInstanceOf(TrustListRefusal);
-    expect(e.message).toMatch(/does not verify|signing certificate is not/);
+    expect(e.message).toMatch(/does not verify/);
   }, 60_000);
 
   it('refuses a DER-encoded ECDSA signature value, though it is a valid signature', async () => {
