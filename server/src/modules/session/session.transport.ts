@@ -20,6 +20,7 @@ import type { PresentationVerifier } from '../verification/presentation-verifier
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
@@ -194,7 +195,11 @@ export class SessionTransport {
             base: request,
             now,
             expiresAt,
-            business: { id: s.businessId, environment: s.environment },
+            business: {
+              id: s.businessId,
+              environment: s.environment,
+              intendedUse: await this.intendedUse(s),
+            },
           });
     const row = Object.assign(new WalletRequestEntity(), {
       id: requestId,
@@ -392,6 +397,14 @@ export class SessionTransport {
         'session_state_conflict',
         `The session is ${s.status}; no step is waiting for a wallet.`,
       );
+  }
+
+  /** The intended use of the session's pinned revision (ADR 0042); null: the business default applies. */
+  private async intendedUse(s: SessionEntity): Promise<IntendedUse | null> {
+    return intendedUseOf(
+      (await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision))
+        .intendedUse,
+    );
   }
 
   private async steps(s: SessionEntity): Promise<WorkflowStep[]> {

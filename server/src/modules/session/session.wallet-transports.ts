@@ -29,6 +29,7 @@ import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import type { IntendedUse } from '../workflow/workflow.intended-use';
 import { SessionEntity } from './session.entity';
 
 type Json = Record<string, unknown>;
@@ -89,8 +90,11 @@ export class WalletTransports {
       base: Json;
       now: Date;
       expiresAt: Date;
-      /** Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034). */
-      business?: { id: string; environment: string };
+      /**
+       * Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034); the
+       * intended use of the session's workflow revision goes into its registration certificate (ADR 0042).
+       */
+      business?: { id: string; environment: string; intendedUse?: IntendedUse | null };
     },
   ): Promise<BuiltWalletRequest> {
     const key = await this.deps.encryption.newKey(input.requestId);
@@ -166,10 +170,15 @@ export class WalletTransports {
   private async withVerifierInfo(
     base: Json,
     clientId: string,
-    business: { id: string; environment: string } | undefined,
+    business: { id: string; environment: string; intendedUse?: IntendedUse | null } | undefined,
   ): Promise<Json> {
     if (business?.environment !== 'sandbox') return base;
-    const rc = await this.deps.identity.registrar.registrationCertificate(business.id, 'sandbox', clientId);
+    const rc = await this.deps.identity.registrar.registrationCertificate(
+      business.id,
+      'sandbox',
+      clientId,
+      business.intendedUse,
+    );
     return rc ? { ...base, verifier_info: [{ format: 'jwt', data: rc }] } : base;
   }
 
