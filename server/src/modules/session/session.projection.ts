@@ -2,9 +2,8 @@
 // branding, the steps and their documents, the deadline the person faces now, and the binding of this browser.
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { brandingOf } from '../branding/branding.service';
+import { pageBrandOf } from '../branding/branding.service';
 import { type DocumentService, type DocumentView, toDocumentView } from '../document/document.service';
-import { BusinessEntity } from '../tenancy/business.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -84,8 +83,7 @@ export class SessionProjector {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );
-    const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
-    const brand = await brandingOf(this.deps.ds.manager, s.businessId, s.environment);
+    const brand = await pageBrandOf(this.deps.ds, s.businessId, s.environment);
     const done = Math.min(s.currentStage, rev.steps.length);
     const documents = rev.steps.some((st) => st.primitive === 'sign')
       ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
@@ -95,7 +93,7 @@ export class SessionProjector {
       status: s.status,
       environment: s.environment,
       business: {
-        name: brand.displayName ?? business?.name ?? '',
+        name: brand.name,
         ...(brand.accentColor ? { accent_color: brand.accentColor } : {}),
         ...(brand.logoUrl ? { logo_url: brand.logoUrl } : {}),
       },

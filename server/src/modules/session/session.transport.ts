@@ -7,6 +7,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { columnList, hydrate, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
@@ -62,6 +63,7 @@ export class SessionTransport {
   private readonly transitions: SessionTransitions;
   private readonly projector: SessionProjector;
   private readonly completion: StepCompletion;
+  private openText?: string;
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -363,14 +365,14 @@ export class SessionTransport {
     return out.sort((a, b) => a.position - b.position);
   }
 
+  /** Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts). */
   private async open(id: string): Promise<SessionEntity> {
-    const s =
-      typeof id === 'string' && id.startsWith('sess_')
-        ? // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
-          await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
-        : null;
-    if (!s) throw new AppError('not_found', 'This session link is not valid.');
-    return this.transitions.current(s);
+    const { ds } = this.deps;
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+    this.openText ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE id = ?`;
+    const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, this.openText, [id]) : [];
+    if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
+    return this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */

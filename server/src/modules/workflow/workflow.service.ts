@@ -65,7 +65,13 @@ export const toRevisionView = (r: WorkflowRevisionEntity): RevisionView => ({
   publishedAt: r.publishedAt,
 });
 
+/** Pinned revisions kept by one service instance (they are insert-only, so a kept one is never stale). */
+const KEPT_REVISIONS = 1000;
+
 export class WorkflowService {
+  /** `workflowId:revision` -> the committed revision row, frozen; oldest dropped first past KEPT_REVISIONS. */
+  private readonly keptRevisions = new Map<string, Readonly<WorkflowRevisionEntity>>();
+
   constructor(private readonly deps: { ds: DataSource }) {}
 
   async create(
@@ -268,9 +274,22 @@ export class WorkflowService {
     return r;
   }
 
-  async revision(m: EntityManager, workflowId: string, revision: number): Promise<WorkflowRevisionEntity> {
+  async revision(
+    m: EntityManager,
+    workflowId: string,
+    revision: number,
+  ): Promise<Readonly<WorkflowRevisionEntity>> {
+    const key = `${workflowId}:${revision}`;
+    const kept = this.keptRevisions.get(key);
+    if (kept) return kept;
     const r = await m.getRepository(WorkflowRevisionEntity).findOneBy({ workflowId, revision });
     if (!r) throw new AppError('internal_error', 'Pinned revision missing.');
+    // a row read inside a transaction may still roll back: only a committed read (no query runner) is kept
+    if (!m.queryRunner) {
+      if (this.keptRevisions.size >= KEPT_REVISIONS)
+        this.keptRevisions.delete(this.keptRevisions.keys().next().value as string);
+      this.keptRevisions.set(key, Object.freeze(r));
+    }
     return r;
   }
 
