@@ -91,7 +91,7 @@ const MAX_STORED_QUERIES = 256;
 const storedQueries = new Map<string, DcqlQuery>();
 
 /** Freezes a parsed query and everything in it: one instance is shared by every verification that reads it. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
