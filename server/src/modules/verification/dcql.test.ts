@@ -1,12 +1,15 @@
-// storedDcqlQuery memoizes the parse of our own stored DCQL queries: the same text gives the same (frozen)
+// StoredDcqlQueries memoizes the parse of our own stored DCQL queries: the same text gives the same (frozen)
 // result, a different text a different one, and a query the parser refuses is refused every time.
 // The dcql package (patches/dcql@3.0.0.patch) builds a frozen query's matching schemas once: its answers must
 // stay those of fresh schemas, whatever was matched before.
 import { DcqlPresentationResult, type DcqlSdJwtVcCredential } from 'dcql';
 import { describe, expect, it } from 'vitest';
-import { buildAgeDcqlQuery, buildIdentifyDcqlQuery, PID_VCT, storedDcqlQuery } from './dcql';
+import { buildAgeDcqlQuery, buildIdentifyDcqlQuery, PID_VCT, StoredDcqlQueries } from './dcql';
 
-describe('storedDcqlQuery', () => {
+const queries = new StoredDcqlQueries();
+const storedDcqlQuery = (input: unknown) => queries.get(input);
+
+describe('StoredDcqlQueries', () => {
   it('parses once per exact query text and shares a frozen result', () => {
     const query = JSON.parse(JSON.stringify(buildIdentifyDcqlQuery('pid', PID_VCT, ['given_name'])));
     const first = storedDcqlQuery(query);
@@ -15,6 +18,16 @@ describe('storedDcqlQuery', () => {
     const other = storedDcqlQuery({ ...query, credentials: [{ ...query.credentials[0], id: 'pid2' }] });
     expect(other).not.toBe(first);
     expect(other.credentials[0]?.id).toBe('pid2');
+  });
+
+  it('holds at most its bound, oldest out', () => {
+    const one = new StoredDcqlQueries(1);
+    const a = buildIdentifyDcqlQuery('a', PID_VCT, ['given_name']);
+    const first = one.get(a);
+    expect(one.get(a)).toBe(first);
+    one.get(buildIdentifyDcqlQuery('b', PID_VCT, ['given_name']));
+    expect(one.get(a)).not.toBe(first);
+    expect(one.get(a)).toEqual(first);
   });
 
   it('refuses an invalid query on every call', () => {

@@ -14,7 +14,7 @@ import type { JWK, JWTPayload, ProtectedHeaderParameters } from 'jose';
 import { digestEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { answeredCredentialQuery, DOCUMENT_STATUS, deepFreeze, storedDcqlQuery } from './dcql';
+import { answeredCredentialQuery, DOCUMENT_STATUS, deepFreeze, StoredDcqlQueries } from './dcql';
 import { type DecodedJws, decodeCompactJws, PublicKeyCache, p256Thumbprint, verifyEs256 } from './es256';
 import { AnnexCOpenedResponse, isAnnexCRequest } from './mdoc/annex-c';
 import {
@@ -99,6 +99,8 @@ export class PresentationVerifier {
   private readonly skew: number;
   /** Status-list tokens by their exact text, decoded, with their verified lists: see verifiedStatusList. */
   private readonly statusTokens = new Map<string, StatusToken>();
+  /** Our stored requests' DCQL queries, parsed once per distinct text. */
+  private readonly dcqlQueries = new StoredDcqlQueries();
   /** Keys of the trust store (issuer, status list), imported once per distinct key. */
   private readonly trustedKeys = new PublicKeyCache(1000);
   /**
@@ -140,7 +142,7 @@ export class PresentationVerifier {
     if (this.deps.mdoc && answersMdocQuery(input.request, input.response)) {
       return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });
     }
-    const dcqlQuery = storedDcqlQuery(input.request.dcql_query);
+    const dcqlQuery = this.dcqlQueries.get(input.request.dcql_query);
     if (!dcqlQuery.credentials.some((c) => c.format === 'dc+sd-jwt')) {
       // mdoc answers were dispatched above; a request without an SD-JWT query that gets here is our bug
       throw new Error('the request has no dc+sd-jwt credential query to verify against');
