@@ -11,6 +11,31 @@ const SIGNER_DOCUMENT = fs.readFileSync(
   'utf8',
 );
 
+/**
+ * GraphQL signerSession as the page sends it, with a browser's cookie (`name=value`, or '' for none). A
+ * refusal answers its status and `{code}` (from `extensions`), like a /t problem body.
+ */
+export async function readSignerSession(
+  baseUrl: string,
+  sessionId: string,
+  cookie: string,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify({
+      query: SIGNER_DOCUMENT,
+      operationName: 'SignerSession',
+      variables: { sessionId },
+    }),
+  });
+  const out = (await res.json()) as { data?: { signerSession: SignerView | null }; errors?: Json[] };
+  const view = out.data?.signerSession;
+  if (view) return { status: 200, body: view };
+  const ext = out.errors?.[0]?.extensions ?? {};
+  return { status: ext.status ?? res.status, body: { code: ext.code, errors: out.errors } };
+}
+
 // The end user's browser without a browser: a cookie jar and fetch. It reads the session the one way the page
 // does (ADR 0041, 0043): POST /t/sessions/{id}/open (the binding cookie), then GraphQL signerSession. The
 // /t mutations (start, wallet request, wallet response, document shown) answer the wallet protocol and acks.
@@ -53,20 +78,7 @@ export class SignerClient {
   async session(): Promise<{ status: number; body: Json }> {
     const opened = await this.open();
     if (opened.status !== 204) return { status: opened.status, body: opened.body };
-    const res = await fetch(`${this.baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Cookie: this.cookie },
-      body: JSON.stringify({
-        query: SIGNER_DOCUMENT,
-        operationName: 'SignerSession',
-        variables: { sessionId: this.sessionId },
-      }),
-    });
-    const out = (await res.json()) as { data?: { signerSession: SignerView | null }; errors?: Json[] };
-    const view = out.data?.signerSession;
-    if (view) return { status: 200, body: view };
-    const ext = out.errors?.[0]?.extensions ?? {};
-    return { status: ext.status ?? res.status, body: { code: ext.code, errors: out.errors } };
+    return readSignerSession(this.baseUrl, this.sessionId, this.cookie);
   }
 
   /** The session, typed; throws when the page could not read it. */
@@ -97,7 +109,9 @@ export class SignerClient {
   }
   /** As the page does on a sign step: reports every document of the current step as shown to the end. */
   async showCurrentDocuments() {
-    const p = await this.view();
+    const read = await this.session();
+    if (read.status !== 200) return; // the wallet request's own answer tells why
+    const p = read.body as SignerView;
     const step = p.steps[p.currentStage];
     for (const d of step?.primitive === 'sign' ? (step.documents ?? []) : []) {
       const r = await this.documentShown(d.position);
