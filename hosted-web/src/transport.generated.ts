@@ -2,6 +2,27 @@
 // (server/src/modules/session/session.transport.contract.ts). Do not edit; run `pnpm contract:snapshot`.
 
 /**
+ * Every /t payload the hosted page sends or reads, by name.
+ */
+export interface TransportPayloads {
+  SandboxPersona: SandboxPersona;
+  WalletRequest: WalletRequest;
+  SignedWalletRequest: SignedWalletRequest;
+  AnnexCWalletRequest: AnnexCWalletRequest;
+  CrossDeviceRequest: CrossDeviceRequest;
+  WalletResponseSubmission: WalletResponseSubmission;
+  TransportAck: TransportAck;
+  DocumentsShown: DocumentsShown;
+}
+/**
+ * A test person of the sandbox reference wallet.
+ */
+export interface SandboxPersona {
+  id: string;
+  label: string;
+  description: string;
+}
+/**
  * An unsigned OpenID4VP request (DC API).
  */
 export interface WalletRequest {
@@ -13,13 +34,7 @@ export interface WalletRequest {
   /**
    * Sandbox: the test persons that can answer this request; production: null.
    */
-  sandbox_personas:
-    | {
-        id: string;
-        label: string;
-        description: string;
-      }[]
-    | null;
+  sandbox_personas: SandboxPersona[] | null;
   protocol: 'openid4vp-v1-unsigned';
   /**
    * The authorization request object, unchanged.
@@ -28,7 +43,6 @@ export interface WalletRequest {
     [k: string]: unknown | undefined;
   };
 }
-
 /**
  * A signed OpenID4VP request for the DC API.
  */
@@ -41,13 +55,7 @@ export interface SignedWalletRequest {
   /**
    * Sandbox: the test persons that can answer this request; production: null.
    */
-  sandbox_personas:
-    | {
-        id: string;
-        label: string;
-        description: string;
-      }[]
-    | null;
+  sandbox_personas: SandboxPersona[] | null;
   protocol: 'openid4vp-v1-signed';
   request: {
     /**
@@ -56,7 +64,6 @@ export interface SignedWalletRequest {
     request: string;
   };
 }
-
 /**
  * An ISO 18013-7 Annex C request (org-iso-mdoc).
  */
@@ -69,20 +76,13 @@ export interface AnnexCWalletRequest {
   /**
    * Sandbox: the test persons that can answer this request; production: null.
    */
-  sandbox_personas:
-    | {
-        id: string;
-        label: string;
-        description: string;
-      }[]
-    | null;
+  sandbox_personas: SandboxPersona[] | null;
   protocol: 'org-iso-mdoc';
   request: {
     deviceRequest: string;
     encryptionInfo: string;
   };
 }
-
 /**
  * A cross-device OpenID4VP request (QR code / link).
  */
@@ -95,18 +95,11 @@ export interface CrossDeviceRequest {
   /**
    * Sandbox: the test persons that can answer this request; production: null.
    */
-  sandbox_personas:
-    | {
-        id: string;
-        label: string;
-        description: string;
-      }[]
-    | null;
+  sandbox_personas: SandboxPersona[] | null;
   protocol: 'openid4vp';
   uri: string;
   qr_svg: string;
 }
-
 export interface WalletResponseSubmission {
   request_id: string;
   /**
@@ -114,7 +107,6 @@ export interface WalletResponseSubmission {
    */
   response: unknown;
 }
-
 /**
  * The session after a /t mutation: its status and stage.
  */
@@ -122,7 +114,6 @@ export interface TransportAck {
   status: 'created' | 'in_progress' | 'awaiting_decision' | 'completed' | 'stopped' | 'failed' | 'expired';
   current_stage: number;
 }
-
 export interface DocumentsShown {
   /**
    * Positions recorded for this step.

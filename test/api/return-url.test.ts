@@ -4,7 +4,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { SignerClient } from '../support/signer';
 import {
   Api,
   createBusiness,
@@ -12,6 +11,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { SignerClient } from '../support/signer';
 
 const SET = 'mutation($o: [String!]!) { setReturnOrigins(origins: $o) }';
 const READ = '{ returnOrigins }';

@@ -6,6 +6,8 @@
 // step window), before and after Start, and the /t acks agree with it. It is the page's only read of its
 // session (ADR 0043: GET /t/sessions/{id} is gone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { AnyWalletRequestSchema } from '../../server/src/modules/session/session.transport.contract';
 import {
   Api,
   createBusiness,
@@ -16,8 +18,6 @@ import {
   type TestService,
 } from '../support/harness';
 import { SignerClient } from '../support/signer';
-import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { AnyWalletRequestSchema } from '../../server/src/modules/session/session.transport.contract';
 
 const SESSION_FIELDS = `id status environment business { name accentColor logoUrl } workflowName
   steps { stage primitive claims threshold terms termsSha256 documents { position label sha256 size contentType } }

@@ -109,7 +109,10 @@ export class SignerClient {
   }
   /** As the page does on a sign step: reports every document of the current step as shown to the end. */
   async showCurrentDocuments() {
-    const read = await this.session();
+    // the page is loaded already: it re-reads its session (opening the link only for a browser without a cookie)
+    const read = this.cookie
+      ? await readSignerSession(this.baseUrl, this.sessionId, this.cookie)
+      : await this.session();
     if (read.status !== 200) return; // the wallet request's own answer tells why
     const p = read.body as SignerView;
     const step = p.steps[p.currentStage];

@@ -18,7 +18,7 @@ const expires = z.iso
 
 export const SandboxPersonaSchema = z
   .object({ id: z.string(), label: z.string(), description: z.string() })
-  .describe('A test person of the sandbox reference wallet.');
+  .meta({ title: 'SandboxPersona', description: 'A test person of the sandbox reference wallet.' });
 
 const walletRequestBase = {
   request_id: requestId,
