@@ -17,12 +17,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
-
-const SESSION_FIELDS = `id status environment business { name accentColor logoUrl } workflowName
-  steps { stage primitive claims threshold terms termsSha256 documents { position label sha256 size contentType } }
-  currentStage completedStages expires deadline deadlineKind serverTime binding returnUrl triesLeft
-  walletRequests { transport protocol path } sandboxPersonas { id label description }`;
+import { readSignerSession, SignerClient } from '../support/signer';
 
 /** A browser: its cookie jar, opening the link, the GraphQL read, and the /t routes (SignerClient). */
 class Browser {
@@ -40,16 +35,9 @@ class Browser {
     if (set) this.cookie = set.split(';')[0] as string;
     return res.status;
   }
-  async read(sessionId = this.sessionId): Promise<{ data?: Json; errors?: Json[] }> {
-    const res = await fetch(`${this.baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(this.cookie ? { Cookie: this.cookie } : {}) },
-      body: JSON.stringify({
-        query: `query($id: ID!) { signerSession(sessionId: $id) { ${SESSION_FIELDS} } }`,
-        variables: { id: sessionId },
-      }),
-    });
-    return (await res.json()) as { data?: Json; errors?: Json[] };
+  /** The page's GraphQL read (test/support/signer.ts) with this browser's cookie. */
+  read(sessionId = this.sessionId): Promise<{ status: number; body: Json }> {
+    return readSignerSession(this.baseUrl, sessionId, this.cookie);
   }
   /** The same browser on the /t routes (its cookie jar shared). */
   transport(): SignerClient {
@@ -80,19 +68,19 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const id = await newSession();
     const b = new Browser(t.baseUrl, id);
     const none = await b.read();
-    expect(none.data).toBeNull();
-    expect(none.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect(none.body.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect(none.body.errors).toHaveLength(1);
 
     b.cookie = `svc_browser=${'A'.repeat(43)}.${'B'.repeat(43)}`; // the right shape, not issued by the service
-    expect((await b.read()).errors?.[0]?.extensions?.code).toBe('not_found');
+    expect((await b.read()).body.code).toBe('not_found');
 
     b.cookie = '';
     expect(await b.open()).toBe(204);
     expect(b.cookie).toMatch(/^svc_browser=/);
-    expect((await b.read()).data.signerSession.id).toBe(id);
+    expect((await b.read()).body.id).toBe(id);
     // an unknown link with a valid cookie: the same not_found as /t
     const unknown = await b.read('sess_doesnotexist000000000000');
-    expect(unknown.errors?.[0]?.extensions?.code).toBe('not_found');
+    expect(unknown.body.code).toBe('not_found');
     // and opening it: not_found too
     const viaT = new SignerClient(t.baseUrl, 'sess_doesnotexist000000000000');
     (viaT as unknown as { cookie: string }).cookie = b.cookie;
@@ -107,7 +95,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const b = new Browser(t.baseUrl, id);
     await b.open();
     const asked = Date.now();
-    const before = (await b.read()).data.signerSession;
+    const before = (await b.read()).body;
     const steps = [
       {
         stage: 0,
@@ -145,7 +133,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
 
     const started = await b.transport().start();
     expect([started.status, started.body]).toEqual([200, { status: 'in_progress', current_stage: 0 }]);
-    const after = (await b.read()).data.signerSession;
+    const after = (await b.read()).body;
     const row = await t.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id });
     expect(after).toEqual({
       ...common,
@@ -191,7 +179,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const other = new Browser(t.baseUrl, otherId);
     await other.open();
     await other.transport().start(); // this cookie is bound to its own session
-    const seen = (await other.read(id)).data.signerSession;
+    const seen = (await other.read(id)).body;
     expect(seen).toMatchObject({ id, status: 'in_progress', binding: 'other_browser' });
     expect(seen.walletRequests).toEqual([]);
     expect(seen.sandboxPersonas).toEqual([]);
