@@ -34,7 +34,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 /** The webhook payloads the service declares (RouteRegistry.addEvent), as the generator reads them. */
 const WEBHOOK_EVENT_SCHEMAS = declaredApi().routes.events;
@@ -116,6 +116,26 @@ describe('contracts against the running service', () => {
       '/t/sessions/:id/originals/:position',
       '/t/sessions/:id/receipt.pdf',
     ]);
+  });
+
+  it('refuses a /t body its contract refuses with validation_failed naming the field, before anything else', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    expect((await signer.start()).status).toBe(200);
+    for (const body of [{ response: {} }, { request_id: 7, response: {} }]) {
+      const res = await signer.call('POST', '/wallet-response', body);
+      expect([res.status, res.body.code, res.body.param], JSON.stringify(body)).toEqual([
+        400,
+        'validation_failed',
+        'request_id',
+      ]);
+      conforms(ProblemSchema, res.body, 'POST /t/sessions/{id}/wallet-response');
+    }
+    // nothing was consumed: the step still takes an answer
+    expect((await shareWithReferenceWallet(t.svc, signer)).body).toEqual({
+      status: 'completed',
+      current_stage: 1,
+    });
   });
 
   /** The documented error codes of an operation for one status. */
