@@ -1,6 +1,7 @@
 // Thin /v1 routes for sessions over SessionService (answered by the /v1 pipeline, app/pipeline.ts, each with
 // its contract from session.contract.ts and the scope a scoped key needs), and the hosted transport routes
-// over SessionTransport (cookie-bound browser, Express).
+// over SessionTransport (cookie-bound browser, Express; contracts from session.transport.contract.ts, answers
+// typed from them: the mutations answer an ack, the session is read over GraphQL, ADR 0043).
 import type { Response } from 'express';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
