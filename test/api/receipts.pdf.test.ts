@@ -75,7 +75,7 @@ describe('the signer’s record (receipts): pdf', () => {
       primitive: 'identify',
       claims: { given_name: 'Erika' },
     });
-    expect((await b.client.projection()).body.current_stage).toBe(1);
+    expect((await b.client.session()).body.currentStage).toBe(1);
     // another browser, and a business API key without the cookie, are refused
     const other = new SignerBrowser(s.t.baseUrl, b.sessionId);
     expect((await other.read()).json.code).toBe('session_bound_elsewhere');

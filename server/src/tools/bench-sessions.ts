@@ -72,11 +72,25 @@ class Browser {
     });
     const set = res.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0] as string;
-    const out = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
+    const out = (res.status === 204 ? {} : await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
     return out;
   }
+  /** The page's read of its session (GraphQL signerSession), on load and after each /t mutation. */
+  async read(): Promise<void> {
+    const res = await fetch(`${this.base}/graphql`, {
+      method: 'POST',
+      headers: { cookie: this.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: SIGNER_READ, variables: { id: this.id } }),
+    });
+    const out = (await res.json()) as { data?: { signerSession?: { status?: string } } };
+    if (!out.data?.signerSession?.status) throw new Error(`signerSession: ${JSON.stringify(out)}`);
+  }
 }
+
+/** The part of the page's signerSession read a session's run depends on. */
+const SIGNER_READ =
+  'query($id: ID!) { signerSession(sessionId: $id) { id status currentStage steps { stage primitive } walletRequests { transport path } } }';
 
 /** A webhook receiver that checks every signature and resolves when a session's completion arrives. */
 class Receiver {
@@ -269,8 +283,10 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
       lap('create');
       const done = receiver.completed(id);
       const browser = new Browser(base, id);
-      await browser.call('GET', '');
+      await browser.call('POST', '/open');
+      await browser.read();
       await browser.call('POST', '/start');
+      await browser.read();
       lap('open');
       const wr = await browser.call('POST', '/wallet-request');
       lap('request');
@@ -281,6 +297,7 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
       });
       lap('wallet');
       await browser.call('POST', '/wallet-response', { request_id: wr.request_id, response });
+      await browser.read();
       lap('verify');
       await done;
       receiver.forget(id);

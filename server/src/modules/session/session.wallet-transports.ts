@@ -31,8 +31,19 @@ import type { VerifierIdentityService } from '../verification/verifier-identity'
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
 import { SessionEntity } from './session.entity';
+import type {
+  AnnexCWalletRequest,
+  CrossDeviceRequest,
+  SignedWalletRequest,
+} from './session.transport.contract';
 
 type Json = Record<string, unknown>;
+
+type ForPage<T> = Omit<T, 'request_id' | 'expires' | 'sandbox_personas'>;
+type WalletRequestForPage =
+  | ForPage<SignedWalletRequest>
+  | ForPage<AnnexCWalletRequest>
+  | ForPage<CrossDeviceRequest>;
 
 /** How the hosted page reaches a wallet: `dc_api` is the unsigned request of the walking skeleton. */
 export type WalletRequestKind = 'dc_api' | 'dc_api_signed' | 'cross_device' | 'org_iso_mdoc';
@@ -47,8 +58,8 @@ export interface BuiltWalletRequest {
   responseMode: string;
   requestObject: string;
   responseKey: string;
-  /** What the hosted page receives besides request_id and expires. */
-  forPage: Json;
+  /** What the hosted page receives besides request_id, expires and sandbox_personas (its contract's words). */
+  forPage: WalletRequestForPage;
 }
 
 /** The audit record's name for the transport a request used. */
@@ -155,7 +166,7 @@ export class WalletTransports {
       requestObject: signed.requestObject,
       responseKey: key.sealedPrivateJwk,
       forPage: {
-        protocol: 'openid4vp',
+        protocol: 'openid4vp' as const,
         uri: signed.uri,
         qr_svg: await QRCode.toString(signed.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
       },
