@@ -20,9 +20,7 @@ export const HOUR = 3600_000;
 export function webhookOpsSuite(label: string) {
   const clock = new ManualClock(Date.now());
   const receiver = new WebhookReceiver();
-  const s = {
-    clock,
-    receiver,
+  const state = {
     t: undefined as unknown as TestService,
     api: undefined as unknown as Api,
     workflowId: '',
@@ -30,6 +28,8 @@ export function webhookOpsSuite(label: string) {
     secret: '',
     businessId: '',
     ownerId: '',
+  };
+  const helpers = {
     gql: async (query: string, variables: Record<string, unknown> = {}, who = s.api) =>
       who.gql(query, variables),
     deliverAll: async () => {
@@ -70,6 +70,7 @@ export function webhookOpsSuite(label: string) {
       return added[0] as Json;
     },
   };
+  const s = Object.assign(state, { clock, receiver }, helpers);
 
   beforeAll(async () => {
     s.t = await startTestService({ clock, workers: false, label });
