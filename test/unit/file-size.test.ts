@@ -1,8 +1,7 @@
 // Issue 21 "Proof", guarded in CI (`pnpm test` runs test/unit): every committed source, test and style file
 // stays under 500 lines, and no test can pass for the wrong reason with a bare `rejects.toThrow()` (any error)
 // or `toBeGreaterThanOrEqual(0)` (true of every duration). Generated files and committed schema outputs are
-// left out. A file still over the limit is listed in KNOWN with its current length: it may shrink, never grow,
-// and its entry must go once it is under the limit (so the list can only get shorter).
+// left out. There are no exceptions: the last files over the limit were split and the last bare rejections named.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,18 +12,6 @@ const ROOT = path.resolve(__dirname, '../..');
 export const MAX_LINES = 500;
 const CHECKED = /\.(?:ts|tsx|js|mjs|cjs|css|sh|sql)$/;
 const GENERATED = [/^hosted-web\/src\/graphql\/generated\.ts$/, /(?:^|\/)generated\//, /^schema\//];
-/** Over the limit on the day the guard landed; split them, then delete the entry. */
-const KNOWN: Record<string, number> = {
-  'test/api/webhook-ops.test.ts': 521,
-  'server/src/modules/webhook/webhook.relay.test.ts': 515,
-  'hosted-web/src/dashboard/dashboard.css': 690,
-  'hosted-web/src/styles.css': 539,
-};
-/** Bare `rejects.toThrow()` still present (the expected error is to be named there). */
-const KNOWN_BARE_REJECTS: Record<string, number> = {
-  'server/src/db/fast-sql.test.ts': 2,
-  'test/api/access-certificates.test.ts': 1,
-};
 
 function trackedFiles(): string[] {
   const out = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' });
@@ -39,13 +26,11 @@ export const lineCount = (file: string): number => {
   return text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 };
 
-/** Files over the limit, as `path: lines`, not counting the known ones that did not grow. */
-export function oversized(root: string, files: string[], known: Record<string, number> = {}): string[] {
+/** Files over the limit, as `path: lines`. */
+export function oversized(root: string, files: string[]): string[] {
   return files.flatMap((f) => {
     const n = lineCount(path.join(root, f));
-    if (n <= MAX_LINES)
-      return known[f] !== undefined ? [`${f}: ${n} (under the limit: remove from KNOWN)`] : [];
-    return known[f] !== undefined && n <= known[f] ? [] : [`${f}: ${n}`];
+    return n > MAX_LINES ? [`${f}: ${n}`] : [];
   });
 }
 
@@ -60,12 +45,6 @@ describe('file size and assertion guards (issue 21)', () => {
       fs.writeFileSync(path.join(dir, 'ok.ts'), 'x;\n'.repeat(MAX_LINES));
       fs.writeFileSync(path.join(dir, 'long.ts'), 'x;\n'.repeat(MAX_LINES + 1));
       expect(oversized(dir, ['ok.ts', 'long.ts'])).toEqual([`long.ts: ${MAX_LINES + 1}`]);
-      // a known file may not grow, and must leave the list once it is short enough
-      expect(oversized(dir, ['long.ts'], { 'long.ts': MAX_LINES + 1 })).toEqual([]);
-      expect(oversized(dir, ['long.ts'], { 'long.ts': MAX_LINES })).toEqual([`long.ts: ${MAX_LINES + 1}`]);
-      expect(oversized(dir, ['ok.ts'], { 'ok.ts': 600 })).toEqual([
-        `ok.ts: ${MAX_LINES} (under the limit: remove from KNOWN)`,
-      ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -75,7 +54,7 @@ describe('file size and assertion guards (issue 21)', () => {
     const files = trackedFiles();
     expect(files.length).toBeGreaterThan(300);
     expect(files).not.toContain('hosted-web/src/graphql/generated.ts');
-    expect(oversized(ROOT, files, KNOWN)).toEqual([]);
+    expect(oversized(ROOT, files)).toEqual([]);
   });
 
   it('finds bare rejects.toThrow() and toBeGreaterThanOrEqual(0) (the patterns work)', () => {
@@ -95,8 +74,7 @@ describe('file size and assertion guards (issue 21)', () => {
     for (const f of tests) {
       const text = fs.readFileSync(path.join(ROOT, f), 'utf8');
       const bare = countOf(BARE_REJECTS, text);
-      if (bare > (KNOWN_BARE_REJECTS[f] ?? 0)) found.push(`${f}: ${bare} bare rejects.toThrow()`);
-      if (bare < (KNOWN_BARE_REJECTS[f] ?? 0)) found.push(`${f}: fixed, remove from KNOWN_BARE_REJECTS`);
+      if (bare) found.push(`${f}: ${bare} bare rejects.toThrow()`);
       const nonneg = countOf(NONNEGATIVE, text);
       if (nonneg) found.push(`${f}: ${nonneg} toBeGreaterThanOrEqual(0)`);
     }
