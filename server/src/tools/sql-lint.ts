@@ -12,6 +12,8 @@ import {
 } from './sql-lint-rules';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+/** The repository's integration tests and their support: held to transaction-opener like any test file. */
+const repoTests = path.resolve(root, '../../test');
 
 function tsFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -22,7 +24,8 @@ function tsFiles(dir: string): string[] {
 }
 
 /** Tests and their support modules (`x.test.ts`, `x.test-support.ts`): not shipped, so only transaction-opener. */
-export const isTestFile = (file: string) => /\.test(?:-support)?\.ts$/.test(file);
+export const isTestFile = (file: string) =>
+  /\.test(?:-support)?\.ts$/.test(file) || /^(?:\.\.\/)?test\//.test(file.split(path.sep).join('/'));
 
 export function lintFile(file: string, text: string, opts: SqlLintOptions): SqlLintFinding[] {
   const found = lintSource(file, text, opts);
@@ -30,7 +33,7 @@ export function lintFile(file: string, text: string, opts: SqlLintOptions): SqlL
 }
 
 export function lintRepository(): SqlLintFinding[] {
-  const files = tsFiles(root);
+  const files = [...tsFiles(root), ...(fs.existsSync(repoTests) ? tsFiles(repoTests) : [])];
   const texts = new Map(files.map((f) => [f, fs.readFileSync(f, 'utf8')]));
   const entityTables = new Map(
     files.filter((f) => !isTestFile(f)).flatMap((f) => entityTablesOf(texts.get(f) as string)),
