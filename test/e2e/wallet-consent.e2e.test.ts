@@ -2,15 +2,18 @@
 // each start a session; the sandbox wallet reads the signed request it was handed and its consent card shows
 // that business's display name and purpose (from the request's registration certificate, not the page) and
 // the service as intermediary, for the same-device flow and for "Open in sandbox wallet" on the cross-device
-// code; Share completes the step, Decline sends nothing. Screenshots at 390 and 1280 px (one in German), axe.
+// code; Share completes the step, Decline sends nothing; a request carrying another business's certificate is
+// refused on the page. Screenshots at 390 and 1280 px (one in German), axe.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeFindings } from '../support/axe';
 import { startE2E, stopE2E } from '../support/browser';
-import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { Api, createBusiness, type Json, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const SHOTS = process.env.WALLET_SHOTS_DIR ?? path.join(os.tmpdir(), 'wallet-consent-shots');
@@ -24,17 +27,17 @@ describe('the sandbox wallet shows the relying party from the request (Chromium)
     A: { displayName: 'Acme Lending', purpose: 'Check your age before a loan offer' },
     B: { displayName: 'Beta Bank', purpose: 'Open a savings account' },
   };
-  const biz = {} as Record<'A' | 'B', { api: Api; workflowId: string }>;
+  const biz = {} as Record<'A' | 'B', { api: Api; workflowId: string; businessId: string }>;
 
   beforeAll(async () => {
     ({ t, browser } = await startE2E('e2e_wallet_consent', receiver));
     for (const k of ['A', 'B'] as const) {
-      const { apiKey } = await createBusiness(t, `Business ${k} Ltd`);
+      const { apiKey, businessId } = await createBusiness(t, `Business ${k} Ltd`);
       const api = new Api(t.baseUrl, apiKey);
       expect((await api.gql(SET_RP, { i: rp[k] })).data?.setRelyingParty).toEqual({
         displayName: rp[k].displayName,
       });
-      biz[k] = { api, workflowId: (await setUpIdentifyWorkflow(api, receiver.url)).workflowId };
+      biz[k] = { api, businessId, workflowId: (await setUpIdentifyWorkflow(api, receiver.url)).workflowId };
     }
     await t.svc.verifierIdentity.registrar.rotateCa(); // registrar mode: requests carry verifier_info
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -131,6 +134,38 @@ describe('the sandbox wallet shows the relying party from the request (Chromium)
     expect(await card.getByTestId('consent-purpose').textContent()).toBe(
       'Purpose: Check your age before a loan offer',
     );
+    await page.close();
+  });
+
+  it("refuses visibly when the request carries B's registration certificate on A's signer", async () => {
+    // B's certificate, from a request of B's own session
+    const other = await biz.B.api.rest('POST', '/v1/sessions', { workflow_id: biz.B.workflowId });
+    const signerB = new SignerClient(t.baseUrl, other.body.id);
+    await signerB.start();
+    const bJar = ((await signerB.call('POST', '/wallet-request/dc_api_signed')).body as Json).request as Json;
+    const bInfo = decodeJwt(bJar.request as string).verifier_info;
+    const { page } = await atWalletStep('A', { width: 390 });
+    // the network edge: A's signed request re-signed by A's own signer with B's verifier_info in it
+    await page.route('**/wallet-request/dc_api_signed', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Json;
+      const jar = (body.request as Json).request as string;
+      const signer = await t.svc.verifierIdentity.forBusiness({
+        id: biz.A.businessId,
+        environment: 'sandbox',
+      });
+      const tampered = await signer.sign(decodeProtectedHeader(jar) as Json, {
+        ...decodeJwt(jar),
+        verifier_info: bInfo,
+      });
+      await route.fulfill({ response: res, json: { ...body, request: { request: tampered } } });
+    });
+    await page.getByTestId('share-reference-wallet').click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('the registration certificate it carries belongs to someone other');
+    expect(await page.getByTestId('wallet-consent-same-device').count()).toBe(0);
+    await shot(page, 'consent-refused-mismatch-390');
     await page.close();
   });
 });

@@ -16,7 +16,7 @@ import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
 import type { ActionRunner, CrossDeviceRequest, SignerSession, WalletShown } from '../types';
-import { WalletConsent } from './WalletConsent';
+import { createWalletConsent, WalletConsentGate } from './WalletConsent';
 
 export function CrossDevice(props: {
   session: SignerSession;
@@ -47,32 +47,19 @@ export function CrossDevice(props: {
   const qrSrc = (svg: string) => `data:image/svg+xml;base64,${btoa(svg)}`;
   // The sandbox wallet reads the request behind the link first (as a wallet does before it asks the person);
   // with a registration certificate in it, its consent card shows who asks and why (ADR 0040).
-  const [consent, setConsent] = createSignal<WalletShown>();
-  const [declined, setDeclined] = createSignal(false);
+  const consent = createWalletConsent<{ shown: WalletShown }>(props.runner, () => answerInSandboxWallet());
   const openInSandboxWallet = () =>
     props.runner.run(async () => {
-      setDeclined(false);
+      consent.reset();
       const req = request();
       if (!req || !props.sandboxPersona?.()) return undefined;
       const shown = await sandboxWalletRead({ uri: req.uri });
       if (shown.relying_party) {
-        setConsent(shown);
+        consent.ask({ shown });
         return undefined;
       }
       return answerInSandboxWallet();
     });
-  const shareAfterConsent = () =>
-    props.runner.run(async () => {
-      try {
-        return await answerInSandboxWallet();
-      } finally {
-        setConsent(undefined);
-      }
-    });
-  const decline = () => {
-    setConsent(undefined);
-    setDeclined(true);
-  };
   const answerInSandboxWallet = async () => {
     const req = request();
     const persona = props.sandboxPersona?.();
@@ -108,35 +95,17 @@ export function CrossDevice(props: {
               </a>
             </p>
             <Show when={props.sandboxPersona?.()}>
-              <Show
-                when={consent()}
-                fallback={
-                  <button
-                    type="button"
-                    class="button"
-                    data-testid="open-sandbox-wallet"
-                    disabled={props.runner.busy()}
-                    onClick={openInSandboxWallet}
-                  >
-                    {t('cross.openSandbox')}
-                  </button>
-                }
-              >
-                {(shown) => (
-                  <WalletConsent
-                    id="cross-device"
-                    shown={shown()}
-                    busy={props.runner.busy()}
-                    onShare={shareAfterConsent}
-                    onDecline={decline}
-                  />
-                )}
-              </Show>
-              <Show when={declined()}>
-                <p role="status" data-testid="consent-declined">
-                  {t('consent.declined')}
-                </p>
-              </Show>
+              <WalletConsentGate id="cross-device" consent={consent} busy={props.runner.busy()}>
+                <button
+                  type="button"
+                  class="button"
+                  data-testid="open-sandbox-wallet"
+                  disabled={props.runner.busy()}
+                  onClick={openInSandboxWallet}
+                >
+                  {t('cross.openSandbox')}
+                </button>
+              </WalletConsentGate>
             </Show>
           </>
         )}

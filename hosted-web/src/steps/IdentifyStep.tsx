@@ -35,7 +35,7 @@ import {
   SIGNED_PROTOCOL,
 } from './DcApi';
 import { StepContent, stepHeading } from './StepContent';
-import { WalletConsent } from './WalletConsent';
+import { createWalletConsent, WalletConsentGate } from './WalletConsent';
 
 // A request this close to its expiry is replaced rather than handed to a wallet that may take a while.
 const REQUEST_MARGIN_MS = 10_000;
@@ -135,7 +135,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
     });
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {
-      setDeclined(false);
+      consent.reset();
       if (offersAnnexC() && sandboxProtocol() === ANNEX_C_PROTOCOL) {
         // ISO 18013-7 Annex C: the reference wallet answers the DeviceRequest as Safari's wallet would
         const iso = await createWalletRequest<AnnexCWalletRequest>(
@@ -151,7 +151,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
         const signed = await createWalletRequest<SignedWalletRequest>(signedOffer);
         const shown = await sandboxWalletRead({ request: signed.request });
         if (shown.relying_party) {
-          setConsent({ shown, request: signed });
+          consent.ask({ shown, request: signed });
           return undefined;
         }
         return answerSigned(signed);
@@ -165,22 +165,10 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
     return submitWalletResponse(props.session.id, signed.request_id, answer);
   };
   // the consent card of the sandbox wallet: Share answers the request it read, Decline drops it unanswered
-  const [consent, setConsent] = createSignal<{ shown: WalletShown; request: SignedWalletRequest }>();
-  const [declined, setDeclined] = createSignal(false);
-  const shareAfterConsent = () =>
-    props.runner.run(async () => {
-      const pending = consent();
-      if (!pending) return undefined;
-      try {
-        return await answerSigned(pending.request);
-      } finally {
-        setConsent(undefined);
-      }
-    });
-  const decline = () => {
-    setConsent(undefined);
-    setDeclined(true);
-  };
+  const consent = createWalletConsent<{ shown: WalletShown; request: SignedWalletRequest }>(
+    props.runner,
+    (pending) => answerSigned(pending.request),
+  );
 
   const offersAnnexC = () => walletOffer(props.session, 'org_iso_mdoc') !== undefined;
   // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
@@ -265,35 +253,17 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
                   <option value={ANNEX_C_PROTOCOL}>{t('step.protocolAnnexC')}</option>
                 </select>
               </Show>
-              <Show
-                when={consent()}
-                fallback={
-                  <button
-                    type="button"
-                    class="button"
-                    data-testid="share-reference-wallet"
-                    disabled={props.runner.busy() || !persona()}
-                    onClick={shareWithReferenceWallet}
-                  >
-                    {props.runner.busy() ? t('step.sharing') : t('step.shareTest')}
-                  </button>
-                }
-              >
-                {(pending) => (
-                  <WalletConsent
-                    id="same-device"
-                    shown={pending().shown}
-                    busy={props.runner.busy()}
-                    onShare={shareAfterConsent}
-                    onDecline={decline}
-                  />
-                )}
-              </Show>
-              <Show when={declined()}>
-                <p role="status" data-testid="consent-declined">
-                  {t('consent.declined')}
-                </p>
-              </Show>
+              <WalletConsentGate id="same-device" consent={consent} busy={props.runner.busy()}>
+                <button
+                  type="button"
+                  class="button"
+                  data-testid="share-reference-wallet"
+                  disabled={props.runner.busy() || !persona()}
+                  onClick={shareWithReferenceWallet}
+                >
+                  {props.runner.busy() ? t('step.sharing') : t('step.shareTest')}
+                </button>
+              </WalletConsentGate>
             </fieldset>
           )}
         </Show>

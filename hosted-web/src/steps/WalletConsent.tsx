@@ -2,10 +2,77 @@
 // asks and why as it read them from the signed request it received and verified (the registration
 // certificate in verifier_info: the business's name and purpose; the hosted verifier as intermediary), not
 // from this page's own data. Share lets the wallet answer; Decline drops the request, nothing is sent.
-import { For, Show } from 'solid-js';
+import { createSignal, For, type JSX, Show } from 'solid-js';
 import { focusOnAppear } from '../components/focus';
 import { t } from '../i18n';
-import type { WalletShown } from '../types';
+import type { ActionRunner, SignerSession, WalletShown } from '../types';
+
+/**
+ * The sandbox wallet's consent state: the request it read and is asking about (`pending`, with what it shows),
+ * and whether the person declined the last one. `share` answers the pending request through the runner.
+ */
+export function createWalletConsent<T extends { shown: WalletShown }>(
+  runner: ActionRunner,
+  answer: (pending: T) => Promise<SignerSession | undefined>,
+) {
+  const [pending, setPending] = createSignal<T>();
+  const [declined, setDeclined] = createSignal(false);
+  return {
+    pending,
+    declined,
+    /** A new request is being read: the last decline no longer applies. */
+    reset: () => setDeclined(false),
+    ask: (p: T) => setPending(() => p),
+    share: () =>
+      runner.run(async () => {
+        const p = pending();
+        if (!p) return undefined;
+        try {
+          return await answer(p);
+        } finally {
+          setPending(undefined);
+        }
+      }),
+    decline: () => {
+      setPending(undefined);
+      setDeclined(true);
+    },
+  };
+}
+
+/** The wallet's own button (children), or its consent card while a request is pending; the declined note. */
+export function WalletConsentGate(props: {
+  id: string;
+  consent: {
+    pending: () => { shown: WalletShown } | undefined;
+    declined: () => boolean;
+    share: () => void;
+    decline: () => void;
+  };
+  busy: boolean;
+  children: JSX.Element;
+}) {
+  return (
+    <>
+      <Show when={props.consent.pending()} fallback={props.children}>
+        {(p) => (
+          <WalletConsent
+            id={props.id}
+            shown={p().shown}
+            busy={props.busy}
+            onShare={props.consent.share}
+            onDecline={props.consent.decline}
+          />
+        )}
+      </Show>
+      <Show when={props.consent.declined()}>
+        <p role="status" data-testid="consent-declined">
+          {t('consent.declined')}
+        </p>
+      </Show>
+    </>
+  );
+}
 
 export function WalletConsent(props: {
   shown: WalletShown;
