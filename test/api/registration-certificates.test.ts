@@ -9,11 +9,12 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { decodeProtectedHeader, decodeJwt, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
+import { runOperator } from '../support/dashboard';
 import {
   Api,
   createBusiness,
@@ -22,7 +23,6 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { runOperator } from '../support/dashboard';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, type TestCa } from '../support/test-ca';
 
