@@ -89,7 +89,7 @@ describe('registration certificates imported by the operator', () => {
       env: { REGISTRATION_CERT_ANCHORS_FILE: anchors, VERIFIER_INFO_PRODUCTION: 'true' },
     });
     env = {
-      DATABASE_URL: t.db.url,
+      ...(t.db.url ? { DATABASE_URL: t.db.url } : {}),
       DATA_DIR: t.svc.config.dataDir,
       BASE_URL: t.baseUrl,
       REGISTRATION_CERT_ANCHORS_FILE: anchors,
