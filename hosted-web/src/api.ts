@@ -8,12 +8,17 @@ import type { SignerSessionQueryVariables, WalletTransport } from './graphql/gen
 import type {
   AnnexCWalletRequest,
   CrossDeviceRequest,
+  DocumentsShown,
+  SignedWalletRequest,
+  TransportAck,
+  WalletRequest,
+  WalletResponseSubmission,
+} from './transport.generated';
+import type {
   Problem,
   ReferenceWalletAnswer,
   SandboxCrossDeviceAnswer,
-  SignedWalletRequest,
   SignerSession,
-  WalletRequest,
   WalletRequestOffer,
   WalletResponse,
   WalletShown,
@@ -59,10 +64,7 @@ export const documentUrl = (id: string, position: number) => `${sessionPath(id)}
 
 /** The page showed this document of the current sign step to its end (the server records exactly that). */
 export const reportDocumentShown = (id: string, position: number) =>
-  call<{ shown_to_end: number[]; all_shown: boolean }>(
-    'POST',
-    `${sessionPath(id)}/documents/${position}/shown`,
-  );
+  call<DocumentsShown>('POST', `${sessionPath(id)}/documents/${position}/shown`);
 
 /** The session as the page shows it: the GraphQL signer query, authorised by the binding cookie. */
 export const getSession = (sessionId: string) =>
@@ -73,7 +75,7 @@ export const openSession = (id: string) => call<undefined>('POST', `${sessionPat
 
 /** Start binds this browser; the page then reads the session it started. */
 export const startSession = async (id: string) => {
-  await call<unknown>('POST', `${sessionPath(id)}/start`);
+  await call<TransportAck>('POST', `${sessionPath(id)}/start`);
   return getSession(id);
 };
 
@@ -115,7 +117,8 @@ export const submitWalletResponse = async (
   requestId: string,
   response: WalletResponse | Record<string, unknown>,
 ) => {
-  await call<unknown>('POST', `${sessionPath(id)}/wallet-response`, { request_id: requestId, response });
+  const body: WalletResponseSubmission = { request_id: requestId, response };
+  await call<TransportAck>('POST', `${sessionPath(id)}/wallet-response`, body);
   return getSession(id);
 };
 

@@ -1,7 +1,7 @@
 // The signer page's session comes from the GraphQL schema (graphql/generated.ts: SignerSession and its steps,
-// documents, wallet request offers and sandbox persons). What stays here: the answers of the wallet-protocol
-// routes on /t (single-use wallet requests, the wallet response), which are neither GraphQL nor in the public
-// OpenAPI contract (ADR 0018, ADR 0041), and UI-local types.
+// documents, wallet request offers and sandbox persons); the answers of the wallet-protocol routes on /t from
+// their zod contracts (transport.generated.ts, ADR 0043). What stays here: the sandbox reference wallet's
+// payloads, the problem body and UI-local types.
 import type { SignerSessionFieldsFragment } from './graphql/generated';
 
 /** The session as the page shows it (GraphQL signerSession). */
@@ -11,38 +11,13 @@ export type SignerDocument = NonNullable<SignerStep['documents']>[number];
 export type SandboxPersona = SignerSession['sandboxPersonas'][number];
 export type WalletRequestOffer = SignerSession['walletRequests'][number];
 
-/** An unsigned OpenID4VP request (POST .../wallet-request): the authorization request object, unchanged. */
-export interface WalletRequest {
-  request_id: string;
-  request: Record<string, unknown>;
-  protocol: 'openid4vp-v1-unsigned';
-  expires: string;
-}
-
-/** The signed request for the Digital Credentials API: data = {request: <JAR>}, answered with {response: <JWE>}. */
-export interface SignedWalletRequest {
-  request_id: string;
-  protocol: 'openid4vp-v1-signed';
-  request: { request: string };
-  expires: string;
-}
-
-/** An ISO 18013-7 Annex C request (org-iso-mdoc): base64url CBOR DeviceRequest and EncryptionInfo. */
-export interface AnnexCWalletRequest {
-  request_id: string;
-  protocol: 'org-iso-mdoc';
-  request: { deviceRequest: string; encryptionInfo: string };
-  expires: string;
-}
-
-/** A cross-device request: the openid4vp:// link (client_id + request_uri) and its QR code as SVG. */
-export interface CrossDeviceRequest {
-  request_id: string;
-  protocol: 'openid4vp';
-  uri: string;
-  qr_svg: string;
-  expires: string;
-}
+// The /t wallet-protocol payloads are generated from the routes' zod contracts (ADR 0043).
+export type {
+  AnnexCWalletRequest,
+  CrossDeviceRequest,
+  SignedWalletRequest,
+  WalletRequest,
+} from './transport.generated';
 
 /** What the sandbox wallet's cross-device exchange got back from our response_uri. */
 /** What the sandbox wallet shows for a request it verified (POST /sandbox/wallet/read, ADR 0040). */

@@ -119,7 +119,10 @@ describe('access certificates from a real CA', () => {
     );
     expect(out.stderr).toMatch(/verifier-key import-chain/);
     // nothing is listening on its port
-    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({
+      message: 'fetch failed',
+      cause: { code: 'ECONNREFUSED' },
+    });
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 300_000);
 

@@ -21,7 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+import { readSignerSession, SignerClient, shareWithReferenceWallet } from '../support/signer';
 import { publishWorkflow } from '../support/workflows';
 
 const HOUR = 3600_000;
@@ -133,13 +133,19 @@ class Browser {
       },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
-    const body = await res.json();
+    const body = res.status === 204 ? {} : await res.json();
     // a lost answer never reaches the browser: its Set-Cookie is not stored either
     if (!opts.dropAnswer) {
       const set = res.headers.get('set-cookie');
       if (set) this.cookie = set.split(';')[0] as string;
     }
     return { status: res.status, body, setCookie: res.headers.get('set-cookie') };
+  }
+  /** Opening the link (the cookie), then the page's GraphQL read of the session with this jar's cookie. */
+  async session(id: string, opts: { dropAnswer?: boolean } = {}) {
+    const opened = await this.call('POST', `/t/sessions/${id}/open`, opts);
+    expect(opened.status).toBe(204);
+    return { ...(await readSignerSession(this.baseUrl, id, this.cookie)), setCookie: opened.setCookie };
   }
 }
 
@@ -165,20 +171,22 @@ describe('browser binding', () => {
     const id = await newSession();
     const mine = new Browser(t.baseUrl);
     // opening the page gives this browser its server-issued cookie (HttpOnly, Secure, SameSite=Strict)
-    const opened = await mine.call('GET', `/t/sessions/${id}`);
+    const opened = await mine.session(id);
     expect(opened.status).toBe(200);
+    expect(opened.body.binding).toBe('none');
     expect(opened.setCookie).toMatch(/^svc_browser=[^;]+; Path=\/; .*HttpOnly; Secure; SameSite=Strict/);
     // Start commits, but its answer never arrives
     const lost = await mine.call('POST', `/t/sessions/${id}/start`, { dropAnswer: true });
     expect(lost.status).toBe(200);
+    expect(lost.body).toEqual({ status: 'in_progress', current_stage: 0 });
     expect((await t.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id })).status).toBe('in_progress');
 
     const retry = await mine.call('POST', `/t/sessions/${id}/start`);
     expect(retry.status).toBe(200);
-    expect(retry.body.binding).toBe('this_browser');
+    expect((await mine.session(id)).body.binding).toBe('this_browser');
 
     const other = new Browser(t.baseUrl);
-    expect((await other.call('GET', `/t/sessions/${id}`)).body.binding).toBe('other_browser');
+    expect((await other.session(id)).body.binding).toBe('other_browser');
     const steal = await other.call('POST', `/t/sessions/${id}/start`);
     expect([steal.status, steal.body.code]).toEqual([403, 'session_bound_elsewhere']);
     expect((await other.call('POST', `/t/sessions/${id}/wallet-request`)).body.code).toBe(
@@ -206,7 +214,8 @@ describe('browser binding', () => {
     const started = await mine.call('POST', `/t/sessions/${id}/start`);
     expect(started.status).toBe(200);
     expect(started.setCookie).toMatch(/HttpOnly; Secure; SameSite=Strict/);
-    expect((await mine.call('POST', `/t/sessions/${id}/start`)).body.binding).toBe('this_browser');
+    expect((await mine.call('POST', `/t/sessions/${id}/start`)).status).toBe(200);
+    expect((await mine.session(id)).body.binding).toBe('this_browser');
     const other = new Browser(t.baseUrl);
     expect((await other.call('POST', `/t/sessions/${id}/start`)).status).toBe(403);
   });
@@ -216,7 +225,7 @@ describe('browser binding', () => {
     const chosen = `svc_browser=${'A'.repeat(43)}`;
     const attacker = new Browser(t.baseUrl);
     attacker.cookie = chosen;
-    const opened = await attacker.call('GET', `/t/sessions/${id}`, { dropAnswer: true });
+    const opened = await attacker.call('POST', `/t/sessions/${id}/open`, { dropAnswer: true });
     expect(opened.setCookie).not.toContain('A'.repeat(43)); // replaced by a server-issued value
     const victim = new Browser(t.baseUrl);
     victim.cookie = chosen; // e.g. planted in the victim's browser
@@ -224,13 +233,13 @@ describe('browser binding', () => {
     expect(started.status).toBe(200);
     expect(started.setCookie).not.toContain('A'.repeat(43));
     expect(victim.cookie).not.toBe(chosen);
-    expect(started.body.binding).toBe('this_browser');
-    // whoever holds the chosen value is not the bound browser
-    expect((await attacker.call('GET', `/t/sessions/${id}`, { dropAnswer: true })).body.binding).toBe(
-      'other_browser',
-    );
+    expect((await victim.session(id)).body.binding).toBe('this_browser');
+    // whoever holds the chosen value is not the bound browser: the read refuses a value the service did not
+    // issue (as an unknown link), and with the value it issues instead the session is another browser's
+    expect((await attacker.session(id, { dropAnswer: true })).body.code).toBe('not_found');
     const steal = await attacker.call('POST', `/t/sessions/${id}/wallet-request`, { dropAnswer: true });
     expect([steal.status, steal.body.code]).toEqual([403, 'session_bound_elsewhere']);
+    expect((await attacker.session(id)).body.binding).toBe('other_browser');
 
     // a forged value of the issued shape (wrong MAC) is no binding either
     const forger = new Browser(t.baseUrl);
@@ -239,18 +248,19 @@ describe('browser binding', () => {
     const forged = await forger.call('POST', `/t/sessions/${id2}/start`, { dropAnswer: true });
     expect(forged.status).toBe(200);
     expect(forged.setCookie).not.toContain('B'.repeat(43));
-    expect((await forger.call('GET', `/t/sessions/${id2}`, { dropAnswer: true })).body.binding).toBe(
-      'other_browser',
-    );
+    expect((await forger.session(id2, { dropAnswer: true })).body.code).toBe('not_found');
+    expect((await forger.session(id2)).body.binding).toBe('other_browser');
   });
 
   it('binds each session separately: one browser cookie, distinct stored bindings', async () => {
     const browser = new Browser(t.baseUrl);
     const a = await newSession();
     const b = await newSession();
-    await browser.call('GET', `/t/sessions/${a}`);
-    expect((await browser.call('POST', `/t/sessions/${a}/start`)).body.binding).toBe('this_browser');
-    expect((await browser.call('POST', `/t/sessions/${b}/start`)).body.binding).toBe('this_browser');
+    await browser.call('POST', `/t/sessions/${a}/open`);
+    expect((await browser.call('POST', `/t/sessions/${a}/start`)).status).toBe(200);
+    expect((await browser.call('POST', `/t/sessions/${b}/start`)).status).toBe(200);
+    expect((await browser.session(a)).body.binding).toBe('this_browser');
+    expect((await browser.session(b)).body.binding).toBe('this_browser');
     const rows = await t.svc.ds.getRepository(SessionEntity).findBy([{ id: a }, { id: b }]);
     expect(new Set(rows.map((r) => r.bindingHash)).size).toBe(2);
     expect(

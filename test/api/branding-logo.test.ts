@@ -23,6 +23,7 @@ import {
   type TestService,
 } from '../support/harness';
 import { jpegHeader, png, webpHeader } from '../support/images';
+import { SignerClient } from '../support/signer';
 
 const SET_LOGO = 'mutation($logo: Upload) { setLogo(logo: $logo) { displayName accentColor logoUrl } }';
 const BRANDING = '{ branding { displayName accentColor logoUrl } }';
@@ -229,8 +230,12 @@ describe('hosted page logo', () => {
     }
     // the hosted projection links to it; another business's does not
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-    const projection = (await api.rest('GET', `/t/sessions/${created.body.id}`)).body;
-    expect(projection.business).toEqual({ name: 'Logo AG', logo_url: `/branding/logos/${sha}` });
+    const projection = await new SignerClient(t.baseUrl, created.body.id).view();
+    expect(projection.business).toEqual({
+      name: 'Logo AG',
+      accentColor: null,
+      logoUrl: `/branding/logos/${sha}`,
+    });
     expect((await other.gql(BRANDING)).data.branding.logoUrl).toBeNull();
     expect(await logoRows()).toBe(1);
   });

@@ -9,6 +9,10 @@ import { ERROR_CODES } from '../../server/src/common/errors';
 import { AuditRecordSchema, JwksSchema } from '../../server/src/modules/audit/audit.contract';
 import { ProblemSchema } from '../../server/src/modules/errors/problem.contract';
 import { SessionCreatedSchema, SessionSchema } from '../../server/src/modules/session/session.contract';
+import {
+  TransportAckSchema,
+  UnsignedWalletRequestSchema,
+} from '../../server/src/modules/session/session.transport.contract';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
   type ContractSchema,
@@ -102,6 +106,38 @@ describe('contracts against the running service', () => {
     expect(ops).toHaveLength(v1.length);
   });
 
+  it('gives every /t route answering JSON a contract (the page types and contract:check follow it)', () => {
+    const bare = t.svc.routes.routes
+      .filter((r) => r.path.startsWith('/t/') && !r.contract)
+      .map((r) => r.path);
+    // the three byte downloads (documents, originals, the receipt PDF) answer files, not JSON
+    expect(bare.sort()).toEqual([
+      '/t/sessions/:id/documents/:position',
+      '/t/sessions/:id/originals/:position',
+      '/t/sessions/:id/receipt.pdf',
+    ]);
+  });
+
+  it('refuses a /t body its contract refuses with validation_failed naming the field, before anything else', async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const signer = new SignerClient(t.baseUrl, created.body.id);
+    expect((await signer.start()).status).toBe(200);
+    for (const body of [{ response: {} }, { request_id: 7, response: {} }]) {
+      const res = await signer.call('POST', '/wallet-response', body);
+      expect([res.status, res.body.code, res.body.param], JSON.stringify(body)).toEqual([
+        400,
+        'validation_failed',
+        'request_id',
+      ]);
+      conforms(ProblemSchema, res.body, 'POST /t/sessions/{id}/wallet-response');
+    }
+    // nothing was consumed: the step still takes an answer
+    expect((await shareWithReferenceWallet(t.svc, signer)).body).toEqual({
+      status: 'completed',
+      current_stage: 1,
+    });
+  });
+
   /** The documented error codes of an operation for one status. */
   const documented = (method: string, p: string, status: number): string[] =>
     openapi().paths[p][method].responses[String(status)]?.content['application/problem+json'].schema.allOf[1]
@@ -117,8 +153,19 @@ describe('contracts against the running service', () => {
 
     const id = created.body.id as string;
     const signer = new SignerClient(t.baseUrl, id);
-    expect((await signer.start()).status).toBe(200);
-    expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+    const started = await signer.start();
+    expect(started.status).toBe(200);
+    conforms(TransportAckSchema, started.body, 'POST /t/sessions/{id}/start');
+    const wr = await signer.walletRequest();
+    conforms(UnsignedWalletRequestSchema, wr.body, 'POST /t/sessions/{id}/wallet-request');
+    const response = await t.svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: t.baseUrl,
+    });
+    const done = await signer.submit(wr.body.request_id, response);
+    expect(done.body).toEqual({ status: 'completed', current_stage: 1 }); // past its one step
+    conforms(TransportAckSchema, done.body, 'POST /t/sessions/{id}/wallet-response');
 
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.status).toBe('completed');

@@ -134,7 +134,7 @@ describe('cross-device and signed DC API transports', () => {
     expect(answer).toEqual({ status: 200, body: {} });
 
     // The hosted page sees the session done (it polls this projection), and the business is told.
-    expect((await signer.projection()).body.status).toBe('completed');
+    expect((await signer.session()).body.status).toBe('completed');
     const [step] = await receiver.waitFor('step.completed');
     const [done] = await receiver.waitFor('session.completed');
     expect(signatureValid(step, webhookSecret)).toBe(true);
@@ -219,7 +219,7 @@ describe('cross-device and signed DC API transports', () => {
     const res = await postResponse(payload.response_uri as string, { response: jwe });
     expect(res.status).toBe(410);
     expect((res.body as Json).code).toBe('session_expired');
-    expect((await signer.projection()).body.status).toBe('expired');
+    expect((await signer.session()).body.status).toBe('expired');
     expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(0);
   });
 

@@ -79,7 +79,7 @@ describe('the database goes away and comes back', () => {
     for (let i = 0; i < 5; i++) {
       answers.push(await api.rest('POST', '/v1/sessions', { workflow_id: workflowId }));
       answers.push(await api.rest('GET', `/v1/sessions/${sessionId}`));
-      answers.push(await new Api(baseUrl).rest('GET', `/t/sessions/${sessionId}`));
+      answers.push(await new Api(baseUrl).rest('POST', `/t/sessions/${sessionId}/open`));
     }
     for (const a of answers) {
       expect(a.status).toBe(503);

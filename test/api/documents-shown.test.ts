@@ -1,7 +1,7 @@
 // Issue 17 (ADR 0029), as an integrator and the signer's browser observe it over HTTP: the wallet request of
 // a sign step is refused (409 documents_not_shown) until the bound browser has reported every document as
 // shown to its end; the report is recorded once per document in the session timeline
-// (document_shown_to_end, never "read") and in the step's signed audit record; and the page's projection
+// (document_shown_to_end, never "read") and in the step's signed audit record; and the page's session read
 // carries the deadline of what the person is doing now (the step window once a step has started).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describe('sign documents shown to the end before the wallet is asked', () => {
 
     // only the bound browser can report, and only documents of this step
     const other = new SignerClient(t.baseUrl, id);
-    await other.projection();
+    await other.open();
     expect((await other.documentShown(1)).body.code).toBe('session_bound_elsewhere');
     const unknown = await signer.documentShown(7);
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
@@ -102,7 +102,7 @@ describe('sign documents shown to the end before the wallet is asked', () => {
   it('refuses a report before Start and on a step without documents', async () => {
     const created = await createSign();
     const early = new SignerClient(t.baseUrl, created.body.id);
-    await early.projection();
+    await early.open();
     expect((await early.documentShown(0)).body.code).toBe('session_state_conflict');
 
     const { signer } = await startedSession(
@@ -117,29 +117,30 @@ describe('sign documents shown to the end before the wallet is asked', () => {
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: identifyWf, expires_in: 3600 });
     const now = clock.now().getTime();
     const signer = new SignerClient(t.baseUrl, created.body.id);
-    const before = (await signer.projection()).body;
+    const before = (await signer.session()).body;
     expect(before).toMatchObject({
       deadline: new Date(now + 60 * MIN).toISOString(),
-      deadline_kind: 'link',
-      server_time: new Date(now).toISOString(),
+      deadlineKind: 'link',
+      serverTime: new Date(now).toISOString(),
     });
 
     clock.advance(2 * MIN);
-    const started = (await signer.start()).body;
+    expect((await signer.start()).body).toEqual({ status: 'in_progress', current_stage: 0 });
+    const started = (await signer.session()).body;
     // the identify window (10 minutes) from Start, earlier than the link's expiry
     expect(started).toMatchObject({
       status: 'in_progress',
       deadline: new Date(now + 12 * MIN).toISOString(),
-      deadline_kind: 'step',
-      server_time: new Date(now + 2 * MIN).toISOString(),
+      deadlineKind: 'step',
+      serverTime: new Date(now + 2 * MIN).toISOString(),
     });
     expect(started.expires).toBe(new Date(now + 60 * MIN).toISOString());
 
     // past the step window: expired, and no deadline to show any more
     clock.advance(11 * MIN);
-    const ended = (await signer.projection()).body;
+    const ended = (await signer.session()).body;
     expect(ended.status).toBe('expired');
-    expect(ended.deadline).toBeUndefined();
-    expect(ended.deadline_kind).toBeUndefined();
+    expect(ended.deadline).toBeNull();
+    expect(ended.deadlineKind).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Json } from '../support/harness';
 import { type ChildService, startChildService } from '../support/service-process';
+import { readSignerSession } from '../support/signer';
 import { minimalPdf } from '../support/workflows';
 
 let s: ChildService;
@@ -147,7 +148,13 @@ describe('request shapes that crashed the service or answered 5xx (issue 7)', ()
       });
       const id = created.body.id as string;
       const headers = { Cookie: `svc_browser=${cookie}` };
-      const projection = await send('GET', `/t/sessions/${id}`, { headers, auth: false });
+      // opening the link replaces it with a server-issued cookie; the read refuses the malformed value itself
+      const opened = await send('POST', `/t/sessions/${id}/open`, { headers, auth: false });
+      expect(opened.status).toBe(204);
+      const issued = (opened.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      expect(issued).toMatch(/^svc_browser=/);
+      expect((await readSignerSession(s.baseUrl, id, headers.Cookie)).body.code).toBe('not_found');
+      const projection = await readSignerSession(s.baseUrl, id, issued);
       expect(projection.status).toBe(200);
       expect(projection.body.binding).toBe('none');
       const request = await send('POST', `/t/sessions/${id}/wallet-request`, { headers, auth: false });

@@ -308,7 +308,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     // calls verifyJwt with the x5c signer, which finds no chain), and nothing is sent.
     const distrusting = new IndependentHolder('unused', {}, []);
     await expect(distrusting.answer(link)).rejects.toThrow(/verification of jwt/);
-    expect((await signer.projection()).body.status).toBe('in_progress');
+    expect((await signer.session()).body.status).toBe('in_progress');
 
     const answer = await holder.answer(link);
     expect(answer).toEqual({ status: 200, body: {} });
@@ -317,7 +317,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     expect(request.client_id).toMatch(/^x509_hash:/);
 
     // The hosted page (polling its projection) and the business see the step done.
-    expect((await signer.projection()).body.status).toBe('completed');
+    expect((await signer.session()).body.status).toBe('completed');
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.status).toBe('completed');
     expect(read.body.results).toHaveLength(1);

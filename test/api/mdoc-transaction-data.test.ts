@@ -258,7 +258,7 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
   it('sign cross-device with the mobile driving licence (signed request_uri, direct_post.jwt)', async () => {
     const { id, signer } = await newSignSession();
     expect(await crossDevice(signer, 'adult_mdl')).toEqual({ status: 200, body: {} });
-    expect((await signer.projection()).body.status).toBe('completed');
+    expect((await signer.session()).body.status).toBe('completed');
     const result = await resultOf(id);
     expect(result.documents).toEqual([
       {

@@ -321,7 +321,7 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     // the reference wallet fetches, verifies, presents the mdoc over the redirect handover and posts the JWE
     const answer = await t.svc.signedWallet.answerCrossDevice({ persona: 'adult_mdoc', uri: cd.body.uri });
     expect(answer).toEqual({ status: 200, body: {} });
-    expect((await signer.projection()).body.status).toBe('completed');
+    expect((await signer.session()).body.status).toBe('completed');
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.results[0].claims).toEqual(IDENTIFY_CLAIMS);
     const audit = JSON.stringify((await api.rest('GET', `/v1/audits/${id}_0`)).body);

@@ -222,21 +222,21 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
   it('sign: documents are bound by transaction_data; the result carries hashes, holder signature and key', async () => {
     const { id, signer } = await newSignSession();
     // The hosted page shows the documents (labels and hashes) before anything is shared.
-    const projection = await signer.projection();
+    const projection = await signer.session();
     expect(projection.body.steps[0].documents).toEqual([
       {
         position: 0,
         label: 'contract.pdf',
         sha256: sha256Hex(contract),
         size: contract.length,
-        content_type: 'application/pdf',
+        contentType: 'application/pdf',
       },
       {
         position: 1,
         label: 'annex.txt',
         sha256: sha256Hex(annex),
         size: annex.length,
-        content_type: 'text/plain',
+        contentType: 'text/plain',
       },
     ]);
     const { wr, res } = await share(signer);
@@ -313,11 +313,11 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
 
   it('attestation: the terms hash is bound the same way', async () => {
     const { id, signer } = await newAttestSession();
-    const projection = await signer.projection();
+    const projection = await signer.session();
     expect(projection.body.steps[0]).toMatchObject({
       primitive: 'attestation',
       terms: TERMS,
-      terms_sha256: sha256Hex(TERMS),
+      termsSha256: sha256Hex(TERMS),
     });
     const { wr, res } = await share(signer);
     expect(res.status).toBe(200);

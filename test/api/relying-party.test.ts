@@ -5,7 +5,7 @@
 // `verifier_info` with a registration certificate (rc-wrp+jwt) by the registrar for that business, which the
 // reference wallet checks and refuses when it names another client_id.
 import { createHash } from 'node:crypto';
-import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
+import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
@@ -21,8 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
-import { pemOf } from '../support/test-ca';
+import { registrationClaims, signedRequestOf } from '../support/signed-request';
 
 const SET =
   'mutation($i: RelyingPartyInput!) { setRelyingParty(input: $i) { legalName displayName contactEmail privacyPolicyUrl purpose } }';
@@ -79,22 +78,7 @@ describe('the business as the relying party', () => {
     await t?.stop();
   });
 
-  async function requestOf(k: 'A' | 'B') {
-    const created = await biz[k].api.rest('POST', '/v1/sessions', { workflow_id: biz[k].workflowId });
-    expect(created.status).toBe(201);
-    const signer = new SignerClient(t.baseUrl, created.body.id);
-    expect((await signer.start()).status).toBe(200);
-    const cd = (await signer.call('POST', '/wallet-request/cross_device')).body as Json;
-    const jar = await (await fetch(new URL(cd.uri).searchParams.get('request_uri') as string)).text();
-    const x5c = decodeProtectedHeader(jar).x5c as string[];
-    const { payload } = await compactVerify(jar, await importX509(pemOf(x5c.slice(0, 1)), 'ES256'));
-    return {
-      uri: cd.uri as string,
-      jar,
-      x5c,
-      payload: JSON.parse(new TextDecoder().decode(payload)) as Json,
-    };
-  }
+  const requestOf = (k: 'A' | 'B') => signedRequestOf(t.baseUrl, biz[k].api, biz[k].workflowId);
 
   it('lets an admin set it, refuses a developer and a viewer, validates, and audits every change', async () => {
     const viewer = await as(biz.A.id, 'viewer');
@@ -150,20 +134,11 @@ describe('the business as the relying party', () => {
         ),
       );
       expect(extensionDigest(req.x5c[0] as string)).toBe(createHash('sha256').update(metadata).digest('hex'));
-      const info = req.payload.verifier_info as Json[];
-      expect(info).toHaveLength(1);
-      expect(info[0]?.format).toBe('jwt');
-      const rc = info[0]?.data as string;
-      const header = decodeProtectedHeader(rc);
+      const { header, claims } = await registrationClaims(req.payload);
       expect(header.typ).toBe('rc-wrp+jwt');
       // signed by the registrar CA (x5c = the registrar root the wallet trusts)
       const ca = await t.svc.verifierIdentity.registrar.currentCa();
       expect(header.x5c).toEqual([ca?.rootCertificate]);
-      const claims = JSON.parse(
-        new TextDecoder().decode(
-          (await compactVerify(rc, await importX509(pemOf(header.x5c as string[]), 'ES256'))).payload,
-        ),
-      );
       expect(claims).toMatchObject({
         sub: req.payload.client_id,
         name: rp[k].displayName,

@@ -11,6 +11,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { SignerClient } from '../support/signer';
 
 const SET = 'mutation($o: [String!]!) { setReturnOrigins(origins: $o) }';
 const READ = '{ returnOrigins }';
@@ -95,8 +96,8 @@ describe('return_url on registered origins', () => {
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId, return_url: back });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const projection = async () => (await api.rest('GET', `/t/sessions/${id}`)).body;
-    expect(await projection()).not.toHaveProperty('return_url');
+    const projection = () => new SignerClient(t.baseUrl, id).view();
+    expect((await projection()).returnUrl).toBeNull();
 
     browser = await launchChromium();
     const page = await (await browser.newContext()).newPage();
@@ -105,7 +106,7 @@ describe('return_url on registered origins', () => {
     expect(await page.getByTestId('return-link').count()).toBe(0);
 
     expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(200);
-    expect((await projection()).return_url).toBe(back);
+    expect((await projection()).returnUrl).toBe(back);
     await page.reload();
     const link = page.getByTestId('return-link');
     await link.waitFor();
@@ -159,8 +160,8 @@ describe('return_url on registered origins', () => {
       // the return origins set earlier are kept
       expect((await api.gql(READ)).data.returnOrigins).toContain('https://shop.example');
       const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-      const projection = (await api.rest('GET', `/t/sessions/${created.body.id}`)).body;
-      expect(projection.business).toEqual({ name: 'Shop Online', accent_color: '#0f5132' });
+      const projection = await new SignerClient(t.baseUrl, created.body.id).view();
+      expect(projection.business).toEqual({ name: 'Shop Online', accentColor: '#0f5132', logoUrl: null });
       // another business is not branded by it
       expect((await other.gql('{ branding { displayName } }')).data.branding.displayName).toBeNull();
 

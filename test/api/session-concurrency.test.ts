@@ -181,7 +181,7 @@ describe('session concurrency (MariaDB)', () => {
       const signer = new SignerClient(t.baseUrl, id);
       const reads = await Promise.all([
         ...range(20).map(() => readIt(id)),
-        ...range(3).map(() => signer.projection() as Promise<Res>),
+        ...range(3).map(() => signer.session() as Promise<Res>),
         t.svc.sessions.sweepOverdue(1000),
       ]);
       for (const r of reads.slice(0, 23) as Res[]) {
@@ -298,7 +298,7 @@ describe('session concurrency (MariaDB)', () => {
             stopIt(id),
             readIt(id),
             signer.walletRequest() as Promise<Res>,
-            signer.projection() as Promise<Res>,
+            signer.session() as Promise<Res>,
           ]);
           expect(await judge(id, [rs[0]] as Res[], [rs[1]] as Res[])).toBe('expired');
           expect(rs[0]?.status).toBe(410);

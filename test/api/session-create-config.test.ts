@@ -4,6 +4,7 @@
 // INSERT: these are the cases where that guess is wrong and the create must fall back to reading the
 // configuration.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transactionWithRetry } from '../../server/src/db/data-source';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { SessionEventEntity } from '../../server/src/modules/support/session-event.entity';
 import {
@@ -131,7 +132,7 @@ describe('create follows configuration changes at once (MariaDB)', () => {
     const s0 = await stored();
     // what any node's CatalogService commits: the route's change and the version bump in one transaction
     const otherNode = (accepted: boolean) =>
-      t.svc.ds.transaction(async (m) => {
+      transactionWithRetry(t.svc.ds, async (m) => {
         await m.query('UPDATE catalog_version SET version = version + 1 WHERE id = 1');
         await m.query(
           'UPDATE credential_route SET service_accepted = ?, production_available = ? WHERE id = ?',

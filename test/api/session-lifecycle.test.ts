@@ -130,7 +130,7 @@ describe('session lifecycle', () => {
       const cont = await api.rest('POST', `/v1/sessions/${id}/continue`);
       expect(cont.status).toBe(200);
       expect(cont.body.status).toBe('in_progress');
-      expect((await signer.projection()).body.current_stage).toBe(1);
+      expect((await signer.session()).body.currentStage).toBe(1);
 
       const second = await completeStep(signer);
       expect(second.body.status).toBe('completed');
@@ -216,7 +216,7 @@ describe('session lifecycle', () => {
         expect((await persisted(id)).endedAt).not.toBeNull();
       }
       // the person's page shows the end; nothing more can be shared
-      expect((await running.signer.projection()).body.status).toBe('stopped');
+      expect((await running.signer.session()).body.status).toBe('stopped');
       expect((await running.signer.walletRequest()).status).toBe(409);
       expect(await queued(created)).toEqual(['session.stopped']);
       expect(await queued(running.id)).toEqual(['session.stopped']);
@@ -267,8 +267,8 @@ describe('session lifecycle', () => {
       expect(await status(long.id)).toBe('expired');
     });
 
-    it('enforces expiry on every hosted access: projection, start, wallet request and wallet response', async () => {
-      // projection and start of a created session past its TTL
+    it('enforces expiry on every hosted access: session read, start, wallet request and wallet response', async () => {
+      // the session read and start of a created session past its TTL
       const a = await createSession(identifyOnce, { expires_in: 60 });
       const b = await createSession(identifyOnce, { expires_in: 60 });
       // wallet request and response of started sessions past their step window
@@ -282,7 +282,7 @@ describe('session lifecycle', () => {
       });
       clock.advance(10 * MIN);
 
-      const proj = await new SignerClient(t.baseUrl, a).projection();
+      const proj = await new SignerClient(t.baseUrl, a).session();
       expect(proj.status).toBe(200);
       expect(proj.body.status).toBe('expired');
       const start = await new SignerClient(t.baseUrl, b).start();
@@ -354,7 +354,7 @@ describe('session lifecycle', () => {
       const read = await api.rest('GET', `/v1/sessions/${id}`);
       expect(read.body.status).toBe('failed');
       expect(read.body.results.map((r: { stage: number }) => r.stage)).toEqual([0]);
-      expect((await signer.projection()).body.status).toBe('failed');
+      expect((await signer.session()).body.status).toBe('failed');
       expect((await signer.walletRequest()).status).toBe(409);
       expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(409);
       expect(await queued(id)).toEqual(['step.completed', 'session.failed']);
@@ -380,8 +380,18 @@ describe('session lifecycle', () => {
     });
     expect(pub.data.publishWorkflow.revision).toBe(2);
 
-    const proj = await pinned.signer.projection();
-    expect(proj.body.steps).toEqual([{ stage: 0, primitive: 'identify', claims: ['given_name'] }]);
+    const proj = await pinned.signer.session();
+    expect(proj.body.steps).toEqual([
+      {
+        stage: 0,
+        primitive: 'identify',
+        claims: ['given_name'],
+        threshold: null,
+        terms: null,
+        termsSha256: null,
+        documents: null,
+      },
+    ]);
     // the old single step runs: no gate, the session completes with the old claims
     expect((await completeStep(pinned.signer)).body.status).toBe('completed');
     const read = await api.rest('GET', `/v1/sessions/${pinned.id}`);
@@ -390,7 +400,7 @@ describe('session lifecycle', () => {
 
     const next = await api.rest('POST', '/v1/sessions', { workflow_id: wf });
     expect(next.body.workflow_revision).toBe(2);
-    expect((await new SignerClient(t.baseUrl, next.body.id).projection()).body.steps).toHaveLength(2);
+    expect((await new SignerClient(t.baseUrl, next.body.id).session()).body.steps).toHaveLength(2);
   });
 
   it('accepts Idempotency-Keys of up to 255 characters, case-sensitively', async () => {

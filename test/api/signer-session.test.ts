@@ -2,22 +2,22 @@
 // fetch. The read is authorised by the binding cookie the page gets on opening its link (POST
 // /t/sessions/{id}/open), exactly as the /t routes decide "this browser": without that cookie, with a forged
 // one, or for a link that does not exist it answers not_found like /t; another browser sees the session but
-// gets nothing to act with; and field for field it is what GET /t/sessions/{id} answers.
+// gets nothing to act with; every field is what the session holds (the /v1 read, the workflow, the stored
+// step window), before and after Start, and the /t acks agree with it. It is the page's only read of its
+// session (ADR 0043: GET /t/sessions/{id} is gone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { AnyWalletRequestSchema } from '../../server/src/modules/session/session.transport.contract';
 import {
   Api,
   createBusiness,
+  IDENTIFY_CLAIMS,
   type Json,
   setUpIdentifyWorkflow,
   startTestService,
   type TestService,
 } from '../support/harness';
-import { SignerClient } from '../support/signer';
-
-const SESSION_FIELDS = `id status environment business { name accentColor logoUrl } workflowName
-  steps { stage primitive claims threshold terms termsSha256 documents { position label sha256 size contentType } }
-  currentStage completedStages expires deadline deadlineKind serverTime binding returnUrl triesLeft
-  walletRequests { transport protocol path } sandboxPersonas { id label description }`;
+import { readSignerSession, SignerClient } from '../support/signer';
 
 /** A browser: its cookie jar, opening the link, the GraphQL read, and the /t routes (SignerClient). */
 class Browser {
@@ -35,16 +35,9 @@ class Browser {
     if (set) this.cookie = set.split(';')[0] as string;
     return res.status;
   }
-  async read(sessionId = this.sessionId): Promise<{ data?: Json; errors?: Json[] }> {
-    const res = await fetch(`${this.baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(this.cookie ? { Cookie: this.cookie } : {}) },
-      body: JSON.stringify({
-        query: `query($id: ID!) { signerSession(sessionId: $id) { ${SESSION_FIELDS} } }`,
-        variables: { id: sessionId },
-      }),
-    });
-    return (await res.json()) as { data?: Json; errors?: Json[] };
+  /** The page's GraphQL read (test/support/signer.ts) with this browser's cookie. */
+  read(sessionId = this.sessionId): Promise<{ status: number; body: Json }> {
+    return readSignerSession(this.baseUrl, sessionId, this.cookie);
   }
   /** The same browser on the /t routes (its cookie jar shared). */
   transport(): SignerClient {
@@ -53,36 +46,6 @@ class Browser {
     return c;
   }
 }
-
-/** GET /t/sessions/{id}'s projection in the schema's words, as the page used to map it. */
-const asSchema = (p: Json) => ({
-  id: p.id,
-  status: p.status,
-  environment: p.environment,
-  business: {
-    name: p.business.name,
-    accentColor: p.business.accent_color ?? null,
-    logoUrl: p.business.logo_url ?? null,
-  },
-  workflowName: p.workflow.name,
-  steps: p.steps.map((s: Json) => ({
-    stage: s.stage,
-    primitive: s.primitive,
-    claims: s.claims ?? null,
-    threshold: s.threshold ?? null,
-    terms: s.terms ?? null,
-    termsSha256: s.terms_sha256 ?? null,
-    documents: s.documents ?? null,
-  })),
-  currentStage: p.current_stage,
-  completedStages: p.completed_stages,
-  expires: p.expires,
-  deadline: p.deadline ?? null,
-  deadlineKind: p.deadline_kind ?? null,
-  binding: p.binding,
-  returnUrl: p.return_url ?? null,
-  triesLeft: p.tries_left ?? null,
-});
 
 describe('the signer page reads its session over GraphQL, authorised by the binding cookie', () => {
   let t: TestService;
@@ -105,43 +68,86 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const id = await newSession();
     const b = new Browser(t.baseUrl, id);
     const none = await b.read();
-    expect(none.data).toBeNull();
-    expect(none.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect(none.body.errors?.[0]?.extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect(none.body.errors).toHaveLength(1);
 
     b.cookie = `svc_browser=${'A'.repeat(43)}.${'B'.repeat(43)}`; // the right shape, not issued by the service
-    expect((await b.read()).errors?.[0]?.extensions?.code).toBe('not_found');
+    expect((await b.read()).body.code).toBe('not_found');
 
     b.cookie = '';
     expect(await b.open()).toBe(204);
     expect(b.cookie).toMatch(/^svc_browser=/);
-    expect((await b.read()).data.signerSession.id).toBe(id);
+    expect((await b.read()).body.id).toBe(id);
     // an unknown link with a valid cookie: the same not_found as /t
     const unknown = await b.read('sess_doesnotexist000000000000');
-    expect(unknown.errors?.[0]?.extensions?.code).toBe('not_found');
+    expect(unknown.body.code).toBe('not_found');
+    // and opening it: not_found too
     const viaT = new SignerClient(t.baseUrl, 'sess_doesnotexist000000000000');
     (viaT as unknown as { cookie: string }).cookie = b.cookie;
-    expect((await viaT.projection()).body.code).toBe('not_found');
+    expect((await viaT.open()).body.code).toBe('not_found');
+    // the read the tests and the page use (test/support/signer.ts) answers the same refusal
+    expect((await viaT.session()).body.code).toBe('not_found');
   });
 
-  it('answers what GET /t/sessions/{id} answers, field for field, before and after Start', async () => {
+  it('answers every field from what the session holds, before and after Start; the Start ack agrees', async () => {
     const id = await newSession();
+    const v1 = (await api.rest('GET', `/v1/sessions/${id}`)).body;
     const b = new Browser(t.baseUrl, id);
     await b.open();
-    const before = (await b.read()).data.signerSession;
-    const tBefore = (await b.transport().projection()).body;
-    expect(before).toMatchObject(asSchema(tBefore));
-    expect(before).toMatchObject({
+    const asked = Date.now();
+    const before = (await b.read()).body;
+    const steps = [
+      {
+        stage: 0,
+        primitive: 'identify',
+        claims: IDENTIFY_CLAIMS,
+        threshold: null,
+        terms: null,
+        termsSha256: null,
+        documents: null,
+      },
+    ];
+    const common = {
+      id,
+      environment: 'sandbox',
+      business: { name: 'Acme GmbH', accentColor: null, logoUrl: null },
+      workflowName: 'KYC identify',
+      steps,
+      expires: v1.expires,
+      returnUrl: null,
+      triesLeft: null,
+    };
+    expect(before).toEqual({
+      ...common,
       status: 'created',
+      currentStage: 0,
+      completedStages: [],
+      deadline: v1.expires,
+      deadlineKind: 'link',
+      serverTime: expect.any(String),
       binding: 'none',
       walletRequests: [],
       sandboxPersonas: [],
     });
+    expect(Math.abs(Date.parse(before.serverTime) - asked)).toBeLessThan(30_000);
 
     const started = await b.transport().start();
-    expect(started.status).toBe(200);
-    const after = (await b.read()).data.signerSession;
-    expect(after).toMatchObject(asSchema((await b.transport().projection()).body));
-    expect(after).toMatchObject({ status: 'in_progress', binding: 'this_browser', deadlineKind: 'step' });
+    expect([started.status, started.body]).toEqual([200, { status: 'in_progress', current_stage: 0 }]);
+    const after = (await b.read()).body;
+    const row = await t.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id });
+    expect(after).toEqual({
+      ...common,
+      status: started.body.status,
+      currentStage: started.body.current_stage,
+      completedStages: [],
+      deadline: row.stepExpiresAt?.toISOString(),
+      deadlineKind: 'step',
+      serverTime: expect.any(String),
+      binding: 'this_browser',
+      walletRequests: expect.any(Array),
+      sandboxPersonas: expect.any(Array),
+    });
+    expect((await api.rest('GET', `/v1/sessions/${id}`)).body.status).toBe(after.status);
     // the running identify step: every transport the /t routes answer, Annex C included (an mdoc can answer)
     expect(after.walletRequests.map((w: Json) => w.transport)).toEqual([
       'dc_api',
@@ -154,6 +160,9 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
       const res = await b.transport().call('POST', offer.path.replace(`/t/sessions/${id}`, ''));
       expect(res.status, offer.transport).toBe(200);
       expect(res.body.protocol ?? 'openid4vp').toBe(offer.protocol);
+      // and each answer is what its contract (and so the page's generated type) says
+      const parsed = AnyWalletRequestSchema.safeParse(res.body);
+      expect(parsed.error, offer.transport).toBeUndefined();
     }
     const request = await b.transport().rawWalletRequest();
     expect(after.sandboxPersonas).toEqual(request.body.sandbox_personas);
@@ -170,7 +179,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const other = new Browser(t.baseUrl, otherId);
     await other.open();
     await other.transport().start(); // this cookie is bound to its own session
-    const seen = (await other.read(id)).data.signerSession;
+    const seen = (await other.read(id)).body;
     expect(seen).toMatchObject({ id, status: 'in_progress', binding: 'other_browser' });
     expect(seen.walletRequests).toEqual([]);
     expect(seen.sandboxPersonas).toEqual([]);

@@ -79,8 +79,8 @@ describe('sessions for support', () => {
     it('tells a completed session from creation to its delivered webhooks, decisions included', async () => {
       const id = await create(gatedWorkflowId);
       const signer = new SignerClient(t.baseUrl, id);
-      await signer.projection();
-      await signer.projection(); // a reload is not a second "opened"
+      await signer.session();
+      await signer.session(); // a reload is not a second "opened"
       await signer.start();
       expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
       expect((await api.rest('POST', `/v1/sessions/${id}/continue`)).status).toBe(200);

@@ -1,13 +1,16 @@
 // Issuer trust per route and from ETSI trust lists (issue 19, ADR 0036), over the real hosted transport, with
-// lists served by a real HTTP server and signed at test time by the test's own CA (xml-crypto, XAdES-BES):
+// lists served by a real HTTP server and signed at test time by the test's own CA (xml-crypto, XAdES-BES; the
+// LoTL with ECDSA P-256, the LoTE with RSA):
 // - a List of Trusted Lists points at a List of Trusted Entities; the entity's CA becomes the anchor of route X;
 // - the credential of that entity completes a step that allows route X and is refused (issuer_untrusted, the
 //   detail naming the route) by a step that allows only route Y;
 // - `pnpm operator why-trusted` names the list, the entity, the certificate and the route;
-// - a tampered list, an expired one and one signed by an untrusted key change nothing (refused versions are
+// - a tampered list, an expired one, one signed by an untrusted (RSA or EC) key and one whose SignatureMethod
+//   does not fit its key change nothing (refused versions are
 //   recorded; the last good version stays and the credential still completes);
 // - after the list (refreshed by the worker's pass on its NextUpdate) removes the entity, the next session
 //   refuses the credential with issuer_untrusted.
+import { sign } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,8 +26,10 @@ import {
   listSigner,
   loteXml,
   lotlXml,
+  type SignListOptions,
   signList,
 } from '../../server/src/modules/trustlist/trust-list-fixtures';
+import { XMLDSIG } from '../../server/src/modules/trustlist/xmldsig-methods';
 import { PID_VCT } from '../../server/src/modules/verification/dcql';
 import {
   issueCertificate,
@@ -64,7 +69,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
   const lote = (
     entities: { name: string; certificates: PkiParty['cert'][] }[],
     sequence: number,
-    opts: { signer?: ListSigner; nextUpdate?: Date } = {},
+    opts: { signer?: ListSigner; nextUpdate?: Date } & SignListOptions = {},
   ) =>
     signList(
       loteXml({
@@ -74,6 +79,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
         entities,
       }),
       opts.signer ?? loteSigner,
+      opts,
     );
 
   beforeAll(async () => {
@@ -113,7 +119,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     issuer = { root, ca, leaf };
 
     // the lists' PKI: the LoTL scheme operator (the configured anchor) and the LoTE signer the LoTL names
-    lotlAnchor = await listSigner('Test LoTL Scheme Operator', undefined, now);
+    lotlAnchor = await listSigner('Test LoTL Scheme Operator', undefined, now, 'P-256');
     loteSigner = await listSigner('Test LoTE Signer', undefined, now);
 
     server = http.createServer((req, res) => {
@@ -160,6 +166,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
       anchorsPem: lotlAnchor.cert.toString('pem'),
     });
     listId = added.id;
+    expect(served.get('/lotl.xml')).toContain(`SignatureMethod Algorithm="${XMLDSIG.ecdsaSha256}"`);
     expect(added.refresh).toMatchObject({ status: 'accepted', added: [{ entity: ENTITY }], removed: [] });
   }, 120_000);
   afterAll(async () => {
@@ -254,9 +261,12 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     expect(report.routes).toContainEqual(expect.objectContaining({ route: ROUTE_Y, trusted: false }));
   }, 120_000);
 
-  it('a tampered list, an expired one and one signed by an untrusted key change nothing', async () => {
+  it('a tampered list, an expired one, an untrusted signer and a mismatched method change nothing', async () => {
     const good = served.get('/lote.xml') as string;
     const stranger = await listSigner('Somebody else', undefined, clock.now());
+    const ecStranger = await listSigner('Somebody else (EC)', undefined, clock.now(), 'P-256');
+    const rawRsa = (signedInfo: string, key: string) =>
+      sign('sha256', Buffer.from(signedInfo), key).toString('base64');
     const variants: [string, string, RegExp][] = [
       // a second entity slipped into the signed list: the digest no longer matches
       ['tampered', good.replace(ENTITY, 'Mallory PID Provider'), /does not verify/],
@@ -267,6 +277,15 @@ describe('issuer trust per route, from ETSI trust lists', () => {
         }),
         /expired/,
       ],
+      [
+        'RSA signature declared as ECDSA',
+        await lote([{ name: ENTITY, certificates: [issuer.root.cert] }], 2, {
+          method: XMLDSIG.ecdsaSha256,
+          signatureValue: rawRsa,
+        }),
+        /needs an EC key/,
+      ],
+      ['untrusted EC signer', await lote([], 2, { signer: ecStranger }), /not signed by a configured anchor/],
       ['untrusted signer', await lote([], 2, { signer: stranger }), /not signed by a configured anchor/],
     ];
     for (const [what, xml, why] of variants) {
@@ -277,7 +296,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     }
     served.set('/lote.xml', good);
     const versions = await t.svc.trustLists.versions(listId);
-    expect(versions.map((v) => v.status)).toEqual(['refused', 'refused', 'refused', 'accepted']);
+    expect(versions.map((v) => v.status)).toEqual([...Array(5).fill('refused'), 'accepted']);
     const list = await t.svc.trustLists.byNameOrId(listId);
     expect(list.currentVersion).toBe(1);
     expect(list.lastError).toMatch(/not signed by a configured anchor/);
@@ -292,7 +311,7 @@ describe('issuer trust per route, from ETSI trust lists', () => {
     clock.advance(2 * HOUR); // past the retry time of the refused attempts and the version's NextUpdate
     expect(await t.svc.trustLists.refreshDue()).toBe(1);
     const [latest] = await t.svc.trustLists.versions(listId, 1);
-    expect(latest).toMatchObject({ status: 'accepted', attempt: 5 });
+    expect(latest).toMatchObject({ status: 'accepted', attempt: 7 });
     expect(JSON.parse(latest?.removed ?? '[]')).toEqual([
       { entity: ENTITY, fingerprint: expect.any(String) },
     ]);

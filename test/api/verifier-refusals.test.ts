@@ -99,8 +99,8 @@ describe('verifier refusals over the hosted transport', () => {
   it('lets only the started browser act on the session', async () => {
     const { id, signer } = await startedSession();
     const other = new SignerClient(t.baseUrl, id);
-    expect((await other.projection()).body.binding).toBe('other_browser');
-    expect((await signer.projection()).body.binding).toBe('this_browser');
+    expect((await other.session()).body.binding).toBe('other_browser');
+    expect((await signer.session()).body.binding).toBe('this_browser');
     const steal = await other.start();
     expect(steal.status).toBe(403);
     expect(steal.body.code).toBe('session_bound_elsewhere');
@@ -108,6 +108,6 @@ describe('verifier refusals over the hosted transport', () => {
     expect(wr.status).toBe(403);
     expect(wr.body.code).toBe('session_bound_elsewhere');
     const unknown = new SignerClient(t.baseUrl, 'sess_doesnotexist0000000000000');
-    expect((await unknown.projection()).status).toBe(404);
+    expect((await unknown.session()).status).toBe(404);
   });
 });

@@ -223,7 +223,7 @@ describe('workflow conditions', () => {
     expect(first.body.status).toBe('in_progress');
     expect(first.body.current_stage).toBe(2);
     // the person's page does not show the skipped step as done
-    expect(first.body.completed_stages).toEqual([0]);
+    expect((await signer.session()).body.completedStages).toEqual([0]);
     // the next wallet request is the target's: the final terms, not the skipped ones
     const wr = await signer.walletRequest();
     expect(wr.status).toBe(200);
@@ -259,9 +259,9 @@ describe('workflow conditions', () => {
     const continued = await api.rest('POST', `/v1/sessions/${id}/continue`);
     expect(continued.status).toBe(200);
     expect(continued.body.status).toBe('in_progress');
-    const projection = await signer.projection();
-    expect(projection.body.current_stage).toBe(2);
-    expect(projection.body.completed_stages).toEqual([0]);
+    const projection = await signer.session();
+    expect(projection.body.currentStage).toBe(2);
+    expect(projection.body.completedStages).toEqual([0]);
     const wr = await signer.walletRequest();
     expect(termsOf(wr)).toBe('Final terms');
   });

@@ -274,7 +274,7 @@ describe('the signer page end states and the receipt link page, accessible (Chro
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: identify });
     const { signer } = await startedSession(t.baseUrl, created);
     for (let i = 0; i < 5; i++) await shareWithReferenceWallet(t.svc, signer, 'revoked');
-    expect((await signer.projection()).body.status).toBe('failed');
+    expect((await signer.session()).body.status).toBe('failed');
     await checkScreen(await open(created.body.url, 'failed'), 'failed');
   });
 
@@ -287,7 +287,7 @@ describe('the signer page end states and the receipt link page, accessible (Chro
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
     const { signer } = await startedSession(t.baseUrl, created);
     expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
-    expect((await signer.projection()).body.status).toBe('awaiting_decision');
+    expect((await signer.session()).body.status).toBe('awaiting_decision');
     await checkScreen(await open(created.body.url, 'waiting', 'fr-FR'), 'waiting-fr');
   });
 

@@ -1,15 +1,52 @@
+import fs from 'node:fs';
+import type { SignerSessionFieldsFragment } from '../../hosted-web/src/graphql/generated';
 import type { Json } from './harness';
 
-// The end user's browser over the hosted transport, without a browser: a cookie jar and fetch.
+/** The session as the signer page reads it (GraphQL signerSession, generated from schema/schema.graphql). */
+export type SignerView = SignerSessionFieldsFragment;
+
+/** The page's own operations document: the helper sends exactly the query the page sends. */
+const SIGNER_DOCUMENT = fs.readFileSync(
+  new URL('../../hosted-web/src/graphql/signer.graphql', import.meta.url),
+  'utf8',
+);
+
+/**
+ * GraphQL signerSession as the page sends it, with a browser's cookie (`name=value`, or '' for none). A
+ * refusal answers its status and `{code}` (from `extensions`), like a /t problem body.
+ */
+export async function readSignerSession(
+  baseUrl: string,
+  sessionId: string,
+  cookie: string,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify({
+      query: SIGNER_DOCUMENT,
+      operationName: 'SignerSession',
+      variables: { sessionId },
+    }),
+  });
+  const out = (await res.json()) as { data?: { signerSession: SignerView | null }; errors?: Json[] };
+  const view = out.data?.signerSession;
+  if (view) return { status: 200, body: view };
+  const ext = out.errors?.[0]?.extensions ?? {};
+  return { status: ext.status ?? res.status, body: { code: ext.code, errors: out.errors } };
+}
+
+// The end user's browser without a browser: a cookie jar and fetch. It reads the session the one way the page
+// does (ADR 0041, 0043): POST /t/sessions/{id}/open (the binding cookie), then GraphQL signerSession. The
+// /t mutations (start, wallet request, wallet response, document shown) answer the wallet protocol and acks.
 export class SignerClient {
   private cookie = '';
-  /** The last projection this browser received (start, submit, a read), as the page keeps it. */
-  private last: Json | undefined;
   constructor(
     readonly baseUrl: string,
     readonly sessionId: string,
   ) {}
 
+  /** A /t call of this session (suffix after /t/sessions/{id}); a 204 answers an empty body. */
   async call(
     method: string,
     suffix: string,
@@ -25,14 +62,33 @@ export class SignerClient {
     });
     const setCookie = res.headers.get('set-cookie');
     if (setCookie) this.cookie = setCookie.split(';')[0] as string;
-    const json = await res.json();
-    if (res.ok && Array.isArray(json?.steps) && typeof json.current_stage === 'number') this.last = json;
+    const json = res.status === 204 ? {} : await res.json();
     return { status: res.status, body: json, setCookie };
   }
 
-  projection() {
-    return this.call('GET', '');
+  /** Opening the link: the binding cookie issued or renewed (204), no session data. */
+  open() {
+    return this.call('POST', '/open');
   }
+
+  /**
+   * The session as the page reads it: open the link, then GraphQL signerSession with the cookie. A refusal
+   * answers its status and `{code}` (from `extensions`), like a /t problem body.
+   */
+  async session(): Promise<{ status: number; body: Json }> {
+    const opened = await this.open();
+    if (opened.status !== 204) return { status: opened.status, body: opened.body };
+    return readSignerSession(this.baseUrl, this.sessionId, this.cookie);
+  }
+
+  /** The session, typed; throws when the page could not read it. */
+  async view(): Promise<SignerView> {
+    const r = await this.session();
+    if (r.status !== 200) throw new Error(`signerSession: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as SignerView;
+  }
+
+  /** Start: binds this browser; answers the ack (status, current_stage). */
   start() {
     return this.call('POST', '/start');
   }
@@ -53,13 +109,19 @@ export class SignerClient {
   }
   /** As the page does on a sign step: reports every document of the current step as shown to the end. */
   async showCurrentDocuments() {
-    const p = this.last ?? (await this.projection()).body;
-    const step = p.steps?.[p.current_stage];
+    // the page is loaded already: it re-reads its session (opening the link only for a browser without a cookie)
+    const read = this.cookie
+      ? await readSignerSession(this.baseUrl, this.sessionId, this.cookie)
+      : await this.session();
+    if (read.status !== 200) return; // the wallet request's own answer tells why
+    const p = read.body as SignerView;
+    const step = p.steps[p.currentStage];
     for (const d of step?.primitive === 'sign' ? (step.documents ?? []) : []) {
       const r = await this.documentShown(d.position);
       if (r.status !== 200) throw new Error(`document ${d.position} not recorded: ${JSON.stringify(r.body)}`);
     }
   }
+  /** The wallet response; answers the ack (status, current_stage). */
   submit(requestId: string, response: unknown) {
     return this.call('POST', '/wallet-response', { request_id: requestId, response });
   }

@@ -2,6 +2,7 @@
 import { render } from 'solid-js/web';
 import { App } from './App';
 import './dashboard.css';
+import './dashboard-screens.css';
 import './dashboard-parts.css';
 
 const root = document.getElementById('root');

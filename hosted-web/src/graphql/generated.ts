@@ -56,6 +56,8 @@ export type ConditionOutcome = typeof ConditionOutcome[keyof typeof ConditionOut
 export type CreateWorkflowInput = {
   /** Sessions are created only through the API (default true). */
   apiOnly?: boolean | null | undefined;
+  /** The intended use; absent: the business's default purpose applies. */
+  intendedUse?: IntendedUseInput | null | undefined;
   name: string;
   steps?: Array<WorkflowStepInput> | null | undefined;
 };
@@ -80,6 +82,15 @@ export const HolderPolicy = {
 } as const;
 
 export type HolderPolicy = typeof HolderPolicy[keyof typeof HolderPolicy];
+export type IntendedUseInput = {
+  /** The intended-use identifier (URI or token, at most 128 visible ASCII characters). */
+  identifier?: string | null | undefined;
+  /** en (default), de or fr. */
+  lang?: string | null | undefined;
+  /** Required, 1-300 characters, one line. */
+  purpose: string;
+};
+
 /** The verification primitive a step runs. */
 export const Primitive = {
   AgeVerify: 'age_verify',
@@ -246,6 +257,11 @@ export type IdentifyClaimsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type IdentifyClaimsQuery = { catalog: Array<{ id: string, identifyClaims: Array<string>, sandbox: { available: boolean }, production: { available: boolean } }> };
 
+export type StepRoutesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type StepRoutesQuery = { catalog: Array<{ id: string, wallet: { name: string }, issuer: { name: string }, sandbox: { available: boolean, primitives: { identify: boolean, ageVerify: boolean, sign: boolean, attestation: boolean } }, production: { available: boolean, primitives: { identify: boolean, ageVerify: boolean, sign: boolean, attestation: boolean } } }> };
+
 export type RelyingPartyFieldsFragment = { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null };
 
 export type RelyingPartyScreenQueryVariables = Exact<{ [key: string]: never; }>;
@@ -389,7 +405,9 @@ export type WebhookAttemptsQueryVariables = Exact<{
 
 export type WebhookAttemptsQuery = { webhookAttempts: { nodes: Array<{ id: string, attemptedAt: string, statusCode: number | null, durationMs: number, responseExcerpt: string | null, error: string | null, requestBody: string }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
+export type WorkflowStepFieldsFragment = { primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, routes: Array<string> | null, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> };
+
+export type IntendedUseFieldsFragment = { purpose: string, lang: string, identifier: string | null };
 
 export type WorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -408,7 +426,7 @@ export type WorkflowQueryVariables = Exact<{
 }>;
 
 
-export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }> }> };
+export type WorkflowQuery = { workflow: { id: string, name: string, apiOnly: boolean, latestRevision: number, updatedAt: string, draftSteps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, routes: Array<string> | null, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }>, intendedUse: { purpose: string, lang: string, identifier: string | null } | null }, workflowRevisions: Array<{ revision: number, name: string, apiOnly: boolean, publishedAt: string, steps: Array<{ primitive: Primitive, claims: Array<string> | null, threshold: number | null, documents: number | null, terms: string | null, gateAfter: boolean, holder: HolderPolicy, routes: Array<string> | null, conditions: Array<{ claim: string, operator: ConditionOperator, values: Array<string>, outcome: ConditionOutcome, skipTo: number | null, failureReason: ConditionFailureReason | null }> }>, intendedUse: { purpose: string, lang: string, identifier: string | null } | null }> };
 
 export type SetWorkflowStepsMutationVariables = Exact<{
   workflowId: string;
@@ -425,6 +443,14 @@ export type PublishWorkflowMutationVariables = Exact<{
 
 
 export type PublishWorkflowMutation = { publishWorkflow: { revision: number } };
+
+export type SetWorkflowIntendedUseMutationVariables = Exact<{
+  workflowId: string;
+  intendedUse?: IntendedUseInput | null | undefined;
+}>;
+
+
+export type SetWorkflowIntendedUseMutation = { setWorkflowIntendedUse: { id: string } };
 
 export type SignerReceiptFieldsFragment = { sessionId: string, sessionStatus: string, environment: string, partial: boolean, completedSteps: number, totalSteps: number, access: ReceiptAccess, accessUntil: string | null, pdfDownloaded: boolean, canClose: boolean, receiptUrl: string, originals: Array<{ position: number, stage: number, label: string, sha256: string, size: number, contentType: string, url: string }>, email: { codeSentTo: string | null, codeExpiresAt: string | null, resendAvailableAt: string | null, codesLeftThisHour: number, sentTo: Array<string> } };
 

@@ -51,8 +51,14 @@ describe('fast-sql on the embedded database (libsql)', () => {
   });
 
   it('refuses a bad statement or bad parameters and keeps answering afterwards', async () => {
-    await expect(sql(ds, 'SELECT nope FROM trusted_issuer', [])).rejects.toThrow();
-    await expect(read({} as never)).rejects.toThrow(); // an object cannot be bound
+    await expect(sql(ds, 'SELECT nope FROM trusted_issuer', [])).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+      message: expect.stringMatching(/no such column: nope/),
+    });
+    // an object cannot be bound
+    await expect(read({} as never)).rejects.toThrow(
+      /can only bind numbers, strings, bigints, buffers, and null/,
+    );
     expect(await read('https://a.example')).toEqual([{ name: 'first' }]);
   });
 

@@ -7,10 +7,14 @@
 // parts: one raw mysql2 INSERT of a session row, two raw ES256 verifies (the credential's issuer signature and
 // the key-binding JWT; the status list is cached) and two raw HMAC-signed POSTs to the same receiver. The
 // baseline rate is 1 / (that sum of per-item times at the same concurrency).
-// Where the CPU goes: a serial pass measures this process's CPU per phase of one session. Everything (service,
-// receiver, wallet, the person's browser) runs in this process, so the CPU per session includes the test
-// wallet and the client side; the phase table shows each share.
-// Needs MySQL/MariaDB at BENCH_MYSQL_URL or TEST_MYSQL_URL (a fresh database is created and dropped).
+// Where the CPU goes: a serial pass measures this process's CPU per phase of one session, and a second serial
+// pass under V8's sampling profiler charges it to HTTP+DB, verification, the audit record and its signature,
+// webhook signing and sending, and the test side. Everything (service, receiver, wallet, the person's browser)
+// runs in this process, so the CPU per session includes the test wallet and the client side; both tables show
+// each share.
+// Engines: BENCH_SESSIONS_DB=mysql,embedded (the default, both, one row pair each). MySQL/MariaDB at
+// BENCH_MYSQL_URL or TEST_MYSQL_URL (a fresh database is created and dropped); the embedded engine is a SQLite
+// file in a temp DATA_DIR, its raw insert a prepared INSERT on a second libsql connection to the same file.
 import 'reflect-metadata';
 import { createHmac, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,15 +22,37 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'libsql';
 import mysql from 'mysql2/promise';
 import type { Ctx } from '../common/context';
 import { configFrom } from '../config/config';
-import { createTestDatabase } from '../db/test-database';
+import { BUSY_TIMEOUT_MS } from '../db/sqlite-engine';
+import { createTestDatabase, type TestDatabase } from '../db/test-database';
 import { verifyWebhookSignature } from '../modules/webhook/signature';
 import { createService, type Service } from '../service';
+import { type Classifier, cpuShares } from './bench/cpu-share';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 
 const SESSIONS_IN_FLIGHT = 8;
+
+type Engine = 'mysql' | 'embedded';
+
+const TEST_SIDE = 'test side (browser, wallet, receiver)';
+/** Categories a frame anywhere in a sample's stack decides, in this order. */
+const CATEGORIES: Array<[string, RegExp]> = [
+  [TEST_SIDE, /\/tools\/bench|\/modules\/sandbox\//],
+  ['verification', /\/modules\/verification\/|@sd-jwt\//],
+  ['audit record + KMS signature', /\/modules\/(audit|kms)\//],
+  ['webhook signing + sending', /\/modules\/webhook\//],
+  ['HTTP + DB (rest of the service)', /\/server\/src\/|\/node_modules\/.*(typeorm|mysql2|libsql)/],
+  [TEST_SIDE, /undici/], // the browser's fetch, resumed from the socket with no frame of ours above it
+];
+const classify: Classifier = (frames) => {
+  const leaf = frames[0]?.functionName;
+  if (leaf === '(idle)') return undefined;
+  for (const [name, re] of CATEGORIES) if (frames.some((f) => re.test(f.url))) return name;
+  return leaf === '(garbage collector)' ? 'GC' : 'node runtime (HTTP parsing, sockets, timers)';
+};
 
 /** The person's browser on the hosted transport: a cookie jar over fetch. */
 class Browser {
@@ -46,11 +72,25 @@ class Browser {
     });
     const set = res.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0] as string;
-    const out = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
+    const out = (res.status === 204 ? {} : await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
     return out;
   }
+  /** The page's read of its session (GraphQL signerSession), on load and after each /t mutation. */
+  async read(): Promise<void> {
+    const res = await fetch(`${this.base}/graphql`, {
+      method: 'POST',
+      headers: { cookie: this.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: SIGNER_READ, variables: { id: this.id } }),
+    });
+    const out = (await res.json()) as { data?: { signerSession?: { status?: string } } };
+    if (!out.data?.signerSession?.status) throw new Error(`signerSession: ${JSON.stringify(out)}`);
+  }
 }
+
+/** The part of the page's signerSession read a session's run depends on. */
+const SIGNER_READ =
+  'query($id: ID!) { signerSession(sessionId: $id) { id status currentStage steps { stage primitive } walletRequests { transport path } } }';
 
 /** A webhook receiver that checks every signature and resolves when a session's completion arrives. */
 class Receiver {
@@ -139,13 +179,49 @@ async function rate(seconds: number, n: number, one: () => Promise<unknown>): Pr
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
+  const engines = (process.env.BENCH_SESSIONS_DB ?? 'mysql,embedded').split(',') as Engine[];
+  const rows: BenchRow[] = [];
+  for (const engine of engines) rows.push(...(await benchOn(engine, opts)));
+  return rows;
+}
+
+/** A raw INSERT of a session row on the engine's own driver, beside the service on the same database. */
+function rawInserter(engine: Engine, db: TestDatabase | undefined, dataDir: string) {
+  const sql =
+    'INSERT INTO session (id, business_id, environment, workflow_id, workflow_revision, status, version, current_stage, metadata, expires_at, step_expires_at, binding_hash, created_at, updated_at, ended_at) VALUES (?, ?, ?, ?, 1, ?, 0, 0, NULL, ?, NULL, NULL, ?, ?, NULL)';
+  const id = () => `sess_${randomBytes(13).toString('hex')}`;
+  if (engine === 'mysql' && db) {
+    const pool = mysql.createPool({ uri: db.url, connectionLimit: SESSIONS_IN_FLIGHT, timezone: 'Z' });
+    return {
+      insert: async (workflowId: string) => {
+        const now = new Date();
+        await pool.execute(sql, [id(), 'biz_raw', 'sandbox', workflowId, 'created', now, now, now]);
+      },
+      close: () => pool.end(),
+    };
+  }
+  const lite = new Database(path.join(dataDir, 'service.sqlite'), { timeout: BUSY_TIMEOUT_MS });
+  lite.pragma('journal_mode = WAL');
+  lite.pragma('synchronous = NORMAL');
+  const stmt = lite.prepare(sql);
+  const text = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', ''); // TypeORM's SQLite datetime
+  return {
+    insert: async (workflowId: string) => {
+      const now = text(new Date());
+      stmt.run(id(), 'biz_raw', 'sandbox', workflowId, 'created', now, now, now);
+    },
+    close: async () => lite.close(),
+  };
+}
+
+async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> {
   const seconds = opts.smoke ? 3 : Number(process.env.BENCH_SECONDS ?? 10);
-  const db = await createTestDatabase('bench_sessions');
+  const db = engine === 'mysql' ? await createTestDatabase('bench_sessions') : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-sessions-'));
   const receiver = new Receiver();
   await receiver.start();
   let svc: Service | undefined;
-  const pool = mysql.createPool({ uri: db.url, connectionLimit: SESSIONS_IN_FLIGHT, timezone: 'Z' });
+  let raw: ReturnType<typeof rawInserter> | undefined;
   try {
     const port = await new Promise<number>((resolve) => {
       const probe = http.createServer().listen(0, '127.0.0.1', () => {
@@ -159,7 +235,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
         BASE_URL: `http://127.0.0.1:${port}`,
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
-        DATABASE_URL: db.url,
+        ...(db ? { DATABASE_URL: db.url } : {}),
         LOG_LEVEL: 'error',
         RATE_LIMIT: '100000000/1',
       } as never),
@@ -207,8 +283,10 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       lap('create');
       const done = receiver.completed(id);
       const browser = new Browser(base, id);
-      await browser.call('GET', '');
+      await browser.call('POST', '/open');
+      await browser.read();
       await browser.call('POST', '/start');
+      await browser.read();
       lap('open');
       const wr = await browser.call('POST', '/wallet-request');
       lap('request');
@@ -219,6 +297,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       });
       lap('wallet');
       await browser.call('POST', '/wallet-response', { request_id: wr.request_id, response });
+      await browser.read();
       lap('verify');
       await done;
       receiver.forget(id);
@@ -230,13 +309,8 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     const msg = randomBytes(600);
     const sig = sign('sha256', msg, { key: privateKey, dsaEncoding: 'ieee-p1363' });
     const rawVerify = async () => verify('sha256', msg, { key: publicKey, dsaEncoding: 'ieee-p1363' }, sig);
-    const rawInsert = () => {
-      const now = new Date();
-      return pool.execute(
-        'INSERT INTO session (id, business_id, environment, workflow_id, workflow_revision, status, version, current_stage, metadata, expires_at, step_expires_at, binding_hash, created_at, updated_at, ended_at) VALUES (?, ?, ?, ?, 1, ?, 0, 0, NULL, ?, NULL, NULL, ?, ?, NULL)',
-        [`sess_${randomBytes(13).toString('hex')}`, 'biz_raw', 'sandbox', wf.id, 'created', now, now, now],
-      );
-    };
+    raw = rawInserter(engine, db, dataDir);
+    const rawInsert = raw.insert.bind(null, wf.id);
     const agent = new http.Agent({ keepAlive: true, maxSockets: SESSIONS_IN_FLIGHT });
     const postBody = JSON.stringify({ event: 'raw', data: { pad: 'x'.repeat(400) } });
     const rawPost = () =>
@@ -304,16 +378,35 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
         `\n  raw parts: insert ${(1000 / insert.perSec).toFixed(2)} ms (${insert.cpuMs.toFixed(2)} ms CPU), ES256 verify ${(1000 / es256.perSec).toFixed(3)} ms, signed POST ${(1000 / post.perSec).toFixed(2)} ms (${post.cpuMs.toFixed(2)} ms CPU)` +
         `\n  CPU per phase of one session (serial): ${share.join(', ')}`,
     );
+    // the same serial sessions again under the sampling profiler: each part's share of the samples times this
+    // process's CPU over the pass (samples count wall time while the thread runs, so only shares are kept)
+    let passCpu = 0;
+    const where = await cpuShares(
+      async () => {
+        const c0 = cpuNow();
+        for (let i = 0; i < serial; i++) await session();
+        passCpu = (cpuNow() - c0) / serial;
+      },
+      classify,
+      process.env.BENCH_CPU_PROFILE &&
+        path.join(process.env.BENCH_CPU_PROFILE, `sessions-${engine}.cpuprofile`),
+    );
+    const sampled = [...where.values()].reduce((a, ms) => a + ms, 0);
+    const parts = [...where].sort((a, b) => b[1] - a[1]);
+    console.error(
+      `  CPU per session by part (sampled, ${passCpu.toFixed(1)} ms CPU each with the profiler on): ${parts.map(([k, ms]) => `${k} ${((passCpu * ms) / sampled).toFixed(1)} ms`).join(', ')}`,
+    );
+    const on = engine === 'mysql' ? 'MySQL' : 'embedded';
     return [
       rateRow(
-        'complete sessions, end to end',
+        `complete sessions, end to end (${on})`,
         sessions.perSec,
         'raw insert + 2 ES256 verify + 2 signed POST',
         1 / baselineSeconds,
         'sessions/s',
       ),
       {
-        name: 'CPU per complete session',
+        name: `CPU per complete session (${on})`,
         value: sessions.cpuMs,
         unit: 'ms',
         baseline: baselineCpu,
@@ -323,9 +416,9 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     ];
   } finally {
     await svc?.close();
-    await pool.end();
+    await raw?.close();
     await receiver.stop();
-    await db.drop();
+    await db?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,9 @@
-// `pnpm contract:check`: the breaking-change check of the business API (ADR 0037). Compares the contracts the
-// code declares (the routes' zod schemas and the webhook events, tools/contract-diff.ts) with the committed
-// snapshot schema/contracts.json, and exits 1 on a breaking change that no ADR records with a line
-// `breaking: <operation> <location>`, or when the snapshot is not the code's. `pnpm contract:snapshot`
-// (`--update`) writes the snapshot, and refuses while an unrecorded breaking change is in it.
+// `pnpm contract:check`: the breaking-change check of the business API and the /t routes (ADR 0037, 0043).
+// Compares the contracts the code declares (the routes' zod schemas and the webhook events,
+// tools/contract-diff.ts) with the committed snapshot schema/contracts.json, and exits 1 on a breaking change
+// that no ADR records with a line `breaking: <operation> <location>`, when the snapshot is not the code's, or
+// when hosted-web/src/transport.generated.ts is not generated from the /t contracts. `pnpm contract:snapshot`
+// (`--update`) writes both, and refuses while an unrecorded breaking change is in the snapshot.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +15,12 @@ import {
   recordedBreaks,
   unrecorded,
 } from './contract-diff';
+import { syncTransportTypes } from './transport-types';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SNAPSHOT = 'schema/contracts.json';
 
-function main(): number {
+async function main(): Promise<number> {
   const update = process.argv.includes('--update');
   const { routes } = declaredApi();
   const current = contractSurface(routes.routes, routes.events);
@@ -42,10 +44,16 @@ function main(): number {
     );
     return 1;
   }
+  // the hosted page's /t payload types are generated from the same contracts (ADR 0043)
+  const drift = await syncTransportTypes(update);
   if (update) {
     fs.writeFileSync(file, text);
     console.log(`wrote ${SNAPSHOT}`);
     return 0;
+  }
+  if (drift) {
+    console.error(drift);
+    return 1;
   }
   if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) {
     console.error(
@@ -57,4 +65,4 @@ function main(): number {
   return 0;
 }
 
-process.exit(main());
+process.exit(await main());

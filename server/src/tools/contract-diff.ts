@@ -1,4 +1,4 @@
-// Owns the breaking-change rules of the business API (ADR 0037): the contract surface (each /v1 operation's
+// Owns the breaking-change rules of the business API (ADR 0037, 0043): the contract surface (each /v1 and /t operation's
 // request body, request headers and success answer, and each webhook event's payload, as JSON Schema from the
 // zod schemas the routes carry) and the differences between two surfaces that break an integrator:
 // - removed: a field of an answer or event that is gone, or no longer always present (was required);
@@ -26,13 +26,21 @@ export interface BreakingChange {
   detail: string;
 }
 
-/** The surface of the routes in the OpenAPI contract and of the declared webhook events. */
+/**
+ * Operations the breaking-change check covers: the public OpenAPI routes and the hosted transport routes
+ * (/t) that declare a contract (internal, not in OpenAPI, but the hosted page and test wallets depend on them;
+ * the page's types are generated from the same schemas, ADR 0043).
+ */
+export const inContractSurface = (r: RouteDef): boolean =>
+  inOpenApi(r) || (r.path.startsWith('/t/') && r.contract !== undefined);
+
+/** The surface of the routes above and of the declared webhook events. */
 export function contractSurface(
   routes: readonly RouteDef[],
   events: Record<string, z.ZodType>,
 ): ContractSurface {
   const operations: ContractSurface['operations'] = {};
-  for (const route of routes.filter(inOpenApi)) {
+  for (const route of routes.filter(inContractSurface)) {
     const c = contractOf(route);
     const op = c.operationId ?? `${route.method.toUpperCase()} ${route.path}`;
     const input: Record<string, Schema> = {};

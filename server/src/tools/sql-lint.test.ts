@@ -2,6 +2,7 @@
 // and in query builders / repository calls, ignores comments, honours allow comments only with a reason, and
 // allows SKIP LOCKED only in the outbox claim.
 import { describe, expect, it } from 'vitest';
+import { lintFile } from './sql-lint';
 import { entityTablesOf, lintSource, SESSION_TABLES } from './sql-lint-rules';
 
 const opts = {
@@ -101,6 +102,15 @@ describe('sql lint', () => {
     ]);
     expect(rules(src, 'src/db/data-source.ts')).toEqual([]);
     expect(rules('await transactionWithRetry(this.deps.ds, fn);', 'src/modules/a/a.service.ts')).toEqual([]);
+  });
+
+  it('holds tests and their support modules to the transaction opener rule only', () => {
+    const src = "await ds.transaction((m) => m.query('SELECT id FROM session'));";
+    const of = (file: string) => lintFile(file, src, opts).map((f) => f.rule);
+    expect(of('src/modules/a/a.service.ts')).toEqual(['transaction-opener', 'session-scope']);
+    expect(of('src/modules/a/a.service.test.ts')).toEqual(['transaction-opener']);
+    expect(of('src/modules/a/a.test-support.ts')).toEqual(['transaction-opener']);
+    expect(lintFile('src/db/a.test.ts', src, opts)).toEqual([]);
   });
 
   it('reports file and line', () => {

@@ -28,6 +28,8 @@ export interface DraftStep {
   conditions: DraftCondition[];
   /** ADR 0026: anyone may present this step (holder "any"); otherwise the person of step 1. */
   anyHolder: boolean;
+  /** ADR 0036: the routes whose issuer trust may validate the step; empty: every available one. */
+  routes: string[];
 }
 
 export const toDraft = (s: WorkflowStep): DraftStep => ({
@@ -39,6 +41,7 @@ export const toDraft = (s: WorkflowStep): DraftStep => ({
   gateAfter: s.gateAfter,
   conditions: s.conditions.map(toDraftCondition),
   anyHolder: s.holder === 'any',
+  routes: s.routes ?? [],
 });
 
 export const blank = (primitive: Primitive): DraftStep => ({
@@ -50,6 +53,7 @@ export const blank = (primitive: Primitive): DraftStep => ({
   gateAfter: false,
   conditions: [],
   anyHolder: false,
+  routes: [],
 });
 
 /** Only the fields of the step's primitive go to the server; numbers are sent as typed (it validates them). */
@@ -61,6 +65,7 @@ export const toInput = (s: DraftStep): WorkflowStepInput => {
       ? { conditions: s.conditions.map(toConditionInput) }
       : {}),
     ...(s.anyHolder ? { holder: 'any' as const } : {}),
+    ...(s.routes.length ? { routes: s.routes } : {}),
   };
   switch (s.primitive) {
     case 'identify':

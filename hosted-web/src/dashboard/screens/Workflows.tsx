@@ -1,6 +1,7 @@
 // Workflows of the current environment: list and create; one workflow's draft editor (arrange steps, set each
-// primitive's settings, its conditions and its gate, save, publish a revision) and every published revision. The draft lives
-// in local state until "Save draft"; publishing saves first, so what is published is what is on screen.
+// primitive's settings, its conditions, its routes and its gate, the intended use, save, publish a revision) and every
+// published revision. The draft lives in local state until "Save draft"; publishing saves first, so what is
+// published is what is on screen.
 import { createResource, createSignal, For, Index, Show } from 'solid-js';
 import type {
   CreateWorkflowMutation,
@@ -8,6 +9,8 @@ import type {
   Primitive,
   PublishWorkflowMutation,
   PublishWorkflowMutationVariables,
+  SetWorkflowIntendedUseMutation,
+  SetWorkflowIntendedUseMutationVariables,
   SetWorkflowStepsMutation,
   SetWorkflowStepsMutationVariables,
   WorkflowQuery,
@@ -21,7 +24,15 @@ import { ClaimsPicker } from '../components/ClaimsPicker';
 import { DataTable } from '../components/DataTable';
 import { blank, type DraftStep, summary, toDraft, toInput, wordCount } from '../components/draft-step';
 import { Field, SelectField, TextField } from '../components/Field';
+import {
+  type DraftIntendedUse,
+  IntendedUseFields,
+  toDraftUse,
+  toUseInput,
+  useSummary,
+} from '../components/IntendedUse';
 import { conditionSummary, hasConditions, StepConditions } from '../components/StepConditions';
+import { StepRoutes } from '../components/StepRoutes';
 import DOCUMENT from '../graphql/workflows.graphql?raw';
 import { linkClick, navigate } from '../router';
 import { when } from '../Screen';
@@ -36,6 +47,10 @@ const SET_WORKFLOW_STEPS = operation<SetWorkflowStepsMutation, SetWorkflowStepsM
   DOCUMENT,
   'SetWorkflowSteps',
 );
+const SET_WORKFLOW_INTENDED_USE = operation<
+  SetWorkflowIntendedUseMutation,
+  SetWorkflowIntendedUseMutationVariables
+>(DOCUMENT, 'SetWorkflowIntendedUse');
 const PUBLISH_WORKFLOW = operation<PublishWorkflowMutation, PublishWorkflowMutationVariables>(
   DOCUMENT,
   'PublishWorkflow',
@@ -119,6 +134,8 @@ export function WorkflowDetail(props: { id: string }) {
   const [steps, setSteps] = createSignal<DraftStep[]>([]);
   const [apiOnly, setApiOnly] = createSignal(true);
   const [dirty, setDirty] = createSignal(false);
+  const [use, setUse] = createSignal<DraftIntendedUse>(toDraftUse(null));
+  const [useDirty, setUseDirty] = createSignal(false);
   const [adding, setAdding] = createSignal<Primitive>('identify');
   const action = createAction();
   const [data, { refetch }] = createResource(
@@ -127,7 +144,9 @@ export function WorkflowDetail(props: { id: string }) {
       const d = await gql(WORKFLOW, { id: a.id });
       setSteps(d.workflow.draftSteps.map(toDraft));
       setApiOnly(d.workflow.apiOnly);
+      setUse(toDraftUse(d.workflow.intendedUse));
       setDirty(false);
+      setUseDirty(false);
       return d;
     },
   );
@@ -145,6 +164,13 @@ export function WorkflowDetail(props: { id: string }) {
     const v = invalid();
     return v && v.step === i && v.field === field ? v.text : null;
   };
+  /** The server's refusal of the intended use, on the field it names (param intendedUse.purpose). */
+  const useError = (field: string) => {
+    const e = action.error();
+    return e instanceof DashError && e.code === 'workflow_invalid' && e.param === `intendedUse.${field}`
+      ? (e.detail ?? e.code)
+      : null;
+  };
 
   const change = (next: DraftStep[]) => {
     setSteps(next);
@@ -161,8 +187,18 @@ export function WorkflowDetail(props: { id: string }) {
   };
 
   const save = async () => {
-    await gql(SET_WORKFLOW_STEPS, { workflowId: props.id, steps: steps().map(toInput), apiOnly: apiOnly() });
-    setDirty(false);
+    if (dirty()) {
+      await gql(SET_WORKFLOW_STEPS, {
+        workflowId: props.id,
+        steps: steps().map(toInput),
+        apiOnly: apiOnly(),
+      });
+      setDirty(false);
+    }
+    if (useDirty()) {
+      await gql(SET_WORKFLOW_INTENDED_USE, { workflowId: props.id, intendedUse: toUseInput(use()) });
+      setUseDirty(false);
+    }
   };
   const onSave = () =>
     action.run(async () => {
@@ -172,7 +208,7 @@ export function WorkflowDetail(props: { id: string }) {
     });
   const onPublish = () =>
     action.run(async () => {
-      if (dirty()) await save();
+      await save();
       const before = data()?.workflow.latestRevision ?? 0;
       const { publishWorkflow } = await gql(PUBLISH_WORKFLOW, { workflowId: props.id });
       await refetch();
@@ -275,6 +311,13 @@ export function WorkflowDetail(props: { id: string }) {
                         : ''}
                     </p>
                   </Show>
+                  <StepRoutes
+                    id={`routes-${i}`}
+                    primitive={s().primitive}
+                    value={s().routes}
+                    error={fieldError(i, 'routes')}
+                    onChange={(routes) => update(i, { routes })}
+                  />
                   <Show when={hasConditions(s().primitive)}>
                     <StepConditions
                       stage={i}
@@ -363,9 +406,19 @@ export function WorkflowDetail(props: { id: string }) {
             Ticked: only your server creates sessions, with an API key. Unticked: you can also create one on
             the Sessions screen and copy its link. Applies from the next published revision.
           </p>
+          <h2>Intended use</h2>
+          <IntendedUseFields
+            value={use()}
+            error={useError}
+            onChange={(next) => {
+              setUse(next);
+              setUseDirty(true);
+              action.clear();
+            }}
+          />
           <ActionStatus action={action} />
           <div class="d-step-actions">
-            <button type="button" onClick={onSave} disabled={!dirty() || action.busy()}>
+            <button type="button" onClick={onSave} disabled={!(dirty() || useDirty()) || action.busy()}>
               Save draft
             </button>
             <button
@@ -397,6 +450,7 @@ export function WorkflowDetail(props: { id: string }) {
                         <li>
                           {LABEL[s.primitive]} ({summary(s)}){s.gateAfter ? ', gate after' : ''}
                           {s.holder === 'any' ? ', anyone may do it' : ''}
+                          {s.routes?.length ? `, routes: ${s.routes.join(', ')}` : ''}
                           <Show when={s.conditions.length}>
                             <ul class="d-condition-list">
                               <For each={s.conditions}>{(c) => <li>{conditionSummary(c)}</li>}</For>
@@ -406,6 +460,7 @@ export function WorkflowDetail(props: { id: string }) {
                       )}
                     </For>
                   </ol>
+                  <p class="d-muted">{useSummary(r.intendedUse)}</p>
                   <p class="d-muted">{r.apiOnly ? 'API only' : 'Not API only'}</p>
                 </details>
               )}

@@ -19,6 +19,7 @@ import { ReceiptDeliveryLanguage1764870000000 } from './1764870000000-receipt-de
 import { VerifierKeys1765100000000 } from './1765100000000-verifier-keys';
 import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trust-and-trust-lists';
 import { RelyingParty1765800000000 } from './1765800000000-relying-party';
+import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-intended-use';
 import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
 
 export const MIGRATIONS = [
@@ -52,6 +53,8 @@ export const MIGRATIONS = [
   RouteTrustAndTrustLists1765200000000,
   // the business as the relying party (issue 19, ADR 0035)
   RelyingParty1765800000000,
+  // the intended use per workflow (issue 19, ADR 0042)
+  WorkflowIntendedUse1766000000000,
   // registration certificates imported per business (issue 19, ADR 0040)
   RegistrationCertificates1766100000000,
 ];

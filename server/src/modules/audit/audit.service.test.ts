@@ -15,6 +15,7 @@ import { AppError } from '../../common/errors';
 import { errorHandler, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import type { AuditJwk } from '../kms/kms';
 import { LocalKmsProvider } from '../kms/local-kms.provider';
@@ -98,7 +99,7 @@ describe('audit records', () => {
     completedAt: clock.now(),
     ...over,
   });
-  const record = (input: AuditStepInput) => ds.transaction((m) => audit.recordStep(m, input));
+  const record = (input: AuditStepInput) => transactionWithRetry(ds, (m) => audit.recordStep(m, input));
   const getAudit = async (id: string, key = 'key-a') =>
     fetch(`${base}/v1/audits/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${key}` } });
   const getJwks = async () =>

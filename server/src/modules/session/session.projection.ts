@@ -1,67 +1,68 @@
 // Owns the hosted page's status projection of a session: no results, no personal data; the business's
 // branding, the steps and their documents, the deadline the person faces now, and the binding of this browser.
 import type { DataSource } from 'typeorm';
+import type { z } from 'zod';
 import type { Clock } from '../../common/clock';
-import { brandingOf } from '../branding/branding.service';
-import { type DocumentService, type DocumentView, toDocumentView } from '../document/document.service';
-import { BusinessEntity } from '../tenancy/business.entity';
+import { pageBrandOf } from '../branding/branding.service';
+import type { DocumentService } from '../document/document.service';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
-import type { WorkflowStep } from '../workflow/workflow.steps';
+import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
 import type { SessionEntity } from './session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
+import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
+import type { SandboxPersonaSchema } from './session.transport.contract';
 import { StepResultEntity } from './step-result.entity';
 
+/**
+ * The status projection, in the words of the GraphQL schema's SignerSession (signer.graphql.ts), which is its
+ * only reader (ADR 0043): absent values are `null`, never missing.
+ */
 export interface Projection {
   id: string;
-  status: string;
+  status: SessionStatus;
   environment: 'sandbox' | 'production';
-  /**
-   * name: the branding's display name, else the business name; accent_color: `#rrggbb` when branded;
-   * logo_url: the logo's path on this service when one is set.
-   */
-  business: { name: string; accent_color?: string; logo_url?: string };
-  workflow: { name: string };
+  /** The branding's display name, else the business name; the accent `#rrggbb` and logo path when set. */
+  business: { name: string; accentColor: string | null; logoUrl: string | null };
+  workflowName: string;
   steps: {
     stage: number;
-    primitive: string;
-    claims?: string[];
-    threshold?: number;
+    primitive: Primitive;
+    claims: string[] | null;
+    threshold: number | null;
     /** attestation: the terms shown before the signer approves, and their SHA-256 (hex, UTF-8). */
-    terms?: string;
-    terms_sha256?: string;
+    terms: string | null;
+    termsSha256: string | null;
     /** sign: the documents shown before the signer signs (labels and hashes; the bytes download separately). */
-    documents?: DocumentView[];
+    documents:
+      | { position: number; label: string; sha256: string; size: number; contentType: string }[]
+      | null;
   }[];
-  current_stage: number;
-  completed_stages: number[];
+  currentStage: number;
+  completedStages: number[];
   expires: string;
   /**
    * The deadline of what the person is doing now (ADR 0029): the step window once a step has started
-   * (`deadline_kind: "step"`), else the overall expiry (`"link"`). Absent when nothing can run out (waiting
-   * for the business's decision, or ended). `server_time` is the service's clock at this answer, so the page
-   * counts down against it, not against a device clock that may be wrong.
+   * (`deadlineKind: "step"`), else the overall expiry (`"link"`). Null when nothing can run out (waiting for
+   * the business's decision, or ended). `serverTime` is the service's clock at this answer, so the page counts
+   * down against it, not against a device clock that may be wrong.
    */
-  deadline?: string;
-  deadline_kind?: 'step' | 'link';
-  server_time: string;
+  deadline: string | null;
+  deadlineKind: 'step' | 'link' | null;
+  serverTime: string;
   binding: 'none' | 'this_browser' | 'other_browser';
   /** Only once the session ended: where the page offers the way back (never carrying results, ADR 0019). */
-  return_url?: string;
+  returnUrl: string | null;
   /**
    * In progress, once a wallet answer for the current step was refused: how many more answers the step
    * accepts before the session fails (MAX_REFUSED_RESPONSES_PER_STEP), so the page can say so. A count only.
    */
-  tries_left?: number;
+  triesLeft: number | null;
 }
 
-export interface Persona {
-  id: string;
-  label: string;
-  description: string;
-}
+/** A test person of the sandbox reference wallet (the /t contract's shape). */
+export type Persona = z.infer<typeof SandboxPersonaSchema>;
 
 export interface ProjectionDeps {
   ds: DataSource;
@@ -84,8 +85,7 @@ export class SessionProjector {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );
-    const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
-    const brand = await brandingOf(this.deps.ds.manager, s.businessId, s.environment);
+    const brand = await pageBrandOf(this.deps.ds, s.businessId, s.environment);
     const done = Math.min(s.currentStage, rev.steps.length);
     const documents = rev.steps.some((st) => st.primitive === 'sign')
       ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
@@ -95,40 +95,50 @@ export class SessionProjector {
       status: s.status,
       environment: s.environment,
       business: {
-        name: brand.displayName ?? business?.name ?? '',
-        ...(brand.accentColor ? { accent_color: brand.accentColor } : {}),
-        ...(brand.logoUrl ? { logo_url: brand.logoUrl } : {}),
+        name: brand.name,
+        accentColor: brand.accentColor ?? null,
+        logoUrl: brand.logoUrl ?? null,
       },
-      workflow: { name: rev.name },
+      workflowName: rev.name,
       steps: rev.steps.map((st, stage) => ({
         stage,
         primitive: st.primitive,
-        ...(st.claims ? { claims: st.claims } : {}),
-        ...(st.threshold ? { threshold: st.threshold } : {}),
-        ...(st.terms !== undefined ? { terms: st.terms, terms_sha256: sha256HexOfText(st.terms) } : {}),
-        ...(st.primitive === 'sign'
-          ? { documents: documents.filter((d) => d.stage === stage).map(toDocumentView) }
-          : {}),
+        claims: st.claims ?? null,
+        threshold: st.threshold || null,
+        terms: st.terms ?? null,
+        termsSha256: st.terms !== undefined ? sha256HexOfText(st.terms) : null,
+        documents:
+          st.primitive === 'sign'
+            ? documents
+                .filter((d) => d.stage === stage)
+                .map(({ position, label, sha256, size, contentType }) => ({
+                  position,
+                  label,
+                  sha256,
+                  size,
+                  contentType,
+                }))
+            : null,
       })),
-      current_stage: isTerminal(s.status) ? done : s.currentStage,
-      completed_stages: await this.completedStages(s, rev.steps, done),
+      currentStage: isTerminal(s.status) ? done : s.currentStage,
+      completedStages: await this.completedStages(s, rev.steps, done),
       expires: s.expiresAt.toISOString(),
       ...deadlineOf(s),
-      server_time: this.deps.clock.now().toISOString(),
+      serverTime: this.deps.clock.now().toISOString(),
       binding: this.bindingOf(s, token),
-      ...(isTerminal(s.status) && s.returnUrl ? { return_url: s.returnUrl } : {}),
-      ...(await this.triesLeft(s)),
+      returnUrl: isTerminal(s.status) && s.returnUrl ? s.returnUrl : null,
+      triesLeft: await this.triesLeft(s),
     };
   }
 
   /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
-  private async triesLeft(s: SessionEntity): Promise<Pick<Projection, 'tries_left'>> {
-    if (s.status !== 'in_progress') return {};
+  private async triesLeft(s: SessionEntity): Promise<number | null> {
+    if (s.status !== 'in_progress') return null;
     // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
     const refused = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .countBy({ sessionId: s.id, stage: s.currentStage, state: 'refused' });
-    return refused > 0 ? { tries_left: Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - refused) } : {};
+    return refused > 0 ? Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - refused) : null;
   }
 
   /**
@@ -147,10 +157,10 @@ export class SessionProjector {
 }
 
 /** The deadline the person faces now: the running step's window, else the link's expiry (ADR 0029). */
-function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadline_kind'> {
+function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadlineKind'> {
   if (s.status === 'in_progress' && s.stepExpiresAt)
-    return { deadline: s.stepExpiresAt.toISOString(), deadline_kind: 'step' };
+    return { deadline: s.stepExpiresAt.toISOString(), deadlineKind: 'step' };
   if (s.status === 'created' || s.status === 'in_progress')
-    return { deadline: s.expiresAt.toISOString(), deadline_kind: 'link' };
-  return {};
+    return { deadline: s.expiresAt.toISOString(), deadlineKind: 'link' };
+  return { deadline: null, deadlineKind: null };
 }

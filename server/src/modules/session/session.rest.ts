@@ -1,6 +1,7 @@
 // Thin /v1 routes for sessions over SessionService (answered by the /v1 pipeline, app/pipeline.ts, each with
 // its contract from session.contract.ts and the scope a scoped key needs), and the hosted transport routes
-// over SessionTransport (cookie-bound browser, Express).
+// over SessionTransport (cookie-bound browser, Express; contracts from session.transport.contract.ts, answers
+// typed from them: the mutations answer an ack, the session is read over GraphQL, ADR 0043).
 import type { Response } from 'express';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
@@ -21,6 +22,16 @@ import {
 } from './session.contract';
 import type { SessionService } from './session.service';
 import type { SessionTransport } from './session.transport';
+import {
+  type DocumentsShown,
+  DocumentsShownSchema,
+  parseWalletResponse,
+  type TransportAck,
+  TransportAckSchema,
+  UnsignedWalletRequestSchema,
+  WALLET_REQUEST_ERRORS,
+  WalletResponseRequestSchema,
+} from './session.transport.contract';
 
 /** The form fields of a multipart create (besides the `file` parts). */
 const FORM_FIELDS = ['workflow_id', 'metadata', 'expires_in', 'return_url'] as const;
@@ -168,29 +179,20 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
   const token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
   reg.add({
-    method: 'get',
-    path: '/t/sessions/:id',
-    auth: 'signer',
-    summary: 'Hosted page: status projection (no results)',
-    handler: async (req, res) => {
-      noStore(res);
-      const out = await transport.projection(String(req.params.id), token(req));
-      // a browser without a server-issued cookie gets one on opening the page (Start binds to it); one that
-      // has one gets it again, which renews its lifetime
-      setBrowserCookie(res, out.cookie);
-      sendJson(res, 200, out.projection);
-    },
-  });
-  reg.add({
     method: 'post',
     path: '/t/sessions/:id/start',
     auth: 'signer',
     summary: 'Hosted page: explicit start, binds this browser',
+    contract: {
+      operationId: 'transportStart',
+      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
+      errors: ['not_found', 'session_bound_elsewhere', 'session_expired'],
+    },
     handler: async (req, res) => {
       noStore(res);
       const out = await transport.start(String(req.params.id), token(req));
       setBrowserCookie(res, out.cookie);
-      sendJson(res, 200, out.projection);
+      sendJson(res, 200, out.ack satisfies TransportAck);
     },
   });
   reg.add({
@@ -198,6 +200,11 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     path: '/t/sessions/:id/wallet-request',
     auth: 'signer',
     summary: 'Hosted page: OpenID4VP request for the current step',
+    contract: {
+      operationId: 'transportWalletRequest',
+      response: { status: 200, description: 'single-use request', schema: UnsignedWalletRequestSchema },
+      errors: WALLET_REQUEST_ERRORS,
+    },
     handler: async (req, res) => {
       noStore(res);
       sendJson(res, 200, await transport.walletRequest(String(req.params.id), token(req)));
@@ -208,13 +215,24 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     path: '/t/sessions/:id/wallet-response',
     auth: 'signer',
     summary: 'Hosted page: submit the wallet response for the current step',
+    contract: {
+      operationId: 'transportWalletResponse',
+      request: WalletResponseRequestSchema,
+      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
+      errors: [
+        'not_found',
+        'session_bound_elsewhere',
+        'session_expired',
+        'session_state_conflict',
+        'request_not_found',
+        'step_window_expired',
+      ],
+    },
     handler: async (req, res) => {
       noStore(res);
-      sendJson(
-        res,
-        200,
-        await transport.submitWalletResponse(String(req.params.id), token(req), jsonObjectBody(req)),
-      );
+      const body = parseWalletResponse(jsonObjectBody(req));
+      const ack: TransportAck = await transport.submitWalletResponse(String(req.params.id), token(req), body);
+      sendJson(res, 200, ack);
     },
   });
   reg.add({
@@ -222,10 +240,20 @@ export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTr
     path: '/t/sessions/:id/documents/:position/shown',
     auth: 'signer',
     summary: 'Hosted page: a document of the current sign step was shown to its end (recorded, never "read")',
+    contract: {
+      operationId: 'transportDocumentShown',
+      response: { status: 200, description: 'positions shown so far', schema: DocumentsShownSchema },
+      errors: ['not_found', 'session_bound_elsewhere', 'session_expired', 'session_state_conflict'],
+    },
     handler: async (req, res) => {
       noStore(res);
       const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
-      sendJson(res, 200, await transport.documentShown(String(req.params.id), token(req), position));
+      const shown: DocumentsShown = await transport.documentShown(
+        String(req.params.id),
+        token(req),
+        position,
+      );
+      sendJson(res, 200, shown);
     },
   });
   reg.add({

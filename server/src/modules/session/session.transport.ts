@@ -7,6 +7,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { columnList, hydrate, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
@@ -20,6 +21,7 @@ import type { PresentationVerifier } from '../verification/presentation-verifier
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
@@ -28,6 +30,13 @@ import { SessionEntity } from './session.entity';
 import { stepWindowEnd } from './session.input';
 import { type Persona, type Projection, SessionProjector } from './session.projection';
 import { SessionTransitions } from './session.transition';
+import type {
+  AnyWalletRequest,
+  DocumentsShown,
+  TransportAck,
+  UnsignedWalletRequest,
+  WalletResponseSubmission,
+} from './session.transport.contract';
 import type { WalletRequestKind, WalletTransports } from './session.wallet-transports';
 
 export type { Persona, Projection } from './session.projection';
@@ -61,6 +70,7 @@ export class SessionTransport {
   private readonly transitions: SessionTransitions;
   private readonly projector: SessionProjector;
   private readonly completion: StepCompletion;
+  private openText?: string;
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -76,22 +86,18 @@ export class SessionTransport {
   }
 
   /**
-   * The status projection. A browser without a valid server-issued cookie gets one here (`issued`, to set as
-   * the cookie), so that a later Start binds to a value the browser already holds. `cookie` is the value the
-   * browser holds after this answer (its own, or the issued one): the route sets it again, which renews its
-   * lifetime on every use (ADR 0028).
+   * Opening the link (POST /t/sessions/{id}/open). A browser without a valid server-issued cookie gets one
+   * here (`issued`, to set as the cookie), so that a later Start binds to a value the browser already holds.
+   * `cookie` is the value the browser holds after this answer (its own, or the issued one): the route sets it
+   * again, which renews its lifetime on every use (ADR 0028). The session itself is read over GraphQL (read()).
    */
-  async projection(
-    id: string,
-    browserCookie: unknown,
-  ): Promise<{ projection: Projection; issued?: string; cookie: string }> {
+  async openLink(id: string, browserCookie: unknown): Promise<{ issued?: string; cookie: string }> {
     const s = await this.open(id);
     // support timeline: the first time the link was opened (reloads are not news)
     await recordSessionEventOnce(this.deps.ds.manager, s, { kind: 'opened', at: this.deps.clock.now() });
     const valid = this.deps.binding.verified(browserCookie);
     const issued = valid ? undefined : this.deps.binding.issue();
-    const cookie = (valid ?? issued) as string;
-    return { projection: await this.project(s, cookie), cookie, ...(issued ? { issued } : {}) };
+    return { cookie: (valid ?? issued) as string, ...(issued ? { issued } : {}) };
   }
 
   /**
@@ -111,14 +117,14 @@ export class SessionTransport {
   async start(
     id: string,
     browserCookie: unknown,
-  ): Promise<{ projection: Projection; issued?: string; cookie: string }> {
+  ): Promise<{ ack: TransportAck; issued?: string; cookie: string }> {
     const s = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
     if (s.status !== 'created') {
       this.requireBound(s, token);
-      return { projection: await this.project(s, token), cookie: token, ...(issued ? { issued } : {}) };
+      return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}) };
     }
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
@@ -135,14 +141,18 @@ export class SessionTransport {
       (fresh) => (fresh.status === 'created' ? undefined : fresh),
     );
     this.requireBound(started, token);
-    return { projection: await this.project(started, token), cookie: token, ...(issued ? { issued } : {}) };
+    return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}) };
   }
 
   /**
    * A fresh OpenID4VP request (new nonce) for the current step of a started session: unsigned for the DC API
    * (`dc_api`, the default), or signed with a per-request encryption key (`dc_api_signed`, `cross_device`).
    */
-  async walletRequest(id: string, browserToken: string | undefined, kind: WalletRequestKind = 'dc_api') {
+  async walletRequest(
+    id: string,
+    browserToken: string | undefined,
+    kind: WalletRequestKind = 'dc_api',
+  ): Promise<AnyWalletRequest> {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const steps = await this.steps(s);
@@ -194,7 +204,11 @@ export class SessionTransport {
             base: request,
             now,
             expiresAt,
-            business: { id: s.businessId, environment: s.environment },
+            business: {
+              id: s.businessId,
+              environment: s.environment,
+              intendedUse: await this.intendedUse(s),
+            },
           });
     const row = Object.assign(new WalletRequestEntity(), {
       id: requestId,
@@ -220,15 +234,16 @@ export class SessionTransport {
         detail: { request_id: row.id, transport: kind },
       });
     });
-    return {
+    const common = {
       request_id: row.id,
-      ...(signed ? signed.forPage : { request, protocol: WALLET_PROTOCOL }),
       expires: row.expiresAt.toISOString(),
       sandbox_personas:
         s.environment === 'sandbox' && this.deps.sandboxPersonas
           ? await this.deps.sandboxPersonas(request)
           : null,
     };
+    if (signed) return { ...common, ...signed.forPage };
+    return { ...common, request, protocol: WALLET_PROTOCOL } satisfies UnsignedWalletRequest;
   }
 
   /**
@@ -237,19 +252,21 @@ export class SessionTransport {
    * outbox events, and moves the session. A refused response writes nothing of the step; it burns its request
    * and counts toward the failure policy (refuse()).
    */
-  async submitWalletResponse(id: string, browserToken: string | undefined, body: Record<string, unknown>) {
+  async submitWalletResponse(
+    id: string,
+    browserToken: string | undefined,
+    body: WalletResponseSubmission,
+  ): Promise<TransportAck> {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const requestId = body.request_id;
-    if (typeof requestId !== 'string')
-      throw new AppError('validation_failed', 'request_id is required.', { param: 'request_id' });
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
     const req = await this.deps.ds
       .getRepository(WalletRequestEntity)
       .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
     if (!req)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
-    return this.project(await this.completeWalletRequest(s, req, body.response), browserToken);
+    return ackOf(await this.completeWalletRequest(s, req, body.response));
   }
 
   /**
@@ -313,7 +330,7 @@ export class SessionTransport {
     id: string,
     browserToken: string | undefined,
     position: number,
-  ): Promise<{ shown_to_end: number[]; all_shown: boolean }> {
+  ): Promise<DocumentsShown> {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
@@ -358,14 +375,14 @@ export class SessionTransport {
     return out.sort((a, b) => a.position - b.position);
   }
 
+  /** Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts). */
   private async open(id: string): Promise<SessionEntity> {
-    const s =
-      typeof id === 'string' && id.startsWith('sess_')
-        ? // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
-          await this.deps.ds.getRepository(SessionEntity).findOneBy({ id })
-        : null;
-    if (!s) throw new AppError('not_found', 'This session link is not valid.');
-    return this.transitions.current(s);
+    const { ds } = this.deps;
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+    this.openText ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE id = ?`;
+    const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, this.openText, [id]) : [];
+    if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
+    return this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
@@ -394,12 +411,23 @@ export class SessionTransport {
       );
   }
 
+  /** The intended use of the session's pinned revision (ADR 0042); null: the business default applies. */
+  private async intendedUse(s: SessionEntity): Promise<IntendedUse | null> {
+    return intendedUseOf(
+      (await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision))
+        .intendedUse,
+    );
+  }
+
   private async steps(s: SessionEntity): Promise<WorkflowStep[]> {
     return toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     ).steps;
   }
 }
+
+/** What a /t mutation answers: where the session is now (the page re-reads the rest over GraphQL). */
+const ackOf = (s: SessionEntity): TransportAck => ({ status: s.status, current_stage: s.currentStage });
 
 /** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
 export const asksForMdoc = (request: Record<string, unknown>): boolean =>

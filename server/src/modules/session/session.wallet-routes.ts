@@ -8,6 +8,7 @@ import { type RouteRegistry, sendJson } from '../../common/http';
 import { JAR_CONTENT_TYPE } from '../verification/jar';
 import { browserTokenOf } from './browser-cookie';
 import type { SessionTransport } from './session.transport';
+import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './session.transport.contract';
 import { WALLET_PATH, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
 
 type Json = Record<string, unknown>;
@@ -42,6 +43,11 @@ export function registerWalletRoutes(
     auth: 'signer',
     summary:
       'Hosted page: a signed (dc_api_signed), cross-device (cross_device) or ISO 18013-7 Annex C (org_iso_mdoc) request for the current step',
+    contract: {
+      operationId: 'transportWalletRequestOf',
+      response: { status: 200, description: 'single-use request', schema: AnyWalletRequestSchema },
+      errors: WALLET_REQUEST_ERRORS,
+    },
     handler: async (req, res) => {
       noStore(res);
       const kind = kindOf(String(req.params.transport));

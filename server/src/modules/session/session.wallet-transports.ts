@@ -30,9 +30,21 @@ import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import type { IntendedUse } from '../workflow/workflow.intended-use';
 import { SessionEntity } from './session.entity';
+import type {
+  AnnexCWalletRequest,
+  CrossDeviceRequest,
+  SignedWalletRequest,
+} from './session.transport.contract';
 
 type Json = Record<string, unknown>;
+
+type ForPage<T> = Omit<T, 'request_id' | 'expires' | 'sandbox_personas'>;
+type WalletRequestForPage =
+  | ForPage<SignedWalletRequest>
+  | ForPage<AnnexCWalletRequest>
+  | ForPage<CrossDeviceRequest>;
 
 /** How the hosted page reaches a wallet: `dc_api` is the unsigned request of the walking skeleton. */
 export type WalletRequestKind = 'dc_api' | 'dc_api_signed' | 'cross_device' | 'org_iso_mdoc';
@@ -47,8 +59,8 @@ export interface BuiltWalletRequest {
   responseMode: string;
   requestObject: string;
   responseKey: string;
-  /** What the hosted page receives besides request_id and expires. */
-  forPage: Json;
+  /** What the hosted page receives besides request_id, expires and sandbox_personas (its contract's words). */
+  forPage: WalletRequestForPage;
 }
 
 /** The audit record's name for the transport a request used. */
@@ -94,8 +106,11 @@ export class WalletTransports {
       base: Json;
       now: Date;
       expiresAt: Date;
-      /** Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034). */
-      business?: { id: string; environment: string };
+      /**
+       * Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034); the
+       * intended use of the session's workflow revision goes into its registration certificate (ADR 0042).
+       */
+      business?: { id: string; environment: string; intendedUse?: IntendedUse | null };
     },
   ): Promise<BuiltWalletRequest> {
     const key = await this.deps.encryption.newKey(input.requestId);
@@ -156,7 +171,7 @@ export class WalletTransports {
       requestObject: signed.requestObject,
       responseKey: key.sealedPrivateJwk,
       forPage: {
-        protocol: 'openid4vp',
+        protocol: 'openid4vp' as const,
         uri: signed.uri,
         qr_svg: await QRCode.toString(signed.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
       },
@@ -173,7 +188,7 @@ export class WalletTransports {
   private async withVerifierInfo(
     base: Json,
     clientId: string,
-    business: { id: string; environment: string } | undefined,
+    business: { id: string; environment: string; intendedUse?: IntendedUse | null } | undefined,
   ): Promise<Json> {
     const env = business?.environment;
     if (!business || (env !== 'sandbox' && env !== 'production')) return base;
@@ -184,7 +199,12 @@ export class WalletTransports {
     const rc =
       imported ??
       (env === 'sandbox'
-        ? await this.deps.identity.registrar.registrationCertificate(business.id, 'sandbox', clientId)
+        ? await this.deps.identity.registrar.registrationCertificate(
+            business.id,
+            'sandbox',
+            clientId,
+            business.intendedUse,
+          )
         : undefined);
     return rc ? { ...base, verifier_info: [{ format: 'jwt', data: rc }] } : base;
   }

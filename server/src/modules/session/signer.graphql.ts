@@ -1,7 +1,7 @@
 // GraphQL types of the signer page (hosted SPA): the status projection of SessionTransport in camelCase, the
-// wallet requests the page may ask the /t transport routes for, and the sandbox test persons. No results and no
-// personal data, exactly like GET /t/sessions/{id}. Timestamps are ISO strings as the server decided them (the
-// page counts down against `serverTime`, not the device clock).
+// wallet requests the page may ask the /t transport routes for, and the sandbox test persons. No results and
+// no personal data. The one read of the hosted page's session: the /t mutations answer acks (ADR 0043).
+// Timestamps are ISO strings as the server decided them (the page counts down against `serverTime`).
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { EnvironmentGql } from '../support/support.graphql';
 import { PrimitiveGql } from '../workflow/workflow.graphql';
@@ -91,7 +91,7 @@ export class SandboxPersonaGql {
 }
 
 @ObjectType('SignerSession', {
-  description: 'The signer page’s view of a session (the status projection of GET /t/sessions/{id}).',
+  description: 'The signer page’s view of a session: its status projection (no results, no personal data).',
 })
 export class SignerSessionGql {
   @Field(() => ID) id!: string;

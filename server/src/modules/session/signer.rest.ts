@@ -8,16 +8,21 @@ import type { SessionTransport } from './session.transport';
 
 export function registerSignerRoutes(
   reg: RouteRegistry,
-  transport: Pick<SessionTransport, 'projection'>,
+  transport: Pick<SessionTransport, 'openLink'>,
 ): void {
   reg.add({
     method: 'post',
     path: '/t/sessions/:id/open',
     auth: 'signer',
     summary: 'Hosted page: open the link (binding cookie issued or renewed; no session data)',
+    contract: {
+      operationId: 'transportOpen',
+      response: { status: 204, description: 'cookie set; read the session with GraphQL signerSession' },
+      errors: ['not_found'],
+    },
     handler: async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
-      const out = await transport.projection(String(req.params.id), browserTokenOf(req));
+      const out = await transport.openLink(String(req.params.id), browserTokenOf(req));
       setBrowserCookie(res, out.cookie);
       res.status(204).end();
     },

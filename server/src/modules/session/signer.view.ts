@@ -15,7 +15,7 @@ import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { SessionEntity } from './session.entity';
-import { asksForMdoc, type Persona, type Projection, type SessionTransport } from './session.transport';
+import { asksForMdoc, type Persona, type SessionTransport } from './session.transport';
 import {
   type BrowserBindingGql,
   type DeadlineKindGql,
@@ -48,46 +48,12 @@ export async function signerSession(
   const offers = running
     ? await currentStepOffers(deps, session)
     : { walletRequests: [], sandboxPersonas: [] };
-  return { ...toGql(p), ...offers };
-}
-
-/** The projection (snake_case REST wire shape of /t) field for field in the schema's words. */
-function toGql(p: Projection): Omit<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'> {
+  // the projection is already in the schema's words (SignerSession); the enums are the same strings
   return {
-    id: p.id,
-    status: p.status as SignerSessionGql['status'],
-    environment: p.environment,
-    business: {
-      name: p.business.name,
-      accentColor: p.business.accent_color ?? null,
-      logoUrl: p.business.logo_url ?? null,
-    },
-    workflowName: p.workflow.name,
-    steps: p.steps.map((st) => ({
-      stage: st.stage,
-      primitive: st.primitive as SignerSessionGql['steps'][number]['primitive'],
-      claims: st.claims ?? null,
-      threshold: st.threshold ?? null,
-      terms: st.terms ?? null,
-      termsSha256: st.terms_sha256 ?? null,
-      documents:
-        st.documents?.map((d) => ({
-          position: d.position,
-          label: d.label,
-          sha256: d.sha256,
-          size: d.size,
-          contentType: d.content_type,
-        })) ?? null,
-    })),
-    currentStage: p.current_stage,
-    completedStages: p.completed_stages,
-    expires: p.expires,
-    deadline: p.deadline ?? null,
-    deadlineKind: (p.deadline_kind as DeadlineKindGql | undefined) ?? null,
-    serverTime: p.server_time,
+    ...p,
     binding: p.binding as BrowserBindingGql,
-    returnUrl: p.return_url ?? null,
-    triesLeft: p.tries_left ?? null,
+    deadlineKind: p.deadlineKind as DeadlineKindGql | null,
+    ...offers,
   };
 }
 

@@ -2,7 +2,9 @@
 // TrustServiceStatusList) or a List of Trusted Entities (TS 119 602, root ListOfTrustedEntities), each XML with
 // an enveloped XAdES-BES signature. Order matters (ADR 0036):
 // 1. the signer certificate (KeyInfo) must be one of the configured anchors or be issued by one, valid now;
-// 2. xml-crypto verifies the signature (canonicalization, digests, RSA); we never canonicalize ourselves;
+// 2. xml-crypto verifies the signature (canonicalization, digests); we never canonicalize ourselves. The
+//    signature methods (RSA, ECDSA P-256/P-384/P-521, each bound to its key type) are ours, on node:crypto
+//    (xmldsig-methods.ts);
 // 3. the signature must be a child of the root and cover the whole document: one Reference with URI "" and
 //    the enveloped-signature transform, any other Reference only the XAdES SignedProperties, whose signing
 //    certificate digest must be the signer's;
@@ -12,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
 import { DOMParser } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { listSignatureMethods } from './xmldsig-methods';
 
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
@@ -131,6 +134,7 @@ export async function readSignedTrustList(
   const signerPem = signer.toString('pem');
 
   const sig = new SignedXml({ publicCert: signerPem, getCertFromKeyInfo: () => null });
+  sig.SignatureAlgorithms = listSignatureMethods();
   sig.loadSignature(signature);
   let ok = false;
   try {

@@ -1,5 +1,5 @@
 // Test support (never used by the service): ETSI trust lists made at test time and signed with the test's own
-// RSA CA through xml-crypto (enveloped XAdES-BES: a whole-document Reference URI "" with the enveloped transform
+// RSA or EC (P-256, P-384) CA through xml-crypto (enveloped XAdES-BES: a whole-document Reference URI "" with the enveloped transform
 // and exclusive c14n, plus the SignedProperties with the signing certificate's digest). Real lists are not
 // reachable here; these have the shape of TS 119 612 (LoTL with OtherTSLPointer) and TS 119 602 (LoTE).
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
@@ -11,6 +11,7 @@ import {
   X509CertificateGenerator,
 } from '@peculiar/x509';
 import { SignedXml } from 'xml-crypto';
+import { listSignatureMethods, XMLDSIG } from './xmldsig-methods';
 
 const RSA = {
   name: 'RSASSA-PKCS1-v1_5',
@@ -18,24 +19,48 @@ const RSA = {
   publicExponent: new Uint8Array([1, 0, 1]),
   modulusLength: 2048,
 } as const;
+/** Key kinds of a list signer: its key pair, the algorithm it signs certificates with, and its XML-DSig method. */
+const KINDS = {
+  RSA: { keys: RSA, certs: RSA, method: XMLDSIG.rsaSha256 },
+  'P-256': {
+    keys: { name: 'ECDSA', namedCurve: 'P-256' },
+    certs: { name: 'ECDSA', hash: 'SHA-256' },
+    method: XMLDSIG.ecdsaSha256,
+  },
+  'P-384': {
+    keys: { name: 'ECDSA', namedCurve: 'P-384' },
+    certs: { name: 'ECDSA', hash: 'SHA-384' },
+    method: XMLDSIG.ecdsaSha384,
+  },
+} as const;
+export type ListKeyKind = keyof typeof KINDS;
 const NS_612 = 'http://uri.etsi.org/02231/v2#';
 const NS_602 = 'http://uri.etsi.org/19602/v1#';
 
 export interface ListSigner {
   cert: X509Certificate;
   keys: CryptoKeyPair;
+  kind: ListKeyKind;
 }
 
 const day = 86_400_000;
 
-/** An RSA list-signing certificate: self-signed (an anchor) or issued by `issuer`. */
-export async function listSigner(name: string, issuer?: ListSigner, now = new Date()): Promise<ListSigner> {
-  const keys = (await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
+/** A list-signing certificate (RSA by default): self-signed (an anchor) or issued by `issuer`. */
+export async function listSigner(
+  name: string,
+  issuer?: ListSigner,
+  now = new Date(),
+  kind: ListKeyKind = 'RSA',
+): Promise<ListSigner> {
+  const keys = (await webcrypto.subtle.generateKey(KINDS[kind].keys, true, [
+    'sign',
+    'verify',
+  ])) as CryptoKeyPair;
   const common = {
     serialNumber: randomBytes(8).toString('hex'),
     notBefore: new Date(now.getTime() - day),
     notAfter: new Date(now.getTime() + 365 * day),
-    signingAlgorithm: RSA,
+    signingAlgorithm: KINDS[issuer?.kind ?? kind].certs,
   };
   const cert = issuer
     ? await X509CertificateGenerator.create({
@@ -55,7 +80,7 @@ export async function listSigner(name: string, issuer?: ListSigner, now = new Da
           new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.digitalSignature, true),
         ],
       });
-  return { cert, keys };
+  return { cert, keys, kind };
 }
 
 const b64 = (c: X509Certificate) => Buffer.from(c.rawData).toString('base64');
@@ -105,22 +130,48 @@ export function lotlXml(input: {
   return `<?xml version="1.0" encoding="UTF-8"?><TrustServiceStatusList xmlns="${NS_612}" Id="lotl" TSLTag="http://uri.etsi.org/19612/TSLTag"><SchemeInformation><TSLVersionIdentifier>6</TSLVersionIdentifier><TSLSequenceNumber>${input.sequence}</TSLSequenceNumber><TSLType>http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUlistofthelists</TSLType><PointersToOtherTSL>${pointers}</PointersToOtherTSL><ListIssueDateTime>${input.issued.toISOString()}</ListIssueDateTime><NextUpdate><dateTime>${input.nextUpdate.toISOString()}</dateTime></NextUpdate></SchemeInformation></TrustServiceStatusList>`;
 }
 
-/** Signs a list with an enveloped XAdES-BES signature (xml-crypto; exclusive c14n; RSA-SHA256). */
-export async function signList(xml: string, signer: ListSigner, signingTime = new Date()): Promise<string> {
+/** The signer's private key as PKCS#8 PEM. */
+export async function privateKeyPem(signer: ListSigner): Promise<string> {
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', signer.keys.privateKey));
-  const privateKey = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END PRIVATE KEY-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END PRIVATE KEY-----\n`;
+}
+
+export interface SignListOptions {
+  signingTime?: Date;
+  /** The SignatureMethod URI (default: the signer's kind, RSA-SHA256, ECDSA-SHA256 or ECDSA-SHA384). */
+  method?: string;
+  /** For forged signatures only: computes the SignatureValue (base64) over the canonical SignedInfo. */
+  signatureValue?: (signedInfo: string, privateKeyPem: string) => string;
+}
+
+/**
+ * Signs a list with an enveloped XAdES-BES signature (xml-crypto; exclusive c14n; RSA-SHA256 or ECDSA with
+ * SHA-256/384 by the signer's key, the value r||s as XML-DSig requires).
+ */
+export async function signList(xml: string, signer: ListSigner, opts: SignListOptions = {}): Promise<string> {
+  const { signingTime = new Date(), method = KINDS[signer.kind].method } = opts;
+  const privateKey = await privateKeyPem(signer);
   const certDigest = createHash('sha256').update(Buffer.from(signer.cert.rawData)).digest('base64');
   const sig = new SignedXml({
     privateKey,
     publicCert: signer.cert.toString('pem'),
     canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
-    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    signatureAlgorithm: method,
     objects: [
       {
         content: `<xades:QualifyingProperties xmlns:xades="http://uri.etsi.org/01903/v1.3.2#" Target="#sig-list"><xades:SignedProperties Id="xades-sp"><xades:SignedSignatureProperties><xades:SigningTime>${signingTime.toISOString()}</xades:SigningTime><xades:SigningCertificateV2><xades:Cert><xades:CertDigest><ds:DigestMethod xmlns:ds="http://www.w3.org/2000/09/xmldsig#" Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><ds:DigestValue xmlns:ds="http://www.w3.org/2000/09/xmldsig#">${certDigest}</ds:DigestValue></xades:CertDigest></xades:Cert></xades:SigningCertificateV2></xades:SignedSignatureProperties></xades:SignedProperties></xades:QualifyingProperties>`,
       },
     ],
   });
+  sig.SignatureAlgorithms = listSignatureMethods();
+  if (opts.signatureValue) {
+    const forge: NonNullable<SignListOptions['signatureValue']> = opts.signatureValue;
+    sig.SignatureAlgorithms[method] = class {
+      getAlgorithmName = () => method;
+      getSignature = ((signedInfo: string, key: string) => forge(signedInfo, key)) as never;
+      verifySignature = (() => false) as never;
+    };
+  }
   sig.addReference({
     xpath: '/*',
     isEmptyUri: true,

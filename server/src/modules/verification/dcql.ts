@@ -87,11 +87,8 @@ export function parseDcqlQuery(input: unknown): DcqlQuery {
   return query;
 }
 
-const MAX_STORED_QUERIES = 256;
-const storedQueries = new Map<string, DcqlQuery>();
-
 /** Freezes a parsed query and everything in it: one instance is shared by every verification that reads it. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
@@ -103,19 +100,25 @@ function deepFreeze<T>(value: T): T {
  * parseDcqlQuery of the DCQL query of one of our stored requests, memoized by the query's exact JSON text
  * (ADR 0021): the text is the whole input (the query is parsed from the text, not from the object), so the
  * result is a pure function of the key. Every session of a workflow step sends the same query, so the valibot
- * parse and validation run once per distinct query. The result is deep-frozen (shared); bounded, oldest out.
+ * parse and validation run once per distinct query. The result is deep-frozen (shared; the dcql package then
+ * builds its matching schemas once per query too). Bounded, oldest out; each verifier owns one.
  */
-export function storedDcqlQuery(input: unknown): DcqlQuery {
-  const text = JSON.stringify(input);
-  if (typeof text !== 'string') return parseDcqlQuery(input); // not JSON (undefined): refused by the parser
-  let query = storedQueries.get(text);
-  if (!query) {
-    query = deepFreeze(parseDcqlQuery(JSON.parse(text)));
-    if (storedQueries.size >= MAX_STORED_QUERIES)
-      storedQueries.delete(storedQueries.keys().next().value as string);
-    storedQueries.set(text, query);
+export class StoredDcqlQueries {
+  private readonly queries = new Map<string, DcqlQuery>();
+
+  constructor(private readonly max = 256) {}
+
+  get(input: unknown): DcqlQuery {
+    const text = JSON.stringify(input);
+    if (typeof text !== 'string') return parseDcqlQuery(input); // not JSON (undefined): refused by the parser
+    let query = this.queries.get(text);
+    if (!query) {
+      query = deepFreeze(parseDcqlQuery(JSON.parse(text)));
+      if (this.queries.size >= this.max) this.queries.delete(this.queries.keys().next().value as string);
+      this.queries.set(text, query);
+    }
+    return query;
   }
-  return query;
 }
 
 /** Reads the value at a DCQL claim path of string/number segments (null = all array elements is not used here). */

@@ -10,7 +10,7 @@ import {
   type JWK,
 } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { decodeCompactJws, p256Thumbprint, publicKeyOf, trustedPublicKey, verifyCompactEs256 } from './es256';
+import { decodeCompactJws, PublicKeyCache, p256Thumbprint, publicKeyOf, verifyCompactEs256 } from './es256';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -33,8 +33,15 @@ describe('ES256 compact JWS verification (node:crypto)', () => {
     const jwk = (await exportJWK(publicKey)) as JWK;
     const token = await jws();
     expect(() => verifyCompactEs256(token, publicKeyOf(jwk))).not.toThrow();
-    expect(() => verifyCompactEs256(token, trustedPublicKey(jwk))).not.toThrow();
-    expect(trustedPublicKey(jwk)).toBe(trustedPublicKey({ ...jwk, kid: 'ignored' }));
+    const cache = new PublicKeyCache(2);
+    expect(() => verifyCompactEs256(token, cache.get(jwk))).not.toThrow();
+    expect(cache.get(jwk)).toBe(cache.get({ ...jwk, kid: 'ignored' }));
+    // bounded: two other keys push the first one out, which is then imported again (a new object)
+    const first = cache.get(jwk);
+    cache.get((await exportJWK(other.publicKey)) as JWK);
+    cache.get((await exportJWK(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey)) as JWK);
+    expect(cache.get(jwk)).not.toBe(first);
+    expect(new PublicKeyCache(0).get(jwk)).not.toBe(new PublicKeyCache(0).get(jwk));
   });
 
   it('refuses another key, a changed payload or header, and a truncated or re-encoded signature', async () => {
@@ -69,6 +76,9 @@ describe('ES256 compact JWS verification (node:crypto)', () => {
     expect(() => publicKeyOf({ ...jwk, y: y.toString('base64url') })).toThrow();
     expect(() => publicKeyOf({ ...jwk, crv: 'P-384' })).toThrow();
     expect(() => publicKeyOf({ kty: 'OKP', crv: 'Ed25519', x: jwk.x })).toThrow();
+    // the cache never remembers a refused key: the second request is refused again
+    const cache = new PublicKeyCache();
+    for (let i = 0; i < 2; i++) expect(() => cache.get({ ...jwk, y: y.toString('base64url') })).toThrow();
   });
 
   it('computes the RFC 7638 thumbprint jose computes', async () => {

@@ -5,16 +5,14 @@
 // parts, a JSON object header, `alg` in the allow-list (ES256 only: never `none`, never a MAC), no `crit`
 // (we understand no extension), a 64-byte IEEE P1363 signature, a P-256 key.
 //
-// Keys: trusted keys (a configured issuer key, an X.509 leaf's key) are memoized by their exact public
-// members, so the memo is content-addressed: nothing mutable is cached, and a changed or retired key is simply
-// a different (or no longer requested) entry. Holder keys (cnf.jwk) differ per credential and are imported
-// per call (publicKeyOf without the memo).
+// Keys: imported once per distinct key by a PublicKeyCache, which the verifier owns (an instance field, not a
+// module global). It is content-addressed by the key's exact public members, so nothing mutable is cached: a
+// changed or retired key is simply a different (or no longer requested) entry. OpenSSL's import of a JWK checks
+// the point (a scalar multiplication, about the cost of one verify), which is why it is worth remembering.
 import { createPublicKey, hash, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import type { JWK } from 'jose';
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
-const MAX_KEYS = 1000;
-const trustedKeys = new Map<string, KeyObject>();
 
 /** The public members of a P-256 JWK (RFC 7638 member order); throws when it is not one. */
 function p256PublicJwk(jwk: JWK): JsonWebKey {
@@ -31,16 +29,27 @@ export function publicKeyOf(jwk: JWK): KeyObject {
   return createPublicKey({ key: p256PublicJwk(jwk), format: 'jwk' });
 }
 
-/** publicKeyOf for keys of the trust store, memoized by the key's own public members (bounded, oldest out). */
-export function trustedPublicKey(jwk: JWK): KeyObject {
-  const id = p256Members(jwk);
-  let key = trustedKeys.get(id);
-  if (!key) {
-    key = publicKeyOf(jwk);
-    if (trustedKeys.size >= MAX_KEYS) trustedKeys.delete(trustedKeys.keys().next().value as string);
-    trustedKeys.set(id, key);
+/**
+ * publicKeyOf memoized by the key's own public members (RFC 7638 form), bounded (`max` entries, oldest out;
+ * 0 imports on every call). A KeyObject is a pure function of those members, and a key OpenSSL refuses is
+ * never remembered. Owned by one verifier instance.
+ */
+export class PublicKeyCache {
+  private readonly keys = new Map<string, KeyObject>();
+
+  constructor(private readonly max = 1000) {}
+
+  get(jwk: JWK): KeyObject {
+    const id = p256Members(jwk);
+    let key = this.keys.get(id);
+    if (!key) {
+      key = publicKeyOf(jwk);
+      if (this.max <= 0) return key;
+      if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value as string);
+      this.keys.set(id, key);
+    }
+    return key;
   }
-  return key;
 }
 
 /** RFC 7638 SHA-256 thumbprint (base64url) of a P-256 JWK: what jose's calculateJwkThumbprint computes. */

@@ -6,7 +6,7 @@
 // The claim-level checks (disclosures, the DCQL answer, transaction data) are in sd-jwt-claims.ts.
 // Every refusal is an AppError with a code from the closed list.
 
-import { createHash } from 'node:crypto';
+import { hash, type KeyObject } from 'node:crypto';
 import type { StatusList } from '@sd-jwt/jwt-status-list';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
@@ -14,15 +14,8 @@ import type { JWK, JWTPayload, ProtectedHeaderParameters } from 'jose';
 import { digestEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { answeredCredentialQuery, DOCUMENT_STATUS, storedDcqlQuery } from './dcql';
-import {
-  type DecodedJws,
-  decodeCompactJws,
-  p256Thumbprint,
-  publicKeyOf,
-  trustedPublicKey,
-  verifyEs256,
-} from './es256';
+import { answeredCredentialQuery, DOCUMENT_STATUS, deepFreeze, StoredDcqlQueries } from './dcql';
+import { type DecodedJws, decodeCompactJws, PublicKeyCache, p256Thumbprint, verifyEs256 } from './es256';
 import { AnnexCOpenedResponse, isAnnexCRequest } from './mdoc/annex-c';
 import {
   answersMdocQuery,
@@ -72,6 +65,14 @@ export interface PresentationVerifierDeps {
   skewSeconds?: number;
   /** Verifies answers to mso_mdoc credential queries (absent: such answers are not accepted). */
   mdoc?: Pick<MdocPresentationVerifier, 'verify' | 'verifyAnnexC'>;
+  /** Holder keys (cnf.jwk) remembered once imported (default 1,000; 0: imported on every verification). */
+  holderKeyCacheSize?: number;
+}
+
+/** A status-list token decoded once, with the lists verified from it, by the key that verified them. */
+interface StatusToken {
+  decoded: DecodedJws;
+  verified: WeakMap<KeyObject, StatusList>;
 }
 
 export interface VerifyInput {
@@ -96,12 +97,22 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 export class PresentationVerifier {
   private readonly kbMaxAge: number;
   private readonly skew: number;
-  /** Verified, decoded status lists by (token hash, key): see verifiedStatusList. */
-  private readonly statusLists = new Map<string, StatusList>();
+  /** Status-list tokens by their exact text, decoded, with their verified lists: see verifiedStatusList. */
+  private readonly statusTokens = new Map<string, StatusToken>();
+  /** Our stored requests' DCQL queries, parsed once per distinct text. */
+  private readonly dcqlQueries = new StoredDcqlQueries();
+  /** Keys of the trust store (issuer, status list), imported once per distinct key. */
+  private readonly trustedKeys = new PublicKeyCache(1000);
+  /**
+   * Holder keys (cnf.jwk), imported once per distinct key: the steps of a session are presented with the same
+   * credential (ADR 0026), and a credential is presented again in later sessions.
+   */
+  private readonly holderKeys: PublicKeyCache;
 
   constructor(private readonly deps: PresentationVerifierDeps) {
     this.kbMaxAge = deps.kbMaxAgeSeconds ?? 300;
     this.skew = deps.skewSeconds ?? 5;
+    this.holderKeys = new PublicKeyCache(deps.holderKeyCacheSize ?? 1000);
   }
 
   async verify(input: VerifyInput): Promise<VerifiedPresentation> {
@@ -131,7 +142,7 @@ export class PresentationVerifier {
     if (this.deps.mdoc && answersMdocQuery(input.request, input.response)) {
       return this.deps.mdoc.verify({ ...input, ...mdocHandoverOf(input.request, input.expectedAudience) });
     }
-    const dcqlQuery = storedDcqlQuery(input.request.dcql_query);
+    const dcqlQuery = this.dcqlQueries.get(input.request.dcql_query);
     if (!dcqlQuery.credentials.some((c) => c.format === 'dc+sd-jwt')) {
       // mdoc answers were dispatched above; a request without an SD-JWT query that gets here is our bug
       throw new Error('the request has no dc+sd-jwt credential query to verify against');
@@ -172,8 +183,7 @@ export class PresentationVerifier {
     checks.push('issuer_trusted');
     verifyJws(
       issuerJws,
-      issuerKey,
-      'trusted',
+      () => this.trustedKeys.get(issuerKey),
       'credential_signature_invalid',
       'The issuer signature is invalid.',
     );
@@ -218,8 +228,7 @@ export class PresentationVerifier {
     if (kbJws.header.typ !== 'kb+jwt') fail('key_binding_invalid', 'The key-binding JWT typ is not kb+jwt.');
     verifyJws(
       kbJws,
-      holderJwk as JWK,
-      'holder',
+      () => this.holderKeys.get(holderJwk as JWK),
       'key_binding_invalid',
       'The key-binding signature is not by cnf.jwk.',
     );
@@ -236,7 +245,7 @@ export class PresentationVerifier {
       fail('key_binding_stale', 'The key-binding iat is outside the accepted window.');
     }
     checks.push('key_binding_fresh');
-    const sdHash = createHash('sha256').update(sdJwtPart).digest('base64url');
+    const sdHash = hash('sha256', sdJwtPart, 'base64url');
     if (typeof kb.sd_hash !== 'string' || !digestEqual(kb.sd_hash, sdHash)) {
       fail('sd_hash_mismatch', 'The key-binding sd_hash does not cover this presentation.');
     }
@@ -286,21 +295,44 @@ export class PresentationVerifier {
   }
 
   /**
-   * The status list of a token whose signature `key` verified, decompressed. Verification and decompression
-   * are pure functions of (token bytes, key), so their result is memoized under exactly that pair (SHA-256 of
-   * the token and the key's public members): a status-list cache hit (TTL, status-list-fetch.ts) or a refetch
-   * of an unchanged list skips the third ES256 verify and the inflate. A new token (a status changed, a new
-   * `iat`) or another key is a miss. Everything that depends on time or on the reference (typ, the trust
-   * decision for the key, sub, exp, the index) is still checked on every use by the caller.
+   * The status-list token `token`, decoded once per distinct text: decoding is a pure function of the text, and
+   * the result is frozen (shared by every verification that reads the same token). Bounded, oldest out.
    */
-  private verifiedStatusList(token: string, decoded: DecodedJws, key: JWK): StatusList {
-    const memoKey = `${createHash('sha256').update(token).digest('base64url')} ${p256Thumbprint(key)}`;
-    const hit = this.statusLists.get(memoKey);
+  private statusToken(token: string): StatusToken {
+    let entry = this.statusTokens.get(token);
+    if (!entry) {
+      const decoded = deepFreeze(
+        decodeJws(token, 'status_check_failed', 'The status list token cannot be decoded.'),
+      );
+      entry = { decoded, verified: new WeakMap() };
+      if (this.statusTokens.size >= 256)
+        this.statusTokens.delete(this.statusTokens.keys().next().value as string);
+      this.statusTokens.set(token, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * The status list of a token whose signature `jwk` verified, decompressed. Verification and decompression
+   * are pure functions of (token text, key), so their result is remembered under exactly that pair (the token's
+   * entry, then the key's KeyObject, which the content-addressed key cache hands out): a status-list cache hit
+   * (TTL, status-list-fetch.ts) or a refetch of an unchanged list skips the third ES256 verify and the inflate.
+   * A new token (a status changed, a new `iat`) or another key is a miss. Everything that depends on time or on
+   * the reference (typ, the trust decision for the key, sub, exp, the index) is still checked on every use by
+   * the caller.
+   */
+  private verifiedStatusList(token: string, entry: StatusToken, jwk: JWK): StatusList {
+    let key: KeyObject;
+    try {
+      key = this.trustedKeys.get(jwk);
+    } catch (e) {
+      return fail('status_check_failed', 'The status list is not signed by the credential issuer.', e);
+    }
+    const hit = entry.verified.get(key);
     if (hit) return hit;
     verifyJws(
-      decoded,
-      key,
-      'trusted',
+      entry.decoded,
+      () => key,
       'status_check_failed',
       'The status list is not signed by the credential issuer.',
     );
@@ -310,8 +342,7 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', 'The status list cannot be decoded.', e);
     }
-    if (this.statusLists.size >= 256) this.statusLists.delete(this.statusLists.keys().next().value as string);
-    this.statusLists.set(memoKey, list);
+    entry.verified.set(key, list);
     return list;
   }
 
@@ -333,7 +364,8 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', 'The status list could not be fetched.', e);
     }
-    const decoded = decodeJws(token, 'status_check_failed', 'The status list token cannot be decoded.');
+    const entry = this.statusToken(token);
+    const decoded = entry.decoded;
     const header = decoded.header as ProtectedHeaderParameters;
     const claims = decoded.payload as JWTPayload;
     if (header.typ !== 'statuslist+jwt') fail('status_check_failed', 'The status list token typ is wrong.');
@@ -343,7 +375,7 @@ export class PresentationVerifier {
     } catch (e) {
       return fail('status_check_failed', "The status list is not signed with the issuer's trust.", e);
     }
-    const list = this.verifiedStatusList(token, decoded, listKey);
+    const list = this.verifiedStatusList(token, entry, listKey);
     if (claims.sub !== uri) fail('status_check_failed', 'The status list token is for another URI (sub).');
     if (typeof claims.exp === 'number' && claims.exp + this.skew <= now) {
       fail('status_check_failed', 'The status list token has expired.');
@@ -362,18 +394,12 @@ export class PresentationVerifier {
 }
 
 /**
- * JWS signature check, ES256 only (never `none`): es256.ts. A trusted key (issuer, status list) is imported
- * once per distinct key; a holder key (cnf.jwk, one per credential) on every call.
+ * JWS signature check, ES256 only (never `none`): es256.ts. `key` imports the key (from a PublicKeyCache of the
+ * verifier); a key OpenSSL refuses is refused with `code` like a bad signature.
  */
-function verifyJws(
-  jws: DecodedJws,
-  jwk: JWK,
-  kind: 'trusted' | 'holder',
-  code: ErrorCode,
-  detail: string,
-): void {
+function verifyJws(jws: DecodedJws, key: () => KeyObject, code: ErrorCode, detail: string): void {
   try {
-    verifyEs256(jws, kind === 'trusted' ? trustedPublicKey(jwk) : publicKeyOf(jwk));
+    verifyEs256(jws, key());
   } catch (e) {
     fail(code, detail, e);
   }

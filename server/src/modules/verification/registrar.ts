@@ -293,12 +293,14 @@ export class Registrar {
    * The business's registration certificate (ETSI TS 119 475 `rc-wrp+jwt`, ADR 0035) for a request whose
    * client_id is `clientId`, signed by the registrar CA key with x5c = [CA]; undefined when registrar mode is
    * off. Minimal claim set: sub (the client_id), name, sub_ln (legal name), privacy_policy, support_uri
-   * (mailto: contact), purpose ([{lang, value}]), iat, exp.
+   * (mailto: contact), purpose ([{lang, value}]), intended_use_id, iat, exp. The purpose is the session's
+   * workflow's intended use when it has one (ADR 0042), else the business's default purpose.
    */
   async registrationCertificate(
     businessId: string,
     environment: string,
     clientId: string,
+    intendedUse?: { purpose: string; lang: string; identifier?: string } | null,
   ): Promise<string | undefined> {
     const ca = await this.currentCa();
     if (!ca) return undefined;
@@ -319,7 +321,10 @@ export class Registrar {
     if (rp.legalName) claims.sub_ln = rp.legalName;
     if (display.privacy_policy_uri) claims.privacy_policy = display.privacy_policy_uri;
     if (rp.contactEmail) claims.support_uri = `mailto:${rp.contactEmail}`;
-    if (rp.purpose) claims.purpose = [{ lang: 'en', value: rp.purpose }];
+    if (intendedUse) {
+      claims.purpose = [{ lang: intendedUse.lang, value: intendedUse.purpose }];
+      if (intendedUse.identifier) claims.intended_use_id = intendedUse.identifier;
+    } else if (rp.purpose) claims.purpose = [{ lang: 'en', value: rp.purpose }];
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', typ: RC_WRP_TYP, x5c: [ca.rootCertificate] })
       .sign(key);

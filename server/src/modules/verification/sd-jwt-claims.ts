@@ -3,7 +3,7 @@
 // signed payload (RFC 9901), which claims answer the DCQL credential query, and whether the KB-JWT's
 // transaction_data_hashes cover exactly the transaction data we sent (OpenID4VP B.3). Pure functions; every
 // refusal is an AppError with a code from the closed list.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { getClaimsSync } from '@sd-jwt/decode';
 import { Disclosure } from '@sd-jwt/utils';
 import {
@@ -23,11 +23,11 @@ const SD_ALG = 'sha-256';
 /**
  * The SD-JWT libraries' synchronous hasher (`HasherSync`): only `sha-256` is accepted (disclosedClaims refuses
  * any other `_sd_alg` first). Synchronous, so decoding the disclosures and applying them to the payload take
- * no promise hop per disclosure (ADR 0021, round 3).
+ * no promise hop per disclosure (ADR 0021, round 3); node:crypto's one-shot `hash` (no Hash object per digest).
  */
 const hasher = (data: string, alg: string): Uint8Array => {
   if (alg !== SD_ALG) throw new Error(`unsupported hash algorithm ${alg}`);
-  return createHash('sha256').update(data).digest();
+  return hash('sha256', data, 'buffer');
 };
 const fail = (code: ErrorCode, detail: string, cause?: unknown): never => {
   throw new AppError(code, detail, { cause });

@@ -175,7 +175,8 @@ export interface StoredAnchor {
 /** The route scope of a check: the step's allowed routes, or every route (undefined). */
 export type RouteScope = readonly string[] | undefined;
 
-const scopeSql = (routes: RouteScope): { where: string; params: string[] } =>
+/** The route condition of a trust read (a column `route_id`), as SQL text and its parameters. */
+export const scopeSql = (routes: RouteScope): { where: string; params: string[] } =>
   routes === undefined
     ? { where: 'route_id IS NOT NULL', params: [] }
     : routes.length === 0

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
-import { createDataSource } from '../../db/data-source';
+import { createDataSource, transactionWithRetry } from '../../db/data-source';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { KeySealer } from '../verification/response-encryption';
 import { enqueueEvent } from './outbox';
@@ -135,7 +135,7 @@ describe.each(engines)('webhook relay lease on %s', (_name, open) => {
     new WebhookRelay({ ds, clock, logger: silent, allowPrivateTargets: true, secrets, ...opts });
 
   const enqueue = (sessionId: string, event: string) =>
-    ds.transaction((m) =>
+    transactionWithRetry(ds, (m) =>
       enqueueEvent(m, {
         businessId: 'biz_lease',
         environment: 'sandbox',

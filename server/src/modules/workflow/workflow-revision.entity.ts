@@ -13,4 +13,6 @@ export class WorkflowRevisionEntity {
   @Column({ ...bool(), name: 'api_only' }) apiOnly!: boolean;
   @Column({ ...text(), name: 'steps' }) steps!: string;
   @Column({ ...time(), name: 'published_at' }) publishedAt!: Date;
+  /** JSON IntendedUse (workflow.intended-use.ts, ADR 0042), or null: the business's default purpose. */
+  @Column({ ...text(true), name: 'intended_use' }) intendedUse!: string | null;
 }

@@ -15,6 +15,8 @@ export class WorkflowEntity {
   @Column({ ...bool(), name: 'api_only' }) apiOnly!: boolean;
   /** JSON array of step definitions (see workflow.steps.ts). */
   @Column({ ...text(), name: 'draft_steps' }) draftSteps!: string;
+  /** JSON IntendedUse (workflow.intended-use.ts, ADR 0042), or null: the business's default purpose. */
+  @Column({ ...text(true), name: 'intended_use' }) intendedUse!: string | null;
   @Column({ ...int(), name: 'latest_revision' }) latestRevision!: number;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;

@@ -132,6 +132,31 @@ export class WorkflowStepInput {
   routes?: string[];
 }
 
+@ObjectType('IntendedUse', {
+  description:
+    "What a workflow's sessions ask for, as a wallet shows it (ADR 0042); sent in the registration certificate.",
+})
+export class IntendedUseGql {
+  @Field(() => String, { description: 'The purpose, 1-300 characters.' }) purpose!: string;
+  @Field(() => String, { description: "The purpose's language: en, de or fr." }) lang!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "The registration certificate's intended-use identifier, when one was registered.",
+  })
+  identifier?: string;
+}
+
+@InputType('IntendedUseInput')
+export class IntendedUseInput {
+  @Field(() => String, { description: 'Required, 1-300 characters, one line.' }) purpose!: string;
+  @Field(() => String, { nullable: true, description: 'en (default), de or fr.' }) lang?: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The intended-use identifier (URI or token, at most 128 visible ASCII characters).',
+  })
+  identifier?: string;
+}
+
 @InputType('CreateWorkflowInput')
 export class CreateWorkflowInput {
   @Field(() => String) name!: string;
@@ -141,6 +166,11 @@ export class CreateWorkflowInput {
   })
   apiOnly?: boolean;
   @Field(() => [WorkflowStepInput], { nullable: true }) steps?: WorkflowStepInput[];
+  @Field(() => IntendedUseInput, {
+    nullable: true,
+    description: "The intended use; absent: the business's default purpose applies.",
+  })
+  intendedUse?: IntendedUseInput;
 }
 
 @ObjectType('Workflow')
@@ -155,6 +185,12 @@ export class WorkflowGql {
   @Field(() => Boolean) apiOnly!: boolean;
   @Field(() => [WorkflowStepGql], { description: 'The editable draft; publish to make it usable.' })
   draftSteps!: WorkflowStepGql[];
+  @Field(() => IntendedUseGql, {
+    nullable: true,
+    description:
+      "The draft's intended use; null: the business's default purpose (relying party) is sent. Publish to use it.",
+  })
+  intendedUse!: IntendedUseGql | null;
   @Field(() => Int, { description: '0 until first published.' }) latestRevision!: number;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
@@ -167,5 +203,10 @@ export class WorkflowRevisionGql {
   @Field(() => String) name!: string;
   @Field(() => Boolean) apiOnly!: boolean;
   @Field(() => [WorkflowStepGql]) steps!: WorkflowStepGql[];
+  @Field(() => IntendedUseGql, {
+    nullable: true,
+    description: "The revision's intended use; null: the business's default purpose is sent.",
+  })
+  intendedUse!: IntendedUseGql | null;
   @Field(() => Date) publishedAt!: Date;
 }

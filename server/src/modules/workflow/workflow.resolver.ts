@@ -4,6 +4,7 @@ import type { GqlContext } from '../../graphql/context';
 import { Roles, RULES } from '../accounts/roles';
 import {
   CreateWorkflowInput,
+  IntendedUseInput,
   WorkflowGql,
   WorkflowRevisionGql,
   type WorkflowStepGql,
@@ -94,6 +95,7 @@ export function createWorkflowResolver(service: WorkflowService) {
           name: input.name,
           apiOnly: input.apiOnly ?? undefined,
           steps: stepsIn(input.steps),
+          intendedUse: input.intendedUse ?? undefined,
         }),
       );
     }
@@ -110,9 +112,22 @@ export function createWorkflowResolver(service: WorkflowService) {
     }
 
     @Roles(RULES.build)
+    @Mutation(() => WorkflowGql, {
+      description:
+        "Replaces the draft's intended use (null clears it: the business's default purpose applies); sessions get it from the next published revision.",
+    })
+    async setWorkflowIntendedUse(
+      @Arg('workflowId', () => ID) workflowId: string,
+      @Arg('intendedUse', () => IntendedUseInput, { nullable: true }) intendedUse: IntendedUseInput | null,
+      @GqlCtx() { ctx }: GqlContext,
+    ): Promise<WorkflowGql> {
+      return workflowOut(await service.setIntendedUse(ctx, workflowId, intendedUse ?? null));
+    }
+
+    @Roles(RULES.build)
     @Mutation(() => WorkflowRevisionGql, {
       description:
-        'Publishes the draft as a new immutable revision; a draft identical to the latest revision (steps, name, API-only) publishes nothing and answers that revision.',
+        'Publishes the draft as a new immutable revision; a draft identical to the latest revision (steps, name, API-only, intended use) publishes nothing and answers that revision.',
     })
     async publishWorkflow(
       @Arg('workflowId', () => ID) workflowId: string,

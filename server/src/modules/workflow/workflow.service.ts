@@ -8,8 +8,15 @@ import { tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { inTransaction } from '../../db/data-source';
+import { auditActorOf, writeAccountAudit } from '../accounts/audit';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { WorkflowEntity } from './workflow.entity';
+import {
+  type IntendedUse,
+  intendedUseColumn,
+  intendedUseOf,
+  validateIntendedUse,
+} from './workflow.intended-use';
 import { validateSteps, type WorkflowStep } from './workflow.steps';
 import { WorkflowRevisionEntity } from './workflow-revision.entity';
 
@@ -19,6 +26,8 @@ export interface WorkflowView {
   name: string;
   apiOnly: boolean;
   draftSteps: WorkflowStep[];
+  /** The draft's intended use (ADR 0042); null: the business's default purpose applies. */
+  intendedUse: IntendedUse | null;
   latestRevision: number;
   createdAt: Date;
   updatedAt: Date;
@@ -30,6 +39,7 @@ export interface RevisionView {
   name: string;
   apiOnly: boolean;
   steps: WorkflowStep[];
+  intendedUse: IntendedUse | null;
   publishedAt: Date;
 }
 
@@ -39,6 +49,7 @@ const toView = (w: WorkflowEntity): WorkflowView => ({
   name: w.name,
   apiOnly: w.apiOnly,
   draftSteps: JSON.parse(w.draftSteps) as WorkflowStep[],
+  intendedUse: intendedUseOf(w.intendedUse),
   latestRevision: w.latestRevision,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
@@ -50,18 +61,29 @@ export const toRevisionView = (r: WorkflowRevisionEntity): RevisionView => ({
   name: r.name,
   apiOnly: r.apiOnly,
   steps: JSON.parse(r.steps) as WorkflowStep[],
+  intendedUse: intendedUseOf(r.intendedUse),
   publishedAt: r.publishedAt,
 });
 
+/** Pinned revisions kept by one service instance (they are insert-only, so a kept one is never stale). */
+const KEPT_REVISIONS = 1000;
+
 export class WorkflowService {
+  /** `workflowId:revision` -> the committed revision row, frozen; oldest dropped first past KEPT_REVISIONS. */
+  private readonly keptRevisions = new Map<string, Readonly<WorkflowRevisionEntity>>();
+
   constructor(private readonly deps: { ds: DataSource }) {}
 
-  async create(ctx: Ctx, input: { name: string; apiOnly?: boolean; steps?: unknown }): Promise<WorkflowView> {
+  async create(
+    ctx: Ctx,
+    input: { name: string; apiOnly?: boolean; steps?: unknown; intendedUse?: unknown },
+  ): Promise<WorkflowView> {
     const { businessId, environment } = tenantOf(ctx);
     const name = input.name?.trim();
     if (!name || name.length > 200)
       throw new AppError('validation_failed', 'name must be 1-200 characters.', { param: 'name' });
     const steps = validateSteps(input.steps ?? [], false);
+    const intendedUse = validateIntendedUse(input.intendedUse);
     const now = ctx.clock.now();
     const w = Object.assign(new WorkflowEntity(), {
       id: newId('wf'),
@@ -70,6 +92,7 @@ export class WorkflowService {
       name,
       apiOnly: input.apiOnly ?? true,
       draftSteps: JSON.stringify(steps),
+      intendedUse: intendedUseColumn(intendedUse),
       latestRevision: 0,
       createdAt: now,
       updatedAt: now,
@@ -90,24 +113,72 @@ export class WorkflowService {
     return toView(await this.load(ctx, id, this.deps.ds.manager));
   }
 
+  /**
+   * Replaces the draft's steps. A change of any step's routes (which issuers' trust may validate it, ADR 0036)
+   * writes account_audit `workflow.routes.set` in the same transaction.
+   */
   async setSteps(ctx: Ctx, id: string, steps: unknown, apiOnly?: boolean): Promise<WorkflowView> {
     const validated = validateSteps(steps, false);
-    const w = await this.load(ctx, id, this.deps.ds.manager);
-    w.draftSteps = JSON.stringify(validated);
-    if (apiOnly !== undefined) w.apiOnly = apiOnly;
-    w.updatedAt = ctx.clock.now();
-    await this.deps.ds
-      .getRepository(WorkflowEntity)
-      .update(
-        { id: w.id, businessId: w.businessId, environment: w.environment },
-        { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt },
-      );
-    return toView(w);
+    return inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const w = await this.load(ctx, id, m);
+      const routesOf = (list: WorkflowStep[]) => list.map((s) => s.routes ?? null);
+      const before = routesOf(JSON.parse(w.draftSteps) as WorkflowStep[]);
+      w.draftSteps = JSON.stringify(validated);
+      if (apiOnly !== undefined) w.apiOnly = apiOnly;
+      w.updatedAt = ctx.clock.now();
+      await m
+        .getRepository(WorkflowEntity)
+        .update(
+          { id: w.id, businessId: w.businessId, environment: w.environment },
+          { draftSteps: w.draftSteps, apiOnly: w.apiOnly, updatedAt: w.updatedAt },
+        );
+      const after = routesOf(validated);
+      if (JSON.stringify(before) !== JSON.stringify(after))
+        await this.audit(ctx, m, w, 'workflow.routes.set', { routes: after });
+      return toView(w);
+    });
+  }
+
+  /**
+   * Replaces the draft's intended use (null clears it: the business's default purpose applies). It reaches
+   * sessions with the next published revision. Writes account_audit `workflow.intended_use.set`.
+   */
+  async setIntendedUse(ctx: Ctx, id: string, input: unknown): Promise<WorkflowView> {
+    const intendedUse = validateIntendedUse(input);
+    return inTransaction(this.deps.ds, ctx.manager, async (m) => {
+      const w = await this.load(ctx, id, m);
+      w.intendedUse = intendedUseColumn(intendedUse);
+      w.updatedAt = ctx.clock.now();
+      await m
+        .getRepository(WorkflowEntity)
+        .update(
+          { id: w.id, businessId: w.businessId, environment: w.environment },
+          { intendedUse: w.intendedUse, updatedAt: w.updatedAt },
+        );
+      await this.audit(ctx, m, w, 'workflow.intended_use.set', { intendedUse });
+      return toView(w);
+    });
+  }
+
+  private async audit(
+    ctx: Ctx,
+    m: EntityManager,
+    w: WorkflowEntity,
+    action: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    await writeAccountAudit(m, ctx.clock.now(), {
+      businessId: w.businessId,
+      actor: auditActorOf(ctx.actor),
+      action,
+      target: w.id,
+      detail: { environment: w.environment, ...detail },
+    });
   }
 
   /**
    * Publishes the draft as the next immutable revision. Concurrent publishes get distinct revision numbers.
-   * A draft identical to the latest revision (steps, name, API-only) publishes nothing: the latest revision is
+   * A draft identical to the latest revision (steps, name, API-only, intended use) publishes nothing: the latest revision is
    * the answer, so publishing is idempotent and sessions never see two revisions that differ only in number.
    */
   async publish(ctx: Ctx, id: string): Promise<RevisionView> {
@@ -138,6 +209,7 @@ export class WorkflowService {
           latest &&
           latest.name === w.name &&
           Boolean(latest.apiOnly) === Boolean(w.apiOnly) &&
+          (latest.intendedUse ?? null) === (w.intendedUse ?? null) &&
           JSON.stringify(JSON.parse(latest.steps)) === JSON.stringify(steps)
         )
           return toRevisionView(latest);
@@ -163,6 +235,7 @@ export class WorkflowService {
         name: w.name,
         apiOnly: w.apiOnly,
         steps: JSON.stringify(steps),
+        intendedUse: w.intendedUse ?? null,
         publishedAt: ctx.clock.now(),
       });
       await m.getRepository(WorkflowRevisionEntity).insert(r);
@@ -201,9 +274,22 @@ export class WorkflowService {
     return r;
   }
 
-  async revision(m: EntityManager, workflowId: string, revision: number): Promise<WorkflowRevisionEntity> {
+  async revision(
+    m: EntityManager,
+    workflowId: string,
+    revision: number,
+  ): Promise<Readonly<WorkflowRevisionEntity>> {
+    const key = `${workflowId}:${revision}`;
+    const kept = this.keptRevisions.get(key);
+    if (kept) return kept;
     const r = await m.getRepository(WorkflowRevisionEntity).findOneBy({ workflowId, revision });
     if (!r) throw new AppError('internal_error', 'Pinned revision missing.');
+    // a row read inside a transaction may still roll back: only a committed read (no query runner) is kept
+    if (!m.queryRunner) {
+      if (this.keptRevisions.size >= KEPT_REVISIONS)
+        this.keptRevisions.delete(this.keptRevisions.keys().next().value as string);
+      this.keptRevisions.set(key, Object.freeze(r));
+    }
     return r;
   }
 

@@ -110,7 +110,10 @@ export function buildAnnexCRequest(input: {
   nonce: string;
   origin: string;
   recipientPublicJwk: JWK;
-}): { stored: AnnexCStoredRequest; forPage: Json } {
+}): {
+  stored: AnnexCStoredRequest;
+  forPage: { protocol: typeof ANNEX_C_PROTOCOL; request: { deviceRequest: string; encryptionInfo: string } };
+} {
   const dcql = mdocOnly(input.dcqlQuery);
   if (dcql.credentials.length === 0) throw new Error('an Annex C request needs an mso_mdoc query');
   const docRequests = dcql.credentials.map((c) => {

@@ -3,8 +3,10 @@
 // (idempotent: one row per route, environment, docType and certificate).
 import { createHash } from 'node:crypto';
 import { X509Certificate } from '@peculiar/x509';
-import { type DataSource, In, IsNull, Not } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Environment } from '../../../config/config';
+import { sql } from '../../../db/fast-sql';
+import { scopeSql } from '../trust';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
 /** One trusted IACA with the route (and trust list entity) it belongs to. */
@@ -40,20 +42,27 @@ export class MdocTrustStore {
     doctype: string,
     routes?: readonly string[],
   ): Promise<MdocAnchor[]> {
-    const rows = await this.ds.getRepository(MdocTrustAnchorEntity).find({
-      where: {
-        environment,
-        doctype,
-        retiredAt: IsNull(),
-        routeId: routes === undefined ? Not(IsNull()) : In([...routes]),
-      },
-      order: { createdAt: 'ASC' },
-    });
+    // one plain indexed statement (fast-sql.ts), as the SD-JWT trust read: read on every verification
+    const scope = scopeSql(routes);
+    const rows = await sql<
+      {
+        certificate_pem: string;
+        route_id: string;
+        name: string;
+        trust_list_id: string | null;
+        entity: string | null;
+      }[]
+    >(
+      this.ds,
+      `SELECT certificate_pem, route_id, name, trust_list_id, entity FROM mdoc_trust_anchor
+       WHERE environment = ? AND doctype = ? AND retired_at IS NULL AND ${scope.where} ORDER BY created_at ASC`,
+      [environment, doctype, ...scope.params],
+    );
     return rows.map((r) => ({
-      der: this.derOf(r.certificatePem),
-      routeId: r.routeId as string,
+      der: this.derOf(r.certificate_pem),
+      routeId: r.route_id,
       name: r.name,
-      trustListId: r.trustListId,
+      trustListId: r.trust_list_id,
       entity: r.entity,
     }));
   }

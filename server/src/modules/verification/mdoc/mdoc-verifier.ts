@@ -21,7 +21,7 @@ import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
-import { answeredCredentialQuery, DOCUMENT_STATUS, storedDcqlQuery } from '../dcql';
+import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../dcql';
 import { dcqlPresentations } from '../vp-token';
 import {
   ANNEX_C_PROTOCOL,
@@ -120,6 +120,8 @@ export class MdocPresentationVerifier {
   private readonly skew: number;
   /** Parsed certificates of this instance (see CertificateCache), and the library context that uses them. */
   private readonly certs = new CertificateCache();
+  /** Our stored requests' DCQL queries, parsed once per distinct text. */
+  private readonly dcqlQueries = new StoredDcqlQueries();
   private readonly ctx = createMdocContext(this.certs);
   private readonly status: MdocStatusChecker;
 
@@ -138,7 +140,7 @@ export class MdocPresentationVerifier {
     // Our own request: a failure here is a bug on our side, not the wallet's, so it is a plain Error.
     if (input.request.nonce !== input.expectedNonce)
       throw new Error('request nonce differs from expected nonce');
-    const dcqlQuery = storedDcqlQuery(input.request.dcql_query);
+    const dcqlQuery = this.dcqlQueries.get(input.request.dcql_query);
     const mdocIds = dcqlQuery.credentials.filter((c) => c.format === MDOC_FORMAT).map((c) => c.id);
     if (mdocIds.length === 0) throw new Error('the request has no mso_mdoc credential query');
 
@@ -181,7 +183,7 @@ export class MdocPresentationVerifier {
     const stored = input.request as unknown as AnnexCStoredRequest;
     if (!isAnnexCRequest(input.request) || stored.nonce !== input.expectedNonce)
       throw new Error('not our Annex C request, or its nonce differs');
-    const dcqlQuery = storedDcqlQuery(stored.dcql_query);
+    const dcqlQuery = this.dcqlQueries.get(stored.dcql_query);
     return this.verifyDeviceResponse({
       bytes: input.deviceResponse,
       presented: base64url.encode(input.deviceResponse),
