@@ -21,6 +21,7 @@ import type {
   SignerSession,
   WalletRequestOffer,
   WalletResponse,
+  WalletShown,
 } from './types';
 
 export { ApiError };
@@ -92,6 +93,23 @@ export const createWalletRequest = <
 /** Sandbox only: the reference wallet runs the cross-device exchange for an openid4vp:// link. */
 export const sandboxWalletCrossDevice = (persona: string, uri: string) =>
   call<SandboxCrossDeviceAnswer>('POST', '/sandbox/wallet/cross-device', { persona, uri });
+
+/**
+ * Sandbox only: the reference wallet verifies the request it was handed (a signed DC API request, or the
+ * cross-device link) and answers what it shows before the person agrees (ADR 0040).
+ */
+export const sandboxWalletRead = (
+  received: { request: SignedWalletRequest['request'] } | { uri: string },
+): Promise<WalletShown> =>
+  call<WalletShown>('POST', '/sandbox/wallet/read', { ...received, origin: location.origin });
+
+/** Sandbox only: the reference wallet answers a signed DC API request as `persona`. */
+export const sandboxWalletRespondSigned = (persona: string, request: SignedWalletRequest['request']) =>
+  call<{ response: string }>('POST', '/sandbox/wallet/respond-signed', {
+    persona,
+    request,
+    origin: location.origin,
+  });
 
 /** The wallet's answer for this step; the page then reads the session it moved. */
 export const submitWalletResponse = async (

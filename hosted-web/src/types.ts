@@ -20,6 +20,15 @@ export type {
 } from './transport.generated';
 
 /** What the sandbox wallet's cross-device exchange got back from our response_uri. */
+/** What the sandbox wallet shows for a request it verified (POST /sandbox/wallet/read, ADR 0040). */
+export interface WalletShown {
+  /** From the request's registration certificate (verifier_info); null when it carries none. */
+  relying_party: { name: string; purpose: string | null } | null;
+  /** The hosted verifier the answer goes to, acting for the relying party. */
+  intermediary: string;
+  claims: string[];
+}
+
 export interface SandboxCrossDeviceAnswer {
   response_uri_status: number;
   response_uri_body?: Problem;

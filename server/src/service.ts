@@ -45,6 +45,10 @@ import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
+import {
+  loadRegistrationAnchors,
+  RegistrationCertificates,
+} from './modules/verification/registration-certificates';
 import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
 import {
   cachingStatusListCwtFetcher,
@@ -169,17 +173,28 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     clock,
     production: config.appEnv === 'production',
   });
+  const registrationAnchors = loadRegistrationAnchors(config.registrationCertAnchorsFile);
+  const registrationCerts = new RegistrationCertificates({
+    ds,
+    clock,
+    anchors: registrationAnchors,
+    clientIdFor: async (id, environment) =>
+      (await verifierIdentity.forBusiness({ id, environment })).clientId,
+  });
   const walletTransports = new WalletTransports({
     ds,
     clock,
     hostedUrl: config.hostedUrl,
     identity: verifierIdentity,
     encryption: new ResponseEncryption(sealer),
+    registrationCerts,
+    verifierInfoProduction: config.verifierInfoProduction,
   });
   const signedWallet = new SignedRequestWallet({
     wallet,
     clock,
     trustedRoots: () => verifierIdentity.trustedRoots(),
+    registrarRoots: registrationAnchors,
     allowedOrigins: [new URL(config.hostedUrl).origin],
   });
   const transport = new SessionTransport({
@@ -234,6 +249,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     walletTransports,
     verifierIdentity,
+    registrationCerts,
     signedWallet,
     ops,
     metrics,

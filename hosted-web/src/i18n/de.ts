@@ -113,6 +113,20 @@ export const de: Messages = {
   'cross.openHere': 'Wallet-App auf diesem Gerät öffnen',
   'cross.openSandbox': 'In der Sandbox-Wallet öffnen',
   'cross.newCode': 'Neuen Code anzeigen',
+  // the sandbox wallet's consent screen: who asks and why, read from the signed request (issue 19, ADR 0040)
+  'consent.title': 'Ihre Test-Wallet fragt Sie',
+  'consent.asks': '{business} möchte Folgendes sehen:',
+  'consent.purpose': 'Zweck: {purpose}',
+  'consent.noPurpose': 'Es wurde kein Zweck angegeben.',
+  'consent.via': 'über {host}',
+  'consent.verified': 'Aus der signierten Anfrage, die diese Wallet erhalten und geprüft hat.',
+  'consent.share': 'Teilen',
+  'consent.decline': 'Ablehnen',
+  'consent.declined': 'Sie haben abgelehnt. Es wurde nichts geteilt.',
+  'error.verifier_info_mismatch':
+    'Die Wallet hat diese Anfrage abgelehnt: Das mitgeschickte Registrierungszertifikat gehört nicht zu dem, der die Anfrage signiert hat. Es wurde nichts geteilt.',
+  'error.verifier_info_invalid':
+    'Die Wallet hat diese Anfrage abgelehnt: Ihr Registrierungszertifikat konnte nicht geprüft werden. Es wurde nichts geteilt.',
   'receipt.title': 'Ihr Nachweis',
   'receipt.closedText':
     'Sie haben den Online-Zugang zu diesem Nachweis geschlossen. Von hier kann nichts mehr heruntergeladen oder gemailt werden, und Beleg-Links funktionieren nicht mehr. Gespeicherte Dateien bleiben gültig.',

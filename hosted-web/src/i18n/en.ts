@@ -109,6 +109,20 @@ export const en = {
   'cross.openHere': 'Open the wallet app on this device',
   'cross.openSandbox': 'Open in sandbox wallet',
   'cross.newCode': 'Show a new code',
+  // the sandbox wallet's consent screen: who asks and why, read from the signed request (issue 19, ADR 0040)
+  'consent.title': 'Your test wallet asks you',
+  'consent.asks': '{business} asks for:',
+  'consent.purpose': 'Purpose: {purpose}',
+  'consent.noPurpose': 'No purpose was given.',
+  'consent.via': 'via {host}',
+  'consent.verified': 'Taken from the signed request this wallet received and checked.',
+  'consent.share': 'Share',
+  'consent.decline': 'Decline',
+  'consent.declined': 'You declined. Nothing was shared.',
+  'error.verifier_info_mismatch':
+    'The wallet refused this request: the registration certificate it carries belongs to someone other than the party that signed it. Nothing was shared.',
+  'error.verifier_info_invalid':
+    'The wallet refused this request: its registration certificate could not be verified. Nothing was shared.',
   'receipt.title': 'Your record',
   'receipt.closedText':
     'You closed online access to this record. Nothing can be downloaded or emailed from here any more, and receipt links no longer work. Files you saved stay valid.',

@@ -112,6 +112,20 @@ export const fr: Messages = {
   'cross.openHere': 'Ouvrir l’application portefeuille sur cet appareil',
   'cross.openSandbox': 'Ouvrir dans le portefeuille sandbox',
   'cross.newCode': 'Afficher un nouveau code',
+  // the sandbox wallet's consent screen: who asks and why, read from the signed request (issue 19, ADR 0040)
+  'consent.title': 'Votre portefeuille de test vous demande',
+  'consent.asks': '{business} demande :',
+  'consent.purpose': 'Finalité : {purpose}',
+  'consent.noPurpose': 'Aucune finalité n’a été indiquée.',
+  'consent.via': 'via {host}',
+  'consent.verified': 'Tiré de la demande signée que ce portefeuille a reçue et vérifiée.',
+  'consent.share': 'Partager',
+  'consent.decline': 'Refuser',
+  'consent.declined': 'Vous avez refusé. Rien n’a été partagé.',
+  'error.verifier_info_mismatch':
+    'Le portefeuille a refusé cette demande : le certificat d’enregistrement qu’elle contient appartient à une autre partie que celle qui l’a signée. Rien n’a été partagé.',
+  'error.verifier_info_invalid':
+    'Le portefeuille a refusé cette demande : son certificat d’enregistrement n’a pas pu être vérifié. Rien n’a été partagé.',
   'receipt.title': 'Votre justificatif',
   'receipt.closedText':
     'Vous avez fermé l’accès en ligne à ce justificatif. Plus rien ne peut être téléchargé ou envoyé par e-mail d’ici, et les liens de reçu ne fonctionnent plus. Les fichiers enregistrés restent valables.',

@@ -4,11 +4,19 @@
 // projection it already polls. In sandbox, "Open in sandbox wallet" lets the reference wallet do the same
 // exchange over HTTP as the chosen test person.
 import { createSignal, onMount, Show } from 'solid-js';
-import { ApiError, createWalletRequest, getSession, sandboxWalletCrossDevice, walletOffer } from '../api';
+import {
+  ApiError,
+  createWalletRequest,
+  getSession,
+  sandboxWalletCrossDevice,
+  sandboxWalletRead,
+  walletOffer,
+} from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
-import type { ActionRunner, CrossDeviceRequest, SignerSession } from '../types';
+import type { ActionRunner, CrossDeviceRequest, SignerSession, WalletShown } from '../types';
+import { createWalletConsent, WalletConsentGate } from './WalletConsent';
 
 export function CrossDevice(props: {
   session: SignerSession;
@@ -37,19 +45,33 @@ export function CrossDevice(props: {
   onMount(() => void load());
 
   const qrSrc = (svg: string) => `data:image/svg+xml;base64,${btoa(svg)}`;
+  // The sandbox wallet reads the request behind the link first (as a wallet does before it asks the person);
+  // with a registration certificate in it, its consent card shows who asks and why (ADR 0040).
+  const consent = createWalletConsent<{ shown: WalletShown }>(props.runner, () => answerInSandboxWallet());
   const openInSandboxWallet = () =>
     props.runner.run(async () => {
+      consent.reset();
       const req = request();
-      const persona = props.sandboxPersona?.();
-      if (!req || !persona) return undefined;
-      const answer = await sandboxWalletCrossDevice(persona, req.uri);
-      if (answer.response_uri_status !== 200) {
-        // the code is used up by a refused answer: show a fresh one next to the reason
-        void load();
-        throw new ApiError(answer.response_uri_body?.code ?? 'internal_error', answer.response_uri_status);
+      if (!req || !props.sandboxPersona?.()) return undefined;
+      const shown = await sandboxWalletRead({ uri: req.uri });
+      if (shown.relying_party) {
+        consent.ask({ shown });
+        return undefined;
       }
-      return getSession(props.session.id);
+      return answerInSandboxWallet();
     });
+  const answerInSandboxWallet = async () => {
+    const req = request();
+    const persona = props.sandboxPersona?.();
+    if (!req || !persona) return undefined;
+    const answer = await sandboxWalletCrossDevice(persona, req.uri);
+    if (answer.response_uri_status !== 200) {
+      // the code is used up by a refused answer: show a fresh one next to the reason
+      void load();
+      throw new ApiError(answer.response_uri_body?.code ?? 'internal_error', answer.response_uri_status);
+    }
+    return getSession(props.session.id);
+  };
 
   return (
     <section class="cross-device" data-testid="cross-device" aria-labelledby="cross-device-heading">
@@ -73,15 +95,17 @@ export function CrossDevice(props: {
               </a>
             </p>
             <Show when={props.sandboxPersona?.()}>
-              <button
-                type="button"
-                class="button"
-                data-testid="open-sandbox-wallet"
-                disabled={props.runner.busy()}
-                onClick={openInSandboxWallet}
-              >
-                {t('cross.openSandbox')}
-              </button>
+              <WalletConsentGate id="cross-device" consent={consent} busy={props.runner.busy()}>
+                <button
+                  type="button"
+                  class="button"
+                  data-testid="open-sandbox-wallet"
+                  disabled={props.runner.busy()}
+                  onClick={openInSandboxWallet}
+                >
+                  {t('cross.openSandbox')}
+                </button>
+              </WalletConsentGate>
             </Show>
           </>
         )}

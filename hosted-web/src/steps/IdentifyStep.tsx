@@ -8,6 +8,8 @@ import {
   createWalletRequest,
   referenceWalletRespond,
   reportDocumentShown,
+  sandboxWalletRead,
+  sandboxWalletRespondSigned,
   submitWalletResponse,
   walletOffer,
 } from '../api';
@@ -21,6 +23,7 @@ import type {
   SignerSession,
   SignerStep,
   WalletRequest,
+  WalletShown,
 } from '../types';
 import { CrossDevice } from './CrossDevice';
 import {
@@ -32,6 +35,7 @@ import {
   SIGNED_PROTOCOL,
 } from './DcApi';
 import { StepContent, stepHeading } from './StepContent';
+import { createWalletConsent, WalletConsentGate } from './WalletConsent';
 
 // A request this close to its expiry is replaced rather than handed to a wallet that may take a while.
 const REQUEST_MARGIN_MS = 10_000;
@@ -131,6 +135,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
     });
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {
+      consent.reset();
       if (offersAnnexC() && sandboxProtocol() === ANNEX_C_PROTOCOL) {
         // ISO 18013-7 Annex C: the reference wallet answers the DeviceRequest as Safari's wallet would
         const iso = await createWalletRequest<AnnexCWalletRequest>(
@@ -139,10 +144,31 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
         const answer = await referenceWalletRespond(persona(), iso.request);
         return submitWalletResponse(props.session.id, iso.request_id, answer.response);
       }
+      const signedOffer = walletOffer(props.session, 'dc_api_signed');
+      if (signedOffer) {
+        // The wallet gets the signed request and reads it first: what its consent card shows (who asks, why,
+        // via whom) comes from the verified request, not from this page (ADR 0040).
+        const signed = await createWalletRequest<SignedWalletRequest>(signedOffer);
+        const shown = await sandboxWalletRead({ request: signed.request });
+        if (shown.relying_party) {
+          consent.ask({ shown, request: signed });
+          return undefined;
+        }
+        return answerSigned(signed);
+      }
       const req = await takeRequest();
       const answer = await referenceWalletRespond(persona(), req.request);
       return submitWalletResponse(props.session.id, req.request_id, answer.response);
     });
+  const answerSigned = async (signed: SignedWalletRequest) => {
+    const answer = await sandboxWalletRespondSigned(persona(), signed.request);
+    return submitWalletResponse(props.session.id, signed.request_id, answer);
+  };
+  // the consent card of the sandbox wallet: Share answers the request it read, Decline drops it unanswered
+  const consent = createWalletConsent<{ shown: WalletShown; request: SignedWalletRequest }>(
+    props.runner,
+    (pending) => answerSigned(pending.request),
+  );
 
   const offersAnnexC = () => walletOffer(props.session, 'org_iso_mdoc') !== undefined;
   // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
@@ -227,15 +253,17 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
                   <option value={ANNEX_C_PROTOCOL}>{t('step.protocolAnnexC')}</option>
                 </select>
               </Show>
-              <button
-                type="button"
-                class="button"
-                data-testid="share-reference-wallet"
-                disabled={props.runner.busy() || !persona()}
-                onClick={shareWithReferenceWallet}
-              >
-                {props.runner.busy() ? t('step.sharing') : t('step.shareTest')}
-              </button>
+              <WalletConsentGate id="same-device" consent={consent} busy={props.runner.busy()}>
+                <button
+                  type="button"
+                  class="button"
+                  data-testid="share-reference-wallet"
+                  disabled={props.runner.busy() || !persona()}
+                  onClick={shareWithReferenceWallet}
+                >
+                  {props.runner.busy() ? t('step.sharing') : t('step.shareTest')}
+                </button>
+              </WalletConsentGate>
             </fieldset>
           )}
         </Show>

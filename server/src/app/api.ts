@@ -23,6 +23,7 @@ import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
 import { createRelyingPartyResolver } from '../modules/relying-party/relying-party.resolver';
 import { RelyingPartyService } from '../modules/relying-party/relying-party.service';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
+import { registerSandboxWalletConsentRoutes } from '../modules/sandbox/sandbox-wallet-consent';
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
@@ -74,6 +75,7 @@ export function declareApi(s: ApiServices): {
       wallet: s.wallet,
     });
     registerSandboxCrossDeviceRoute(routes, s.signedWallet);
+    registerSandboxWalletConsentRoutes(routes, s.signedWallet);
   }
   // The development receiver shows delivery bodies (claims included) to anyone who can reach it: never in a
   // production deployment, even one that serves sandbox keys.

@@ -141,6 +141,37 @@ export const ERROR_CODES = {
     status: 503,
     title: 'No currently valid access certificate for the hosted host has been imported',
   },
+  // the business in the wallet (issue 19, ADR 0040): verifier_info and imported registration certificates
+  verifier_info_mismatch: {
+    status: 422,
+    title: 'The wallet refuses the request: its verifier_info does not match the signer',
+  },
+  verifier_info_invalid: {
+    status: 422,
+    title: 'The wallet refuses the request: its registration certificate is not valid',
+  },
+  registration_cert_invalid: {
+    status: 400,
+    title: 'The registration certificate is not a signed JWT with x5c',
+  },
+  registration_cert_typ: { status: 400, title: 'The registration certificate’s typ is not rc-wrp+jwt' },
+  registration_cert_untrusted: {
+    status: 400,
+    title: 'The registration certificate is not signed under a configured registrar trust anchor',
+  },
+  registration_cert_expired: {
+    status: 400,
+    title: 'The registration certificate has expired, is not yet valid, or has no exp',
+  },
+  registration_cert_client_mismatch: {
+    status: 400,
+    title:
+      'The registration certificate’s sub is not the client_id the service signs this business’s requests with',
+  },
+  registration_cert_business_mismatch: {
+    status: 400,
+    title: 'The registration certificate does not name this business',
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -25,6 +25,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool,
   /** JSON file of ETSI trust lists to configure at start (ADR 0036). */
   TRUST_LISTS_FILE: z.string().optional(),
+  /** PEM file of registrar trust anchors for imported registration certificates (ADR 0040). */
+  REGISTRATION_CERT_ANCHORS_FILE: z.string().optional(),
+  /** Production requests carry the business's imported registration certificate in verifier_info. */
+  VERIFIER_INFO_PRODUCTION: bool,
   SEED_SANDBOX: bool,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   RATE_LIMIT: z
@@ -81,6 +85,10 @@ export interface Config {
   readonly webhookAllowPrivateTargets: boolean;
   /** ETSI trust lists configured at start (JSON array; ADR 0036); the operator CLI adds more. */
   readonly trustListsFile: string | undefined;
+  /** Registrar trust anchors (PEM bundle) that imported registration certificates must chain to (ADR 0040). */
+  readonly registrationCertAnchorsFile: string | undefined;
+  /** Off by default: production requests carry no verifier_info unless the operator turns this on. */
+  readonly verifierInfoProduction: boolean;
   readonly seedSandbox: boolean;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Per-API-key budget of /v1 requests: `limit` requests, refilled over `windowSeconds` (token bucket). */
@@ -150,6 +158,10 @@ function buildConfig(v: z.output<typeof schema>): Config {
     kmsKeyRing: v.KMS_KEY_RING,
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? v.APP_ENV === 'development',
     trustListsFile: v.TRUST_LISTS_FILE ? path.resolve(v.TRUST_LISTS_FILE) : undefined,
+    registrationCertAnchorsFile: v.REGISTRATION_CERT_ANCHORS_FILE
+      ? path.resolve(v.REGISTRATION_CERT_ANCHORS_FILE)
+      : undefined,
+    verifierInfoProduction: v.VERIFIER_INFO_PRODUCTION ?? false,
     seedSandbox: v.SEED_SANDBOX ?? v.APP_ENV === 'development',
     logLevel: v.LOG_LEVEL,
     rateLimit: Object.freeze({

@@ -34,6 +34,7 @@ import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
+import { RegistrationCertificateEntity } from '../modules/verification/registration-certificate.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { VerifierIdentityEntity } from '../modules/verification/verifier-identity.entity';
@@ -82,6 +83,7 @@ export const ENTITIES = [
   SessionEventEntity,
   HostedPageSettingsEntity, // branding and return_url (issue 10)
   RelyingPartyEntity, // the business as the relying party (issue 19, ADR 0035)
+  RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */

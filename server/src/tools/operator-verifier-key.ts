@@ -3,6 +3,7 @@
 // returns is checked and becomes the one requests are signed under (the previous one is kept, retired).
 import fs from 'node:fs';
 import { AppError } from '../common/errors';
+import type { Environment } from '../config/config';
 import type { Service } from '../service';
 
 export const VERIFIER_KEY_USAGE = `  verifier-key create
@@ -18,6 +19,13 @@ export const VERIFIER_KEY_USAGE = `  verifier-key create
       leaf under it on its next request. Prints the CA certificate to register with wallets.
   registrar revoke --business <business id> --env <sandbox|production>
       Retires that business's leaf; its next request gets a new one.
+  registration-cert import --business <business id> --env <sandbox|production> <file>
+      A registration certificate (rc-wrp+jwt) a registrar issued for the business (ADR 0040): checked against
+      REGISTRATION_CERT_ANCHORS_FILE, then sent in verifier_info (production: with VERIFIER_INFO_PRODUCTION=true).
+  registration-cert list [--business <business id>]
+      Imported registration certificates (current and revoked).
+  registration-cert revoke --business <business id> --env <sandbox|production>
+      Revokes the current one; requests stop carrying it at once.
 `;
 
 type Flags = Record<string, string | undefined>;
@@ -93,5 +101,56 @@ export async function registrarCommand(
     }
     default:
       throw new AppError('validation_failed', 'registrar needs rotate or revoke.');
+  }
+}
+
+function businessEnv(flags: Flags, command: string): { business: string; environment: Environment } {
+  const business = flags.business;
+  const environment = flags.env;
+  if (!business || (environment !== 'sandbox' && environment !== 'production'))
+    throw new AppError('validation_failed', `${command} needs --business and --env sandbox|production.`);
+  return { business, environment };
+}
+
+export async function registrationCertCommand(
+  svc: Service,
+  args: string[],
+  flags: Flags,
+  operator: string,
+): Promise<unknown> {
+  const certs = svc.registrationCerts;
+  const actor = { kind: 'operator' as const, id: operator };
+  switch (args[0]) {
+    case 'import': {
+      const { business, environment } = businessEnv(flags, 'registration-cert import');
+      const file = args[1];
+      if (!file || !fs.existsSync(file))
+        throw new AppError('validation_failed', 'Give the file: registration-cert import … <file>.');
+      return certs.import(business, environment, fs.readFileSync(file, 'utf8'), (m, row) =>
+        svc.accounts.audit(m, {
+          businessId: business,
+          actor,
+          action: 'registration_cert.import',
+          target: row.id,
+          detail: { environment, sub: row.sub, name: row.name, expires_at: row.expires_at },
+        }),
+      );
+    }
+    case 'list':
+      return certs.list(flags.business);
+    case 'revoke': {
+      const { business, environment } = businessEnv(flags, 'registration-cert revoke');
+      return certs.revoke(business, environment, (m, ids) =>
+        svc.accounts.audit(m, {
+          businessId: business,
+          actor,
+          action: 'registration_cert.revoke',
+          target: ids[0] ?? null,
+          detail: { environment, revoked: ids },
+        }),
+      );
+    }
+    default:
+      throw new AppError('validation_failed', 'registration-cert needs import, list or revoke.');
   }
 }

@@ -20,7 +20,12 @@ import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
-import { registrarCommand, VERIFIER_KEY_USAGE, verifierKeyCommand } from './operator-verifier-key';
+import {
+  registrarCommand,
+  registrationCertCommand,
+  VERIFIER_KEY_USAGE,
+  verifierKeyCommand,
+} from './operator-verifier-key';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
 
@@ -283,6 +288,8 @@ async function run(
       return verifierKeyCommand(svc, args, flags, operator);
     case 'registrar':
       return registrarCommand(svc, args, flags, operator);
+    case 'registration-cert':
+      return registrationCertCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }

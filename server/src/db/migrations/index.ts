@@ -20,6 +20,7 @@ import { VerifierKeys1765100000000 } from './1765100000000-verifier-keys';
 import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trust-and-trust-lists';
 import { RelyingParty1765800000000 } from './1765800000000-relying-party';
 import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-intended-use';
+import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -54,4 +55,6 @@ export const MIGRATIONS = [
   RelyingParty1765800000000,
   // the intended use per workflow (issue 19, ADR 0042)
   WorkflowIntendedUse1766000000000,
+  // registration certificates imported per business (issue 19, ADR 0040)
+  RegistrationCertificates1766100000000,
 ];

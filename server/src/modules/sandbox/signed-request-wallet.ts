@@ -20,17 +20,21 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
 import { RC_WRP_TYP } from '../verification/registrar';
+import { anchorOf } from '../verification/registration-certificates';
 import type { PresentOverrides, ReferenceWallet } from './reference-wallet';
 
 type Json = Record<string, unknown>;
 
 const pem = (b64Der: string) => `-----BEGIN CERTIFICATE-----\n${b64Der}\n-----END CERTIFICATE-----`;
-const refuse = (detail: string, cause?: unknown): never => {
-  throw new AppError('validation_failed', `The wallet refuses the request: ${detail}`, {
-    param: 'request',
-    cause,
-  });
+const refuse = (
+  detail: string,
+  cause?: unknown,
+  code: 'validation_failed' | 'verifier_info_mismatch' | 'verifier_info_invalid' = 'validation_failed',
+): never => {
+  throw new AppError(code, `The wallet refuses the request: ${detail}`, { param: 'request', cause });
 };
+/** A refusal of the request's registration certificate (stable codes, ADR 0040). */
+const refuseInfo = (detail: string, cause?: unknown): never => refuse(detail, cause, 'verifier_info_invalid');
 
 /** The client_id and request_uri of an `openid4vp://?client_id=…&request_uri=…` link. */
 export function parseWalletLink(uri: string): { clientId: string; requestUri: string } {
@@ -54,7 +58,13 @@ export function parseWalletLink(uri: string): { clientId: string; requestUri: st
  */
 export async function verifyRequestObject(
   jwt: string,
-  opts: { trustedRoots: string[]; now: Date; origin?: string },
+  opts: {
+    trustedRoots: string[];
+    now: Date;
+    origin?: string;
+    /** Registrar anchors trusted for verifier_info only (imported registration certificates, ADR 0040). */
+    registrarRoots?: string[];
+  },
 ): Promise<Json> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -109,7 +119,7 @@ export async function verifyRequestObject(
     refuse('client_id is not an x509 client identifier');
   }
 
-  await checkVerifierInfo(payload, opts.trustedRoots, opts.now);
+  await checkVerifierInfo(payload, [...opts.trustedRoots, ...(opts.registrarRoots ?? [])], opts.now);
   const now = Math.floor(opts.now.getTime() / 1000);
   if (typeof payload.exp === 'number' && payload.exp <= now) refuse('the request object has expired');
   if (typeof payload.iat === 'number' && payload.iat > now + 60)
@@ -130,32 +140,43 @@ export async function verifyRequestObject(
 async function checkVerifierInfo(payload: Json, trustedRoots: string[], now: Date): Promise<void> {
   const info = payload.verifier_info;
   if (info === undefined) return;
-  if (!Array.isArray(info) || info.length === 0) refuse('verifier_info must be a non-empty array');
+  if (!Array.isArray(info) || info.length === 0) refuseInfo('verifier_info must be a non-empty array');
   for (const entry of info as Json[]) {
     if (typeof entry?.format !== 'string' || entry.data === undefined)
-      refuse('verifier_info needs format and data');
+      refuseInfo('verifier_info needs format and data');
     if (entry.format !== 'jwt' || typeof entry.data !== 'string') continue;
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(entry.data);
     } catch (e) {
-      return refuse('verifier_info data is not a JWT', e);
+      return refuseInfo('verifier_info data is not a JWT', e);
     }
     if (header.typ !== RC_WRP_TYP) continue;
     const signer = Array.isArray(header.x5c) ? header.x5c[0] : undefined;
-    if (typeof signer !== 'string' || !trustedRoots.includes(signer))
-      refuse('the registration certificate is not signed by a trusted registrar');
+    let signerCert: x509.X509Certificate | undefined;
+    try {
+      signerCert =
+        typeof signer === 'string' ? new x509.X509Certificate(Buffer.from(signer, 'base64')) : undefined;
+    } catch (e) {
+      refuseInfo('the registration certificate x5c is not a certificate', e);
+    }
+    if (!signerCert || !(await anchorOf(signerCert, trustedRoots, now)))
+      refuseInfo('the registration certificate is not signed by a trusted registrar');
     let rc: Json;
     try {
       const verified = await compactVerify(entry.data, await importX509(pem(signer as string), 'ES256'));
       rc = JSON.parse(new TextDecoder().decode(verified.payload)) as Json;
     } catch (e) {
-      return refuse('the registration certificate signature does not verify', e);
+      return refuseInfo('the registration certificate signature does not verify', e);
     }
     if (rc.sub !== payload.client_id)
-      refuse('verifier_info does not match the signer (sub is not the client_id)');
+      refuse(
+        'verifier_info does not match the signer (sub is not the client_id)',
+        undefined,
+        'verifier_info_mismatch',
+      );
     if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000))
-      refuse('the registration certificate has expired');
+      refuseInfo('the registration certificate has expired');
   }
 }
 
@@ -198,6 +219,8 @@ export class SignedRequestWallet {
       wallet: ReferenceWallet;
       /** base64 DER verifier roots this wallet trusts. */
       trustedRoots: () => Promise<string[]>;
+      /** Registrar anchors this wallet trusts for registration certificates (REGISTRATION_CERT_ANCHORS_FILE). */
+      registrarRoots?: string[];
       clock: Clock;
       /** Origins whose request_uri this wallet may fetch (the sandbox wallet fetches only from our host). */
       allowedOrigins?: string[];
@@ -224,6 +247,7 @@ export class SignedRequestWallet {
     }
     const payload = await verifyRequestObject(await res.text(), {
       trustedRoots: await this.deps.trustedRoots(),
+      registrarRoots: this.deps.registrarRoots,
       now: this.deps.clock.now(),
     });
     if (payload.client_id !== clientId) refuse('client_id differs from the link');
@@ -256,6 +280,19 @@ export class SignedRequestWallet {
     return postResponse(payload.response_uri as string, { response: jwe });
   }
 
+  /** Verifies a signed DC API request (`data` = {request}) as asked from `origin`: its payload. */
+  async readSignedDcApi(input: { data: Json; origin: string }): Promise<Json> {
+    if (typeof input.data.request !== 'string') refuse('data.request is missing');
+    const payload = await verifyRequestObject(input.data.request as string, {
+      trustedRoots: await this.deps.trustedRoots(),
+      registrarRoots: this.deps.registrarRoots,
+      now: this.deps.clock.now(),
+      origin: input.origin,
+    });
+    if (payload.response_mode !== 'dc_api.jwt') refuse('expected response_mode dc_api.jwt');
+    return payload;
+  }
+
   /** Answers a signed DC API request (`data` = {request}) from `origin`: returns {response: <JWE>}. */
   async answerSignedDcApi(input: {
     persona: string;
@@ -263,13 +300,7 @@ export class SignedRequestWallet {
     origin: string;
     overrides?: PresentOverrides;
   }): Promise<{ response: string }> {
-    if (typeof input.data.request !== 'string') refuse('data.request is missing');
-    const payload = await verifyRequestObject(input.data.request as string, {
-      trustedRoots: await this.deps.trustedRoots(),
-      now: this.deps.clock.now(),
-      origin: input.origin,
-    });
-    if (payload.response_mode !== 'dc_api.jwt') refuse('expected response_mode dc_api.jwt');
+    const payload = await this.readSignedDcApi(input);
     const presented = await this.deps.wallet.present({
       persona: input.persona,
       request: payload,

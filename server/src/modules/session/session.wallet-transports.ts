@@ -25,6 +25,7 @@ import {
   buildAnnexCRequest,
   openAnnexCResponse,
 } from '../verification/mdoc/annex-c';
+import type { RegistrationCertificates } from '../verification/registration-certificates';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
@@ -80,6 +81,10 @@ export class WalletTransports {
       hostedUrl: string;
       identity: VerifierIdentityService;
       encryption: ResponseEncryption;
+      /** Imported registration certificates (ADR 0040). */
+      registrationCerts?: RegistrationCertificates;
+      /** Production requests carry the imported certificate (off by default). */
+      verifierInfoProduction?: boolean;
     },
   ) {
     this.origin = new URL(deps.hostedUrl).origin;
@@ -174,22 +179,33 @@ export class WalletTransports {
   }
 
   /**
-   * In the sandbox (registrar mode on), the request carries the business's registration certificate as
-   * OpenID4VP `verifier_info` ([{format: 'jwt', data: <rc-wrp+jwt>}], ADR 0035), so a wallet shows who asks
-   * and why, with the service as the intermediary.
+   * The request carries the business's registration certificate as OpenID4VP `verifier_info`
+   * ([{format: 'jwt', data: <rc-wrp+jwt>}]), so a wallet shows who asks and why, with the service as the
+   * intermediary: the one the operator imported for the business and environment when it binds this
+   * client_id (ADR 0040; in production only with VERIFIER_INFO_PRODUCTION on), else in the sandbox the one the
+   * registrar key issues (registrar mode, ADR 0035). Otherwise none.
    */
   private async withVerifierInfo(
     base: Json,
     clientId: string,
     business: { id: string; environment: string; intendedUse?: IntendedUse | null } | undefined,
   ): Promise<Json> {
-    if (business?.environment !== 'sandbox') return base;
-    const rc = await this.deps.identity.registrar.registrationCertificate(
-      business.id,
-      'sandbox',
-      clientId,
-      business.intendedUse,
-    );
+    const env = business?.environment;
+    if (!business || (env !== 'sandbox' && env !== 'production')) return base;
+    const imported =
+      env === 'sandbox' || this.deps.verifierInfoProduction
+        ? await this.deps.registrationCerts?.forRequest(business.id, env, clientId)
+        : undefined;
+    const rc =
+      imported ??
+      (env === 'sandbox'
+        ? await this.deps.identity.registrar.registrationCertificate(
+            business.id,
+            'sandbox',
+            clientId,
+            business.intendedUse,
+          )
+        : undefined);
     return rc ? { ...base, verifier_info: [{ format: 'jwt', data: rc }] } : base;
   }
 
