@@ -76,7 +76,7 @@ describe('the sandbox wallet shows the relying party from the request (Chromium)
       'Purpose: Check your age before a loan offer',
     );
     expect(await card.getByTestId('consent-via').textContent()).toBe(`via ${new URL(t.baseUrl).hostname}`);
-    expect(await card.getByTestId('consent-claims').textContent()).toContain('given_name');
+    expect(await card.getByTestId('consent-claims').textContent()).toContain('Given name');
     await shot(page, 'consent-same-device-A-390');
     await page.setViewportSize({ width: 1280, height: 900 });
     await shot(page, 'consent-same-device-A-1280');

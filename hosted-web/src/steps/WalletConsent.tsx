@@ -4,6 +4,7 @@
 // from this page's own data. Share lets the wallet answer; Decline drops the request, nothing is sent.
 import { createSignal, For, type JSX, Show } from 'solid-js';
 import { focusOnAppear } from '../components/focus';
+import { claimLabel } from '../components/StepList';
 import { t } from '../i18n';
 import type { ActionRunner, SignerSession, WalletShown } from '../types';
 
@@ -100,7 +101,7 @@ export function WalletConsent(props: {
             </p>
             <Show when={props.shown.claims.length > 0}>
               <ul data-testid="consent-claims">
-                <For each={props.shown.claims}>{(c) => <li>{c}</li>}</For>
+                <For each={props.shown.claims}>{(c) => <li>{claimLabel(c)}</li>}</For>
               </ul>
             </Show>
             <p data-testid="consent-purpose">
