@@ -140,7 +140,8 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     expect(key).toMatch(/^sk_sandbox_/);
 
     await page.getByRole('button', { name: 'Copy' }).click();
-    expect(await page.getByTestId('copy-result').textContent()).toBe('Copied to the clipboard.');
+    // the clipboard write resolves after the click returns: wait for the status line it sets
+    await expect.poll(() => page.getByTestId('copy-result').textContent()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
 
     const row = page.getByRole('row').filter({ hasText: 'Order system' });
