@@ -4,6 +4,7 @@
 // registrar leaf's metadata names the display name and privacy policy; and a sandbox request carries
 // `verifier_info` with a registration certificate (rc-wrp+jwt) by the registrar for that business, which the
 // reference wallet checks and refuses when it names another client_id.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,8 +140,34 @@ describe('the business as the relying party', () => {
       // signed by the registrar CA (x5c = the registrar root the wallet trusts)
       const ca = await t.svc.verifierIdentity.registrar.currentCa();
       expect(header.x5c).toEqual([ca?.rootCertificate]);
+      // TS 119 475 v1.2.1 shape ([A] schemas.ts), checked independently of the server's own check
+      const required: [string, string][] = [
+        ['name', 'string'],
+        ['sub', 'string'],
+        ['country', 'string'],
+        ['registry_uri', 'string'],
+        ['entitlements', 'object'],
+        ['iat', 'number'],
+      ];
+      for (const [n, type] of required) expect(typeof claims[n], n).toBe(type);
+      expect(claims.country).toMatch(/^[A-Z]{2}$/);
+      expect(new URL(claims.registry_uri as string).protocol).toMatch(/^https?:$/);
+      expect(claims.entitlements).toEqual(['https://uri.etsi.org/19475/Entitlement/Service_Provider']);
+      expect(claims.policy_id).toEqual(['0.4.0.19475.3.1']);
+      expect(claims.intermediary).toEqual({ sub: expect.any(String), sname: expect.any(String) });
+      expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(366 * 86_400);
+      expect(header.iat).toBe(claims.iat);
+      // sub names the relying party as the signing leaf's subject organizationIdentifier does (openssl)
+      const subject = execFileSync(
+        'openssl',
+        ['x509', '-inform', 'DER', '-noout', '-subject', '-nameopt', 'RFC2253'],
+        {
+          input: Buffer.from(req.x5c[0] as string, 'base64'),
+        },
+      ).toString();
+      expect(subject).toContain(`organizationIdentifier=${claims.sub}`);
+      expect(claims.sub).toMatch(/^NTRXX-SANDBOX-/);
       expect(claims).toMatchObject({
-        sub: req.payload.client_id,
         name: rp[k].displayName,
         sub_ln: rp[k].legalName,
         privacy_policy: rp[k].privacyPolicyUrl,

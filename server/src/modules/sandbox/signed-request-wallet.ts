@@ -19,7 +19,7 @@ import {
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
-import { RC_WRP_TYP } from '../verification/registrar';
+import { ORGANIZATION_IDENTIFIER_OID, RC_WRP_TYP } from '../verification/registrar';
 import { anchorOf } from '../verification/registration-certificates';
 import type { PresentOverrides, ReferenceWallet } from './reference-wallet';
 
@@ -119,7 +119,7 @@ export async function verifyRequestObject(
     refuse('client_id is not an x509 client identifier');
   }
 
-  await checkVerifierInfo(payload, [...opts.trustedRoots, ...(opts.registrarRoots ?? [])], opts.now);
+  await checkVerifierInfo(payload, [...opts.trustedRoots, ...(opts.registrarRoots ?? [])], opts.now, leaf);
   const now = Math.floor(opts.now.getTime() / 1000);
   if (typeof payload.exp === 'number' && payload.exp <= now) refuse('the request object has expired');
   if (typeof payload.iat === 'number' && payload.iat > now + 60)
@@ -137,7 +137,12 @@ export async function verifyRequestObject(
  * current, and its `sub` names the request's client_id. A mismatch means someone else's registration was
  * attached to this request: refused.
  */
-async function checkVerifierInfo(payload: Json, trustedRoots: string[], now: Date): Promise<void> {
+async function checkVerifierInfo(
+  payload: Json,
+  trustedRoots: string[],
+  now: Date,
+  leaf: x509.X509Certificate,
+): Promise<void> {
   const info = payload.verifier_info;
   if (info === undefined) return;
   if (!Array.isArray(info) || info.length === 0) refuseInfo('verifier_info must be a non-empty array');
@@ -169,15 +174,33 @@ async function checkVerifierInfo(payload: Json, trustedRoots: string[], now: Dat
     } catch (e) {
       return refuseInfo('the registration certificate signature does not verify', e);
     }
-    if (rc.sub !== payload.client_id)
-      refuse(
-        'verifier_info does not match the signer (sub is not the client_id)',
-        undefined,
-        'verifier_info_mismatch',
-      );
-    if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000))
-      refuseInfo('the registration certificate has expired');
+    checkRcClaims(rc, leaf.subjectName.getField(ORGANIZATION_IDENTIFIER_OID)[0], now);
   }
+}
+
+/** TS 119 475 v1.2.1 claims of a verified rc-wrp+jwt (ADR 0035 amendment); `orgId`: the request leaf's. */
+function checkRcClaims(rc: Json, orgId: string | undefined, now: Date): void {
+  const str = (v: unknown) => typeof v === 'string' && v.length > 0;
+  for (const name of ['sub', 'name', 'registry_uri'])
+    if (!str(rc[name])) refuseInfo(`the registration certificate lacks ${name}`);
+  if (typeof rc.country !== 'string' || !/^[A-Z]{2}$/.test(rc.country))
+    refuseInfo('the registration certificate lacks country');
+  if (!Array.isArray(rc.entitlements) || rc.entitlements.length === 0 || !rc.entitlements.every(str))
+    refuseInfo('the registration certificate lacks entitlements');
+  if (!Number.isInteger(rc.iat)) refuseInfo('the registration certificate lacks iat');
+  if (rc.sub !== orgId)
+    refuse(
+      'verifier_info does not match the signer (sub is not the organizationIdentifier)',
+      undefined,
+      'verifier_info_mismatch',
+    );
+  const im = rc.intermediary as Json | undefined;
+  if (im !== undefined && (!str(im?.sub) || !str(im?.sname)))
+    refuseInfo('the registration certificate intermediary needs sub and sname');
+  if (typeof rc.exp === 'number' && rc.exp - (rc.iat as number) > 366 * 86_400)
+    refuseInfo('the registration certificate is valid for more than 12 months');
+  if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000))
+    refuseInfo('the registration certificate has expired');
 }
 
 /** What a wallet screen shows from a verified request's registration certificate (undefined: none). */

@@ -39,6 +39,16 @@ const LEAF_VALIDITY_DAYS = 90;
 const RENEW_BEFORE_DAYS = 14;
 /** How long an instance uses a business's leaf before it re-reads the registrar and the metadata. */
 const RECHECK_MS = 30_000;
+/** ETSI TS 119 475 v1.2.1 (ADR 0035 amendment): entitlement, policy, and the service as the intermediary. */
+export const RC_ENTITLEMENT_SP = 'https://uri.etsi.org/19475/Entitlement/Service_Provider';
+export const RC_POLICY_ID = '0.4.0.19475.3.1';
+/** X.520 organizationIdentifier: the EN 319 412-1 semantics identifier the rc-wrp+jwt `sub` must match. */
+export const ORGANIZATION_IDENTIFIER_OID = '2.5.4.97';
+/**
+ * Until relying-party data carries a registered identifier (ADR 0035 amendment, left undone), a business is
+ * named by a clearly marked placeholder in EN 319 412-1 form: NTR, the user-assigned country code XX, SANDBOX.
+ */
+export const placeholderIdentifier = (businessId: string) => `NTRXX-SANDBOX-${businessId}`;
 
 /** DisplayInfo of the CDDL: what a wallet shows for the relying party. */
 export interface DisplayInfo {
@@ -229,7 +239,8 @@ export class Registrar {
       current &&
       current.rootCertificate === ca.rootCertificate &&
       current.notAfter.getTime() - RENEW_BEFORE_DAYS * DAY_MS > now.getTime() &&
-      extensionDigest(JSON.parse(current.x5c)[0] as string) === metadataSha256
+      extensionDigest(JSON.parse(current.x5c)[0] as string) === metadataSha256 &&
+      organizationIdentifierOf(JSON.parse(current.x5c)[0] as string) === placeholderIdentifier(businessId)
     )
       return current;
     const caKey = await this.deps.ds.getRepository(VerifierKeyEntity).findOneByOrFail({ id: ca.keyId });
@@ -244,6 +255,7 @@ export class Registrar {
         { CN: [display.display_name] },
         { OU: [environment] },
         { '2.5.4.5': [businessId] }, // serialNumber: unique per business (and, with OU, per environment)
+        { [ORGANIZATION_IDENTIFIER_OID]: [placeholderIdentifier(businessId)] }, // = the rc-wrp+jwt sub
       ]),
       issuer: caCert.subjectName,
       notBefore: new Date(now.getTime() - 60_000),
@@ -292,15 +304,18 @@ export class Registrar {
   /**
    * The business's registration certificate (ETSI TS 119 475 `rc-wrp+jwt`, ADR 0035) for a request whose
    * client_id is `clientId`, signed by the registrar CA key with x5c = [CA]; undefined when registrar mode is
-   * off. Minimal claim set: sub (the client_id), name, sub_ln (legal name), privacy_policy, support_uri
-   * (mailto: contact), purpose ([{lang, value}]), intended_use_id, iat, exp. The purpose is the session's
-   * workflow's intended use when it has one (ADR 0042), else the business's default purpose.
+   * off. Claims per TS 119 475 v1.2.1 (ADR 0035 amendment): sub (the business identifier, = the leaf's
+   * organizationIdentifier), country, registry_uri, entitlements, policy_id, intermediary/act (the service),
+   * name, sub_ln, privacy_policy, support_uri, purpose, intended_use_id, credentials (the step's DCQL), iat,
+   * exp; the JAdES claimed signing time `iat` in the header. The purpose is the workflow's intended use when
+   * it has one (ADR 0042), else the business's default purpose.
    */
   async registrationCertificate(
     businessId: string,
     environment: string,
-    clientId: string,
+    _clientId: string,
     intendedUse?: { purpose: string; lang: string; identifier?: string } | null,
+    dcqlCredentials?: { format: string; meta?: Record<string, unknown>; claims?: { path: unknown[] }[] }[],
   ): Promise<string | undefined> {
     const ca = await this.currentCa();
     if (!ca) return undefined;
@@ -312,12 +327,25 @@ export class Registrar {
       'ES256',
     );
     const iat = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const service = placeholderIdentifier(`service.${this.host}`);
     const claims: Record<string, unknown> = {
-      sub: clientId,
+      sub: placeholderIdentifier(businessId),
       name: display.display_name,
+      country: 'XX',
+      registry_uri: `${this.deps.hostedUrl}/registry`,
+      entitlements: [RC_ENTITLEMENT_SP],
+      policy_id: [RC_POLICY_ID],
+      intermediary: { sub: service, sname: 'Credential verification service' },
+      act: { sub: service },
       iat,
       exp: iat + 86_400,
     };
+    if (dcqlCredentials?.length)
+      claims.credentials = dcqlCredentials.map((c) => ({
+        format: c.format,
+        meta: c.meta ?? {},
+        ...(c.claims?.length ? { claim: c.claims.map((x) => ({ path: x.path })) } : {}),
+      }));
     if (rp.legalName) claims.sub_ln = rp.legalName;
     if (display.privacy_policy_uri) claims.privacy_policy = display.privacy_policy_uri;
     if (rp.contactEmail) claims.support_uri = `mailto:${rp.contactEmail}`;
@@ -326,7 +354,7 @@ export class Registrar {
       if (intendedUse.identifier) claims.intended_use_id = intendedUse.identifier;
     } else if (rp.purpose) claims.purpose = [{ lang: 'en', value: rp.purpose }];
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'ES256', typ: RC_WRP_TYP, x5c: [ca.rootCertificate] })
+      .setProtectedHeader({ alg: 'ES256', typ: RC_WRP_TYP, x5c: [ca.rootCertificate], iat })
       .sign(key);
   }
 
@@ -349,4 +377,10 @@ export function extensionDigest(leafB64: string): string {
   if (!ext) return '';
   const v = Buffer.from(ext.value);
   return v[0] === 0x04 && v[1] === 32 ? v.subarray(2).toString('hex') : '';
+}
+
+/** The organizationIdentifier (2.5.4.97) of a base64 DER certificate's subject, or '' when it has none. */
+export function organizationIdentifierOf(certB64: string): string {
+  const name = new x509.X509Certificate(Buffer.from(certB64, 'base64')).subjectName;
+  return name.getField(ORGANIZATION_IDENTIFIER_OID)[0] ?? '';
 }
