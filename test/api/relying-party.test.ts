@@ -184,6 +184,19 @@ describe('the business as the relying party', () => {
     }
   }, 300_000);
 
+  it('names only sandbox leaves by the placeholder identifier; a production leaf carries no organizationIdentifier', async () => {
+    const subjectOf = (der: string) =>
+      execFileSync('openssl', ['x509', '-inform', 'DER', '-noout', '-subject', '-nameopt', 'RFC2253'], {
+        input: Buffer.from(der, 'base64'),
+      }).toString();
+    const sandbox = await t.svc.verifierIdentity.forBusiness({ id: biz.A.id, environment: 'sandbox' });
+    const production = await t.svc.verifierIdentity.forBusiness({ id: biz.A.id, environment: 'production' });
+    expect(subjectOf(sandbox.x5c[0] as string)).toContain('organizationIdentifier=NTRXX-SANDBOX-');
+    const prodSubject = subjectOf(production.x5c[0] as string);
+    expect(prodSubject).toContain('OU=production');
+    expect(prodSubject).not.toContain('organizationIdentifier');
+  }, 300_000);
+
   it("refuses a request whose verifier_info names another client (B's certificate on A's request)", async () => {
     const a = await requestOf('A');
     const b = await requestOf('B');

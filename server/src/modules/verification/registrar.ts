@@ -231,6 +231,9 @@ export class Registrar {
   ): Promise<VerifierChainEntity> {
     const repo = this.deps.ds.getRepository(VerifierChainEntity);
     const scope = { purpose: 'business' as const, host: this.host, businessId, environment };
+    // the placeholder identifier names sandbox leaves only (their rc-wrp+jwt comes from this registrar); a
+    // production leaf carries no organizationIdentifier until the relying party's real one is recorded
+    const orgId = environment === 'sandbox' ? placeholderIdentifier(businessId) : '';
     const current = await repo.findOne({
       where: { ...scope, retiredAt: IsNull() },
       order: { createdAt: 'DESC' },
@@ -240,7 +243,7 @@ export class Registrar {
       current.rootCertificate === ca.rootCertificate &&
       current.notAfter.getTime() - RENEW_BEFORE_DAYS * DAY_MS > now.getTime() &&
       extensionDigest(JSON.parse(current.x5c)[0] as string) === metadataSha256 &&
-      organizationIdentifierOf(JSON.parse(current.x5c)[0] as string) === placeholderIdentifier(businessId)
+      organizationIdentifierOf(JSON.parse(current.x5c)[0] as string) === orgId
     )
       return current;
     const caKey = await this.deps.ds.getRepository(VerifierKeyEntity).findOneByOrFail({ id: ca.keyId });
@@ -255,7 +258,7 @@ export class Registrar {
         { CN: [display.display_name] },
         { OU: [environment] },
         { '2.5.4.5': [businessId] }, // serialNumber: unique per business (and, with OU, per environment)
-        { [ORGANIZATION_IDENTIFIER_OID]: [placeholderIdentifier(businessId)] }, // = the rc-wrp+jwt sub
+        ...(orgId ? [{ [ORGANIZATION_IDENTIFIER_OID]: [orgId] }] : []), // = the rc-wrp+jwt sub
       ]),
       issuer: caCert.subjectName,
       notBefore: new Date(now.getTime() - 60_000),
