@@ -178,8 +178,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     ds,
     clock,
     anchors: registrationAnchors,
-    clientIdFor: async (id, environment) =>
-      (await verifierIdentity.forBusiness({ id, environment })).clientId,
+    signerFor: async (id, environment) => {
+      const identity = await verifierIdentity.forBusiness({ id, environment });
+      return { clientId: identity.clientId, leaf: identity.x5c[0] as string };
+    },
   });
   const walletTransports = new WalletTransports({
     ds,

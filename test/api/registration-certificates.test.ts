@@ -56,6 +56,12 @@ describe('registration certificates imported by the operator', () => {
     const jar = await (await fetch(new URL(cd.uri).searchParams.get('request_uri') as string)).text();
     return { signer, jar, payload: decodeJwt(jar) as Json };
   }
+  /** The claims ETSI TS 119 475 v1.2.1 requires besides sub, name, iat and exp. */
+  const V121 = {
+    country: 'DE',
+    registry_uri: 'https://registry.example/wrp',
+    entitlements: ['https://uri.etsi.org/19475/Entitlement/Service_Provider'],
+  };
   const clientIdOf = async (k: 'A' | 'B') => (await productionRequest(k)).payload.client_id as string;
   /** A registration certificate signed by the registrar CA's intermediate (x5c = [intermediate]). */
   const rc = (claims: Json, opts: { typ?: string; key?: KeyObject; x5c?: string[] } = {}) =>
@@ -118,7 +124,7 @@ describe('registration certificates imported by the operator', () => {
 
   it('refuses at import, each with its code, what a wallet must not be shown', async () => {
     const sub = await clientIdOf('A');
-    const good = { sub, name: 'Acme Lending', iat: now(), exp: now() + 86_400 };
+    const good = { sub, name: 'Acme Lending', ...V121, iat: now(), exp: now() + 86_400 };
     expect(await refusal('A', 'not a jwt')).toBe('registration_cert_invalid');
     expect(await refusal('A', await rc(good, { typ: 'JWT' }))).toBe('registration_cert_typ');
     // signed by a CA the operator did not configure
@@ -137,6 +143,9 @@ describe('registration certificates imported by the operator', () => {
     expect(await refusal('A', await rc({ ...good, sub: 'x509_hash:c29tZW9uZSBlbHNl' }))).toBe(
       'registration_cert_client_mismatch',
     );
+    // the claims a TS 119 475 v1.2.1 wallet requires: the wallet refuses without them, so the import does too
+    expect(await refusal('A', await rc({ ...good, country: undefined }))).toBe('registration_cert_invalid');
+    expect(await refusal('A', await rc({ ...good, entitlements: [] }))).toBe('registration_cert_invalid');
     expect(await refusal('A', await rc({ ...good, name: 'Beta Bank' }))).toBe(
       'registration_cert_business_mismatch',
     );
@@ -149,6 +158,7 @@ describe('registration certificates imported by the operator', () => {
     const jwt = await rc({
       sub: before.payload.client_id,
       name: 'Acme Lending',
+      ...V121,
       purpose: [{ lang: 'en', value: 'Loan application' }],
       iat: now(),
       exp: now() + 86_400,
@@ -236,5 +246,32 @@ describe('registration certificates imported by the operator', () => {
     const refused = await read({ request: tampered });
     expect(refused.status).toBe(422);
     expect(await refused.json()).toMatchObject({ code: 'verifier_info_mismatch' });
+
+    // an imported sandbox certificate follows the wallet's rule: A's registrar leaf names A by its
+    // organizationIdentifier, so a sub of the client_id is refused at import, and the leaf's identifier is taken
+    // and then shown by the wallet instead of the registrar-issued one
+    const leafSub = decodeJwt((decodeJwt(jarA).verifier_info as Json[])[0]?.data as string).sub as string;
+    const claims = { name: 'Acme Lending', ...V121, iat: now(), exp: now() + 86_400 };
+    const audit = async () => {};
+    await expect(
+      t.svc.registrationCerts.import(
+        biz.A.id,
+        'sandbox',
+        await rc({ ...claims, sub: decodeJwt(jarA).client_id }),
+        audit,
+      ),
+    ).rejects.toMatchObject({ code: 'registration_cert_client_mismatch' });
+    const purpose = [{ lang: 'en', value: 'Imported purpose' }];
+    await t.svc.registrationCerts.import(
+      biz.A.id,
+      'sandbox',
+      await rc({ ...claims, sub: leafSub, purpose }),
+      audit,
+    );
+    const again = await read((await signedOf('A')).request);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({
+      relying_party: { name: 'Acme Lending', purpose: 'Imported purpose' },
+    });
   }, 300_000);
 });

@@ -19,8 +19,12 @@ import {
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
-import { ORGANIZATION_IDENTIFIER_OID, RC_WRP_TYP } from '../verification/registrar';
-import { anchorOf } from '../verification/registration-certificates';
+import { RC_WRP_TYP } from '../verification/registrar';
+import {
+  anchorOf,
+  registrationClaimsProblem,
+  registrationSubjectFor,
+} from '../verification/registration-certificates';
 import type { PresentOverrides, ReferenceWallet } from './reference-wallet';
 
 type Json = Record<string, unknown>;
@@ -174,33 +178,24 @@ async function checkVerifierInfo(
     } catch (e) {
       return refuseInfo('the registration certificate signature does not verify', e);
     }
-    checkRcClaims(rc, leaf.subjectName.getField(ORGANIZATION_IDENTIFIER_OID)[0], now);
+    checkRcClaims(
+      rc,
+      registrationSubjectFor(Buffer.from(leaf.rawData).toString('base64'), String(payload.client_id)),
+      now,
+    );
   }
 }
 
-/** TS 119 475 v1.2.1 claims of a verified rc-wrp+jwt (ADR 0035 amendment); `orgId`: the request leaf's. */
-function checkRcClaims(rc: Json, orgId: string | undefined, now: Date): void {
-  const str = (v: unknown) => typeof v === 'string' && v.length > 0;
-  for (const name of ['sub', 'name', 'registry_uri'])
-    if (!str(rc[name])) refuseInfo(`the registration certificate lacks ${name}`);
-  if (typeof rc.country !== 'string' || !/^[A-Z]{2}$/.test(rc.country))
-    refuseInfo('the registration certificate lacks country');
-  if (!Array.isArray(rc.entitlements) || rc.entitlements.length === 0 || !rc.entitlements.every(str))
-    refuseInfo('the registration certificate lacks entitlements');
-  if (!Number.isInteger(rc.iat)) refuseInfo('the registration certificate lacks iat');
-  if (rc.sub !== orgId)
+/** The shared claim rule (registrationClaimsProblem), as the wallet's refusals. */
+function checkRcClaims(rc: Json, subject: string, now: Date): void {
+  const problem = registrationClaimsProblem(rc, subject, now);
+  if (problem === 'sub')
     refuse(
-      'verifier_info does not match the signer (sub is not the organizationIdentifier)',
+      'verifier_info does not match the signer (sub names another relying party)',
       undefined,
       'verifier_info_mismatch',
     );
-  const im = rc.intermediary as Json | undefined;
-  if (im !== undefined && (!str(im?.sub) || !str(im?.sname)))
-    refuseInfo('the registration certificate intermediary needs sub and sname');
-  if (typeof rc.exp === 'number' && rc.exp - (rc.iat as number) > 366 * 86_400)
-    refuseInfo('the registration certificate is valid for more than 12 months');
-  if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000))
-    refuseInfo('the registration certificate has expired');
+  if (problem) refuseInfo(`the registration certificate ${problem}`);
 }
 
 /** What a wallet screen shows from a verified request's registration certificate (undefined: none). */

@@ -25,7 +25,10 @@ import {
   buildAnnexCRequest,
   openAnnexCResponse,
 } from '../verification/mdoc/annex-c';
-import type { RegistrationCertificates } from '../verification/registration-certificates';
+import {
+  type RegistrationCertificates,
+  registrationSubjectFor,
+} from '../verification/registration-certificates';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
@@ -134,7 +137,7 @@ export class WalletTransports {
       };
     }
     const identity = await this.deps.identity.forBusiness(input.business);
-    const base = await this.withVerifierInfo(input.base, identity.clientId, input.business);
+    const base = await this.withVerifierInfo(input.base, identity, input.business);
     if (kind === 'dc_api_signed') {
       const signed = await buildSignedDcApiRequest({
         base,
@@ -181,20 +184,22 @@ export class WalletTransports {
   /**
    * The request carries the business's registration certificate as OpenID4VP `verifier_info`
    * ([{format: 'jwt', data: <rc-wrp+jwt>}]), so a wallet shows who asks and why, with the service as the
-   * intermediary: the one the operator imported for the business and environment when it binds this
-   * client_id (ADR 0040; in production only with VERIFIER_INFO_PRODUCTION on), else in the sandbox the one the
+   * intermediary: the one the operator imported for the business and environment when it names this
+   * signer (ADR 0040; in production only with VERIFIER_INFO_PRODUCTION on), else in the sandbox the one the
    * registrar key issues (registrar mode, ADR 0035). Otherwise none.
    */
   private async withVerifierInfo(
     base: Json,
-    clientId: string,
+    signer: { clientId: string; x5c: string[] },
     business: { id: string; environment: string; intendedUse?: IntendedUse | null } | undefined,
   ): Promise<Json> {
     const env = business?.environment;
     if (!business || (env !== 'sandbox' && env !== 'production')) return base;
+    const clientId = signer.clientId;
+    const subject = registrationSubjectFor(signer.x5c[0] as string, clientId);
     const imported =
       env === 'sandbox' || this.deps.verifierInfoProduction
-        ? await this.deps.registrationCerts?.forRequest(business.id, env, clientId)
+        ? await this.deps.registrationCerts?.forRequest(business.id, env, subject)
         : undefined;
     const rc =
       imported ??

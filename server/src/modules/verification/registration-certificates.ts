@@ -27,6 +27,42 @@ const fail = (code: ErrorCode, detail: string, cause?: unknown): never => {
 };
 const pem = (b64Der: string) => `-----BEGIN CERTIFICATE-----\n${b64Der}\n-----END CERTIFICATE-----`;
 
+/**
+ * The `sub` a registration certificate must carry to belong to the requests a leaf signs: the leaf's subject
+ * organizationIdentifier (ETSI TS 119 475 v1.2.1: the relying party's identifier, as registrar-mode sandbox
+ * leaves carry it), or, for a leaf without one, the request's client_id (ADR 0035's first rule). The import and
+ * the sandbox wallet apply this one rule, so a certificate the import accepts is one the wallet accepts.
+ */
+export function registrationSubjectFor(leafB64: string, clientId: string): string {
+  const leaf = new x509.X509Certificate(Buffer.from(leafB64, 'base64'));
+  return leaf.subjectName.getField('2.5.4.97')[0] || clientId;
+}
+
+/**
+ * What is wrong with a verified rc-wrp+jwt's claims (ETSI TS 119 475 v1.2.1, ADR 0035 amendment), or undefined:
+ * `'sub'` when it names another relying party than `subject`; otherwise a phrase ("lacks country"). The import
+ * and the sandbox wallet apply this one rule.
+ */
+export function registrationClaimsProblem(
+  rc: Record<string, unknown>,
+  subject: string,
+  now: Date,
+): string | undefined {
+  const str = (v: unknown) => typeof v === 'string' && v.length > 0;
+  for (const name of ['sub', 'name', 'registry_uri']) if (!str(rc[name])) return `lacks ${name}`;
+  if (typeof rc.country !== 'string' || !/^[A-Z]{2}$/.test(rc.country)) return 'lacks country';
+  if (!Array.isArray(rc.entitlements) || rc.entitlements.length === 0 || !rc.entitlements.every(str))
+    return 'lacks entitlements';
+  if (!Number.isInteger(rc.iat)) return 'lacks iat';
+  if (rc.sub !== subject) return 'sub';
+  const im = rc.intermediary as Record<string, unknown> | undefined;
+  if (im !== undefined && (!str(im?.sub) || !str(im?.sname))) return 'intermediary needs sub and sname';
+  if (typeof rc.exp === 'number' && rc.exp - (rc.iat as number) > 366 * 86_400)
+    return 'is valid for more than 12 months';
+  if (typeof rc.exp === 'number' && rc.exp <= Math.floor(now.getTime() / 1000)) return 'has expired';
+  return undefined;
+}
+
 /** The certificates of a PEM bundle as base64 DER (the registrar trust anchors file). */
 export function anchorsFromPem(bundle: string): string[] {
   return [...bundle.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g)].map((m) =>
@@ -99,8 +135,8 @@ export class RegistrationCertificates {
       clock: Clock;
       /** Base64 DER registrar trust anchors (REGISTRATION_CERT_ANCHORS_FILE); none: every import refused. */
       anchors: string[];
-      /** The client_id this business's requests in this environment are signed with now. */
-      clientIdFor: (businessId: string, environment: Env) => Promise<string>;
+      /** The signer of this business's requests in this environment now: client_id and leaf (base64 DER). */
+      signerFor: (businessId: string, environment: Env) => Promise<{ clientId: string; leaf: string }>;
     },
   ) {}
 
@@ -116,12 +152,15 @@ export class RegistrationCertificates {
     const now = this.deps.clock.now();
     const token = jwt.trim();
     const { claims, anchorSha256 } = await this.verify(token, now);
-    const clientId = await this.deps.clientIdFor(businessId, environment);
-    if (claims.sub !== clientId)
+    const signer = await this.deps.signerFor(businessId, environment);
+    const subject = registrationSubjectFor(signer.leaf, signer.clientId);
+    const problem = registrationClaimsProblem(claims, subject, now);
+    if (problem === 'sub')
       fail(
         'registration_cert_client_mismatch',
-        `sub must be ${clientId}, the client_id of this business's ${environment} requests.`,
+        `sub must be ${subject}, naming the signer of this business's ${environment} requests.`,
       );
+    if (problem) fail('registration_cert_invalid', `The certificate ${problem} (ETSI TS 119 475 v1.2.1).`);
     const rp = await relyingPartyOf(this.deps.ds.manager, businessId, environment);
     const names = [business.name, rp.displayName, rp.legalName].filter((n): n is string => !!n);
     if (!names.includes(String(claims.name)) && !names.includes(String(claims.sub_ln)))
@@ -131,7 +170,7 @@ export class RegistrationCertificates {
       businessId,
       environment,
       jwt: token,
-      sub: clientId,
+      sub: subject,
       name: String(claims.name),
       anchorSha256,
       expiresAt: new Date((claims.exp as number) * 1000),
@@ -215,16 +254,16 @@ export class RegistrationCertificates {
   }
 
   /**
-   * The certificate a request of the business signed as `clientId` carries: the current one, unexpired, whose
-   * sub is that client_id (a wallet would refuse any other); undefined when there is none.
+   * The certificate a request of the business carries: the current one, unexpired, whose sub is `subject`
+   * (registrationSubjectFor of the request's signer; a wallet would refuse any other); undefined when none.
    */
-  async forRequest(businessId: string, environment: Env, clientId: string): Promise<string | undefined> {
+  async forRequest(businessId: string, environment: Env, subject: string): Promise<string | undefined> {
     const row = await this.deps.ds.getRepository(RegistrationCertificateEntity).findOne({
       where: {
         businessId,
         environment,
         revokedAt: IsNull(),
-        sub: clientId,
+        sub: subject,
         expiresAt: MoreThan(this.deps.clock.now()),
       },
       order: { createdAt: 'DESC' },
