@@ -31,7 +31,8 @@ function leaks(surface: unknown, key: HolderKey): string[] {
   const hex = Buffer.from(key.thumbprint, 'base64url').toString('hex');
   const found = [key.thumbprint, hex, key.jwk.x, key.jwk.y].filter((v) => text.includes(v));
   // and the names under which a key or a credential reference travelled before ADR 0046
-  for (const name of ['thumbprint', '"holder_key"', '"holderKey"', '"cnf"', '"idx"', 'status_list'])
+  // (`"by":"holder_key"` is the binding fact, and `status_list` the name of a check: neither is a key)
+  for (const name of ['thumbprint', '"holder_key":', '"holderKey":', '"cnf":', '"idx":', '"uri":'])
     if (text.includes(name)) found.push(name);
   return found;
 }
