@@ -172,7 +172,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     // ADR 0046: the continuity facts and the credential's status reference live in the sealed evidence only
     expect(audit1.body.verification.holder_binding).toEqual(bound1);
     expect(audit1.body.verification.status).toEqual({ status: 'valid' });
-    expect(JSON.stringify([audit0.body, audit1.body])).not.toMatch(/thumbprint|holder_key"|"idx"/);
+    expect(JSON.stringify([audit0.body, audit1.body])).not.toMatch(/thumbprint|"holder_key":|"idx"/);
 
     // Evidence: AES-256-GCM under a data key wrapped by the evidence key, not the audit signing key.
     const rows = await t.svc.ds.getRepository(StepEvidenceEntity).findBy({ sessionId: adult.id });

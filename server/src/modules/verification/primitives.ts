@@ -354,6 +354,11 @@ function holderProof(v: VerifiedPresentation, encoded: string) {
  */
 export function auditStatusForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
   if (step.primitive === 'sign' || step.primitive === 'attestation') return { ...v.statusChecked };
-  const checked = v.statusChecked as { status: string; reason?: string };
-  return { status: checked.status, ...(checked.reason !== undefined ? { reason: checked.reason } : {}) };
+  const checked = v.statusChecked as { status: string; reason?: string; lists?: { mechanism: string }[] };
+  return {
+    status: checked.status,
+    ...(checked.reason !== undefined ? { reason: checked.reason } : {}),
+    // an mdoc's mechanisms (status list, identifier list) without their URIs and indexes
+    ...(checked.lists ? { lists: checked.lists.map(({ mechanism }) => ({ mechanism })) } : {}),
+  };
 }
