@@ -345,8 +345,10 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     expect(audit.body.verification).toMatchObject({
       protocol: 'openid4vp-cross-device',
       audience: request.client_id,
-      holder_key_thumbprint: await calculateJwkThumbprint(holderPublicJwk, 'sha256'),
+      holder_binding: { by: 'first', bound_to_stage: null },
     });
+    // ADR 0046: an identify step's record carries no holder key (the sign step below checks the thumbprint)
+    expect(JSON.stringify(audit.body)).not.toContain(await calculateJwkThumbprint(holderPublicJwk, 'sha256'));
   });
 
   it('(b) completes a sign step on a PDF: transaction_data_hashes over the exact strings received', async () => {

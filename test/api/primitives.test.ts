@@ -115,10 +115,10 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
 
     const read = await api.rest('GET', `/v1/sessions/${adult.id}`);
     expect(read.body.status).toBe('completed');
-    // ADR 0026: both steps by Erika's key, the second bound to the first by it
-    const key = read.body.results[0].holder_binding.holder_key_thumbprint;
-    const first0 = { by: 'first', bound_to_stage: null, holder_key_thumbprint: key };
-    const bound1 = { by: 'holder_key', bound_to_stage: 0, holder_key_thumbprint: key };
+    // ADR 0026: both steps by Erika's key, the second bound to the first by it; ADR 0046: said as a fact,
+    // with no key, thumbprint or anything derived from one
+    const first0 = { by: 'first', bound_to_stage: null };
+    const bound1 = { by: 'holder_key', bound_to_stage: 0 };
     expect(read.body.results.map(({ completed_at: _c, ...r }: Json) => r)).toEqual([
       {
         stage: 0,
@@ -169,6 +169,10 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     expect(audit0.body.verification.age_basis).toBe('age_over_18');
     expect(audit1.body.verification.age_basis).toBe('birth_date');
     expect(JSON.stringify(audit1.body)).not.toMatch(/1984/);
+    // ADR 0046: the continuity facts and the credential's status reference live in the sealed evidence only
+    expect(audit1.body.verification.holder_binding).toEqual(bound1);
+    expect(audit1.body.verification.status).toEqual({ status: 'valid' });
+    expect(JSON.stringify([audit0.body, audit1.body])).not.toMatch(/thumbprint|"holder_key":|"idx"/);
 
     // Evidence: AES-256-GCM under a data key wrapped by the evidence key, not the audit signing key.
     const rows = await t.svc.ds.getRepository(StepEvidenceEntity).findBy({ sessionId: adult.id });
@@ -188,6 +192,11 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
     }
     expect(evidence.presentation).toMatch(/~[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(sha256Hex(plain as Buffer)).toBe(audit1.body.verification.evidence.plaintext_sha256);
+    // an auditor who opens the evidence finds the holder key (continuity) and the status reference
+    expect(evidence.holder_key_thumbprint).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(evidence.status_checked).toMatchObject({ status: 'valid', idx: expect.any(Number) });
+    const evidence0 = JSON.parse(String(await t.svc.evidence.open(t.svc.ds.manager, adult.id, 0)));
+    expect(evidence0.holder_key_thumbprint).toBe(evidence.holder_key_thumbprint);
     // the birth date is in the evidence (a disclosure), and only there
     const disclosures = (evidence.presentation as string)
       .split('~')

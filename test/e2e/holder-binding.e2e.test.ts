@@ -99,7 +99,7 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
     });
   }
 
-  it("the dashboard session detail says who presented each step and shows step 1's key to compare", async () => {
+  it('the dashboard session detail says who presented each step, with no holder key beside the binding', async () => {
     const biz = await createBusiness(t, 'Holder GmbH');
     const bizApi = new Api(t.baseUrl, biz.apiKey);
     const { workflowId: wf } = await publishWorkflow(
@@ -142,16 +142,22 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
       'Same person as step 1: another key, same name and birth date',
     );
     expect(await by.nth(2).textContent()).toContain('Anyone');
-    // step 2's card shows its own key and step 1's, which differ (bound by claims)
+    // ADR 0046: the binding is a fact; the identify step shows no key, a sign step only the key of its own
+    // holder signature (step 2: Erika's second device; step 3: the guarantor)
     const results = (await bizApi.rest('GET', `/v1/sessions/${id}`)).body.results;
-    const [k0, k1] = results.map(
-      (r: { holder_binding: { holder_key_thumbprint: string } }) => r.holder_binding.holder_key_thumbprint,
+    const [signKey, guarantorKey] = [results[1], results[2]].map(
+      (r: { holder_key: { thumbprint: string } }) => r.holder_key.thumbprint,
     );
-    expect(k1).not.toBe(k0);
-    const card = (await page.getByTestId('step-result-1').textContent()) as string;
-    expect(card).toContain('Step 1 holder key');
-    expect(card).toContain(k0);
-    expect(card).toContain(k1);
+    const cards = await Promise.all(
+      [0, 1, 2].map(async (s) => (await page.getByTestId(`step-result-${s}`).textContent()) as string),
+    );
+    expect(cards[1]).toContain('Signature key (thumbprint)');
+    expect(cards[1]).toContain(signKey);
+    expect(cards[0]).not.toMatch(/thumbprint/i);
+    expect(cards[0]).not.toContain(signKey);
+    expect(cards[2]).not.toContain(signKey);
+    expect(cards[1]).not.toContain(guarantorKey);
+    expect(cards.join('')).not.toContain('Step 1 holder key');
     if (SHOTS) {
       await checkScreen(page, 'dashboard-session-detail', SHOTS);
       // the step cards themselves, readable at both widths
@@ -163,6 +169,55 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
         }
       }
     } else expect(await axeFindings(page)).toEqual([]);
+    await context.close();
+  });
+  it('the dashboard detail of an age check shows over and threshold, and no holder key (ADR 0046)', async () => {
+    const biz = await createBusiness(t, 'Age Shop GmbH');
+    const bizApi = new Api(t.baseUrl, biz.apiKey);
+    const { workflowId: wf } = await publishWorkflow(
+      bizApi,
+      [
+        { primitive: 'age_verify', threshold: 18 },
+        { primitive: 'sign', documents: 1 },
+      ],
+      receiver.url,
+      'Age check, then a contract',
+    );
+    const { id, signer } = await startedSession(
+      t.baseUrl,
+      await createMultipart(bizApi, { workflow_id: wf }, [
+        { filename: 'Contract.pdf', type: 'application/pdf', bytes: minimalPdf('Contract') },
+      ]),
+    );
+    for (let i = 0; i < 2; i++) {
+      const wr = await signer.walletRequest();
+      const answer = await t.svc.wallet.respond({
+        persona: 'adult',
+        request: wr.body.request,
+        origin: t.baseUrl,
+      });
+      expect((await signer.submit(wr.body.request_id, answer)).status).toBe(200);
+    }
+    // the sign step's own key is the holder key of the age check too (bound by holder_key)
+    const results = (await bizApi.rest('GET', `/v1/sessions/${id}`)).body.results;
+    expect(results[1].holder_binding).toEqual({ by: 'holder_key', bound_to_stage: 0 });
+    const { thumbprint, jwk } = results[1].holder_key as {
+      thumbprint: string;
+      jwk: { x: string; y: string };
+    };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const token = biz.dashboard.cookie.replace(/^svc_dashboard=/, '');
+    await context.addCookies([{ name: 'svc_dashboard', value: token, url: t.baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
+    const age = page.getByTestId('step-result-0');
+    await age.waitFor({ timeout: 20_000 });
+    // the signed audit record (its JSON is on the card) has loaded before the card is read
+    await page.getByTestId('audit-0').getByText('Signed at').waitFor({ timeout: 20_000 });
+    const card = (await age.textContent()) as string;
+    expect(card).toContain('Age at least 18');
+    expect(card).toContain('The person this session is bound to (first step)');
+    for (const leak of [thumbprint, jwk.x, jwk.y, 'thumbprint', '"idx"']) expect(card).not.toContain(leak);
     await context.close();
   });
 });

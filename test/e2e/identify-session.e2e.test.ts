@@ -78,7 +78,7 @@ describe('identify session end to end (Chromium, MariaDB, real webhooks)', () =>
       primitive: 'identify',
       audit_id: `${session.id}_0`,
       claims,
-      holder_binding: { by: 'first', bound_to_stage: null, holder_key_thumbprint: expect.any(String) },
+      holder_binding: { by: 'first', bound_to_stage: null },
     });
 
     const read = await api.rest('GET', `/v1/sessions/${session.id}`);

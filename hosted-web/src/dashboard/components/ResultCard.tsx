@@ -34,7 +34,7 @@ const bytes = (n: unknown): string =>
  * A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. A sign step
  * links each document to the download of its signed original (`originals`: the exact bytes, any role).
  */
-export function ResultCard(props: { r: StepResult; anchor?: StepResult; originals?: SessionOriginal[] }) {
+export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[] }) {
   const r = () => props.r;
   const res = () => (r().result ?? {}) as Record<string, unknown>;
   const headingId = () => `step-h-${r().stage}`;
@@ -116,7 +116,7 @@ export function ResultCard(props: { r: StepResult; anchor?: StepResult; original
             <HolderKey res={res()} />
           </Match>
         </Switch>
-        <Presenter res={res()} anchor={(props.anchor?.result ?? {}) as Record<string, unknown>} />
+        <Presenter res={res()} />
         <dt>Audit id</dt>
         <dd>
           <code>{r().auditId}</code>
@@ -140,10 +140,12 @@ export function ResultCard(props: { r: StepResult; anchor?: StepResult; original
 interface HolderBinding {
   by?: string;
   bound_to_stage?: number | null;
-  holder_key_thumbprint?: string;
 }
 
-/** Who presented the step (ADR 0026): how it is bound to step 1, its key, and step 1's key to compare. */
+/**
+ * Who presented the step (ADR 0026): how it is bound to step 1, as a fact. No key is shown beside it (ADR 0046):
+ * a holder key identifies the person across sessions; only a signature's own key is shown (HolderKey).
+ */
 const PRESENTED_BY: Record<string, (stage: string) => string> = {
   first: () => 'The person this session is bound to (first step)',
   holder_key: (stage) => `Same person as step ${stage}: same holder key`,
@@ -151,9 +153,8 @@ const PRESENTED_BY: Record<string, (stage: string) => string> = {
   opted_out: () => 'Anyone: this step is not bound to the first step’s person (workflow opt-out)',
 };
 
-function Presenter(props: { res: Record<string, unknown>; anchor: Record<string, unknown> }) {
+function Presenter(props: { res: Record<string, unknown> }) {
   const b = () => props.res.holder_binding as HolderBinding | undefined;
-  const anchorKey = () => (props.anchor.holder_binding as HolderBinding | undefined)?.holder_key_thumbprint;
   return (
     <Show when={b()}>
       {(x) => (
@@ -162,27 +163,18 @@ function Presenter(props: { res: Record<string, unknown>; anchor: Record<string,
           <dd data-testid="presented-by" data-binding={x().by}>
             {(PRESENTED_BY[x().by ?? ''] ?? (() => text(x().by)))(String((x().bound_to_stage ?? 0) + 1))}
           </dd>
-          <dt>Holder key</dt>
-          <dd>
-            <code>{text(x().holder_key_thumbprint)}</code>
-          </dd>
-          <Show when={x().by !== 'first' && anchorKey()}>
-            <dt>Step 1 holder key</dt>
-            <dd>
-              <code>{text(anchorKey())}</code>
-            </dd>
-          </Show>
         </>
       )}
     </Show>
   );
 }
 
+/** The key of a sign or attestation step's holder signature: what verifies the signature the result carries. */
 function HolderKey(props: { res: Record<string, unknown> }) {
   const key = () => props.res.holder_key as { thumbprint?: unknown } | undefined;
   return (
-    <Show when={key()?.thumbprint && !props.res.holder_binding}>
-      <dt>Holder key</dt>
+    <Show when={key()?.thumbprint}>
+      <dt>Signature key (thumbprint)</dt>
       <dd>
         <code>{text(key()?.thumbprint)}</code>
       </dd>

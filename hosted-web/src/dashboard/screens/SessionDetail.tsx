@@ -148,7 +148,7 @@ export function SessionDetail(props: { id: string }) {
       >
         <ol class="d-results" aria-labelledby="results-h">
           <For each={results()}>
-            {(r) => <ResultCard r={r} anchor={results()[0]} originals={data()?.sessionTimeline.originals} />}
+            {(r) => <ResultCard r={r} originals={data()?.sessionTimeline.originals} />}
           </For>
         </ol>
       </Show>

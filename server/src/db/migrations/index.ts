@@ -21,6 +21,7 @@ import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trus
 import { RelyingParty1765800000000 } from './1765800000000-relying-party';
 import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-intended-use';
 import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
+import { AnchorHolderKey1766246000000 } from './1766246000000-anchor-holder-key';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -57,4 +58,6 @@ export const MIGRATIONS = [
   WorkflowIntendedUse1766000000000,
   // registration certificates imported per business (issue 19, ADR 0040)
   RegistrationCertificates1766100000000,
+  // holder keys out of results: the first step's key on the session row while it runs (issue 28, ADR 0046)
+  AnchorHolderKey1766246000000,
 ];

@@ -10,12 +10,17 @@ import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
-import { auditFactsForStep, evidenceForStep, resultForStep } from '../verification/primitives';
+import {
+  auditFactsForStep,
+  auditStatusForStep,
+  evidenceForStep,
+  resultForStep,
+} from '../verification/primitives';
 import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import type { SessionEntity } from './session.entity';
+import { SessionEntity } from './session.entity';
 import { stepCompleted } from './session.events';
 import { stepWindowEnd } from './session.input';
 import { MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
@@ -122,9 +127,9 @@ export class StepCompletion {
             format: verified.format,
             issuer: verified.issuer,
             vct: verified.vct,
-            holder_key_thumbprint: verified.holderKeyThumbprint,
+            // the binding as a fact; the holder key only where the result carries it (ADR 0046)
             holder_binding: result.holder_binding,
-            status: verified.statusChecked,
+            status: auditStatusForStep(step, verified),
             checks: verified.checks,
             ...auditFactsForStep(step, verified),
             ...(shown ? { documents_shown_to_end: shown } : {}),
@@ -142,6 +147,14 @@ export class StepCompletion {
           completedAt,
         });
         if (sealed) await this.deps.evidence.insert(m, sealed);
+        // the first step's holder key, for binding the later steps; internal, cleared at the end (ADR 0046)
+        if (s.currentStage === 0)
+          await m
+            .createQueryBuilder()
+            .update(SessionEntity)
+            .set({ anchorHolderKey: verified.holderKeyThumbprint })
+            .where('id = :id', { id: s.id })
+            .execute();
         await tx.timeline({
           kind: 'wallet_response_accepted',
           at: completedAt,
@@ -182,7 +195,7 @@ export class StepCompletion {
       anchor:
         s.currentStage === 0
           ? null
-          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s.id, steps),
+          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s, steps),
       holderKeyThumbprint: verified.holderKeyThumbprint,
       claims: verified.claims,
     });

@@ -146,13 +146,18 @@ export const HolderBindingSchema = z
       .describe('The stage this step is bound to (0); null for the first step and opted-out steps.'),
     holder_key_thumbprint: z
       .string()
-      .describe('RFC 7638 SHA-256 thumbprint (base64url) of the holder key that presented this step.'),
+      .optional()
+      .describe(
+        'Only on steps completed before ADR 0046 (their signed results cannot change); never on new ones. ' +
+          'A holder key is a stable identifier across sessions and businesses: the binding says the fact, not the key.',
+      ),
   })
   .strict()
   .meta({
     title: 'HolderBinding',
     description:
-      'Who presented the step: every step is presented by the holder of the first step unless the workflow opts it out (ADR 0026).',
+      'Who presented the step: every step is presented by the holder of the first step unless the workflow opts ' +
+      'it out (ADR 0026). A fact only: no key, thumbprint or value derived from one (ADR 0046).',
   });
 
 export const StepResultSchema = z

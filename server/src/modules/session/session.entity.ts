@@ -42,4 +42,9 @@ export class SessionEntity {
    * lazily by the next request with the key); NULL for a create without a key.
    */
   @Column({ ...str(64, true), name: 'idem_key' }) idemKey!: string | null;
+  /**
+   * RFC 7638 thumbprint of the first step's holder key while the session runs (ADR 0046): what later steps are
+   * bound to. Internal: no view, result, event or audit record reads it; cleared when the session ends.
+   */
+  @Column({ ...str(64, true), name: 'anchor_holder_key' }) anchorHolderKey!: string | null;
 }

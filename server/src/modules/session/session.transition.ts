@@ -231,7 +231,8 @@ async function guardedMove(
     status: to,
     version: s.version + 1,
     updatedAt: now,
-    ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null } : {}),
+    // the first step's holder key is needed only while steps remain (ADR 0046)
+    ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
   const res = await m
     .createQueryBuilder()

@@ -45,11 +45,10 @@ describe('holder binding', () => {
     expect(at(0, 'k1', erika).by).toBe('first');
     expect(at(1, 'k1', {}).by).toBe('holder_key');
     expect(at(1, 'k2', { ...erika, family_name: 'MUSTERMANN ' }).by).toBe('claims');
-    expect(at(2, 'k9', { given_name: 'Max' })).toEqual({
-      by: 'opted_out',
-      bound_to_stage: null,
-      holder_key_thumbprint: 'k9',
-    });
+    expect(at(2, 'k9', { given_name: 'Max' })).toEqual({ by: 'opted_out', bound_to_stage: null });
+    // ADR 0046: the binding is a fact, never the key (no thumbprint in any binding)
+    for (const b of [at(0, 'k1', erika), at(1, 'k1', {}), at(1, 'k2', { ...erika })])
+      expect(JSON.stringify(b)).not.toMatch(/k1|k2|thumbprint/);
     expect(() => at(1, 'k2', { ...erika, birth_date: '2014-01-12' })).toThrow(
       expect.objectContaining({ code: 'holder_mismatch' }),
     );

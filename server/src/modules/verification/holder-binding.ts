@@ -7,6 +7,9 @@
 // The anchor's identifying claims are what its step disclosed: an identify step's requested names and birth
 // date (its stored result), a sign or attestation step's names (its sealed evidence, `identifying_claims`). An
 // age_verify anchor discloses no identity (data minimisation): later steps must then use the same key.
+// The binding a result carries is a fact ({by, bound_to_stage}), never the key or its thumbprint (ADR 0046): the
+// anchor's thumbprint lives on the session row (`anchor_holder_key`) while the session runs, and in the sealed
+// evidence of the steps that have evidence.
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { EvidenceService } from '../evidence/evidence.service';
@@ -23,13 +26,15 @@ export const ANCHOR_STAGE = 0;
 
 export type HolderBindingBy = 'first' | 'holder_key' | 'claims' | 'opted_out';
 
-/** The binding facts of one step: in its result, its step.completed data and its audit record. */
+/**
+ * The binding facts of one step: in its result, its step.completed data and its audit record. No key, no
+ * thumbprint, nothing derived from one (ADR 0046): a thumbprint is a stable identifier across sessions and
+ * businesses, and the fact that a step was bound to the first step's holder is what a business relies on.
+ */
 export interface HolderBinding {
   by: HolderBindingBy;
   /** The stage this step is bound to (the anchor, 0); null for the anchor itself and opted-out steps. */
   bound_to_stage: number | null;
-  /** RFC 7638 SHA-256 thumbprint (base64url) of the key that presented this step. */
-  holder_key_thumbprint: string;
 }
 
 /**
@@ -99,14 +104,12 @@ export function decideHolderBinding(input: {
 }): HolderBinding {
   const step = input.steps[input.stage] as WorkflowStep;
   const thumbprint = input.holderKeyThumbprint;
-  if (input.stage === ANCHOR_STAGE)
-    return { by: 'first', bound_to_stage: null, holder_key_thumbprint: thumbprint };
-  if (holderPolicyOf(step) === 'any')
-    return { by: 'opted_out', bound_to_stage: null, holder_key_thumbprint: thumbprint };
+  if (input.stage === ANCHOR_STAGE) return { by: 'first', bound_to_stage: null };
+  if (holderPolicyOf(step) === 'any') return { by: 'opted_out', bound_to_stage: null };
   const anchor = input.anchor;
   // every later stage runs after the anchor completed; a missing anchor is our bug, never a pass
   if (!anchor) throw new Error('the first step of the session has no recorded holder');
-  const bound = { bound_to_stage: ANCHOR_STAGE, holder_key_thumbprint: thumbprint };
+  const bound = { bound_to_stage: ANCHOR_STAGE };
   if (constantTimeEqual(anchor.holderKeyThumbprint, thumbprint)) return { by: 'holder_key', ...bound };
   const wanted = bindingClaimsFor(input.steps, input.stage);
   const presented = identifyingClaimsOf(input.claims);
@@ -133,24 +136,26 @@ function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * The anchor's holder, read from what its completion stored: the thumbprint from its result's holder_binding,
- * its identifying claims from its result (identify) or its sealed evidence (sign, attestation). Null when the
- * anchor has not completed (then the step being verified is the anchor).
+ * The anchor's holder: its key thumbprint from the session row (`anchor_holder_key`, written when the anchor
+ * completed; a session whose anchor completed before ADR 0046 has it in its stored result instead), its
+ * identifying claims from its result (identify) or its sealed evidence (sign, attestation). Null when the anchor
+ * has not completed (then the step being verified is the anchor).
  */
 export async function loadAnchorHolder(
   m: EntityManager,
   evidence: Pick<EvidenceService, 'open'>,
-  sessionId: string,
+  session: { id: string; anchorHolderKey: string | null },
   steps: readonly WorkflowStep[],
 ): Promise<AnchorHolder | null> {
+  const sessionId = session.id;
   // sql-lint-allow: session-scope: by (session_id, stage), session ids are unique across tenants (lookup vindex)
   const row = await m.getRepository(StepResultEntity).findOneBy({ sessionId, stage: ANCHOR_STAGE });
   if (!row) return null;
   const result = JSON.parse(row.result) as {
     claims?: Record<string, unknown>;
-    holder_binding?: HolderBinding;
+    holder_binding?: { holder_key_thumbprint?: string };
   };
-  const holderKeyThumbprint = result.holder_binding?.holder_key_thumbprint;
+  const holderKeyThumbprint = session.anchorHolderKey ?? result.holder_binding?.holder_key_thumbprint;
   if (!holderKeyThumbprint) throw new Error('the first step of the session has no recorded holder key');
   const wanted = anchorIdentifyingClaims(steps[ANCHOR_STAGE]);
   if (wanted.length === 0) return { holderKeyThumbprint, claims: {} };

@@ -261,6 +261,10 @@ export function evidenceForStep(step: WorkflowStep, v: VerifiedPresentation): Bu
       transaction_data: v.transactionData,
       // who presented, for binding later steps by claims (holder-binding.ts loadAnchorHolder); sealed only
       identifying_claims: identifyingClaimsOf(v.claims),
+      // the holder key and the credential's status reference, which no age_verify result or audit record
+      // carries (ADR 0046): an auditor who opens the evidence checks continuity and revocation from here
+      holder_key_thumbprint: v.holderKeyThumbprint,
+      status_checked: v.statusChecked,
     }),
     'utf8',
   );
@@ -276,6 +280,8 @@ export function auditFactsForStep(step: WorkflowStep, v: VerifiedPresentation): 
     case 'sign':
     case 'attestation':
       return {
+        // the key of the holder signature the result carries (ADR 0046: key material only beside a signature)
+        holder_key_thumbprint: v.holderKeyThumbprint,
         transaction_data_hashes_alg: TX_HASH_ALG,
         transaction_data_hashes: v.transactionData.map(transactionDataHash),
       };
@@ -337,5 +343,22 @@ function holderProof(v: VerifiedPresentation, encoded: string) {
     transaction_data: encoded,
     holder_signature: signature,
     holder_key: { thumbprint: v.holderKeyThumbprint, jwk: v.holderJwk },
+  };
+}
+
+/**
+ * The audit record's `status` (ADR 0046). The status list's URI and index name one credential across sessions
+ * and businesses, like the holder key: the record keeps them only beside a holder signature (sign, attestation,
+ * whose result carries the key anyway); identify and age_verify get the outcome (and an mdoc's reason for
+ * `not_applicable`), and the sealed evidence, where there is one, keeps the reference.
+ */
+export function auditStatusForStep(step: WorkflowStep, v: VerifiedPresentation): Record<string, unknown> {
+  if (step.primitive === 'sign' || step.primitive === 'attestation') return { ...v.statusChecked };
+  const checked = v.statusChecked as { status: string; reason?: string; lists?: { mechanism: string }[] };
+  return {
+    status: checked.status,
+    ...(checked.reason !== undefined ? { reason: checked.reason } : {}),
+    // an mdoc's mechanisms (status list, identifier list) without their URIs and indexes
+    ...(checked.lists ? { lists: checked.lists.map(({ mechanism }) => ({ mechanism })) } : {}),
   };
 }
