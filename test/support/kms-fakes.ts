@@ -156,7 +156,8 @@ export class FakeGcpKms extends FakeServer {
       return json(res, 401, { error: { code: 401, message: 'no credentials', status: 'UNAUTHENTICATED' } });
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const sym = /^\/v1\/(.+):(encrypt|decrypt)$/.exec(path);
-    if (sym && req.method === 'POST') return this.handleSymmetric(sym[1] as string, sym[2] as string, req, res);
+    if (sym && req.method === 'POST')
+      return this.handleSymmetric(sym[1] as string, sym[2] as string, req, res);
     const sign = /^\/v1\/(.+):asymmetricSign$/.exec(path);
     const pub = /^\/v1\/(.+)\/publicKey$/.exec(path);
     const name = sign?.[1] ?? pub?.[1];
@@ -281,7 +282,12 @@ export class FakeAwsKms extends FakeServer {
   }
 
   /** Encrypt / Decrypt with a symmetric key; the encryption context is bound like AWS binds it. */
-  private handleSymmetric(arn: string, target: string, req: RecordedRequest, res: http.ServerResponse): unknown {
+  private handleSymmetric(
+    arn: string,
+    target: string,
+    req: RecordedRequest,
+    res: http.ServerResponse,
+  ): unknown {
     const type = 'application/x-amz-json-1.1';
     const b = (req.body ?? {}) as Record<string, unknown>;
     if (!this.symmetric.has(arn))
@@ -312,7 +318,10 @@ export class FakeAwsKms extends FakeServer {
         res,
         400,
         wrongKey
-          ? { __type: 'IncorrectKeyException', message: 'The key ID in the request does not identify the key that encrypted the ciphertext.' }
+          ? {
+              __type: 'IncorrectKeyException',
+              message: 'The key ID in the request does not identify the key that encrypted the ciphertext.',
+            }
           : { __type: 'InvalidCiphertextException', message: 'invalid ciphertext' },
         type,
       );

@@ -231,13 +231,19 @@ function kmsConfig(v: z.output<typeof schema>): Config['kms'] {
 
 function masterKeyWrapConfig(v: z.output<typeof schema>): Config['masterKeyWrap'] {
   const key =
-    v.KMS_PROVIDER === 'gcp' ? v.GCP_KMS_WRAP_KEY : v.KMS_PROVIDER === 'aws' ? v.AWS_KMS_WRAP_KEY_ID : undefined;
+    v.KMS_PROVIDER === 'gcp'
+      ? v.GCP_KMS_WRAP_KEY
+      : v.KMS_PROVIDER === 'aws'
+        ? v.AWS_KMS_WRAP_KEY_ID
+        : undefined;
   if ((v.GCP_KMS_WRAP_KEY || v.AWS_KMS_WRAP_KEY_ID) && !key)
     throw new Error(
       'Invalid configuration:\n  GCP_KMS_WRAP_KEY / AWS_KMS_WRAP_KEY_ID wrap the master key in the configured KMS: set KMS_PROVIDER=gcp or aws to match',
     );
   if (v.MASTER_KEY_PREVIOUS_WRAP_KEY && !key)
-    throw new Error('Invalid configuration:\n  MASTER_KEY_PREVIOUS_WRAP_KEY needs a wrapping key to rotate to');
+    throw new Error(
+      'Invalid configuration:\n  MASTER_KEY_PREVIOUS_WRAP_KEY needs a wrapping key to rotate to',
+    );
   if (!key || (v.KMS_PROVIDER !== 'gcp' && v.KMS_PROVIDER !== 'aws')) return undefined;
   return Object.freeze({
     provider: v.KMS_PROVIDER,

@@ -36,7 +36,10 @@ export class GcpKmsSigner implements CloudSigner {
   ) {
     if (!GCP_KEY_VERSION.test(keyVersion))
       throw new Error('GCP_KMS_KEY must be a full cryptoKeyVersions resource name');
-    this.client = new KeyManagementServiceClient({ ...gcpEndpointOptions(opts.endpoint), ...opts.clientOptions });
+    this.client = new KeyManagementServiceClient({
+      ...gcpEndpointOptions(opts.endpoint),
+      ...opts.clientOptions,
+    });
   }
 
   async describe(): Promise<{ kid: string; spki: Buffer }> {

@@ -156,7 +156,9 @@ async function unwrapStored(
   const check = Buffer.from(checkOf(key));
   const stored = Buffer.from(rec.check);
   if (key.length !== 32 || check.length !== stored.length || !timingSafeEqual(check, stored))
-    throw new Error(`Refusing to start: the key unwrapped from ${file} is not the master key that was wrapped`);
+    throw new Error(
+      `Refusing to start: the key unwrapped from ${file} is not the master key that was wrapped`,
+    );
   if (switching || out.stale) {
     writeRecord(file, await wrapRecord(wrapper, wrap.key, key), 'replace');
     logger?.info('master key re-wrapped', { from: rec.key_version, to: wrap.key });
@@ -168,7 +170,8 @@ async function wrapRecord(wrapper: KeyWrapper, wrapKey: string, key: Buffer): Pr
   const { ciphertext, keyVersion } = await wrapper.wrap(wrapKey, key);
   // proven before anything is stored or removed: the ciphertext opens to this key
   const back = await wrapper.unwrap(wrapKey, ciphertext);
-  if (!back.plaintext.equals(key)) throw new Error('the KMS did not unwrap what it wrapped; refusing to start');
+  if (!back.plaintext.equals(key))
+    throw new Error('the KMS did not unwrap what it wrapped; refusing to start');
   return {
     format: 'service-master-key/1',
     provider: wrapper.provider,

@@ -285,7 +285,7 @@ export class ReceiptEmails {
       .set({ state: 'withdrawn', linkHash: null })
       .where('id = :id AND state = :pending', { id: deliveryId, pending: 'pending' })
       .execute();
-    this.deps.logger.info('receipt email withdrawn: online access ' + state, { session: logTag(s.id) });
+    this.deps.logger.info(`receipt email withdrawn: online access ${state}`, { session: logTag(s.id) });
     return true;
   }
 

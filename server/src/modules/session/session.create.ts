@@ -24,11 +24,7 @@ import {
   KnownRevisions,
 } from './session.create-context';
 import { SessionEntity } from './session.entity';
-import {
-  type CreateSessionInput,
-  validateCreateInput,
-  validateIdempotencyKey,
-} from './session.input';
+import { type CreateSessionInput, validateCreateInput, validateIdempotencyKey } from './session.input';
 
 export interface CreatorDeps {
   ds: DataSource;
