@@ -1,6 +1,7 @@
 // Process entry point: load config, build the service, seed the sandbox quickstart, listen.
 import 'reflect-metadata';
 import { loadConfig } from './config/config';
+import { assertProductionKeys } from './modules/kms/master-key';
 import {
   ownerLinkBanner,
   quickstartBanner,
@@ -11,6 +12,8 @@ import { createService } from './service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // production never runs on keys beside the service (ADR 0048): checked before anything is written
+  assertProductionKeys(config);
   const svc = await createService(config);
   // production signs wallet requests only under an access certificate a real CA issued (ADR 0034)
   if (config.appEnv === 'production') {

@@ -23,7 +23,7 @@ import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
 import { createKmsProvider } from './modules/kms/kms.factory';
-import { loadOrCreateLocalMasterKey } from './modules/kms/local-kms.provider';
+import { loadMasterKey } from './modules/kms/master-key';
 import { createMailSender } from './modules/mail/mail';
 import { ServiceMetrics } from './modules/ops/metrics';
 import { OpsService } from './modules/ops/ops.service';
@@ -77,7 +77,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const availability = new DatabaseAvailability({ ds, logger });
   const isOutage = (e: unknown) => availability.classify(e) !== undefined;
 
-  const masterKey = loadOrCreateLocalMasterKey(config.dataDir);
+  // The master key: unwrapped by the cloud KMS when a wrapping key is configured (ADR 0048)
+  let masterKey: Buffer;
+  try {
+    masterKey = await loadMasterKey({ config, ds, logger, overrides: opts.kmsClients });
+  } catch (e) {
+    await ds.destroy();
+    throw e;
+  }
   const sealer = new KeySealer(masterKey);
   // Webhook signing secrets are sealed under the master key (ADR 0028): clear ones left by an earlier version
   // are sealed here, and a node whose master key is not the one they were sealed under refuses to start.

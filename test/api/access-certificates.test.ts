@@ -24,6 +24,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { FakeAwsKms } from '../support/kms-fakes';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
@@ -103,9 +104,22 @@ describe('access certificates from a real CA', () => {
   it('refuses a production start without an imported chain, with a clear message', async () => {
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-prod-'));
+    // production keys live in a KMS (ADR 0048): the AWS wire-protocol fake, reached with the SDK's env credentials
+    const kms = new FakeAwsKms();
+    await kms.start();
+    const arn = (n: string) => `arn:aws:kms:eu-central-1:111122223333:key/${n}-aaaa-bbbb-cccc-000000000000`;
+    kms.addKey(arn('00000001'));
+    kms.addSymmetricKey(arn('0000000a'));
     // its own embedded database (SQLite in a fresh data dir): a production start seeds no sandbox routes
     const out = await tsx(['server/src/main.ts'], {
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL')),
+      KMS_PROVIDER: 'aws',
+      AWS_KMS_KEY_ID: arn('00000001'),
+      AWS_KMS_WRAP_KEY_ID: arn('0000000a'),
+      AWS_KMS_ENDPOINT: kms.url,
+      AWS_REGION: 'eu-central-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
       DATA_DIR: dataDir,
       APP_ENV: 'production',
       PORT: String(port),
@@ -118,6 +132,7 @@ describe('access certificates from a real CA', () => {
       /Refusing to start in production: no imported, currently valid access certificate for 127\.0\.0\.1/,
     );
     expect(out.stderr).toMatch(/verifier-key import-chain/);
+    await kms.stop();
     // nothing is listening on its port
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({
       message: 'fetch failed',

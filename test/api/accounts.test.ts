@@ -69,6 +69,8 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
     expect(mail.text).not.toContain(businessId);
     expect(mail.text).not.toMatch(/owner|admin|developer/i);
     expect(mail.attachments).toEqual([]);
+    // nothing that identifies the business, in the subject, the body or the HTML (spec §1)
+    expect(`${mail.subject} ${mail.text} ${mail.html || ''}`).not.toMatch(/acme/i);
 
     const res = await authPost(t.baseUrl, '/auth/invitations/accept', { token });
     expect(res.status).toBe(201);
@@ -186,7 +188,9 @@ describe('accounts: people, sign-in, invitations, API keys, operator', () => {
       expect(
         new Date(inv.data.invite.expiresAt).getTime() - new Date(inv.data.invite.createdAt).getTime(),
       ).toBe(24 * HOUR);
-      const first = linkToken((await mailTo('dev@acme.test', before)).text);
+      const firstMail = await mailTo('dev@acme.test', before);
+      expect(`${firstMail.subject} ${firstMail.text}`).not.toMatch(/acme gmbh/i);
+      const first = linkToken(firstMail.text);
 
       await advance(23 * HOUR);
       const after = smtp.messages.length;

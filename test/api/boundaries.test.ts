@@ -269,7 +269,7 @@ describe('browser binding', () => {
   });
 });
 
-describe('idempotency retention: 24 h', () => {
+describe('idempotency retention: as long as the session exists', () => {
   const clock = new ManualClock(new Date('2026-11-23T08:00:00Z'));
   let t: TestService;
   let api: Api;
@@ -289,27 +289,32 @@ describe('idempotency retention: 24 h', () => {
     api.rest('POST', '/v1/sessions', body, { 'Idempotency-Key': key });
   const holders = () => sessionsHoldingAKey(t, businessId);
 
-  it('replays within 24 h; from 24 h on a repeat is a new session, which then holds the key', async () => {
+  it('replays for as long as the session exists: a day later, a week later, expired: the original, never a duplicate (spec 4.1 rule 1)', async () => {
     const first = await create('order-1');
     expect(first.status).toBe(201);
+    expect(first.body.status).toBe('created');
+    const before = await holders();
     clock.advance(23 * HOUR);
     const within = await create('order-1');
     expect(within.status).toBe(201);
     expect(within.headers.get('idempotent-replayed')).toBe('true');
     expect(within.body.id).toBe(first.body.id);
 
-    clock.advance(HOUR); // 24 h: kept at least 24 h, released from then on
-    const after = await create('order-1');
-    expect(after.status).toBe(201);
-    expect(after.headers.get('idempotent-replayed')).toBeNull();
-    expect(after.body.id).not.toBe(first.body.id);
-    expect(await holders()).toBe(1); // the first session let go of the key
-    // the first session itself is untouched
-    expect((await api.rest('GET', `/v1/sessions/${first.body.id}`)).status).toBe(200);
-    // and the new session replays in turn
-    const again = await create('order-1');
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body.id).toBe(after.body.id);
+    // 24 h and more: the session (expired since: its expires_in ended) still holds the key, and a replay
+    // answers it as it is now, lazily expired like every read
+    clock.advance(HOUR);
+    const dayLater = await create('order-1');
+    expect(dayLater.status).toBe(201);
+    expect(dayLater.headers.get('idempotent-replayed')).toBe('true');
+    expect(dayLater.body.id).toBe(first.body.id);
+    expect(dayLater.body.status).toBe('expired');
+    clock.advance(7 * 24 * HOUR);
+    const weekLater = await create('order-1');
+    expect(weekLater.headers.get('idempotent-replayed')).toBe('true');
+    expect(weekLater.body).toEqual(dayLater.body);
+    expect(await holders()).toBe(before); // no second session took the key
+    const read = await api.rest('GET', `/v1/sessions/${first.body.id}`);
+    expect(read.body.status).toBe('expired');
   });
 
   it('a refused create leaves the key free; once it created, bodies are not compared', async () => {

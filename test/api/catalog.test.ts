@@ -223,6 +223,44 @@ describe('credential route catalog', () => {
     expect(ref.production.available).toBe(false);
   });
 
+  it("each route's note says what the route really does: the protocols it names are exactly its own list", async () => {
+    const names: Record<string, string> = { openid4vp: 'OpenID4VP', 'org-iso-mdoc': 'org-iso-mdoc' };
+    const check = (r: Json) => {
+      for (const p of PRIMITIVES) {
+        const listed: string[] = r.primitive_protocols[p];
+        for (const [proto, name] of Object.entries(names)) {
+          // a protocol the note names for a primitive is in its list, and the reverse
+          const said = new RegExp(`\\b${p}\\b[^.;]* over [^.;]*${name}`).test(r.notes);
+          expect(said, `${r.id} ${p} ${proto}`).toBe(listed.includes(proto));
+        }
+      }
+      expect(r.notes).not.toMatch(/OpenID4VP only/i);
+    };
+    const catalog = (await sandbox.rest('GET', '/v1/catalog')).body;
+    for (const r of catalog.routes) check(r);
+    const apple = route(catalog, 'rte_apple_us_mdl');
+    expect(apple.primitive_protocols.identify).toEqual(['openid4vp', 'org-iso-mdoc']);
+    expect(apple.notes).toMatch(/identify and age_verify over OpenID4VP or org-iso-mdoc/);
+
+    // a database seeded by an earlier release keeps its old Apple note until the next start replaces it;
+    // an operator's own note is kept as written (after the derived sentence)
+    const routes = t.svc.ds.getRepository(CredentialRouteEntity);
+    const old =
+      'Listed for planning. Safari presents mdocs over the org-iso-mdoc protocol of the Digital Credentials API (ISO 18013-7 Annex C); this service requests over OpenID4VP only, so the route needs that protocol first, and then acceptance by the wallet provider, the issuing states and this service before production.';
+    await routes.update({ id: 'rte_apple_us_mdl' }, { notes: old });
+    await routes.update({ id: 'rte_google_us_mdl' }, { notes: 'Operator: ask Google first.' });
+    await t.svc.catalog.ensureSeeded({
+      sandboxIssuerIdentifier: `${t.baseUrl}/sandbox/issuer`,
+      sandboxEnabled: true,
+    });
+    const again = (await sandbox.rest('GET', '/v1/catalog')).body;
+    for (const r of again.routes) check(r);
+    expect(route(again, 'rte_google_us_mdl').notes).toMatch(/ Operator: ask Google first\.$/);
+    const gql = await sandbox.gql('{ catalog { id notes } }');
+    const appleGql = gql.data.catalog.find((r: Json) => r.id === 'rte_apple_us_mdl');
+    expect(appleGql.notes).toBe(route(again, 'rte_apple_us_mdl').notes);
+  });
+
   it('opens production only when provider, issuer and service have all accepted a route', async () => {
     // two of three acceptances: still unavailable
     const partial = await t.svc.catalog.setAcceptance('rte_google_us_mdl', { provider: true, issuer: true });

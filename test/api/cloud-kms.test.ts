@@ -149,7 +149,9 @@ describe.each([
     const n3 = await startNode(db, dataDir, { KMS_PROVIDER: 'local' });
     const third = await auditedStep(n3, biz.apiKey, workflowId);
     await n3.svc.close();
-    expect(third.audit.service_signature.kid).toMatch(/^projects\/local\/.*\/cryptoKeyVersions\/1$/);
+    expect(third.audit.service_signature.kid).toMatch(
+      /^local\/cryptoKeys\/audit-signing\/cryptoKeyVersions\/1$/,
+    );
     expect(third.jwks.keys.map((k: { kid: string }) => k.kid)).toContain(key(2));
     expect(opensslVerifyAudit(third.audit, third.jwks)).toBe(true);
     expect(opensslVerifyAudit(second.audit, third.jwks)).toBe(true);

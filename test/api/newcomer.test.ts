@@ -132,16 +132,27 @@ describe('/ and the development mailbox', () => {
         'owner@mail.test',
         'ops',
       );
+      // the invitation names no business (spec §1): a hostile subject reaches the mailbox through another mail
+      await svc.mail.send({
+        to: 'owner@mail.test',
+        subject: 'Your verification code for <img src=x onerror=alert(1)> & "Co"',
+        text: 'For <img src=x onerror=alert(1)> & "Co"',
+      });
       const list = await fetch(`${baseUrl}/dev/mail`);
       expect(list.status).toBe(200);
       const html = await list.text();
-      expect(html).toContain('Your invitation to &#60;img src=x onerror=alert(1)&#62; &#38; &#34;Co&#34;');
+      expect(html).toContain('Your dashboard invitation');
+      expect(html).toContain(
+        'Your verification code for &#60;img src=x onerror=alert(1)&#62; &#38; &#34;Co&#34;',
+      );
       expect(html).not.toContain('<img');
       expect(html).toContain('owner@mail.test');
       expect(html).toMatch(
         /<time datetime="\d{4}-\d\d-\d\dT[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time>/,
       );
-      const href = /href="(\/dev\/mail\/[^"]+\.eml)"/.exec(html)?.[1] as string;
+      const href = /href="(\/dev\/mail\/[^"]+\.eml)"><span class="subject">Your dashboard invitation/.exec(
+        html,
+      )?.[1] as string;
       expect(href).toBeTruthy();
 
       const msg = await fetch(`${baseUrl}${href}`);

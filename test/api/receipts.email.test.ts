@@ -145,4 +145,46 @@ describe('the signer’s record (receipts): email', () => {
     );
     expect(mail.attachments.some((a) => a.contentType === 'application/pdf')).toBe(true);
   });
+  it('a receipt email authorized before closure, or before access ended, is never retried after (spec §1)', async () => {
+    const deliveries = s.t.svc.ds.getRepository(ReceiptDeliveryEntity);
+    const queued = async (to: string) => {
+      const b = await newIdentify();
+      await share(b);
+      const n = s.smtp.messages.length;
+      expect((await b.requestCode(to)).errors).toBeUndefined();
+      const code = codeOf(await codeMail(to, n));
+      s.smtp.refusing = true; // the send fails: authorized and committed, left for the worker's retry
+      expect((await b.sendEmail(code)).errors).toBeUndefined();
+      s.smtp.refusing = false;
+      return b;
+    };
+    const receiptMailsTo = (to: string) =>
+      s.smtp.messages.filter((m) => /receipt/i.test(m.subject ?? '') && addr(m) === to).length;
+
+    // closed by the signer before the retry: the worker withdraws it, nothing arrives
+    const closing = await queued('closer@example.org');
+    expect((await closing.close()).data.closeReceiptAccess.access).toBe('closed');
+    clock.advance(31_000);
+    await s.t.svc.receipts.deliverPending();
+    await s.t.svc.receipts.deliverPending();
+    expect(receiptMailsTo('closer@example.org')).toBe(0);
+    expect((await deliveries.findBy({ email: 'closer@example.org' })).map((d) => d.state)).toEqual([
+      'withdrawn',
+    ]);
+
+    // not closed, but the retry comes after the 48 hours of online access: withdrawn as well
+    await queued('late@example.org');
+    clock.advance(48 * HOUR + 1000);
+    await s.t.svc.receipts.deliverPending();
+    expect(receiptMailsTo('late@example.org')).toBe(0);
+    expect((await deliveries.findBy({ email: 'late@example.org' })).map((d) => d.state)).toEqual([
+      'withdrawn',
+    ]);
+
+    // within access, the same retry is sent (the test can fail: the path above is not simply broken)
+    await queued('ontime@example.org');
+    clock.advance(31_000);
+    expect(await s.t.svc.receipts.deliverPending()).toBe(1);
+    await s.smtp.waitFor((m) => /receipt/i.test(m.subject ?? '') && addr(m) === 'ontime@example.org');
+  });
 });

@@ -266,7 +266,7 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     expect(await page.getByTestId('session-status').textContent()).toBe('Not started yet');
   }, 60_000);
 
-  it('shows invitation times by status, names the business in the emails, reads a pasted second link', async () => {
+  it('shows invitation times by status, names no business in the invitation email, reads a pasted second link', async () => {
     await page.goto(`${t.baseUrl}/dashboard/team`);
     const invite = async (email: string) => {
       const before = smtp?.messages.length ?? 0;
@@ -281,8 +281,9 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     };
     const first = await invite('erste@nordlicht.test');
     const second = await invite('zweite@nordlicht.test');
-    expect(first.subject).toBe('Your invitation to Nordlicht Versand GmbH');
-    expect(first.text).toContain('the dashboard of Nordlicht Versand GmbH');
+    // the email names no business (spec §1): only the opaque one-time link
+    expect(first.subject).toBe('Your dashboard invitation');
+    expect(first.text).not.toContain('Nordlicht');
 
     // a second link pasted into the tab that shows the first: the page acts on the second
     const ctx = await dash!.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -296,7 +297,7 @@ describe('dashboard: first screen, phone menu, keys, claims, statuses, request b
     expect(await p.getByText('erste@nordlicht.test').count()).toBe(0);
     await ctx.close();
 
-    // the sign-in link mail names the business too
+    // the sign-in link mail names the business (the person is already a member)
     const before = smtp?.messages.length ?? 0;
     expect((await authPost(t.baseUrl, '/auth/email-link', { email: 'zweite@nordlicht.test' })).status).toBe(
       202,

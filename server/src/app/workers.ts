@@ -40,8 +40,8 @@ export function startWorkers(d: WorkerDeps): { stop(): void } {
       if (!isOutage(e)) logger.error(`${what} failed`, { error: String(e) });
     };
     d.sweep().catch(failed('expiry sweep')); // counted in /metrics
-    // boundaries (issue 7): gate reminders on the same beat (an Idempotency-Key is released lazily after
-    // its 24 h by the next request with it, so there is no purge pass: ADR 0024)
+    // boundaries (issue 7): gate reminders on the same beat (an Idempotency-Key is held by its session for
+    // as long as the session exists, so there is no purge pass: ADR 0024, 0048)
     d.sweepDecisionsDue().catch(failed('decision sweep'));
   }, 30_000);
   // transient-upload cleanup and receipt emails left pending by a failed send (bounded batches)

@@ -21,7 +21,8 @@ const schema = z.object({
   HOSTED_WEB_DIST: z.string().optional(),
   KMS_KEY_RING: z
     .string()
-    .default('projects/local/locations/global/keyRings/service-audit/cryptoKeys/audit-signing'),
+    // not a cloud resource name: a kid of the local provider must never pass for a Google Cloud key (ADR 0048)
+    .default('local/cryptoKeys/audit-signing'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool,
   /** JSON file of ETSI trust lists to configure at start (ADR 0036). */
   TRUST_LISTS_FILE: z.string().optional(),
@@ -42,6 +43,17 @@ const schema = z.object({
   AWS_KMS_KEY_ID: z.string().optional(),
   AWS_KMS_ENDPOINT: z.url().optional(),
   AWS_REGION: z.string().optional(),
+  // keys in the KMS (ADR 0048): the service master key wrapped by a symmetric key of the configured cloud KMS
+  GCP_KMS_WRAP_KEY: z
+    .string()
+    .regex(
+      /^projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+$/,
+      'GCP_KMS_WRAP_KEY must be a cryptoKeys resource name (no version): projects/P/locations/L/keyRings/R/cryptoKeys/K',
+    )
+    .optional(),
+  AWS_KMS_WRAP_KEY_ID: z.string().optional(),
+  /** The wrapping key the master key was wrapped under before a switch to another key (rotation). */
+  MASTER_KEY_PREVIOUS_WRAP_KEY: z.string().optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
@@ -104,6 +116,19 @@ export interface Config {
         readonly endpoint?: string;
         readonly region?: string;
       };
+  /**
+   * The cloud KMS key that wraps the service master key (envelope encryption, ADR 0048); undefined: the master
+   * key is a clear file in DATA_DIR (development and tests only: production refuses to start).
+   */
+  readonly masterKeyWrap:
+    | {
+        readonly provider: 'gcp' | 'aws';
+        readonly key: string;
+        readonly previousKey?: string;
+        readonly endpoint?: string;
+        readonly region?: string;
+      }
+    | undefined;
   /** Shared rate-limit store; unset = per-process memory. */
   readonly redisUrl: string | undefined;
   /** Prefix of the rate-limit keys in Redis (several deployments or tests may share one Redis). */
@@ -169,6 +194,7 @@ function buildConfig(v: z.output<typeof schema>): Config {
       windowSeconds: Number(v.RATE_LIMIT.split('/')[1]),
     }),
     kms: kmsConfig(v),
+    masterKeyWrap: masterKeyWrapConfig(v),
     redisUrl: v.REDIS_URL,
     rateLimitKeyPrefix: v.RATE_LIMIT_KEY_PREFIX,
     metricsToken: v.METRICS_TOKEN,
@@ -201,6 +227,32 @@ function kmsConfig(v: z.output<typeof schema>): Config['kms'] {
     });
   }
   return Object.freeze({ provider: 'local' });
+}
+
+function masterKeyWrapConfig(v: z.output<typeof schema>): Config['masterKeyWrap'] {
+  const key =
+    v.KMS_PROVIDER === 'gcp'
+      ? v.GCP_KMS_WRAP_KEY
+      : v.KMS_PROVIDER === 'aws'
+        ? v.AWS_KMS_WRAP_KEY_ID
+        : undefined;
+  if ((v.GCP_KMS_WRAP_KEY || v.AWS_KMS_WRAP_KEY_ID) && !key)
+    throw new Error(
+      'Invalid configuration:\n  GCP_KMS_WRAP_KEY / AWS_KMS_WRAP_KEY_ID wrap the master key in the configured KMS: set KMS_PROVIDER=gcp or aws to match',
+    );
+  if (v.MASTER_KEY_PREVIOUS_WRAP_KEY && !key)
+    throw new Error(
+      'Invalid configuration:\n  MASTER_KEY_PREVIOUS_WRAP_KEY needs a wrapping key to rotate to',
+    );
+  if (!key || (v.KMS_PROVIDER !== 'gcp' && v.KMS_PROVIDER !== 'aws')) return undefined;
+  return Object.freeze({
+    provider: v.KMS_PROVIDER,
+    key,
+    ...(v.MASTER_KEY_PREVIOUS_WRAP_KEY ? { previousKey: v.MASTER_KEY_PREVIOUS_WRAP_KEY } : {}),
+    ...(v.KMS_PROVIDER === 'gcp'
+      ? { endpoint: v.GCP_KMS_ENDPOINT }
+      : { endpoint: v.AWS_KMS_ENDPOINT, region: v.AWS_REGION }),
+  });
 }
 
 /** Masks a secret-bearing value for logs: keeps a short prefix only. */

@@ -12,7 +12,8 @@ import { loadConfig } from '../config/config';
 import { transactionWithRetry } from '../db/data-source';
 import { isEnvironment } from '../modules/accounts/roles';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
-import { LocalKmsProvider, loadOrCreateLocalMasterKey } from '../modules/kms/local-kms.provider';
+import { LocalKmsProvider } from '../modules/kms/local-kms.provider';
+import { loadMasterKey } from '../modules/kms/master-key';
 import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { requireRoute } from '../modules/verification/trust';
@@ -223,7 +224,7 @@ async function run(
       const kms = new LocalKmsProvider({
         ds: svc.ds,
         keyRing: svc.config.kmsKeyRing,
-        masterKey: loadOrCreateLocalMasterKey(svc.config.dataDir),
+        masterKey: await loadMasterKey({ config: svc.config, ds: svc.ds }),
         clock: svc.clock,
       });
       const kid = await kms.rotate('audit-signing');

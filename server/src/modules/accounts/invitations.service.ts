@@ -56,7 +56,7 @@ export class InvitationsService extends AccountsPart {
       });
     });
     const link = this.invitationLink(token);
-    await this.mailInvitation(email, name.trim(), link);
+    await this.mailInvitation(email, link);
     return { businessId, invitationId, link, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) };
   }
 
@@ -140,12 +140,13 @@ export class InvitationsService extends AccountsPart {
     return `${this.origin}/dashboard/accept-invitation#token=${token}`;
   }
 
-  private async mailInvitation(to: string, businessName: string, link: string): Promise<void> {
-    // The email carries only the link (spec §1): no inviter name, no role, no business data beyond its name.
+  private async mailInvitation(to: string, link: string): Promise<void> {
+    // The email carries only an opaque one-time link (spec §1): nothing that identifies the business (no name,
+    // no id), no inviter, no role. The page the link opens may say who invites (ADR 0048).
     await this.deps.mail.send({
       to,
-      subject: `Your invitation to ${businessName}`,
-      text: `You have been invited to the dashboard of ${businessName}. Open this link within 24 hours of the invitation:\n\n${link}\n\nIf you did not expect this, ignore this email.`,
+      subject: 'Your dashboard invitation',
+      text: `You have been invited to a dashboard. Open this link within 24 hours of the invitation:\n\n${link}\n\nIf you did not expect this, ignore this email.`,
     });
   }
 
@@ -178,7 +179,7 @@ export class InvitationsService extends AccountsPart {
       throw new AppError('role_insufficient', `Only an ${role} or higher can invite an ${role}.`);
     const token = randomToken(32);
     const row = this.invitationRow(newId('inv'), me.businessId, email, role, token, me.userId);
-    const business = await transactionWithRetry(this.deps.ds, async (m) => {
+    await transactionWithRetry(this.deps.ds, async (m) => {
       await m.getRepository(InvitationEntity).insert(row);
       await this.audit(m, {
         businessId: me.businessId,
@@ -187,9 +188,8 @@ export class InvitationsService extends AccountsPart {
         target: row.id,
         detail: { role },
       });
-      return m.getRepository(BusinessEntity).findOneByOrFail({ id: me.businessId });
     });
-    await this.mailInvitation(email, business.name, this.invitationLink(token));
+    await this.mailInvitation(email, this.invitationLink(token));
     return this.invitationView(row);
   }
 
@@ -198,7 +198,7 @@ export class InvitationsService extends AccountsPart {
     const me = this.userOf(ctx);
     const token = randomToken(32);
     const now = this.now();
-    const { inv, business } = await transactionWithRetry(this.deps.ds, async (m) => {
+    const inv = await transactionWithRetry(this.deps.ds, async (m) => {
       const res = await m
         .createQueryBuilder()
         .update(InvitationEntity)
@@ -218,9 +218,9 @@ export class InvitationsService extends AccountsPart {
         action: 'invitation.resend',
         target: id,
       });
-      return { inv, business: await m.getRepository(BusinessEntity).findOneByOrFail({ id: me.businessId }) };
+      return inv;
     });
-    await this.mailInvitation(inv.email, business.name, this.invitationLink(token));
+    await this.mailInvitation(inv.email, this.invitationLink(token));
     return this.invitationView(inv);
   }
 

@@ -151,6 +151,6 @@ export const SEED_ROUTES: SeedRoute[] = [
     ...caps('identify', 'age_verify'),
     sandboxAvailable: false,
     notes:
-      'Listed for planning. Safari presents mdocs over the org-iso-mdoc protocol of the Digital Credentials API (ISO 18013-7 Annex C); this service requests over OpenID4VP only, so the route needs that protocol first, and then acceptance by the wallet provider, the issuing states and this service before production.',
+      'Listed for planning. Safari presents mdocs over the Digital Credentials API (org-iso-mdoc); production needs acceptance by the wallet provider, the issuing states and this service.',
   },
 ];

@@ -5,7 +5,7 @@
 //   of a sandbox-only issuer (the reference wallet's sandbox issuer) can never be accepted for production;
 // - a session can only be created when every primitive of its workflow has an available route in the
 //   session's environment (assertAvailable, called inside the create transaction).
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
@@ -15,6 +15,7 @@ import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
+import { routeNotes, STALE_SEED_NOTES } from './catalog.notes';
 import {
   SANDBOX_ISSUER_ID,
   SANDBOX_ROUTE,
@@ -229,7 +230,8 @@ export class CatalogService {
           primitives: masked(capabilities, prod),
           acceptance: { provider: r.providerAccepted, issuer: r.issuerAccepted, service: r.serviceAccepted },
         },
-        notes: r.notes,
+        // the protocol sentence is derived from the list above, so the note cannot contradict it
+        notes: routeNotes(protocolsByPrimitive(primitiveFormats), r.notes),
       });
     }
     return views;
@@ -363,6 +365,12 @@ export class CatalogService {
         ...stamp,
       })),
     );
+    // a seeded note of an earlier release that contradicted its route is replaced (an operator's never is)
+    for (const [id, stale] of Object.entries(STALE_SEED_NOTES)) {
+      const notes = SEED_ROUTES.find((r) => r.id === id)?.notes;
+      if (notes !== undefined)
+        await m.getRepository(CredentialRouteEntity).update({ id, notes: In(stale) }, { notes });
+    }
     await m
       .getRepository(CredentialIssuerEntity)
       .update({ id: SANDBOX_ISSUER_ID }, { identifier: opts.sandboxIssuerIdentifier, sandboxOnly: true });

@@ -12,7 +12,19 @@ import type { CloudSigner } from './cloud-signing';
 export const GCP_KEY_VERSION =
   /^projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+\/cryptoKeyVersions\/[1-9]\d*$/;
 
-type GcpClientOptions = ConstructorParameters<typeof KeyManagementServiceClient>[0];
+export type GcpClientOptions = ConstructorParameters<typeof KeyManagementServiceClient>[0];
+
+/** Client options for an endpoint override: the REST fallback (HTTP/1.1 JSON) on that host and port. */
+export function gcpEndpointOptions(endpoint: string | undefined): GcpClientOptions {
+  if (!endpoint) return {};
+  const u = new URL(endpoint);
+  return {
+    fallback: true,
+    apiEndpoint: u.hostname,
+    port: Number(u.port || (u.protocol === 'http:' ? 80 : 443)),
+    protocol: u.protocol.replace(':', ''),
+  } as GcpClientOptions;
+}
 
 export class GcpKmsSigner implements CloudSigner {
   readonly provider = 'gcp' as const;
@@ -24,17 +36,10 @@ export class GcpKmsSigner implements CloudSigner {
   ) {
     if (!GCP_KEY_VERSION.test(keyVersion))
       throw new Error('GCP_KMS_KEY must be a full cryptoKeyVersions resource name');
-    let endpoint: GcpClientOptions = {};
-    if (opts.endpoint) {
-      const u = new URL(opts.endpoint);
-      endpoint = {
-        fallback: true,
-        apiEndpoint: u.hostname,
-        port: Number(u.port || (u.protocol === 'http:' ? 80 : 443)),
-        protocol: u.protocol.replace(':', ''),
-      } as GcpClientOptions;
-    }
-    this.client = new KeyManagementServiceClient({ ...endpoint, ...opts.clientOptions });
+    this.client = new KeyManagementServiceClient({
+      ...gcpEndpointOptions(opts.endpoint),
+      ...opts.clientOptions,
+    });
   }
 
   async describe(): Promise<{ kid: string; spki: Buffer }> {

@@ -18,7 +18,7 @@ import {
   type SignerAccess,
 } from './receipt.access';
 import { presentationOfDelivery, type ReceiptRecords, receiptFilename } from './receipt.data';
-import { ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
+import { ReceiptAccessEntity, ReceiptCodeEntity, ReceiptDeliveryEntity } from './receipt.entities';
 import {
   DEFAULT_PRESENTATION,
   localTime,
@@ -196,8 +196,8 @@ export class ReceiptEmails {
 
   /**
    * Sends one authorized delivery: mints its receipt-page link (only the hash is stored), renders the PDF
-   * and mails it. A failed send leaves it pending for deliverPending(). Closing access after authorization
-   * does not stop it (the signer is told so).
+   * and mails it. A failed send leaves it pending for deliverPending(). Once online access is closed or its
+   * 48 h ended, a delivery not yet sent is withdrawn instead (spec §1: only one already in flight may arrive).
    */
   async deliver(deliveryId: string): Promise<boolean> {
     const repo = this.deps.ds.getRepository(ReceiptDeliveryEntity);
@@ -216,6 +216,9 @@ export class ReceiptEmails {
       .where('id = :id AND state = :pending AND link_hash IS NULL', { id: d.id, pending: 'pending' })
       .execute();
     if (claimed.affected !== 1) return false;
+    // Checked after the claim: a closure committed from here on finds this send in flight; one committed
+    // before it withdraws the delivery, so no retry ever sends after closure or after access ended.
+    if (await this.withdrawnByAccess(s, d.id)) return false;
     try {
       const presentation = presentationOfDelivery(d);
       const data = await this.records.receiptData(s, presentation);
@@ -269,6 +272,21 @@ export class ReceiptEmails {
     let sent = 0;
     for (const d of due) if (await this.deliver(d.id).catch(() => false)) sent++;
     return sent;
+  }
+
+  /** Withdraws a claimed delivery when online access is closed or ended; true when withdrawn. */
+  private async withdrawnByAccess(s: SessionEntity, deliveryId: string): Promise<boolean> {
+    const row = await this.deps.ds.getRepository(ReceiptAccessEntity).findOneBy({ sessionId: s.id });
+    const { state } = this.access.accessOf(s, row);
+    if (state === 'open') return false;
+    await this.deps.ds
+      .createQueryBuilder()
+      .update(ReceiptDeliveryEntity)
+      .set({ state: 'withdrawn', linkHash: null })
+      .where('id = :id AND state = :pending', { id: deliveryId, pending: 'pending' })
+      .execute();
+    this.deps.logger.info(`receipt email withdrawn: online access ${state}`, { session: logTag(s.id) });
+    return true;
   }
 
   /** The business's display name, as the receipt shows it (receiptData business.name). */

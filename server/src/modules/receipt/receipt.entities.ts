@@ -33,7 +33,8 @@ export class ReceiptCodeEntity {
   @Column({ ...time(), name: 'expires_at' }) expiresAt!: Date;
 }
 
-export type ReceiptDeliveryState = 'pending' | 'sent';
+/** `withdrawn`: authorized, not yet sent when online access was closed or ended (spec §1): never sent. */
+export type ReceiptDeliveryState = 'pending' | 'sent' | 'withdrawn';
 
 /**
  * An emailed receipt authorized by a verified code. Written in the code's transaction (state pending), sent

@@ -170,7 +170,7 @@ export class ReceiptService {
     const live = latest && latest.state === 'open' && latest.expiresAt > now ? latest : undefined;
     const sent = await this.deps.ds
       .getRepository(ReceiptDeliveryEntity)
-      .find({ where: { sessionId: l.s.id }, order: { createdAt: 'ASC' } });
+      .find({ where: { sessionId: l.s.id, state: Not('withdrawn') }, order: { createdAt: 'ASC' } });
     const base = `/t/sessions/${l.s.id}`;
     return {
       session_status: l.s.status,

@@ -18,7 +18,6 @@ export const SESSION_LIMITS = {
   expiresInMax: 86_400,
   metadataMaxBytes: 16 * 1024,
   idempotencyKeyMaxLength: 255,
-  idempotencyRetentionHours: 24,
 } as const;
 
 export const timestamp = z.iso.datetime().describe('RFC 3339 timestamp in UTC with milliseconds.');

@@ -3,7 +3,7 @@
 // create of this instance or read in one statement (session.create-context.ts); then ONE guarded INSERT that
 // re-checks those facts as committed (and, for an API-key actor, that the key is not revoked), in autocommit,
 // or in a transaction only when the session's documents are stored with it. The Idempotency-Key is reserved on
-// the session row itself (`idem_key`, unique per tenant: ADR 0024).
+// the session row itself (`idem_key`, unique per tenant: ADR 0024), for as long as the session exists (ADR 0048).
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { type Ctx, tenantOf } from '../../common/context';
@@ -24,12 +24,7 @@ import {
   KnownRevisions,
 } from './session.create-context';
 import { SessionEntity } from './session.entity';
-import {
-  type CreateSessionInput,
-  SESSION_LIMITS,
-  validateCreateInput,
-  validateIdempotencyKey,
-} from './session.input';
+import { type CreateSessionInput, validateCreateInput, validateIdempotencyKey } from './session.input';
 
 export interface CreatorDeps {
   ds: DataSource;
@@ -73,12 +68,10 @@ const CREATE_ATTEMPTS = 50;
 const READ_ROUNDS = 3;
 
 /**
- * Rounds of create-then-replay: a replay finds no session when the key was released meanwhile (24 h passed,
- * or the holder rolled back after the duplicate was seen); the request is then new and creates again.
+ * Rounds of create-then-replay: a replay finds no session when the holder rolled back after the duplicate was
+ * seen; the request is then new and creates again.
  */
 const KEY_ROUNDS = 3;
-
-const RETENTION_MS = SESSION_LIMITS.idempotencyRetentionHours * 3600_000;
 
 class IdempotentReplay extends Error {}
 
@@ -133,8 +126,8 @@ export class SessionCreator {
   private readonly known = new KnownRevisions();
   private readonly context: CreateContextReader;
   private readonly insert: GuardedSessionInsert;
-  /** The replay's two statements (session holding a key; guarded release of a key past 24 h). */
-  private keyed: { read: string; release: string } | undefined;
+  /** The replay's statement: the session holding a key. */
+  private keyed: string | undefined;
 
   constructor(private readonly deps: CreatorDeps) {
     this.context = new CreateContextReader(deps.ds);
@@ -143,8 +136,8 @@ export class SessionCreator {
 
   /**
    * Creates a session pinned to the latest published revision. With an Idempotency-Key a concurrent repeat
-   * waits on the first insert's index entry and then replays the original; a key whose session is 24 h old is
-   * released and used again. `confirmKey` (the lean lane's remembered key, ADR 0025) runs before any answer
+   * waits on the first insert's index entry and then replays the original, for as long as that session exists
+   * (spec 4.1 rule 1; ADR 0048: no release after 24 h). `confirmKey` (the lean lane's remembered key, ADR 0025) runs before any answer
    * other than "created by the guarded INSERT": a refusal, a replay, or a guard that refused.
    */
   async create(
@@ -179,7 +172,7 @@ export class SessionCreator {
           return { session: replayed, replayed: true };
         }
         if (refused) throw e;
-        // the key was released meanwhile (24 h passed, or its holder rolled back): this is a new request
+        // the key's holder rolled back meanwhile: this is a new request
         if (round >= KEY_ROUNDS) throw inProgress(e);
       }
     }
@@ -310,29 +303,19 @@ export class SessionCreator {
   }
 
   /**
-   * The original answer for a key: the session that holds it. Null when no session holds it (the key is free)
-   * or its session is 24 h old: the key is then released by a guarded write (only if that session still holds
-   * it), so the caller creates a new session with it.
+   * The original answer for a key: the session that holds it, whatever its age (spec 4.1 rule 1: a repeat never
+   * creates a duplicate). Null when no session holds it (the key is free). The caller enforces expiry on it like
+   * on every read, so a replay answers the session as it is now.
    */
   private async replay(
     businessId: string,
     environment: 'sandbox' | 'production',
     key: string,
   ): Promise<SessionEntity | null> {
-    const { ds, clock } = this.deps;
+    const { ds } = this.deps;
     // on the unique index (business_id, environment, idem_key)
-    this.keyed ??= {
-      read: `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE business_id = ? AND environment = ? AND idem_key = ?`,
-      release:
-        'UPDATE session SET idem_key = NULL WHERE id = ? AND business_id = ? AND environment = ? AND idem_key = ?',
-    };
-    const row = (await sql(ds, this.keyed.read, [businessId, environment, key]))[0];
-    if (!row) return null;
-    const s = hydrate(ds, SessionEntity, row);
-    if (s.createdAt.getTime() + RETENTION_MS <= clock.now().getTime()) {
-      await sql(ds, this.keyed.release, [s.id, businessId, environment, key]);
-      return null;
-    }
-    return s;
+    this.keyed ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE business_id = ? AND environment = ? AND idem_key = ?`;
+    const row = (await sql(ds, this.keyed, [businessId, environment, key]))[0];
+    return row ? hydrate(ds, SessionEntity, row) : null;
   }
 }

@@ -38,8 +38,8 @@ export class SessionEntity {
   /** Where the hosted page offers the way back after the end; on a registered origin (ADR 0019). */
   @Column({ ...str(2048, true), name: 'return_url' }) returnUrl!: string | null;
   /**
-   * SHA-256 hex of the Idempotency-Key that created the session, while it reserves the key (24 h, then released
-   * lazily by the next request with the key); NULL for a create without a key.
+   * SHA-256 hex of the Idempotency-Key that created the session: it reserves the key for as long as the session
+   * exists (spec 4.1 rule 1, ADR 0048); NULL for a create without a key.
    */
   @Column({ ...str(64, true), name: 'idem_key' }) idemKey!: string | null;
   /**

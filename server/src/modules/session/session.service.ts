@@ -109,8 +109,10 @@ export class SessionService {
      */
     confirmKey?: () => Promise<void>,
   ): Promise<CreateOutcome> {
-    const { session, replayed } = await this.creator.create(ctx, input, idempotencyKey, uploads, confirmKey);
-    return { statusCode: 201, session: this.reader.created(session), replayed };
+    const out = await this.creator.create(ctx, input, idempotencyKey, uploads, confirmKey);
+    // a replay answers the session as it is now: expiry enforced like on every read (ADR 0048)
+    const session = out.replayed ? await this.transitions.current(out.session) : out.session;
+    return { statusCode: 201, session: this.reader.created(session), replayed: out.replayed };
   }
 
   /** Loads a session of the caller's tenant (another tenant's is "not found") with expiry enforced. */

@@ -42,7 +42,7 @@ export class WebhookSecretBox {
 
 export const WRONG_MASTER_KEY_MESSAGE =
   'The webhook signing secrets in the database were sealed under another master key: every node of one ' +
-  'database must share DATA_DIR/local-kms-master.key (see README, Scaling out).';
+  'database must share the master key file in DATA_DIR (master-key.wrapped.json, or local-kms-master.key in development; see README, Keys and Scaling out).';
 
 /**
  * Start-up, before any relay or API runs: seals every secret still stored in clear (one transaction, each
