@@ -44,6 +44,10 @@ export const ERROR_CODES = {
   // verification (wallet responses)
   presentation_malformed: { status: 422, title: 'The wallet response is malformed' },
   request_not_found: { status: 422, title: 'The wallet request is unknown or already used' },
+  wallet_metadata_invalid: {
+    status: 400,
+    title: 'The wallet_metadata posted to request_uri is malformed or asks for what we cannot do',
+  },
   issuer_untrusted: { status: 422, title: 'The credential issuer is not trusted' },
   credential_signature_invalid: { status: 422, title: 'The credential signature is invalid' },
   credential_type_invalid: { status: 422, title: 'The credential type is not accepted' },

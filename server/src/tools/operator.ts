@@ -38,7 +38,9 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
   distrust-issuer --env <sandbox|production> (--issuer <iss> | --doctype <doctype>)
       Retires every key and anchor of that issuer (or doctype) in the environment.
   set-route --route <route id> [--provider true|false] [--issuer-accepted true|false] [--service true|false]
-      Records a route's production acceptances (production availability needs all three).
+            [--x5c-leaf-only true|false]
+      Records a route's production acceptances (production availability needs all three); --x5c-leaf-only:
+      our signed requests for the route carry only the leaf in x5c (Germany's rule, ADR 0050).
   rotate-audit-key
       A new audit signing key version; the previous one stays in the public key set.
   list-keys
@@ -215,9 +217,14 @@ async function run(
         service: bool(flags, 'service'),
       };
       const clean = Object.fromEntries(Object.entries(acceptance).filter(([, v]) => v !== undefined));
+      const leafOnly = bool(flags, 'x5c-leaf-only');
+      if (leafOnly !== undefined) {
+        await svc.catalog.setX5cLeafOnly(route, leafOnly);
+        await audit('route.x5c_leaf_only', route, { x5c_leaf_only: leafOnly });
+      }
       const view = await svc.catalog.setAcceptance(route, clean);
       await audit('route.acceptance', route, clean);
-      return view;
+      return leafOnly === undefined ? view : { ...view, x5c_leaf_only: leafOnly };
     }
     case 'rotate-audit-key': {
       const kms = new LocalKmsProvider({
