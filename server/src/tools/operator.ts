@@ -19,6 +19,7 @@ import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -48,7 +49,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}`;
+${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -297,6 +298,8 @@ async function run(
       return registrarCommand(svc, args, flags, operator);
     case 'registration-cert':
       return registrationCertCommand(svc, args, flags, operator);
+    case 'google-metadata':
+      return googleMetadataCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -336,6 +339,9 @@ async function main(): Promise<number> {
         'pem',
         'out',
         'business',
+        'x5c-leaf-only',
+        'cert',
+        'metadata',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -361,7 +367,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`operator: ${e instanceof Error ? e.message : String(e)}\n`);
+    // a stable code first (e.g. gw_metadata_mismatch), so scripts can tell refusals apart
+    const code = e instanceof AppError ? `${e.code}: ` : '';
+    process.stderr.write(`operator: ${code}${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   },
 );

@@ -12,6 +12,7 @@ import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
+import type { GoogleRpMetadata } from '../verification/gw-rp-metadata';
 import {
   buildCrossDeviceRequest,
   buildSignedDcApiRequest,
@@ -90,6 +91,8 @@ export class WalletTransports {
       registrationCerts?: RegistrationCertificates;
       /** Production requests carry the imported certificate (off by default). */
       verifierInfoProduction?: boolean;
+      /** Google Wallet's gw_rp_metadata_bytes per signing leaf (ADR 0050). */
+      gwMetadata?: Pick<GoogleRpMetadata, 'forLeaf'>;
     },
   ) {
     this.origin = new URL(deps.hostedUrl).origin;
@@ -143,8 +146,11 @@ export class WalletTransports {
     const identity = await this.deps.identity.forBusiness(input.business);
     const base = await this.withVerifierInfo(input.base, identity, input.business);
     if (kind === 'dc_api_signed') {
+      // Google Wallet: the metadata Google returned with this leaf, verbatim (ADR 0050)
+      const gw = await this.deps.gwMetadata?.forLeaf(identity.x5c[0] as string);
+      const meta = (base.client_metadata ?? {}) as Json;
       const signed = await buildSignedDcApiRequest({
-        base,
+        base: gw ? { ...base, client_metadata: { ...meta, gw_rp_metadata_bytes: gw } } : base,
         identity,
         origin: this.origin,
         responseJwk: key.publicJwk,
