@@ -12,6 +12,8 @@ import path from 'node:path';
 import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
+import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed';
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import { runOperator } from '../support/dashboard';
 import {
@@ -161,4 +163,26 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
       'A256GCM',
     ]);
   }, 240_000);
+
+  it('pnpm operator set-route --x5c-leaf-only records the route rule (audited); a bad value is refused', async () => {
+    const on = await runOperator(
+      ['set-route', '--route', SANDBOX_ROUTE_ID, '--x5c-leaf-only', 'true', '--operator', 'ops-gina'],
+      env,
+    );
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toMatchObject({ x5c_leaf_only: true });
+    const row = await t.svc.ds.getRepository(CredentialRouteEntity).findOneByOrFail({ id: SANDBOX_ROUTE_ID });
+    expect(row.x5cLeafOnly).toBe(true);
+    const missing = await runOperator(['set-route', '--route', 'rte_nope', '--x5c-leaf-only', 'true'], env);
+    expect(missing.stderr).toContain('not_found');
+    const off = await runOperator(
+      ['set-route', '--route', SANDBOX_ROUTE_ID, '--x5c-leaf-only', 'false'],
+      env,
+    );
+    expect(off.code, off.stderr).toBe(0);
+    expect(
+      (await t.svc.ds.getRepository(CredentialRouteEntity).findOneByOrFail({ id: SANDBOX_ROUTE_ID }))
+        .x5cLeafOnly,
+    ).toBe(false);
+  }, 120_000);
 });
