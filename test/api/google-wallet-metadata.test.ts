@@ -127,10 +127,12 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
         path.join(dir, 'google-cert.pem'),
         '--metadata',
         path.join(dir, 'garbage.txt'),
+        '--operator',
+        'ops-gina',
       ],
       env,
     );
-    expect(garbage.stderr).toContain('validation_failed');
+    expect(garbage.stderr).toContain('validation_failed: gw_rp_metadata_bytes must be base64url');
 
     const good = Buffer.from(metadataBytes(NAME)).toString('base64url');
     fs.writeFileSync(path.join(dir, 'good.b64u'), `${good}\n`);
@@ -173,10 +175,13 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
     expect(JSON.parse(on.stdout)).toMatchObject({ x5c_leaf_only: true });
     const row = await t.svc.ds.getRepository(CredentialRouteEntity).findOneByOrFail({ id: SANDBOX_ROUTE_ID });
     expect(row.x5cLeafOnly).toBe(true);
-    const missing = await runOperator(['set-route', '--route', 'rte_nope', '--x5c-leaf-only', 'true'], env);
+    const missing = await runOperator(
+      ['set-route', '--route', 'rte_nope', '--x5c-leaf-only', 'true', '--operator', 'ops-gina'],
+      env,
+    );
     expect(missing.stderr).toContain('not_found');
     const off = await runOperator(
-      ['set-route', '--route', SANDBOX_ROUTE_ID, '--x5c-leaf-only', 'false'],
+      ['set-route', '--route', SANDBOX_ROUTE_ID, '--x5c-leaf-only', 'false', '--operator', 'ops-gina'],
       env,
     );
     expect(off.code, off.stderr).toBe(0);
