@@ -41,6 +41,7 @@ import { SupportService } from './modules/support/support.service';
 import { TenancyService } from './modules/tenancy/tenancy.service';
 import { configureTrustLists } from './modules/trustlist/trust-list.config';
 import { TrustListService } from './modules/trustlist/trust-list.service';
+import { GoogleRpMetadata } from './modules/verification/gw-rp-metadata';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
@@ -190,6 +191,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
       return { clientId: identity.clientId, leaf: identity.x5c[0] as string };
     },
   });
+  const gwMetadata = new GoogleRpMetadata({ ds, clock });
   const walletTransports = new WalletTransports({
     ds,
     clock,
@@ -198,6 +200,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     encryption: new ResponseEncryption(sealer),
     registrationCerts,
     verifierInfoProduction: config.verifierInfoProduction,
+    gwMetadata,
   });
   const signedWallet = new SignedRequestWallet({
     wallet,
@@ -259,6 +262,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     walletTransports,
     verifierIdentity,
     registrationCerts,
+    gwMetadata,
     signedWallet,
     ops,
     metrics,

@@ -44,6 +44,15 @@ export const ERROR_CODES = {
   // verification (wallet responses)
   presentation_malformed: { status: 422, title: 'The wallet response is malformed' },
   request_not_found: { status: 422, title: 'The wallet request is unknown or already used' },
+  gw_metadata_mismatch: {
+    status: 400,
+    title:
+      'The Google relying-party metadata does not match the certificate (extension 1.3.6.1.4.1.11129.10.1)',
+  },
+  wallet_metadata_invalid: {
+    status: 400,
+    title: 'The wallet_metadata posted to request_uri is malformed or asks for what we cannot do',
+  },
   issuer_untrusted: { status: 422, title: 'The credential issuer is not trusted' },
   credential_signature_invalid: { status: 422, title: 'The credential signature is invalid' },
   credential_type_invalid: { status: 422, title: 'The credential type is not accepted' },

@@ -20,6 +20,7 @@ import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -39,7 +40,9 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
   distrust-issuer --env <sandbox|production> (--issuer <iss> | --doctype <doctype>)
       Retires every key and anchor of that issuer (or doctype) in the environment.
   set-route --route <route id> [--provider true|false] [--issuer-accepted true|false] [--service true|false]
-      Records a route's production acceptances (production availability needs all three).
+            [--x5c-leaf-only true|false]
+      Records a route's production acceptances (production availability needs all three); --x5c-leaf-only:
+      our signed requests for the route carry only the leaf in x5c (Germany's rule, ADR 0050).
   rotate-audit-key
       A new audit signing key version; the previous one stays in the public key set.
   list-keys
@@ -47,7 +50,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}`;
+${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -216,9 +219,14 @@ async function run(
         service: bool(flags, 'service'),
       };
       const clean = Object.fromEntries(Object.entries(acceptance).filter(([, v]) => v !== undefined));
+      const leafOnly = bool(flags, 'x5c-leaf-only');
+      if (leafOnly !== undefined) {
+        await svc.catalog.setX5cLeafOnly(route, leafOnly);
+        await audit('route.x5c_leaf_only', route, { x5c_leaf_only: leafOnly });
+      }
       const view = await svc.catalog.setAcceptance(route, clean);
       await audit('route.acceptance', route, clean);
-      return view;
+      return leafOnly === undefined ? view : { ...view, x5c_leaf_only: leafOnly };
     }
     case 'rotate-audit-key': {
       const kms = new LocalKmsProvider({
@@ -291,6 +299,8 @@ async function run(
       return registrarCommand(svc, args, flags, operator);
     case 'registration-cert':
       return registrationCertCommand(svc, args, flags, operator);
+    case 'google-metadata':
+      return googleMetadataCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -330,6 +340,9 @@ async function main(): Promise<number> {
         'pem',
         'out',
         'business',
+        'x5c-leaf-only',
+        'cert',
+        'metadata',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -355,7 +368,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`operator: ${e instanceof Error ? e.message : String(e)}\n`);
+    // a stable code first (e.g. gw_metadata_mismatch), so scripts can tell refusals apart
+    const code = e instanceof AppError ? `${e.code}: ` : '';
+    process.stderr.write(`operator: ${code}${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   },
 );

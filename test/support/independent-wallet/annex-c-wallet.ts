@@ -43,6 +43,8 @@ export interface AnnexCOverrides {
   deviceKey?: JsonWebKey;
   /** Flip a bit of the device signature after signing. */
   tamperDeviceSignature?: boolean;
+  /** The COSE alg of the device signature (default -7 ES256; -9 is ESP256, the same ECDSA P-256/SHA-256). */
+  deviceAlg?: number;
   /** Leave these requested elements out. */
   omitElements?: string[];
   /** Change this disclosed element's value (its digest in the MSO no longer matches). */
@@ -332,7 +334,7 @@ export class AnnexCWallet {
     const deviceAuthenticationBytes = encode(
       embed(['DeviceAuthentication', transcript, doc.parsed.docType, deviceNameSpacesBytes]),
     );
-    const protectedHeader = encode(new Map([[1, -7]])); // alg: ES256
+    const protectedHeader = encode(new Map([[1, o.deviceAlg ?? -7]])); // alg: ES256 (or the override)
     const toBeSigned = encode(['Signature1', protectedHeader, new Uint8Array(), deviceAuthenticationBytes]);
     const key = createPrivateKey({ key: (o.deviceKey ?? doc.h.devicePrivateJwk) as never, format: 'jwk' });
     let signature: Uint8Array = new Uint8Array(

@@ -49,11 +49,19 @@ export async function checkRequestObject(jar: string, verifierRootPem: string): 
 }
 
 /** The JWE a wallet sends for an encrypted response: ECDH-ES + A128GCM to the request's key, its kid echoed. */
-export async function encryptToRequestKey(request: Json, params: Json): Promise<string> {
+export async function encryptToRequestKey(
+  request: Json,
+  params: Json,
+  enc: 'A128GCM' | 'A256GCM' = 'A128GCM',
+): Promise<string> {
   const key = ((request.client_metadata as Json).jwks as { keys: JWK[] }).keys[0] as JWK;
   const { kty, crv, x, y } = key;
+  const offered = (request.client_metadata as Json).encrypted_response_enc_values_supported as
+    | string[]
+    | undefined;
+  if (!(offered ?? ['A128GCM']).includes(enc)) throw new Error(`the verifier does not offer ${enc}`);
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(params)))
-    .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: key.kid })
+    .setProtectedHeader({ alg: 'ECDH-ES', enc, kid: key.kid })
     .encrypt(await importJWK({ kty, crv, x, y }, 'ECDH-ES'));
 }
 
@@ -91,6 +99,7 @@ export async function answerCrossDeviceMdoc(input: {
   request: Json;
   wallet: AnnexCWallet;
   overrides?: AnnexCOverrides & { handoverClientId?: string };
+  enc?: 'A128GCM' | 'A256GCM';
 }): Promise<{ status: number; body: Json }> {
   const { request } = input;
   const thumbprint = await requestKeyThumbprint(request);
@@ -100,7 +109,7 @@ export async function answerCrossDeviceMdoc(input: {
     [input.overrides?.handoverClientId ?? request.client_id, request.nonce, thumbprint, request.response_uri],
     input.overrides,
   );
-  const jwe = await encryptToRequestKey(request, { vp_token, state: request.state });
+  const jwe = await encryptToRequestKey(request, { vp_token, state: request.state }, input.enc);
   const res = await fetch(String(request.response_uri), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

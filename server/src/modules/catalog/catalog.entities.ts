@@ -56,6 +56,8 @@ export class CredentialRouteEntity {
   @Column({ ...bool(), name: 'service_accepted' }) serviceAccepted!: boolean;
   /** Plain-language remarks for businesses (limits, what is pending). */
   @Column({ ...text(), name: 'notes' }) notes!: string;
+  /** Our signed requests for this route carry only the leaf in x5c (Germany's rule; ADR 0050). */
+  @Column({ ...bool(), name: 'x5c_leaf_only', default: false }) x5cLeafOnly!: boolean;
   @Column({ ...time(), name: 'created_at' }) createdAt!: Date;
   @Column({ ...time(), name: 'updated_at' }) updatedAt!: Date;
 }

@@ -276,6 +276,15 @@ export class CatalogService {
     assertPrimitivesOffered((await this.catalog(m)).environments[environment], environment, steps);
   }
 
+  /** Whether our signed requests for the route carry only the leaf in x5c (Germany's rule; ADR 0050). */
+  async setX5cLeafOnly(routeId: string, on: boolean): Promise<void> {
+    const { ds, clock } = this.deps;
+    const res = await ds
+      .getRepository(CredentialRouteEntity)
+      .update({ id: routeId }, { x5cLeafOnly: on, updatedAt: clock.now() });
+    if (!res.affected) throw new AppError('not_found', 'No route with this id.');
+  }
+
   /**
    * Records the production acceptances of a route (an operator action, not a business API) and derives
    * production availability from them. A route of a sandbox-only issuer cannot be accepted.

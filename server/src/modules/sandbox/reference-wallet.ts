@@ -16,6 +16,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { TX_HASH_ALG, transactionDataHash } from '../verification/transaction-data';
+import { withoutTrustedAuthorities } from '../verification/trusted-authorities';
 import { type MdocPresentInput, MdocReferenceWallet } from './mdoc/mdoc-wallet';
 import { findPersona, findWalletChoice, WALLET_CHOICES } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
@@ -163,7 +164,8 @@ export class ReferenceWallet {
     }
     let query: DcqlQuery;
     try {
-      query = DcqlQuery.parse(params.dcql_query as DcqlQuery.Input);
+      // the sandbox wallet does not filter by trusted_authorities (ADR 0050): it shows the verifier's refusal
+      query = DcqlQuery.parse(withoutTrustedAuthorities(params.dcql_query) as DcqlQuery.Input);
       DcqlQuery.validate(query);
     } catch (e) {
       throw new AppError('validation_failed', 'The request has no valid dcql_query.', {

@@ -20,6 +20,7 @@ import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
+import { applyRouteRules } from '../verification/route-request-rules';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -181,10 +182,14 @@ export class SessionTransport {
           `Show every document of this step to the end first; not yet shown: ${missing.map((d) => d.position).join(', ')}.`,
         );
     }
-    const { request } = requestForStep(step, nonce, {
-      documents,
-      bindingClaims: bindingClaimsFor(steps, s.currentStage),
-    });
+    // the routes' trust as DCQL trusted_authorities, and their x5c rule (ADR 0050)
+    const { request, leafOnly } = await applyRouteRules(
+      this.deps.ds,
+      step,
+      s.environment,
+      requestForStep(step, nonce, { documents, bindingClaims: bindingClaimsFor(steps, s.currentStage) })
+        .request,
+    );
     if (kind === 'org_iso_mdoc' && !asksForMdoc(request)) {
       // e.g. age_verify above 99: ISO age_over_NN has two digits, so only the SD-JWT VC can answer
       throw new AppError(
@@ -204,6 +209,7 @@ export class SessionTransport {
             base: request,
             now,
             expiresAt,
+            leafOnly,
             business: {
               id: s.businessId,
               environment: s.environment,

@@ -86,6 +86,29 @@ export function registerWalletRoutes(
 
   reg.add({
     method: 'post',
+    path: `${WALLET_PATH}/requests/:rid`,
+    auth: 'public',
+    summary:
+      'Wallet: request_uri_method=post — form fields wallet_metadata (JSON) and wallet_nonce; answers the request object with wallet_nonce (signed, or encrypted to the wallet when it asks)',
+    handler: async (req, res) => {
+      noStore(res);
+      if (!req.is('application/x-www-form-urlencoded')) {
+        throw new AppError(
+          'unsupported_media_type',
+          'Post wallet_metadata and wallet_nonce as application/x-www-form-urlencoded.',
+        );
+      }
+      const rid = String(req.params.rid);
+      if (!isRequestId(rid)) throw new AppError('request_not_found');
+      res
+        .status(200)
+        .type(JAR_CONTENT_TYPE)
+        .send(await deps.wallets.requestObjectForWallet(rid, (req.body ?? {}) as Json));
+    },
+  });
+
+  reg.add({
+    method: 'post',
     path: `${WALLET_PATH}/responses/:rid`,
     auth: 'public',
     summary: 'Wallet: direct_post.jwt response (form field `response`, a JWE) to a cross-device request',

@@ -12,9 +12,11 @@ import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
+import type { GoogleRpMetadata } from '../verification/gw-rp-metadata';
 import {
   buildCrossDeviceRequest,
   buildSignedDcApiRequest,
+  resignForWallet,
   SIGNED_DC_API_PROTOCOL,
 } from '../verification/jar';
 import {
@@ -32,6 +34,7 @@ import {
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
+import { encryptRequestObject, readWalletPost } from '../verification/wallet-metadata';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
 import { SessionEntity } from './session.entity';
@@ -88,6 +91,8 @@ export class WalletTransports {
       registrationCerts?: RegistrationCertificates;
       /** Production requests carry the imported certificate (off by default). */
       verifierInfoProduction?: boolean;
+      /** Google Wallet's gw_rp_metadata_bytes per signing leaf (ADR 0050). */
+      gwMetadata?: Pick<GoogleRpMetadata, 'forLeaf'>;
     },
   ) {
     this.origin = new URL(deps.hostedUrl).origin;
@@ -109,6 +114,8 @@ export class WalletTransports {
       base: Json;
       now: Date;
       expiresAt: Date;
+      /** Only the leaf in the request object's x5c (a route's rule; ADR 0050). */
+      leafOnly?: boolean;
       /**
        * Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034); the
        * intended use of the session's workflow revision goes into its registration certificate (ADR 0042).
@@ -139,13 +146,17 @@ export class WalletTransports {
     const identity = await this.deps.identity.forBusiness(input.business);
     const base = await this.withVerifierInfo(input.base, identity, input.business);
     if (kind === 'dc_api_signed') {
+      // Google Wallet: the metadata Google returned with this leaf, verbatim (ADR 0050)
+      const gw = await this.deps.gwMetadata?.forLeaf(identity.x5c[0] as string);
+      const meta = (base.client_metadata ?? {}) as Json;
       const signed = await buildSignedDcApiRequest({
-        base,
+        base: gw ? { ...base, client_metadata: { ...meta, gw_rp_metadata_bytes: gw } } : base,
         identity,
         origin: this.origin,
         responseJwk: key.publicJwk,
         now: input.now,
         expiresAt: input.expiresAt,
+        leafOnly: input.leafOnly,
       });
       return {
         stored: signed.payload,
@@ -166,6 +177,7 @@ export class WalletTransports {
       responseJwk: key.publicJwk,
       now: input.now,
       expiresAt: input.expiresAt,
+      leafOnly: input.leafOnly,
     });
     return {
       stored: signed.payload,
@@ -241,8 +253,46 @@ export class WalletTransports {
     return (await this.deps.identity.current()).rootPem;
   }
 
-  /** The signed request object served at request_uri, while its step is still waiting for it. */
+  /** The signed request object served at request_uri (GET), while its step is still waiting for it. */
   async requestObject(requestId: string): Promise<string> {
+    const { req } = await this.waitingRequest(requestId);
+    return req.requestObject as string;
+  }
+
+  /**
+   * request_uri_method=post (OpenID4VP §5.10): the wallet POSTed `wallet_metadata` and `wallet_nonce`. The
+   * answer is the same request (the stored parameters the response is verified against), signed now with the
+   * same identity and x5c rule, carrying `wallet_nonce`, and encrypted to the wallet's key when its metadata
+   * asks for it (wallet-metadata.ts). A wallet that cannot verify ES256 or x509_hash is wallet_metadata_invalid.
+   */
+  async requestObjectForWallet(requestId: string, form: Json): Promise<string> {
+    const post = readWalletPost(form);
+    const { req, s } = await this.waitingRequest(requestId);
+    const payload = JSON.parse(req.request) as Json;
+    const identity = await this.deps.identity.forBusiness({ id: s.businessId, environment: s.environment });
+    if (identity.clientId !== payload.client_id) {
+      // the signing key rotated since the request was made: its client_id no longer names our leaf
+      throw new AppError(
+        'request_not_found',
+        'This wallet request was signed with a retired key; start again.',
+      );
+    }
+    const first = JSON.parse(
+      Buffer.from((req.requestObject as string).split('.')[0] as string, 'base64url').toString('utf8'),
+    ) as { x5c?: unknown[] };
+    const jws = await resignForWallet({
+      payload,
+      identity,
+      requestUri: this.requestUri(requestId),
+      walletNonce: post.walletNonce,
+      leafOnly: first.x5c?.length === 1 && identity.x5c.length > 1,
+      now: this.deps.clock.now(),
+      expiresAt: req.expiresAt,
+    });
+    return post.encryptTo ? encryptRequestObject(jws, post.encryptTo) : jws;
+  }
+
+  private async waitingRequest(requestId: string): Promise<{ req: WalletRequestEntity; s: SessionEntity }> {
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the wallet request id is the capability)
     const req = await this.deps.ds.getRepository(WalletRequestEntity).findOneBy({ id: requestId });
     const now = this.deps.clock.now();
@@ -255,6 +305,6 @@ export class WalletTransports {
     if (s?.status !== 'in_progress' || s.currentStage !== req.stage || now >= s.expiresAt) {
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
     }
-    return req.requestObject;
+    return { req, s };
   }
 }

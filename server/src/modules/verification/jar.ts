@@ -38,7 +38,7 @@ function withEncryption(base: Json, responseJwk: JWK): Json {
 async function sign(
   identity: VerifierIdentity,
   payload: Json,
-  opts: { requestUri?: string; now: Date; expiresAt: Date },
+  opts: { requestUri?: string; now: Date; expiresAt: Date; leafOnly?: boolean; walletNonce?: string },
 ) {
   const leaf = await importX509(
     `-----BEGIN CERTIFICATE-----\n${identity.x5c[0]}\n-----END CERTIFICATE-----`,
@@ -52,7 +52,12 @@ async function sign(
       typeof createOpenid4vpAuthorizationRequest
     >[0]['authorizationRequestPayload'],
     jar: {
-      jwtSigner: { method: 'x5c', alg: 'ES256', x5c: identity.x5c },
+      // leafOnly: the German rule, only the access certificate in x5c (ADR 0050); else leaf and intermediates
+      jwtSigner: {
+        method: 'x5c',
+        alg: 'ES256',
+        x5c: opts.leafOnly ? identity.x5c.slice(0, 1) : identity.x5c,
+      },
       requestUri: opts.requestUri,
       expiresInSeconds: Math.max(1, Math.floor((opts.expiresAt.getTime() - opts.now.getTime()) / 1000)),
       // iat/exp from our clock (the library would take the system time for them)
@@ -60,6 +65,8 @@ async function sign(
         aud: SELF_ISSUED_AUD,
         iat: Math.floor(opts.now.getTime() / 1000),
         exp: Math.floor(opts.expiresAt.getTime() / 1000),
+        // request_uri_method=post: the wallet's nonce, echoed so it knows the object is fresh (OpenID4VP §5.10)
+        ...(opts.walletNonce !== undefined ? { wallet_nonce: opts.walletNonce } : {}),
       },
     },
     callbacks: {
@@ -83,6 +90,7 @@ export async function buildSignedDcApiRequest(opts: {
   responseJwk: JWK;
   now: Date;
   expiresAt: Date;
+  leafOnly?: boolean;
 }): Promise<SignedRequest> {
   const payload: Json = {
     ...opts.base,
@@ -106,6 +114,7 @@ export async function buildCrossDeviceRequest(opts: {
   responseJwk: JWK;
   now: Date;
   expiresAt: Date;
+  leafOnly?: boolean;
 }): Promise<SignedRequest & { uri: string }> {
   const { response_mode: _unsigned, ...base } = opts.base;
   const payload: Json = {
@@ -119,7 +128,29 @@ export async function buildCrossDeviceRequest(opts: {
   };
   const created = await sign(opts.identity, payload, opts);
   if (!created.jar) throw new Error('no request object was created');
-  return { payload, requestObject: created.jar.authorizationRequestJwt, uri: created.authorizationRequest };
+  // request_uri_method=post: a wallet that can may POST its metadata and a nonce to request_uri; one that
+  // cannot keeps GETting it (OpenID4VP §5.10). The library has no option for it, so it goes on the link here.
+  const link = new URL(created.authorizationRequest);
+  link.searchParams.set('request_uri_method', 'post');
+  return { payload, requestObject: created.jar.authorizationRequestJwt, uri: link.toString() };
+}
+
+/**
+ * The cross-device request object again, for a wallet that POSTed to request_uri: the same stored request
+ * parameters (what the answer is verified against), signed now and carrying the wallet's nonce.
+ */
+export async function resignForWallet(opts: {
+  payload: Json;
+  identity: VerifierIdentity;
+  requestUri: string;
+  walletNonce?: string;
+  leafOnly?: boolean;
+  now: Date;
+  expiresAt: Date;
+}): Promise<string> {
+  const created = await sign(opts.identity, opts.payload, opts);
+  if (!created.jar) throw new Error('no request object was created');
+  return created.jar.authorizationRequestJwt;
 }
 
 /**

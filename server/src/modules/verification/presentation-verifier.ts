@@ -25,6 +25,7 @@ import {
 } from './mdoc/mdoc-verifier';
 import { answerQuery, checkTransactionData, disclosedClaims } from './sd-jwt-claims';
 import type { IssuerTrust, TrustStore } from './trust';
+import { requireTrustedAuthority } from './trusted-authorities';
 import { dcqlPresentations } from './vp-token';
 
 export interface VerifiedPresentation {
@@ -180,6 +181,12 @@ export class PresentationVerifier {
       input.routes,
     );
     const issuerKey = trusted.key;
+    // the request's trusted_authorities (aki), when it had them: the x5c chain must carry one (ADR 0050)
+    const x5c = Array.isArray(header.x5c) ? header.x5c : [];
+    const authority = requireTrustedAuthority(
+      sdJwtQuery,
+      x5c.map((c) => new Uint8Array(Buffer.from(String(c), 'base64'))),
+    );
     checks.push('issuer_trusted');
     verifyJws(
       issuerJws,
@@ -214,7 +221,7 @@ export class PresentationVerifier {
     checks.push('disclosures');
 
     // 5. The disclosed claims answer the query (dcql, plus an explicit per-claim check for a precise answer).
-    const answer = answerQuery(sdJwtQuery, dcqlQuery, vct as string, claims);
+    const answer = answerQuery(sdJwtQuery, dcqlQuery, vct as string, claims, authority);
     checks.push('dcql_query');
 
     // 6. Key binding: required by policy, whatever the credential or the query says.

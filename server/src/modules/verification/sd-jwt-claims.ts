@@ -17,6 +17,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError, type ErrorCode } from '../../common/errors';
 import { claimAt } from './dcql';
 import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from './transaction-data';
+import type { AkiAuthority } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
 const SD_ALG = 'sha-256';
@@ -91,6 +92,8 @@ export function answerQuery(
   dcqlQuery: DcqlQuery,
   vct: string,
   claims: Json,
+  /** The trusted authority the presented chain matched (trusted-authorities.ts), when the query has any. */
+  authority?: AkiAuthority,
 ): Json {
   const answer: Json = {};
   const claimQueries = credentialQuery.claims ?? [];
@@ -122,6 +125,7 @@ export function answerQuery(
             vct,
             claims: claims as DcqlSdJwtVcCredential['claims'],
             cryptographic_holder_binding: true,
+            ...(authority ? { authority } : {}),
           },
         ],
       },

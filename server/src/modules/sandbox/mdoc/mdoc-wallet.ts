@@ -38,6 +38,7 @@ import {
   TX_HASH_ALG,
   transactionDataDigest,
 } from '../../verification/transaction-data';
+import { withoutTrustedAuthorities } from '../../verification/trusted-authorities';
 import { findPersona } from '../personas';
 import { SandboxCredentialEntity } from '../sandbox-credential.entity';
 import { loadSandboxKey } from '../sandbox-issuer';
@@ -104,7 +105,8 @@ export class MdocReferenceWallet {
     const params = parseRequest(input.request);
     let query: DcqlQuery;
     try {
-      query = DcqlQuery.parse(params.dcql_query as DcqlQuery.Input);
+      // the sandbox wallet does not filter by trusted_authorities (ADR 0050): it shows the verifier's refusal
+      query = DcqlQuery.parse(withoutTrustedAuthorities(params.dcql_query) as DcqlQuery.Input);
       DcqlQuery.validate(query);
     } catch (e) {
       throw new AppError('validation_failed', 'The request has no valid dcql_query.', {

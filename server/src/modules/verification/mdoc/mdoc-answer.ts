@@ -10,6 +10,7 @@ import {
 } from 'dcql';
 import { base64url } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
+import type { AkiAuthority } from '../trusted-authorities';
 import { findMdocDocType, MDOC_FORMAT } from './mdoc-query';
 
 type Json = Record<string, unknown>;
@@ -57,6 +58,8 @@ export function answerQuery(
   dcqlQuery: DcqlQuery,
   doctype: string,
   namespaces: Record<string, Record<string, unknown>>,
+  /** The trusted authority the issuer chain matched (trusted-authorities.ts), when the query has any. */
+  authority?: AkiAuthority,
 ): Json {
   const ownNamespace = findMdocDocType(doctype)?.namespace;
   const elementValue = ([ns, el]: [string, string]): unknown =>
@@ -91,6 +94,7 @@ export function answerQuery(
       namespaces: answered,
       // Holder binding is enforced by policy (a valid device signature is required), so the presentation claims it.
       cryptographic_holder_binding: true,
+      ...(authority ? { authority } : {}),
     };
     const result = DcqlPresentationResult.fromDcqlPresentation(
       { [credentialQuery.id]: [credential] },

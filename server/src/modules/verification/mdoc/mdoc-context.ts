@@ -23,6 +23,9 @@ import { base64url } from 'jose';
 /** COSE signature algorithms we accept (issuer and device), with their curve and hash. */
 const ALGS = {
   ES256: { curve: 'P-256', hash: 'sha256' },
+  // COSE -9 (RFC 9864): the same ECDSA P-256/SHA-256 as -7, fully specified; @owf/mdoc names it through our
+  // patch (patches/@owf__mdoc@0.6.0.patch). HAIP 1.0: ES256 is -7 or -9 (ADR 0050).
+  ESP256: { curve: 'P-256', hash: 'sha256' },
   ES384: { curve: 'P-384', hash: 'sha384' },
   ES512: { curve: 'P-521', hash: 'sha512' },
 } as const;
@@ -65,7 +68,15 @@ function verifySign1(sign1: Sign1, key: CoseKey, certs?: CertificateCache): bool
 
 function signSign1(toBeSigned: Uint8Array, key: CoseKey, algorithm: unknown): Uint8Array {
   const alg =
-    algorithm === -7 ? 'ES256' : algorithm === -35 ? 'ES384' : algorithm === -36 ? 'ES512' : algorithm;
+    algorithm === -7
+      ? 'ES256'
+      : algorithm === -9
+        ? 'ESP256'
+        : algorithm === -35
+          ? 'ES384'
+          : algorithm === -36
+            ? 'ES512'
+            : algorithm;
   if (!isAlg(alg)) throw new Error(`unsupported COSE signature algorithm ${String(algorithm)}`);
   const privateKey = createPrivateKey({ key: coseKeyToEcJwk(key) as NodeJwk, format: 'jwk' });
   return new Uint8Array(sign(ALGS[alg].hash, toBeSigned, { key: privateKey, dsaEncoding: 'ieee-p1363' }));

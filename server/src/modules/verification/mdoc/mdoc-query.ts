@@ -64,9 +64,12 @@ export const MDOC_AGE_OVER_THRESHOLDS: Record<string, readonly number[]> = {
 
 export const ageOverElement = (threshold: number): string => `age_over_${String(threshold).padStart(2, '0')}`;
 
-/** `vp_formats_supported` entry for mso_mdoc in client_metadata (COSE algorithm ids; -7 = ES256). */
+/**
+ * `vp_formats_supported` entry for mso_mdoc in client_metadata (COSE algorithm ids; -7 = ES256, -9 = ESP256,
+ * the fully specified ECDSA P-256/SHA-256 of RFC 9864 that HAIP 1.0 lets wallets use beside -7; ADR 0050).
+ */
 export const MDOC_VP_FORMAT = {
-  mso_mdoc: { issuerauth_alg_values: [-7, -35, -36], deviceauth_alg_values: [-7] },
+  mso_mdoc: { issuerauth_alg_values: [-7, -9, -35, -36], deviceauth_alg_values: [-7, -9] },
 } as const;
 
 type CredentialQueryInput = DcqlQuery.Input['credentials'][number];

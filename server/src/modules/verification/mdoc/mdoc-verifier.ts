@@ -43,6 +43,7 @@ import { type MdocHandover, mdocSessionTranscript } from './mdoc-handover';
 // Re-exported for presentation-verifier.ts (its import of these predates the split).
 export { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
 
+import { requireTrustedAuthority } from '../trusted-authorities';
 import { MDOC_FORMAT } from './mdoc-query';
 import {
   type MdocStatusChecked,
@@ -337,8 +338,15 @@ export class MdocPresentationVerifier {
     const namespaces = disclosedNamespaces(doc);
     checks.push('value_digests');
 
-    // 7. The disclosed elements answer the query.
-    const answer = answerQuery(query as DcqlCredentialQuery.Mdoc, dcqlQuery, mso.docType, namespaces);
+    // 7. The disclosed elements answer the query; the issuer chain is inside its trusted_authorities (ADR 0050).
+    const authority = requireTrustedAuthority(query as DcqlCredentialQuery.Mdoc, x5chain);
+    const answer = answerQuery(
+      query as DcqlCredentialQuery.Mdoc,
+      dcqlQuery,
+      mso.docType,
+      namespaces,
+      authority,
+    );
     checks.push('dcql_query');
 
     // 8. Device authentication: a signature by the MSO device key over DeviceAuthentication, which includes
