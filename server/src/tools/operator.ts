@@ -41,6 +41,8 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       Records a route's production acceptances (production availability needs all three).
   rotate-audit-key
       A new audit signing key version; the previous one stays in the public key set.
+  rotate-receipt-seal-key
+      A new receipt seal key version; the previous one stays published, so receipts it sealed still verify.
   list-keys
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
@@ -219,15 +221,18 @@ async function run(
       await audit('route.acceptance', route, clean);
       return view;
     }
-    case 'rotate-audit-key': {
+    case 'rotate-audit-key':
+    case 'rotate-receipt-seal-key': {
       const kms = new LocalKmsProvider({
         ds: svc.ds,
         keyRing: svc.config.kmsKeyRing,
         masterKey: loadOrCreateLocalMasterKey(svc.config.dataDir),
         clock: svc.clock,
       });
-      const kid = await kms.rotate('audit-signing');
-      await audit('kms.rotate', kid, { purpose: 'audit-signing' });
+      // The previous version stays in the published key set (retained): receipts it sealed keep verifying.
+      const purpose = command === 'rotate-audit-key' ? 'audit-signing' : 'receipt-seal';
+      const kid = await kms.rotate(purpose);
+      await audit('kms.rotate', kid, { purpose });
       return { kid };
     }
     case 'list-keys': {

@@ -55,7 +55,7 @@ export class ReceiptRecords {
     const jwks = await this.deps.audit.jwks();
     return {
       type: 'service.receipt',
-      version: 2,
+      version: 3,
       generated_at: this.deps.clock.now().toISOString(),
       partial: s.status !== 'completed',
       example: s.environment === 'sandbox',
@@ -73,6 +73,7 @@ export class ReceiptRecords {
       steps,
       keys: { keys: jwks.keys.filter((k) => kids.has(k.kid)) },
       jwks_url: `${this.deps.config.baseUrl}/.well-known/service-audit-jwks.json`,
+      verify_url: `${this.deps.config.baseUrl}/verify`,
       seal: { alg: 'ES256', kid: sealKid, covers: SEAL_COVERS },
       ...(presentation ? { presentation } : {}),
     };

@@ -48,8 +48,8 @@ export interface ReceiptStep {
 /** receipt.json: everything needed to verify every step offline, without the service. */
 export interface ReceiptData {
   type: 'service.receipt';
-  /** 1: no seal (before ADR 0027); 2: sealed. */
-  version: 1 | 2;
+  /** 1: no seal (before ADR 0027); 2: sealed with the audit key; 3: sealed with the receipt-seal key (ADR 0047). */
+  version: 1 | 2 | 3;
   generated_at: string;
   /** partial: the session did not complete every step; example: a sandbox session (test data). */
   partial: boolean;
@@ -72,10 +72,24 @@ export interface ReceiptData {
    */
   keys: JwkSet;
   jwks_url: string;
+  /**
+   * The service's verification page (version 3): where a person checks this file in the browser. Like
+   * jwks_url, only what the file claims: a verifier trusts the service the reader names, never this address.
+   */
+  verify_url?: string;
   /** The seal over the whole file (ADR 0027); absent on receipts made before it. */
   seal?: ReceiptSealInfo;
   /** The page's language and time zone (the signer's, from the hosted page); absent: English, UTC. */
   presentation?: ReceiptPresentation;
+}
+
+/** The origin of the service that made the receipt (what the file says; shown to the person to check). */
+export function serviceOrigin(data: Pick<ReceiptData, 'jwks_url' | 'verify_url'>): string {
+  try {
+    return new URL(String(data.verify_url ?? data.jwks_url)).origin;
+  } catch {
+    return String(data.verify_url ?? data.jwks_url ?? '');
+  }
 }
 
 /** Makes the seal of a rendered receipt: gets the file with its seal zeroed, returns a DER signature. */
@@ -336,7 +350,7 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   }
   w.rule();
   w.text(words.howToVerify, { size: 12 });
-  w.text(words.howToVerifyText(data.jwks_url, RECEIPT_JSON_NAME), { size: 9 });
+  w.text(words.howToVerifyText(serviceOrigin(data), RECEIPT_JSON_NAME), { size: 9 });
 
   if (data.seal) addSealPlaceholder(doc);
   await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {

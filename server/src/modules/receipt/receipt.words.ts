@@ -75,7 +75,7 @@ interface Words {
   auditDigest: string;
   signingKey: string;
   howToVerify: string;
-  howToVerifyText: (jwksUrl: string, json: string) => string;
+  howToVerifyText: (origin: string, json: string) => string;
 }
 
 const en: Words = {
@@ -144,13 +144,13 @@ const en: Words = {
   auditDigest: 'Audit digest (SHA-256)',
   signingKey: 'Signing key (kid)',
   howToVerify: 'How to verify',
-  howToVerifyText: (url, json) =>
-    `Check this file against the keys the service publishes at ${url} (make sure this is the address of ` +
-    'the service you used), never against keys inside the file. In the service\'s repository: "pnpm ' +
-    '--silent verify-receipt receipt.pdf" fetches that key set, or give a saved copy with "--jwks ' +
-    `jwks.json". It checks every step's audit record and service_signature (also possible with openssl, see ` +
-    `the README: the records are in the attached ${json}) and the service's seal over the whole file, so an ` +
-    'edited page or attachment fails.',
+  howToVerifyText: (origin, json) =>
+    `Open ${origin}/verify and drop this file there: the check runs in your browser against the keys that ` +
+    `service publishes, and nothing is uploaded. Make sure ${origin} is the service you used: keys inside ` +
+    'the file, or at an address the file names, prove nothing. Or use the command-line tool: "verify-receipt ' +
+    `receipt.pdf --service ${origin}". Both check every step's audit record and service_signature (the ` +
+    `records are in the attached ${json}; openssl works too) and the service's seal over the whole file, so ` +
+    'an edited page or attachment fails.',
 };
 
 const de: Words = {
@@ -221,14 +221,14 @@ const de: Words = {
   auditDigest: 'Prüfsumme (SHA-256)',
   signingKey: 'Signaturschlüssel (kid)',
   howToVerify: 'So prüfen Sie den Beleg',
-  howToVerifyText: (url, json) =>
-    `Prüfen Sie diese Datei mit den Schlüsseln, die der Dienst unter ${url} veröffentlicht (achten Sie ` +
-    'darauf, dass dies die Adresse des Dienstes ist, den Sie genutzt haben), nie mit Schlüsseln aus der Datei ' +
-    'selbst. Im Repository des Dienstes: "pnpm --silent verify-receipt receipt.pdf" lädt diese Schlüssel, ' +
-    'oder geben Sie eine gespeicherte Kopie mit "--jwks jwks.json" an. Geprüft werden jeder Prüfdatensatz ' +
-    `mit seiner service_signature (auch mit openssl möglich, siehe README: die Datensätze stehen in der ` +
-    `angehängten ${json}) und das Siegel des Dienstes über die ganze Datei, sodass eine veränderte Seite ` +
-    'oder Anlage auffällt.',
+  howToVerifyText: (origin, json) =>
+    `Öffnen Sie ${origin}/verify und legen Sie diese Datei dort ab: Die Prüfung läuft in Ihrem Browser mit ` +
+    `den Schlüsseln, die dieser Dienst veröffentlicht, und nichts wird hochgeladen. Achten Sie darauf, dass ` +
+    `${origin} der Dienst ist, den Sie genutzt haben: Schlüssel in der Datei oder unter einer Adresse, die ` +
+    'die Datei nennt, beweisen nichts. Oder mit dem Kommandozeilenwerkzeug: "verify-receipt receipt.pdf ' +
+    `--service ${origin}". Beide prüfen jeden Prüfdatensatz mit seiner service_signature (die Datensätze ` +
+    `stehen in der angehängten ${json}; auch mit openssl möglich) und das Siegel des Dienstes über die ganze ` +
+    'Datei, sodass eine veränderte Seite oder Anlage auffällt.',
 };
 
 const fr: Words = {
@@ -301,14 +301,14 @@ const fr: Words = {
   auditDigest: 'Empreinte (SHA-256)',
   signingKey: 'Clé de signature (kid)',
   howToVerify: 'Comment vérifier',
-  howToVerifyText: (url, json) =>
-    `Vérifiez ce fichier avec les clés que le service publie à l'adresse ${url} (assurez-vous que c'est ` +
-    "l'adresse du service que vous avez utilisé), jamais avec des clés contenues dans le fichier. Dans le " +
-    'dépôt du service : "pnpm --silent verify-receipt receipt.pdf" récupère ces clés, ou indiquez une copie ' +
-    'enregistrée avec "--jwks jwks.json". Sont vérifiés chaque enregistrement d’audit et sa ' +
-    `service_signature (aussi possible avec openssl, voir le README : les enregistrements sont dans le fichier ` +
-    `joint ${json}) et le sceau du service sur tout le fichier : une page ou une pièce jointe modifiée est ` +
-    'détectée.',
+  howToVerifyText: (origin, json) =>
+    `Ouvrez ${origin}/verify et déposez-y ce fichier : la vérification se fait dans votre navigateur avec ` +
+    `les clés que ce service publie, et rien n’est envoyé. Assurez-vous que ${origin} est bien le service ` +
+    'que vous avez utilisé : des clés contenues dans le fichier, ou à une adresse qu’il indique, ne prouvent ' +
+    `rien. Ou avec l’outil en ligne de commande : « verify-receipt receipt.pdf --service ${origin} ». Les ` +
+    'deux vérifient chaque enregistrement d’audit et sa service_signature (les enregistrements sont dans le ' +
+    `fichier joint ${json} ; openssl convient aussi) et le sceau du service sur tout le fichier : une page ` +
+    'ou une pièce jointe modifiée est détectée.',
 };
 
 export const RECEIPT_WORDS: Record<ReceiptLang, Words> = { en, de, fr };
