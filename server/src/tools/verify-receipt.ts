@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     trust = { mode: 'published', jwks: keys.jwks, source: keys.from };
-    const notes = [note, keys.note].filter(Boolean).join('; ');
+    const notes = [...new Set([note, keys.note].filter(Boolean))].join('; ');
     say(`Trusted: ${serviceArg.value ? `${trusted} (${keys.from})` : keys.from}${notes ? ` (${notes})` : ''}`);
   } else {
     say(NAME_ONE);
