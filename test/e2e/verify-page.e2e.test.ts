@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { launchChromium } from '../support/browser';
-import { forgerKeys, forgeReceipt, loopbackServer } from '../support/receipt-forgery';
+import { forgeReceipt, forgerKeys, loopbackServer } from '../support/receipt-forgery';
 import { pdfdetachJson, REPO_ROOT } from '../support/receipts';
 import { receiptsSuite } from '../support/receipts-suite';
 
@@ -61,7 +61,9 @@ describe('the receipt verification page (Chromium)', () => {
     await page.locator('input[type=file]').setInputFiles(file);
     const verdict = page.getByTestId('verdict');
     await verdict.waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('verdict');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('verdict');
     return (await verdict.textContent()) ?? '';
   }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkReceipt } from '../../hosted-web/src/verify/receipt-check';
 import { verifyReceiptPdf } from '../../server/src/modules/receipt/receipt.verify';
-import { type ForgerKeys, forgerKeys, forgeReceipt } from '../support/receipt-forgery';
+import { type ForgerKeys, forgeReceipt, forgerKeys } from '../support/receipt-forgery';
 import { REPO_ROOT, withLineOnPage } from '../support/receipts';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/receipts');
@@ -36,7 +36,12 @@ describe('the /verify page’s check agrees with verify-receipt', () => {
   it('a genuine receipt of an earlier release verifies; the seal rule of its release is named', async () => {
     const r = await both(RECEIPT, JWKS);
     expect(r.verified).toBe(true);
-    expect(r.claims).toMatchObject({ business: 'Łukasz & Şule Sp. z o.o.', steps: 4, totalSteps: 4, version: 2 });
+    expect(r.claims).toMatchObject({
+      business: 'Łukasz & Şule Sp. z o.o.',
+      steps: 4,
+      totalSteps: 4,
+      version: 2,
+    });
     expect(r.lines.map((l) => [l.kind, l.step, l.ok])).toEqual([
       ['step', 1, true],
       ['step', 2, true],
@@ -59,7 +64,9 @@ describe('the /verify page’s check agrees with verify-receipt', () => {
     }
     const r = await both(named, JWKS);
     expect(r.claims?.origin).toBe('https://forger.example');
-    expect(r.lines.find((l) => l.step === 1)?.detail).toBe("no key with kid forger/audit/1 in this service's key set");
+    expect(r.lines.find((l) => l.step === 1)?.detail).toBe(
+      "no key with kid forger/audit/1 in this service's key set",
+    );
     // against the forger's own key set it is consistent, which is why the page never uses a key set the file names
     expect((await both(named, own.jwks)).verified).toBe(true);
   });

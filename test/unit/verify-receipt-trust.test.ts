@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgerKeys, forgeReceipt, keySetServer, loopbackServer } from '../support/receipt-forgery';
+import { forgeReceipt, forgerKeys, keySetServer, loopbackServer } from '../support/receipt-forgery';
 import { REPO_ROOT, verifyReceiptCli } from '../support/receipts';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/receipts');
@@ -79,7 +79,9 @@ describe('verify-receipt trusts only the service the reader names', () => {
     for (const opts of [{}, { selfConsistentOnly: true }]) {
       const r = await verifyReceiptCli(RECEIPT, opts);
       clean(r);
-      expect(r.out).toMatch(/^The file says: issued by http:\/\/127\.0\.0\.1:45761 for Łukasz & Şule Sp\. z o\.o\.;/);
+      expect(r.out).toMatch(
+        /^The file says: issued by http:\/\/127\.0\.0\.1:45761 for Łukasz & Şule Sp\. z o\.o\.;/,
+      );
       expect(r.out).toContain('NOT VERIFIED: name the service you trust');
       expect(r.out).not.toContain('RECEIPT VERIFIED');
       expect(r.code).toBe(1);
@@ -122,13 +124,17 @@ describe('verify-receipt trusts only the service the reader names', () => {
     for (const opts of [{ service: genuine }, { jwks: JWKS }]) {
       const r = await verifyReceiptCli(forged, opts);
       clean(r);
-      expect(r.out).toContain(`FAIL Step 1 (identify): no key with kid ${forgerKeySet.audit.kid} in the key set`);
+      expect(r.out).toContain(
+        `FAIL Step 1 (identify): no key with kid ${forgerKeySet.audit.kid} in the key set`,
+      );
       expect(r.out).toContain('FAIL seal over the whole file: no key with kid');
       expect(r.out).not.toContain('RECEIPT VERIFIED');
       expect(r.code).toBe(1);
     }
     expect((await verifyReceiptCli(forged, { service: genuine })).out).toMatch(
-      new RegExp(`RECEIPT NOT VERIFIED: this receipt was not issued by ${genuine} \\(it names ${forger}\\)\\n$`),
+      new RegExp(
+        `RECEIPT NOT VERIFIED: this receipt was not issued by ${genuine} \\(it names ${forger}\\)\\n$`,
+      ),
     );
 
     // Only a reader who names the forger's address as the service they trust gets a verdict, and it names
@@ -149,7 +155,9 @@ describe('verify-receipt trusts only the service the reader names', () => {
     const r = await verifyReceiptCli(sealedByAudit, { service: s.origin });
     clean(r);
     expect(r.out).toContain('OK   Step 1 (identify)');
-    expect(r.out).toContain(`FAIL seal over the whole file: the key ${sameKey.audit.kid} is not published as a receipt-seal key`);
+    expect(r.out).toContain(
+      `FAIL seal over the whole file: the key ${sameKey.audit.kid} is not published as a receipt-seal key`,
+    );
     expect(r.code).toBe(1);
 
     const swapped = forgerKeys(forgerKeySet.seal.kid, forgerKeySet.seal.kid);
@@ -175,7 +183,9 @@ describe('verify-receipt: bad input gets a clear verdict and a non-zero exit, ne
     clean(r);
     expect(r.out).toContain(`FAIL Step 1 (identify): no key with kid ${serviceKid} in the key set`);
     expect(r.out).toMatch(
-      new RegExp(`RECEIPT NOT VERIFIED: this receipt was not issued by ${other.origin} \\(it names http://127\\.0\\.0\\.1:45761\\)\\n$`),
+      new RegExp(
+        `RECEIPT NOT VERIFIED: this receipt was not issued by ${other.origin} \\(it names http://127\\.0\\.0\\.1:45761\\)\\n$`,
+      ),
     );
     expect(r.code).toBe(1);
   });

@@ -88,6 +88,7 @@ export function VerifyPage() {
         </label>
       </header>
       <p>{w().intro(service)}</p>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target only; the button inside is the keyboard and pointer path */}
       <section
         class="verify-drop"
         classList={{ dragging: dragging() }}
@@ -133,7 +134,12 @@ export function VerifyPage() {
               {w().keysFailed(service)}
             </h2>
           </Match>
-          <Match when={(() => { const s = state(); return s.kind === 'done' ? s : null; })()}>
+          <Match
+            when={(() => {
+              const s = state();
+              return s.kind === 'done' ? s : null;
+            })()}
+          >
             {(done) => {
               const r = () => done().result;
               const claims = () => r().claims;
@@ -163,6 +169,7 @@ export function VerifyPage() {
                     {(c) => (
                       <>
                         <p data-testid="summary">
+                          {r().verified ? '' : `${w().fileSays} `}
                           {w().summary(c().business, c().steps, c().totalSteps, date(c().generatedAt))}
                         </p>
                         <Show when={c().example}>

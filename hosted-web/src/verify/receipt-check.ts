@@ -8,7 +8,12 @@
 // receipt.json is read from the file's one EmbeddedFile stream (FlateDecode through DecompressionStream); a
 // genuine receipt has exactly one, and the seal covers every byte, so what the seal vouches for is what is read.
 // No DOM or framework imports: the unit test runs this module in Node's WebCrypto.
-import { type AuditJwks, canonicalJson, derToRawSignature, verifyAuditRecord } from '../dashboard/audit-verify';
+import {
+  type AuditJwks,
+  canonicalJson,
+  derToRawSignature,
+  verifyAuditRecord,
+} from '../dashboard/audit-verify';
 
 export type { AuditJwks };
 
@@ -53,7 +58,8 @@ const latin1 = (b: Uint8Array) => {
     s += String.fromCharCode(...Array.from(b.subarray(i, i + 0x8000)));
   return s;
 };
-const hex = (b: ArrayBuffer) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+const hex = (b: ArrayBuffer) =>
+  Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
 const b64url = (b: ArrayBuffer) =>
   btoa(String.fromCharCode(...new Uint8Array(b)))
     .replace(/\+/g, '-')
@@ -73,11 +79,13 @@ export async function readReceiptJson(
   const text = latin1(pdf);
   if (!text.startsWith('%PDF-')) return { problem: 'not a PDF file' };
   const found = [...text.matchAll(/\/Type\s*\/EmbeddedFile\b/g)];
-  if (found.length !== 1) return { problem: found.length ? 'more than one attachment' : 'no receipt.json attached' };
+  if (found.length !== 1)
+    return { problem: found.length ? 'more than one attachment' : 'no receipt.json attached' };
   const at = found[0]?.index ?? 0;
   const dictStart = text.lastIndexOf('obj', at);
   const streamAt = text.indexOf('stream', at);
-  if (dictStart < 0 || streamAt < 0) return { problem: 'the attachment cannot be read (damaged or cut short)' };
+  if (dictStart < 0 || streamAt < 0)
+    return { problem: 'the attachment cannot be read (damaged or cut short)' };
   const dict = text.slice(dictStart, streamAt);
   const length = /\/Length\s+(\d+)\s*(?:\/|>>)/.exec(dict);
   let start = streamAt + 'stream'.length;
@@ -118,7 +126,9 @@ async function checkSeal(pdf: Uint8Array<ArrayBuffer>, data: Record<string, unkn
   }
   if (starts.length !== 1) return line(false, starts.length ? 'more than one seal' : 'no seal in the file');
   const start = starts[0] as number;
-  const raw = new Uint8Array((text.slice(start, start + SEAL_DIGITS).match(/../g) ?? []).map((h) => parseInt(h, 16)));
+  const raw = new Uint8Array(
+    (text.slice(start, start + SEAL_DIGITS).match(/../g) ?? []).map((h) => parseInt(h, 16)),
+  );
   const derLen = 2 + (raw[1] ?? 0xff);
   if (raw[0] !== 0x30 || derLen > raw.length || raw.subarray(derLen).some((b) => b !== 0))
     return line(false, 'the seal is not a signature');
@@ -127,7 +137,8 @@ async function checkSeal(pdf: Uint8Array<ArrayBuffer>, data: Record<string, unkn
   if (!sig) return line(false, 'the seal is not a signature');
   if (!jwk) return line(false, `no key with kid ${kid} in this service's key set`);
   const legacy = Number(data.version ?? 2) < 3;
-  if (!legacy && jwk.purpose !== 'receipt-seal') return line(false, `the key ${kid} is not a receipt-seal key`);
+  if (!legacy && jwk.purpose !== 'receipt-seal')
+    return line(false, `the key ${kid} is not a receipt-seal key`);
   if (legacy && jwk.purpose === 'receipt-seal')
     return line(false, `the key ${kid} is a receipt-seal key, which no receipt of version 2 was sealed with`);
   const zeroed = pdf.slice();
@@ -153,7 +164,11 @@ async function checkSteps(data: Record<string, unknown>, jwks: AuditJwks): Promi
   const steps = Array.isArray(data.steps) ? (data.steps as Array<Record<string, unknown>>) : [];
   if (steps.length === 0) return [{ kind: 'file', ok: false, detail: 'not a receipt with steps' }];
   const audit = { keys: keysOf(jwks).filter((k) => k.purpose !== 'receipt-seal') };
-  const sealKids = new Set(keysOf(jwks).filter((k) => k.purpose === 'receipt-seal').map((k) => k.kid));
+  const sealKids = new Set(
+    keysOf(jwks)
+      .filter((k) => k.purpose === 'receipt-seal')
+      .map((k) => k.kid),
+  );
   const session = (data.session as { id?: unknown } | undefined)?.id;
   const out: CheckLine[] = [];
   let previous: string | null = null;
@@ -162,7 +177,13 @@ async function checkSteps(data: Record<string, unknown>, jwks: AuditJwks): Promi
     const rec = step.audit_record as Record<string, unknown> | undefined;
     const n = Number(step.stage) + 1;
     if (!rec || typeof rec !== 'object') {
-      out.push({ kind: 'step', step: n, primitive: String(step.primitive), ok: false, detail: 'no audit record' });
+      out.push({
+        kind: 'step',
+        step: n,
+        primitive: String(step.primitive),
+        ok: false,
+        detail: 'no audit record',
+      });
       continue;
     }
     const { service_signature: sig, ...content } = rec;
@@ -222,7 +243,12 @@ function claimsOf(data: Record<string, unknown>): ReceiptClaims {
 export async function checkReceipt(pdf: Uint8Array<ArrayBuffer>, jwks: AuditJwks): Promise<ReceiptCheck> {
   const read = await readReceiptJson(pdf);
   if ('problem' in read)
-    return { verified: false, unreadable: true, claims: null, lines: [{ kind: 'file', ok: false, detail: read.problem }] };
+    return {
+      verified: false,
+      unreadable: true,
+      claims: null,
+      lines: [{ kind: 'file', ok: false, detail: read.problem }],
+    };
   const lines = [...(await checkSteps(read.data, jwks)), await checkSeal(pdf, read.data, jwks)];
   return { verified: lines.every((l) => l.ok), unreadable: false, claims: claimsOf(read.data), lines };
 }

@@ -20,6 +20,8 @@ export interface VerifyWords {
   unreadable: string;
   keysFailed: (service: string) => string;
   summary: (business: string, steps: number, total: number, date: string) => string;
+  /** Before the summary of a file that did not verify: what it says is only its own claim. */
+  fileSays: string;
   example: string;
   partial: string;
   checks: string;
@@ -51,9 +53,11 @@ const en: VerifyWords = {
   notIssued: (s) => `This receipt was not issued by ${s}, or it was changed after it was issued.`,
   notIssuedNote: 'Do not rely on what it says. The checks that failed are listed below.',
   namesOther: (o) => `The file names another service: ${o}. Only check it there if you know and trust it.`,
-  unreadable: 'This file is not a receipt that can be checked: it is not a PDF, it is damaged or cut short, or its attached record is missing.',
+  unreadable:
+    'This file is not a receipt that can be checked: it is not a PDF, it is damaged or cut short, or its attached record is missing.',
   keysFailed: (s) => `The keys of ${s} could not be loaded, so nothing was checked. Please try again later.`,
   summary: (b, n, t, d) => `${b ? `${b} · ` : ''}${n} of ${t} steps · made ${d}`,
+  fileSays: 'The file says:',
   example: 'Example receipt: test data from a sandbox session.',
   partial: 'Partial receipt: not every step was completed.',
   checks: 'What was checked',
@@ -67,7 +71,12 @@ const en: VerifyWords = {
   another: 'Check another file',
   language: 'Language',
   colon: ': ',
-  primitives: { identify: 'identity', age_verify: 'age check', sign: 'signature', attestation: 'approval of terms' },
+  primitives: {
+    identify: 'identity',
+    age_verify: 'age check',
+    sign: 'signature',
+    attestation: 'approval of terms',
+  },
   command: (o) => `Without a browser: verify-receipt receipt.pdf --service ${o}`,
 };
 
@@ -93,6 +102,7 @@ const de: VerifyWords = {
   keysFailed: (s) =>
     `Die Schlüssel von ${s} konnten nicht geladen werden, daher wurde nichts geprüft. Bitte versuchen Sie es später erneut.`,
   summary: (b, n, t, d) => `${b ? `${b} · ` : ''}${n} von ${t} Schritten · erstellt am ${d}`,
+  fileSays: 'Die Datei gibt an:',
   example: 'Beispielbeleg: Testdaten aus einer Sandbox-Sitzung.',
   partial: 'Teilbeleg: Nicht alle Schritte wurden abgeschlossen.',
   checks: 'Was geprüft wurde',
@@ -136,6 +146,7 @@ const fr: VerifyWords = {
   keysFailed: (s) =>
     `Les clés de ${s} n’ont pas pu être chargées : rien n’a été vérifié. Veuillez réessayer plus tard.`,
   summary: (b, n, t, d) => `${b ? `${b} · ` : ''}${n} étape(s) sur ${t} · établi le ${d}`,
+  fileSays: 'Le fichier indique :',
   example: 'Reçu d’exemple : données de test d’une session sandbox.',
   partial: 'Reçu partiel : toutes les étapes n’ont pas été effectuées.',
   checks: 'Ce qui a été vérifié',

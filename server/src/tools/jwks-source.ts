@@ -52,7 +52,9 @@ export function serviceOriginOf(
   if ('problem' in rule) return rule;
   const keySetUrl = `${u.origin}${KEY_SET_PATH}`;
   const ignored = `${u.pathname}${u.search}`.replace(/^\/$/, '');
-  const notes = [rule.note, ignored ? `only its origin counts: ${ignored} ignored` : undefined].filter(Boolean);
+  const notes = [rule.note, ignored ? `only its origin counts: ${ignored} ignored` : undefined].filter(
+    Boolean,
+  );
   return { origin: u.origin, keySetUrl, ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
 
@@ -79,7 +81,8 @@ export async function readKeySet(
       return { jwks, from: `the key set published at ${source}`, ...rule };
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = (e as Error).name === 'TimeoutError' ? 'no answer in time' : (cause?.code ?? cause?.message);
+      const why =
+        (e as Error).name === 'TimeoutError' ? 'no answer in time' : (cause?.code ?? cause?.message);
       return { problem: `cannot fetch ${source} (${why ?? (e as Error).message})` };
     }
   }

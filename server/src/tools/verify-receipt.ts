@@ -99,17 +99,23 @@ async function main(argv: string[]): Promise<number> {
       trusted = svc.origin;
       note = svc.note;
     } else {
-      trusted = /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? new URL(source).origin : `the saved key set ${source}`;
+      trusted = /^[a-z][a-z0-9+.-]*:\/\//i.test(source)
+        ? new URL(source).origin
+        : `the saved key set ${source}`;
     }
     const keys = await readKeySet(source);
     if ('problem' in keys) {
       say(`FAIL keys: ${keys.problem}`);
-      say(`RECEIPT NOT VERIFIED: no key set of ${trusted} to check against (try again, or use --jwks with a saved copy)`);
+      say(
+        `RECEIPT NOT VERIFIED: no key set of ${trusted} to check against (try again, or use --jwks with a saved copy)`,
+      );
       return 1;
     }
     trust = { mode: 'published', jwks: keys.jwks, source: keys.from };
     const notes = [...new Set([note, keys.note].filter(Boolean))].join('; ');
-    say(`Trusted: ${serviceArg.value ? `${trusted} (${keys.from})` : keys.from}${notes ? ` (${notes})` : ''}`);
+    say(
+      `Trusted: ${serviceArg.value ? `${trusted} (${keys.from})` : keys.from}${notes ? ` (${notes})` : ''}`,
+    );
   } else {
     say(NAME_ONE);
     return 1;
