@@ -203,8 +203,8 @@ describe('receipt PDF', () => {
     ((forged.steps[0] as ReceiptData['steps'][number]).result.claims as Record<string, string>).family_name =
       'Someone Else';
     const v2 = await verifyReceiptPdf(await render(forged), published);
-    expect(v2.find((v) => v.check.startsWith('step 0'))).toMatchObject({ ok: false });
-    expect(v2.find((v) => v.check.startsWith('step 0'))?.detail).toContain('result_digest');
+    expect(v2.find((v) => v.check.startsWith('Step 1'))).toMatchObject({ ok: false });
+    expect(v2.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('result_digest');
 
     // a record edited together with its digest: the signature fails
     const resigned = structuredClone(data);
@@ -215,7 +215,7 @@ describe('receipt PDF', () => {
       .update(canonicalJson(content))
       .digest('hex');
     const v3 = await verifyReceiptPdf(await render(resigned), published);
-    expect(v3.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+    expect(v3.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('signature does not match');
 
     // a receipt without a seal (made before ADR 0027, or stripped) is not verified
     const { seal: _seal, ...unsealed } = data;
@@ -243,10 +243,10 @@ describe('receipt PDF', () => {
     const pdf = await render(forged, fresh.privateKey);
 
     const against = await verifyReceiptPdf(pdf, published);
-    expect(against.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+    expect(against.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('signature does not match');
     expect(against.find((v) => v.check === 'seal over the whole file')?.ok).toBe(false);
     const self = await verifyReceiptPdf(pdf, { mode: 'self-consistent' });
     expect(self.filter((v) => !v.ok)).toEqual([]);
-    expect(self.find((v) => v.check.startsWith('step 0'))?.detail).toContain('self-consistent only');
+    expect(self.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('self-consistent only');
   });
 });
