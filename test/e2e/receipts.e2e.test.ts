@@ -236,7 +236,7 @@ describe('the signer’s record end to end (Chromium, MariaDB, SMTP)', () => {
     await page.getByTestId('send-receipt').click();
     await page.getByTestId('email-sent').waitFor({ timeout: 20_000 });
     const mail = await smtp.waitFor((m) => toThis(m) && smtp.messages.indexOf(m) >= after);
-    expect(mail.subject).toBe('Ihr Beleg: Workflow');
+    expect(mail.subject).toBe('Ihr Beleg von Musterfirma GmbH');
     expect(mail.text).toContain('Anbei Ihr Beleg von Musterfirma GmbH');
     expect(mail.text).toMatch(/Die Seite ist bis \d{1,2}\. \S+ \d{4} um \d\d:\d\d (MEZ|MESZ) erreichbar/);
     const attached = mail.attachments.find((a) => a.contentType === 'application/pdf');

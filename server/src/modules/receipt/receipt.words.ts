@@ -61,7 +61,8 @@ interface Words {
   claim: Record<string, string>;
   over: (threshold: string, yes: boolean) => string;
   document: string;
-  bytes: string;
+  /** Between a label and its value: ": " (French: a no-break space before the colon). */
+  colon: string;
   terms: string;
   technical: string;
   technicalNote: string;
@@ -125,7 +126,7 @@ const en: Words = {
   },
   over: (n, yes) => `Over ${n}: ${yes ? 'yes' : 'no'}`,
   document: 'Document',
-  bytes: 'bytes',
+  colon: ': ',
   terms: 'Terms',
   technical: 'Technical details',
   technicalNote: 'For checking the receipt: identifiers, digests and signatures of each step.',
@@ -174,7 +175,7 @@ const de: Words = {
   primitive: {
     identify: 'Identität',
     age_verify: 'Altersprüfung',
-    sign: 'Unterschrift unter Dokumente',
+    sign: 'Unterschrift unter Dokumenten',
     attestation: 'Bestätigung',
   },
   status: {
@@ -201,7 +202,7 @@ const de: Words = {
   },
   over: (n, yes) => `Über ${n}: ${yes ? 'ja' : 'nein'}`,
   document: 'Dokument',
-  bytes: 'Bytes',
+  colon: ': ',
   terms: 'Text',
   technical: 'Technische Angaben',
   technicalNote: 'Zur Prüfung des Belegs: Kennungen, Prüfsummen und Signaturen jedes Schritts.',
@@ -238,7 +239,7 @@ const fr: Words = {
     "Reçu d'exemple : une session de test (sandbox) avec des données fictives. Il ne prouve rien sur une " +
     'personne réelle.',
   partialNote: (done, total, status) =>
-    `Reçu partiel : ${done} étape(s) sur ${total} terminée(s) ; la session est ${status}.`,
+    `Reçu partiel : ${done} étape(s) sur ${total} terminée(s) ; état de la session : ${status}.`,
   title: 'Reçu',
   revision: 'version',
   started: 'Commencée',
@@ -281,7 +282,7 @@ const fr: Words = {
   },
   over: (n, yes) => `Plus de ${n} ans : ${yes ? 'oui' : 'non'}`,
   document: 'Document',
-  bytes: 'octets',
+  colon: '\u00a0: ',
   terms: 'Texte',
   technical: 'Détails techniques',
   technicalNote: 'Pour vérifier le reçu : identifiants, empreintes et signatures de chaque étape.',
@@ -328,8 +329,8 @@ export function claimLabel(name: string, w: Words): string {
 export interface ReceiptEmailWords {
   codeSubject: (business: string, code: string) => string;
   codeText: (business: string, code: string) => string;
-  receiptSubject: (workflow: string, partial: boolean) => string;
-  receiptText: (a: { business: string; workflow: string; link: string; until: string | null }) => string;
+  receiptSubject: (business: string, partial: boolean) => string;
+  receiptText: (a: { business: string; link: string; until: string | null }) => string;
 }
 
 const enEmail: ReceiptEmailWords = {
@@ -337,9 +338,9 @@ const enEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Your code to receive your receipt from ${business} by email is ${code}.\n` +
     'It is valid for 10 minutes. If you did not ask for it, ignore this message.\n',
-  receiptSubject: (workflow, partial) => `Your receipt: ${workflow}${partial ? ' (partial)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Attached is your receipt from ${business} for "${workflow}".\n` +
+  receiptSubject: (business, partial) => `Your receipt from ${business}${partial ? ' (partial)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Attached is your receipt from ${business}.\n` +
     'The PDF is yours to keep: it stays valid and verifiable after online access ends.\n\n' +
     `Receipt page: ${link}\n` +
     (until
@@ -352,9 +353,9 @@ const deEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Ihr Code, um Ihren Beleg von ${business} per E-Mail zu erhalten, lautet ${code}.\n` +
     'Er ist 10 Minuten gültig. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.\n',
-  receiptSubject: (workflow, partial) => `Ihr Beleg: ${workflow}${partial ? ' (teilweise)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Anbei Ihr Beleg von ${business} für „${workflow}“.\n` +
+  receiptSubject: (business, partial) => `Ihr Beleg von ${business}${partial ? ' (Teilbeleg)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Anbei Ihr Beleg von ${business}.\n` +
     'Die PDF-Datei gehört Ihnen: Sie bleibt gültig und prüfbar, auch nachdem der Online-Zugang endet.\n\n' +
     `Seite des Belegs: ${link}\n` +
     (until
@@ -367,9 +368,9 @@ const frEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Votre code pour recevoir par e-mail votre reçu de ${business} est ${code}.\n` +
     "Il est valable 10 minutes. Si vous ne l'avez pas demandé, ignorez ce message.\n",
-  receiptSubject: (workflow, partial) => `Votre reçu : ${workflow}${partial ? ' (partiel)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Vous trouverez ci-joint votre reçu de ${business} pour « ${workflow} ».\n` +
+  receiptSubject: (business, partial) => `Votre reçu de ${business}${partial ? ' (partiel)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Vous trouverez ci-joint votre reçu de ${business}.\n` +
     "Le PDF est à vous : il reste valable et vérifiable après la fin de l'accès en ligne.\n\n" +
     `Page du reçu : ${link}\n` +
     (until
