@@ -4,7 +4,6 @@
 // `receipt-seal`, published with its purpose beside the audit key; the audit service never seals with the audit
 // key; rotation keeps the old seal key published.
 import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../server/src/db/test-database';
@@ -32,7 +31,7 @@ function fakeCloudSigner(): CloudSigner {
 
 describe('the receipt seal has a key of its own', () => {
   let db: MigratedTestDatabase;
-  let ds: DataSource;
+  let ds: MigratedTestDatabase['ds'];
   beforeAll(async () => {
     db = await migratedTestDatabase('seal_key');
     ds = db.ds;
