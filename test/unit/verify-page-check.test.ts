@@ -52,6 +52,16 @@ describe('the /verify page’s check agrees with verify-receipt', () => {
     expect(r.lines.at(-1)?.legacySeal).toBe(true);
   });
 
+  it('a receipt of this release (version 3, its own seal key) verifies against its key set', async () => {
+    const v3 = new Uint8Array(fs.readFileSync(path.join(FIXTURES, 'v3/receipt.pdf')));
+    const keys = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'v3/service-audit-jwks.json'), 'utf8'));
+    const r = await both(v3, keys);
+    expect(r.verified).toBe(true);
+    expect(r.claims).toMatchObject({ version: 3, steps: 4 });
+    expect(r.lines.at(-1)).toEqual({ kind: 'seal', ok: true });
+    expect((await both(v3, JWKS)).verified).toBe(false);
+  });
+
   it('refuses today’s forgery and a forgery naming its own key set, against this service’s key set', async () => {
     const today = await forgeReceipt(json, forgerKeys(serviceKid));
     const own: ForgerKeys = forgerKeys('forger/audit/1', 'forger/seal/1');

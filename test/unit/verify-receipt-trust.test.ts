@@ -75,6 +75,23 @@ describe('verify-receipt trusts only the service the reader names', () => {
     expect(saved.code).toBe(0);
   });
 
+  it('a receipt of this release (version 3, its own seal key) verifies against its saved key set', async () => {
+    const r = await verifyReceiptCli(path.join(FIXTURES, 'v3/receipt.pdf'), {
+      jwks: path.join(FIXTURES, 'v3/service-audit-jwks.json'),
+    });
+    clean(r);
+    expect(r.out).toContain('receipt version 3.');
+    expect(r.out).toContain('OK   Step 4 (attestation): signature verified with the published key');
+    expect(r.out).toContain('OK   seal over the whole file: the file is exactly as the service made it');
+    expect(r.out).not.toContain('version 2');
+    expect(r.out).toMatch(/RECEIPT VERIFIED against the saved key set \S+v3\/service-audit-jwks\.json\n$/);
+    expect(r.code).toBe(0);
+    // the key set of the earlier release does not have this seal key
+    const old = await verifyReceiptCli(path.join(FIXTURES, 'v3/receipt.pdf'), { jwks: JWKS });
+    expect(old.out).toContain('FAIL seal over the whole file: no key with kid');
+    expect(old.code).toBe(1);
+  });
+
   it('without a service named: what the file claims, NOT VERIFIED, non-zero exit (even for a genuine file)', async () => {
     for (const opts of [{}, { selfConsistentOnly: true }]) {
       const r = await verifyReceiptCli(RECEIPT, opts);
