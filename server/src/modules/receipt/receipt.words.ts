@@ -144,7 +144,7 @@ const en: Words = {
   auditId: 'Audit id',
   auditDigest: 'Audit digest (SHA-256)',
   signingKey: 'Signing key (kid)',
-  howToVerify: 'How to verify',
+  howToVerify: 'How to check this receipt',
   howToVerifyText: (origin, json) =>
     `Open ${origin}/verify and drop this file there: the check runs in your browser against the keys that ` +
     `service publishes, and nothing is uploaded. Make sure ${origin} is the service you used: keys inside ` +
@@ -301,7 +301,7 @@ const fr: Words = {
   auditId: "Enregistrement d'audit",
   auditDigest: 'Empreinte (SHA-256)',
   signingKey: 'Clé de signature (kid)',
-  howToVerify: 'Comment vérifier',
+  howToVerify: 'Comment vérifier ce reçu',
   howToVerifyText: (origin, json) =>
     `Ouvrez ${origin}/verify et déposez-y ce fichier : la vérification se fait dans votre navigateur avec ` +
     `les clés que ce service publie, et rien n’est envoyé. Assurez-vous que ${origin} est bien le service ` +
