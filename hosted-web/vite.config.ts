@@ -1,6 +1,6 @@
-// Two entries, one build (ADR 0017): the hosted session page (index.html for /s/:id) and the dashboard
-// (dashboard.html for /dashboard/*). Each page loads only its own entry, so the signer page stays small;
-// hashed files of both live under /assets/.
+// Three entries, one build (ADR 0017, ADR 0047): the hosted session page (index.html for /s/:id), the
+// dashboard (dashboard.html for /dashboard/*) and the receipt verification page (verify.html for /verify).
+// Each page loads only its own entry, so the signer page stays small; hashed files live under /assets/.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stripIgnoredCharacters } from 'graphql';
@@ -36,6 +36,7 @@ export default defineConfig({
       input: {
         index: resolve(import.meta.dirname, 'index.html'),
         dashboard: resolve(import.meta.dirname, 'dashboard.html'),
+        verify: resolve(import.meta.dirname, 'verify.html'),
       },
     },
   },

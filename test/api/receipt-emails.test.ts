@@ -102,8 +102,10 @@ describe('the receipt emails in the signer’s language', () => {
     expect(codeMail.text).toContain('10 Minuten gültig');
 
     const mail = await receiptMail();
-    expect(mail.subject).toBe('Ihr Beleg: Mietvertrag');
-    expect(mail.text).toContain(`Anbei Ihr Beleg von ${BUSINESS} für „Mietvertrag“`);
+    // the business by its public name, never the workflow's internal name (issue 29)
+    expect(mail.subject).toBe(`Ihr Beleg von ${BUSINESS}`);
+    expect(mail.text).toContain(`Anbei Ihr Beleg von ${BUSINESS}.`);
+    expect(mail.text).not.toContain('Mietvertrag');
     // 48 hours after the end (08:00 UTC), in Berlin's winter time
     expect(mail.text).toContain('Die Seite ist bis 25. November 2026 um 09:00 MEZ erreichbar');
     expect(mail.text).not.toContain('2026-11-25T08:00');
@@ -119,8 +121,8 @@ describe('the receipt emails in the signer’s language', () => {
     expect(codeMail.text).toContain(`votre reçu de ${BUSINESS}`);
 
     const mail = await receiptMail();
-    expect(mail.subject).toBe('Votre reçu : Mietvertrag');
-    expect(mail.text).toContain(`votre reçu de ${BUSINESS} pour « Mietvertrag »`);
+    expect(mail.subject).toBe(`Votre reçu de ${BUSINESS}`);
+    expect(mail.text).toContain(`votre reçu de ${BUSINESS}.`);
     // 08:00 UTC is 03:00 in Montreal (UTC−5)
     expect(mail.text).toMatch(/jusqu'au 25 novembre 2026 à 03:00 (UTC−5|HNE|UTC-5)/);
     const pdf = pdfText(mail, 'fr.pdf');
@@ -135,8 +137,8 @@ describe('the receipt emails in the signer’s language', () => {
     expect(codeMail.subject).toMatch(new RegExp(`^Your verification code for ${BUSINESS}: \\d{6}$`));
     expect(codeMail.text).toContain(`your receipt from ${BUSINESS} by email`);
     const mail = await receiptMail();
-    expect(mail.subject).toBe('Your receipt: Mietvertrag');
-    expect(mail.text).toContain(`Attached is your receipt from ${BUSINESS} for "Mietvertrag"`);
+    expect(mail.subject).toBe(`Your receipt from ${BUSINESS}`);
+    expect(mail.text).toContain(`Attached is your receipt from ${BUSINESS}.`);
     expect(mail.text).toContain('The page works until 25 November 2026 at 08:00 UTC');
     expect(pdfText(mail, 'en-unknown.pdf')).toContain('Given name');
 
@@ -156,7 +158,7 @@ describe('the receipt emails in the signer’s language', () => {
     clock.advance(31_000);
     expect(await t.svc.receipts.deliverPending()).toBeGreaterThanOrEqual(1);
     const mail = await receiptMail();
-    expect(mail.subject).toBe('Ihr Beleg: Mietvertrag');
+    expect(mail.subject).toBe(`Ihr Beleg von ${BUSINESS}`);
     expect(mail.text).toContain(`Anbei Ihr Beleg von ${BUSINESS}`);
     expect(mail.text).toContain('Die Seite ist bis 25. November 2026 um 09:00 MEZ erreichbar');
     expect(pdfText(mail, 'retry.pdf')).toContain('Abgeschlossen: 23. November 2026 um 09:00 MEZ');

@@ -72,7 +72,7 @@ describe('the signer’s record (receipts): email', () => {
     const att = mail.attachments.find((a) => a.contentType === 'application/pdf');
     expect(att).toBeDefined();
     const emailed = files.write('emailed.pdf', att?.content as Buffer);
-    expect((await verifyReceiptCli(emailed)).code).toBe(0);
+    expect((await verifyReceiptCli(emailed, { service: s.t.baseUrl })).code).toBe(0);
     expect(pdfdetachJson(emailed).steps).toHaveLength(1);
     // single use
     expect(errCode(await b.sendEmail(code5))).toBe('receipt_code_expired');
@@ -84,7 +84,11 @@ describe('the signer’s record (receipts): email', () => {
     const linkPdf = await fetch(`${link}/receipt.pdf`);
     expect(linkPdf.status).toBe(200);
     expect(
-      (await verifyReceiptCli(files.write('linked.pdf', Buffer.from(await linkPdf.arrayBuffer())))).code,
+      (
+        await verifyReceiptCli(files.write('linked.pdf', Buffer.from(await linkPdf.arrayBuffer())), {
+          service: s.t.baseUrl,
+        })
+      ).code,
     ).toBe(0);
     expect((await fetch(`${link.slice(0, -3)}AAA`)).status).toBe(404);
 

@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalJson } from '../../server/src/modules/audit/canonical-json';
+import {
+  LocalKmsProvider,
+  loadOrCreateLocalMasterKey,
+} from '../../server/src/modules/kms/local-kms.provider';
 import { type ReceiptData, renderReceiptPdf } from '../../server/src/modules/receipt/receipt.document';
 import { type Json } from '../support/harness';
 import { opensslVerifyAudit } from '../support/openssl';
@@ -44,7 +48,15 @@ async function forge(json: Json, givenName: string): Promise<Uint8Array> {
     previous = step.audit_digest;
   }
   const freshJwk = fresh.publicKey.export({ format: 'jwk' });
-  data.keys = { keys: data.keys.keys.map((k) => ({ ...freshJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+  data.keys = {
+    keys: data.keys.keys.map((k) => ({
+      ...freshJwk,
+      kid: k.kid,
+      alg: 'ES256',
+      use: 'sig',
+      purpose: k.purpose,
+    })),
+  };
   return renderReceiptPdf(data, async (zeroed) =>
     sign('sha256', zeroed, { key: fresh.privateKey, dsaEncoding: 'der' }),
   );
@@ -94,14 +106,16 @@ describe('the signer’s record (receipts): pdf', () => {
     expect(partialText).toContain('EXAMPLE');
     expect(partialText).toContain('1 of 4 steps completed');
     expect(partialText).toContain('Łukasz & Şule');
-    expect(partialText).toContain('Договор аренды');
-    expect(partialText).toContain('Σύμβαση μίσθωσης');
+    // the business by its name; the workflow's internal name and revision are not the person's (issue 29)
+    expect(partialText).not.toContain('Договор аренды');
+    expect(partialText).not.toMatch(/revision/i);
     expect(partialText).toContain('not a new');
-    // verified the way the PDF says: keys fetched from the address printed on it (http only for this machine)
-    const partialCli = await verifyReceiptCli(partialFile);
-    expect(partialCli.out).toContain(
-      `RECEIPT VERIFIED against the key set published at ${s.t.baseUrl}/.well-known/service-audit-jwks.json`,
-    );
+    // verified the way the PDF says: against the service the reader names (http only for this machine)
+    const partialCli = await verifyReceiptCli(partialFile, { service: s.t.baseUrl });
+    expect(partialText).toContain(`Open ${s.t.baseUrl}/verify and drop this file there`);
+    expect(partialText).toContain(`"verify-receipt receipt.pdf --service ${s.t.baseUrl}"`);
+    expect(partialText).not.toContain('pnpm');
+    expect(partialCli.out).toMatch(new RegExp(`RECEIPT VERIFIED against ${s.t.baseUrl}\n$`));
     expect(partialCli.out).toMatch(
       /plain http accepted only because (127\.0\.0\.1|localhost) is this machine/,
     );
@@ -141,7 +155,7 @@ describe('the signer’s record (receipts): pdf', () => {
     const cli = await verifyReceiptCli(finalFile, {
       jwks: files.write('saved-jwks.json', Buffer.from(JSON.stringify(live))),
     });
-    expect(cli.out).toContain('OK   step 3 (attestation): signature verified with the published key');
+    expect(cli.out).toContain('OK   Step 4 (attestation): signature verified with the published key');
     expect(cli.out).toContain('OK   seal over the whole file: the file is exactly as the service made it');
     expect(cli.out).toMatch(/RECEIPT VERIFIED against the saved key set \S+saved-jwks\.json\n$/);
     expect(cli.code).toBe(0);
@@ -152,12 +166,13 @@ describe('the signer’s record (receipts): pdf', () => {
     altered.steps[0].result.claims.given_name = 'Erikb';
     const bad = await verifyReceiptCli(
       files.write('tampered.pdf', await withReceiptJson(final.bytes, altered)),
+      { service: s.t.baseUrl },
     );
-    expect(bad.out).toContain('FAIL step 0 (identify): result does not match the signed result_digest');
+    expect(bad.out).toContain('FAIL Step 1 (identify): result does not match the signed result_digest');
     expect(bad.out).toContain(
       'FAIL seal over the whole file: the file was changed after the service sealed it',
     );
-    expect(bad.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+    expect(bad.out).toMatch(/RECEIPT NOT VERIFIED against \S+: the file is not as that service made it/);
     expect(bad.code).toBe(1);
     expect(bad.err).toBe(''); // a verdict, not pnpm's lifecycle error lines
 
@@ -178,7 +193,7 @@ describe('the signer’s record (receipts): pdf', () => {
     expect(pages[0]).not.toContain('service_signature');
     expect(pages.at(-1)).toContain('Technische Angaben');
     expect(pages.at(-1)).toContain('service_signature');
-    expect((await verifyReceiptCli(germanFile)).code).toBe(0);
+    expect((await verifyReceiptCli(germanFile, { service: s.t.baseUrl })).code).toBe(0);
     // unknown language or zone: English and UTC, never an error
     const fallback = await b.get(`/t/sessions/${b.sessionId}/receipt.pdf?lang=xx&tz=Mars%2FOlympus`);
     expect(fallback.status).toBe(200);
@@ -232,35 +247,72 @@ describe('the signer’s record (receipts): pdf', () => {
     expect(pdftotext(forged)).toContain('Given name: Max');
     const saved = files.write('published-jwks.json', Buffer.from(JSON.stringify(live)));
     for (const opts of [
-      {},
+      { service: s.t.baseUrl },
       { jwks: saved },
       { jwks: `${s.t.baseUrl}/.well-known/service-audit-jwks.json` },
     ]) {
       const r = await verifyReceiptCli(forged, opts);
-      expect(r.out).toContain('FAIL step 0 (identify): the signature does not match the record');
+      expect(r.out).toContain('FAIL Step 1 (identify): the signature does not match the record');
       expect(r.out).toContain('FAIL seal over the whole file');
       expect(r.out).not.toContain('RECEIPT VERIFIED');
-      expect(r.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+      expect(r.out).toMatch(/RECEIPT NOT VERIFIED against .+: the file is not as/);
       expect(r.code).toBe(1);
       expect(r.err).toBe('');
+    }
+    for (const opts of [{}, { selfConsistentOnly: true }]) {
+      const r = await verifyReceiptCli(forged, opts);
+      expect(r.out).toContain('NOT VERIFIED: name the service you trust');
+      expect(r.out).not.toContain('RECEIPT VERIFIED');
+      expect(r.code).toBe(1);
     }
     const self = await verifyReceiptCli(forged, { selfConsistentOnly: true });
     expect(self.out).toContain(
       'SELF-CONSISTENT ONLY: the file agrees with itself. This does not prove that the service signed it',
     );
-    expect(self.out).not.toMatch(/VERIFIED/);
-    expect(self.code).toBe(0);
 
     // an edited page: one more line drawn on it, the attachment and its signed data unchanged
     const edited = files.write('edited.pdf', await withLineOnPage(final.bytes, 'given_name: Max'));
     expect(pdftotext(edited)).toMatch(/given_name:\s+Max/);
-    const e = await verifyReceiptCli(edited);
-    expect(e.out).toContain('OK   step 0 (identify): signature verified with the published key');
+    const e = await verifyReceiptCli(edited, { service: s.t.baseUrl });
+    expect(e.out).toContain('OK   Step 1 (identify): signature verified with the published key');
     expect(e.out).toContain(
       'FAIL seal over the whole file: the file was changed after the service sealed it',
     );
-    expect(e.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+    expect(e.out).toMatch(/RECEIPT NOT VERIFIED against \S+: the file is not as that service made it/);
     expect(e.code).toBe(1);
     expect(e.err).toBe('');
+  });
+
+  it('seals with a key of its own, published with its purpose; a rotation keeps earlier receipts verifiable', async () => {
+    const b = await newFourStep();
+    await share(b);
+    const first = files.write('seal-1.pdf', (await b.pdf()).bytes);
+    const j1 = pdfdetachJson(first);
+    expect(j1.version).toBe(3);
+    const auditKid = j1.steps[0].audit_record.service_signature.kid;
+    expect(j1.seal.kid).not.toBe(auditKid);
+    const live = await jwks();
+    const purposeOf = (kid: string) => live.keys.find((k: Json) => k.kid === kid)?.purpose;
+    expect(purposeOf(j1.seal.kid)).toBe('receipt-seal');
+    expect(purposeOf(auditKid)).toBe('audit-signing');
+    expect(live.keys.every((k: Json) => ['receipt-seal', 'audit-signing'].includes(k.purpose))).toBe(true);
+
+    // the operator's rotate-receipt-seal-key, on the service's own database and master key
+    const kms = new LocalKmsProvider({
+      ds: s.t.svc.ds,
+      keyRing: s.t.svc.config.kmsKeyRing,
+      masterKey: loadOrCreateLocalMasterKey(s.t.svc.config.dataDir),
+      clock,
+    });
+    const next = await kms.rotate('receipt-seal');
+    const second = files.write('seal-2.pdf', (await b.pdf()).bytes);
+    expect(pdfdetachJson(second).seal.kid).toBe(next);
+    expect(next).not.toBe(j1.seal.kid);
+    for (const f of [first, second]) {
+      const r = await verifyReceiptCli(f, { service: s.t.baseUrl });
+      expect(r.out).toContain('OK   seal over the whole file: the file is exactly as the service made it');
+      expect(r.out).toMatch(new RegExp(`RECEIPT VERIFIED against ${s.t.baseUrl}\\n$`));
+      expect(r.code).toBe(0);
+    }
   });
 });

@@ -110,23 +110,25 @@ export function pdfdetachJson(file: string): Json {
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 /**
- * Runs `pnpm --silent verify-receipt <file> [--jwks …] [--self-consistent-only]` from the repository root,
+ * Runs `pnpm --silent verify-receipt <file> [--service … | --jwks … | --self-consistent-only]` from the root,
  * exactly as the README tells a person to: exit code, standard output and standard error. Asynchronous, so the
  * in-process server keeps serving (a blocked event loop lets keep-alive sockets die under the client).
  */
 export function verifyReceiptCli(
   file: string,
-  opts: { jwks?: string; selfConsistentOnly?: boolean } = {},
+  opts: { jwks?: string; service?: string; selfConsistentOnly?: boolean; env?: Record<string, string> } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const args = [
     '--silent',
     'verify-receipt',
     file,
     ...(opts.jwks ? ['--jwks', opts.jwks] : []),
+    ...(opts.service ? ['--service', opts.service] : []),
     ...(opts.selfConsistentOnly ? ['--self-consistent-only'] : []),
   ];
+  const env = { ...process.env, ...opts.env };
   return new Promise((resolve) => {
-    execFile('pnpm', args, { cwd: REPO_ROOT, encoding: 'utf8' }, (err, stdout, stderr) =>
+    execFile('pnpm', args, { cwd: REPO_ROOT, encoding: 'utf8', env }, (err, stdout, stderr) =>
       resolve({
         code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
         out: stdout,

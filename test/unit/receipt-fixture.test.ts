@@ -48,16 +48,21 @@ describe('a receipt saved on 2026-11-25', () => {
   it('verifies against the key set the service published', async () => {
     const r = await verifyReceiptCli(RECEIPT, { jwks: JWKS });
     expect(r.out).toContain('OK   seal over the whole file: the file is exactly as the service made it');
-    expect(r.out).toContain('OK   step 3 (attestation): signature verified with the published key');
+    expect(r.out).toContain('OK   Step 4 (attestation): signature verified with the published key');
     expect(r.out).toMatch(/RECEIPT VERIFIED against the saved key set \S+service-audit-jwks\.json\n$/);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
   });
 
   it('is not verified when the published key set cannot be had, or is not the service’s', async () => {
-    // the address printed on it is a local development service that is gone
-    const gone = await verifyReceiptCli(RECEIPT);
-    expect(gone.out).toMatch(/^FAIL keys: (cannot fetch|GET) http:\/\/127\.0\.0\.1:\d+\/\.well-known/);
+    // the address printed on it (a local development service that is gone) is never fetched on its own
+    const none = await verifyReceiptCli(RECEIPT);
+    expect(none.out).toContain('The file says: issued by http://127.0.0.1:45761');
+    expect(none.out).toMatch(/NOT VERIFIED: name the service you trust/);
+    expect(none.code).toBe(1);
+    expect(none.err).toBe('');
+    const gone = await verifyReceiptCli(RECEIPT, { service: 'http://127.0.0.1:45761' });
+    expect(gone.out).toMatch(/FAIL keys: (cannot fetch|GET) http:\/\/127\.0\.0\.1:45761\/\.well-known/);
     expect(gone.out).toContain('RECEIPT NOT VERIFIED');
     expect(gone.code).toBe(1);
     expect(gone.err).toBe('');
@@ -66,7 +71,7 @@ describe('a receipt saved on 2026-11-25', () => {
     jwks.keys[0].x = JSON.parse(fs.readFileSync(JWKS, 'utf8')).keys[0].y;
     fs.writeFileSync(other, JSON.stringify(jwks));
     const wrong = await verifyReceiptCli(RECEIPT, { jwks: other });
-    expect(wrong.out).toMatch(/RECEIPT NOT VERIFIED\n$/);
+    expect(wrong.out).toMatch(/RECEIPT NOT VERIFIED against the saved key set \S+other-jwks\.json/);
     expect(wrong.code).toBe(1);
   });
 

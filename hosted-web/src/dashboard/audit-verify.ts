@@ -97,6 +97,8 @@ export async function verifyAuditRecord(
     return fail('service_signature {kid, value} is missing or malformed');
   const jwk = (Array.isArray(jwks?.keys) ? jwks.keys : []).find((k) => k.kid === s.kid);
   if (!jwk) return fail(`no key with kid ${s.kid} in the public key set`);
+  // one key, one purpose (ADR 0047): a receipt-seal key never signs an audit record
+  if (jwk.purpose === 'receipt-seal') return fail(`the key ${s.kid} is a receipt-seal key, not an audit key`);
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') return fail('the key is not an EC P-256 key');
 
   let canonical: Uint8Array<ArrayBuffer>;

@@ -39,6 +39,7 @@ import { mountStartPage } from '../modules/start/start-page';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { mountGraphql } from './graphql';
 import { createPipeline, isV1Path, type ReadKey } from './pipeline';
+import { mountVerifyPage } from './verify-page';
 
 export interface HttpAppDeps {
   config: Config;
@@ -136,6 +137,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
 
   mountHostedPage(app, config);
   mountDashboardPage(app, config); // dashboard app (issue 10, ADR 0017)
+  mountVerifyPage(app, config); // receipt verification page (ADR 0047)
   mountStartPage(app, config); // `/`: the development start page, or the product page (issue 20)
   app.use(notFoundHandler);
   app.use(errorHandler(logger, { classify: (e) => availability.classify(e) }));

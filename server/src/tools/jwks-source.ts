@@ -32,6 +32,32 @@ export function keySetAddressProblem(url: string): { problem: string } | { note?
   return { problem: `the key set must come over https (got ${u.protocol}//${u.host})` };
 }
 
+/** The well-known address of a service's published key set (audit and receipt-seal keys, ADR 0047). */
+export const KEY_SET_PATH = '/.well-known/service-audit-jwks.json';
+
+/**
+ * The service a reader names (`--service https://verify.example`): its origin, and the address of the key set
+ * it publishes there. Anything after the origin is ignored (and said), so a pasted page address works too.
+ */
+export function serviceOriginOf(
+  arg: string,
+): { origin: string; keySetUrl: string; note?: string } | { problem: string } {
+  let u: URL;
+  try {
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? arg : `https://${arg}`);
+  } catch {
+    return { problem: `${arg} is not the address of a service (like https://verify.example)` };
+  }
+  const rule = keySetAddressProblem(u.origin);
+  if ('problem' in rule) return rule;
+  const keySetUrl = `${u.origin}${KEY_SET_PATH}`;
+  const ignored = `${u.pathname}${u.search}`.replace(/^\/$/, '');
+  const notes = [rule.note, ignored ? `only its origin counts: ${ignored} ignored` : undefined].filter(
+    Boolean,
+  );
+  return { origin: u.origin, keySetUrl, ...(notes.length ? { note: notes.join('; ') } : {}) };
+}
+
 export async function readKeySet(
   source: string,
 ): Promise<{ jwks: JwkSet; from: string; note?: string } | { problem: string }> {
@@ -42,14 +68,22 @@ export async function readKeySet(
       const res = await fetch(source, {
         headers: { accept: 'application/json' },
         redirect: 'error',
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(Number(process.env.VERIFY_KEY_SET_TIMEOUT_MS) || 15_000),
       });
       if (!res.ok) return { problem: `GET ${source} answered ${res.status}` };
-      const jwks = (await res.json()) as JwkSet;
+      let jwks: JwkSet;
+      try {
+        jwks = (await res.json()) as JwkSet;
+      } catch {
+        return { problem: `${source} did not answer with a key set (not JSON)` };
+      }
       if (!Array.isArray(jwks?.keys)) return { problem: `${source} is not a key set` };
       return { jwks, from: `the key set published at ${source}`, ...rule };
     } catch (e) {
-      return { problem: `cannot fetch ${source} (${(e as Error).message})` };
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why =
+        (e as Error).name === 'TimeoutError' ? 'no answer in time' : (cause?.code ?? cause?.message);
+      return { problem: `cannot fetch ${source} (${why ?? (e as Error).message})` };
     }
   }
   try {

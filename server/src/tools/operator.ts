@@ -45,6 +45,8 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
       our signed requests for the route carry only the leaf in x5c (Germany's rule, ADR 0050).
   rotate-audit-key
       A new audit signing key version; the previous one stays in the public key set.
+  rotate-receipt-seal-key
+      A new receipt seal key version; the previous one stays published, so receipts it sealed still verify.
   list-keys
       Audit/evidence KMS key versions and the trusted issuer keys and anchors.
   audit-log [--limit <n>]
@@ -228,15 +230,18 @@ async function run(
       await audit('route.acceptance', route, clean);
       return leafOnly === undefined ? view : { ...view, x5c_leaf_only: leafOnly };
     }
-    case 'rotate-audit-key': {
+    case 'rotate-audit-key':
+    case 'rotate-receipt-seal-key': {
       const kms = new LocalKmsProvider({
         ds: svc.ds,
         keyRing: svc.config.kmsKeyRing,
         masterKey: await loadMasterKey({ config: svc.config, ds: svc.ds }),
         clock: svc.clock,
       });
-      const kid = await kms.rotate('audit-signing');
-      await audit('kms.rotate', kid, { purpose: 'audit-signing' });
+      // The previous version stays in the published key set (retained): receipts it sealed keep verifying.
+      const purpose = command === 'rotate-audit-key' ? 'audit-signing' : 'receipt-seal';
+      const kid = await kms.rotate(purpose);
+      await audit('kms.rotate', kid, { purpose });
       return { kid };
     }
     case 'list-keys': {

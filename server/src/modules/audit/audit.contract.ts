@@ -44,6 +44,12 @@ export const JwksSchema = z
           kid: z.string(),
           x: z.string(),
           y: z.string(),
+          purpose: z
+            .enum(['audit-signing', 'receipt-seal'])
+            .describe(
+              'What the key signs: audit records (audit-signing) or the seal over a receipt PDF (receipt-seal). ' +
+                'A verifier accepts a key only for its purpose.',
+            ),
         })
         .strict(),
     ),

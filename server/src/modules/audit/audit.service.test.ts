@@ -217,8 +217,10 @@ describe('audit records', () => {
     const etag = res.headers.get('etag');
     expect(etag).toMatch(/^".+"$/);
     const body = (await res.json()) as { keys: AuditJwk[] };
+    // a public JWK and what it signs (ADR 0047: audit-signing or receipt-seal), nothing else
     for (const k of body.keys)
-      expect(Object.keys(k).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+      expect(Object.keys(k).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'purpose', 'use', 'x', 'y']);
+    expect(body.keys.map((k) => k.purpose)).toContain('audit-signing');
     const again = await fetch(`${base}/.well-known/service-audit-jwks.json`, {
       headers: { 'if-none-match': etag! },
     });

@@ -134,23 +134,40 @@ export class AuditService {
     };
   }
 
-  /** The key version that seals a receipt rendered now (the current audit key, in the published key set). */
+  /**
+   * The key version that seals a receipt rendered now: the receipt seal's own key (ADR 0047, one key, one
+   * purpose), published in the same key set as the audit keys with `purpose: "receipt-seal"`.
+   */
   sealKid(): Promise<string> {
-    return this.kms.currentKeyVersion('audit-signing');
+    return this.kms.currentKeyVersion('receipt-seal');
   }
 
   /**
    * The seal of a receipt PDF (ADR 0027): a DER signature over SHA-256 of the file with its seal zeroed.
-   * Only PDF bytes are sealed, so the same key's signatures over audit records (canonical JSON) and over
-   * receipts can never be taken for one another.
+   * Only PDF bytes are sealed, and only with a receipt-seal key (the KMS key version of that purpose).
    */
   async sealPdf(kid: string, zeroedPdf: Uint8Array): Promise<Uint8Array> {
     if (Buffer.from(zeroedPdf.subarray(0, 5)).toString('latin1') !== '%PDF-')
       throw new Error('only a PDF file is sealed');
+    if (!(await this.kms.publicJwks('receipt-seal')).some((k) => k.kid === kid))
+      throw new Error('a receipt is sealed only with a receipt-seal key');
     return this.kms.signDigest(kid, createHash('sha256').update(zeroedPdf).digest());
   }
 
+  /**
+   * The service's published key set: every audit signing key and every receipt seal key that is not retired,
+   * each with its `purpose` (a verifier accepts a key only for its purpose).
+   */
   async jwks(): Promise<{ keys: AuditJwk[] }> {
-    return { keys: await this.kms.publicJwks('audit-signing') };
+    const [audit, seal] = await Promise.all([
+      this.kms.publicJwks('audit-signing'),
+      this.kms.publicJwks('receipt-seal'),
+    ]);
+    return {
+      keys: [
+        ...audit.map((k) => ({ ...k, purpose: 'audit-signing' as const })),
+        ...seal.map((k) => ({ ...k, purpose: 'receipt-seal' as const })),
+      ],
+    };
   }
 }

@@ -41,6 +41,8 @@ export function auditRecordProblem(record: unknown, jwks: JwkSet): string | null
   }
   const jwk = (Array.isArray(jwks?.keys) ? jwks.keys : []).find((k) => k.kid === s.kid);
   if (!jwk) return `no key with kid ${s.kid} in the key set`;
+  // one key, one purpose (ADR 0047): a receipt-seal key never signs an audit record
+  if (jwk.purpose === 'receipt-seal') return `the key ${s.kid} is a receipt-seal key, not an audit key`;
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') return 'the key is not an EC P-256 key';
   let ok = false;
   try {

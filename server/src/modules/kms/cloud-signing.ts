@@ -105,9 +105,11 @@ export class CloudSigningKms implements KmsProvider {
 
   async signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array> {
     if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
-    if (kid !== (await this.currentKeyVersion('audit-signing')))
-      throw new Error('key version is not available for signing');
-    return this.signer.sign(kid, digest);
+    if (kid === (await this.currentKeyVersion('audit-signing'))) return this.signer.sign(kid, digest);
+    // The receipt seal has a key of its own (ADR 0047), held by the local provider like the evidence keys.
+    if (kid === (await this.local.currentKeyVersion('receipt-seal')))
+      return this.local.signDigest(kid, digest);
+    throw new Error('key version is not available for signing');
   }
 
   async publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]> {

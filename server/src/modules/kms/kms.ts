@@ -6,8 +6,12 @@
 // never leaves the KMS (AWS GenerateDataKey/Decrypt; GCP: local random key + Encrypt/Decrypt). The two
 // purposes use separate keys: the audit signing key never encrypts, the evidence key never signs.
 
-/** Asymmetric signing keys (audit records). */
-export type KmsSigningPurpose = 'audit-signing';
+/**
+ * Asymmetric signing keys: audit records, and the seal over a receipt PDF (ADR 0047: one key, one purpose;
+ * both are published in the service's key set, each key with its purpose).
+ */
+export type KmsSigningPurpose = 'audit-signing' | 'receipt-seal';
+export const KMS_SIGNING_PURPOSES: readonly KmsSigningPurpose[] = ['audit-signing', 'receipt-seal'];
 /** Symmetric key-encryption keys that wrap data keys (encrypted evidence). */
 export type KmsEncryptionPurpose = 'evidence-encryption';
 export type KmsPurpose = KmsSigningPurpose | KmsEncryptionPurpose;
@@ -31,6 +35,8 @@ export type AuditJwk = {
   kid: string;
   x: string;
   y: string;
+  /** What the key signs, as published in the service's key set (absent in key sets saved before ADR 0047). */
+  purpose?: KmsSigningPurpose;
 };
 
 export interface KmsProvider {

@@ -16,13 +16,14 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isUniqueViolation } from '../../db/data-source';
 import { signDigestP256 } from './ecdsa-p256';
-import type {
-  AuditJwk,
-  DataKey,
-  KmsEncryptionPurpose,
-  KmsProvider,
-  KmsPurpose,
-  KmsSigningPurpose,
+import {
+  type AuditJwk,
+  type DataKey,
+  KMS_SIGNING_PURPOSES,
+  type KmsEncryptionPurpose,
+  type KmsProvider,
+  type KmsPurpose,
+  type KmsSigningPurpose,
 } from './kms';
 import { KmsKeyVersionEntity } from './kms-key-version.entity';
 
@@ -48,6 +49,7 @@ const versionOf = (kid: string): number => Number(kid.slice(kid.lastIndexOf('/')
 /** Algorithm column value per purpose (the column is 16 characters). */
 const ALGORITHM: Record<KmsPurpose, string> = {
   'audit-signing': 'ES256', // cloud name: EC_SIGN_P256_SHA256
+  'receipt-seal': 'ES256',
   'evidence-encryption': 'AES256_GCM', // cloud name: GOOGLE_SYMMETRIC_ENCRYPTION / SYMMETRIC_DEFAULT
 };
 
@@ -62,6 +64,7 @@ export function cryptoKeyOf(auditKey: string, purpose: KmsPurpose): string {
 }
 
 const isDuplicateKey = isUniqueViolation;
+const isSigning = (purpose: string): boolean => (KMS_SIGNING_PURPOSES as readonly string[]).includes(purpose);
 
 export class LocalKmsProvider implements KmsProvider {
   private readonly ds: DataSource;
@@ -132,7 +135,7 @@ export class LocalKmsProvider implements KmsProvider {
     const row = await this.repo.findOneBy({ kid });
     // A retained version may still sign (a record started just before a rotation): it is in the JWKS.
     // A retired one may not: its signatures could not be verified.
-    if (!row || row.state === 'retired' || row.purpose !== 'audit-signing')
+    if (!row || row.state === 'retired' || !isSigning(row.purpose))
       throw new Error('key version is not available for signing');
     let d = this.scalars.get(kid);
     if (!d) {
@@ -188,7 +191,7 @@ export class LocalKmsProvider implements KmsProvider {
     const kid = `${prefix}${max + 1}`;
     let publicJwk = '{}'; // a symmetric key has no public part
     let secret: Buffer;
-    if (purpose === 'audit-signing') {
+    if (isSigning(purpose)) {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const jwk = privateKey.export({ format: 'jwk' }) as JsonWebKey;
       publicJwk = JSON.stringify({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y });

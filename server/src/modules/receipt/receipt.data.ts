@@ -5,8 +5,8 @@ import { In } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { AuditRecordContent } from '../audit/audit.service';
 import { AuditRecordEntity } from '../audit/audit-record.entity';
+import { pageBrandOf } from '../branding/branding.service';
 import type { SessionEntity } from '../session/session.entity';
-import { BusinessEntity } from '../tenancy/business.entity';
 import { toRevisionView } from '../workflow/workflow.service';
 import type { ReceiptDeps, SignerAccess } from './receipt.access';
 import { RECEIPT_STATEMENT, type ReceiptData, type ReceiptStep, renderReceiptPdf } from './receipt.document';
@@ -27,7 +27,8 @@ export class ReceiptRecords {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );
-    const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId });
+    // the business by its public name, as the hosted page shows it (display name, else its name; issue 29)
+    const business = await pageBrandOf(this.deps.ds, s.businessId, s.environment);
     const audits = await this.deps.ds
       .getRepository(AuditRecordEntity)
       .findBy({ id: In(rows.map((r) => r.auditId)), businessId: s.businessId });
@@ -55,7 +56,7 @@ export class ReceiptRecords {
     const jwks = await this.deps.audit.jwks();
     return {
       type: 'service.receipt',
-      version: 2,
+      version: 3,
       generated_at: this.deps.clock.now().toISOString(),
       partial: s.status !== 'completed',
       example: s.environment === 'sandbox',
@@ -68,11 +69,12 @@ export class ReceiptRecords {
         ended_at: s.endedAt?.toISOString() ?? null,
         total_steps: rev.steps.length,
       },
-      business: { name: business?.name ?? '' },
+      business: { name: business.name },
       workflow: { id: s.workflowId, name: rev.name, revision: s.workflowRevision },
       steps,
       keys: { keys: jwks.keys.filter((k) => kids.has(k.kid)) },
       jwks_url: `${this.deps.config.baseUrl}/.well-known/service-audit-jwks.json`,
+      verify_url: `${this.deps.config.baseUrl}/verify`,
       seal: { alg: 'ES256', kid: sealKid, covers: SEAL_COVERS },
       ...(presentation ? { presentation } : {}),
     };

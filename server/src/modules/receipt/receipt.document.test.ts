@@ -103,8 +103,10 @@ describe('receipt PDF', () => {
   it('renders names in Polish, Turkish, Cyrillic and Greek with an embedded font, and the labels', async () => {
     const f = write('partial.pdf', await render(receiptOf(claims, { partial: true, example: true })));
     const text = run('pdftotext', ['-layout', f, '-']);
-    for (const s of ['Ирина Ελένη', 'Łukaszewicz-Şahin', 'Łukasz & Şule', 'Проверка личности', 'Επαλήθευση'])
-      expect(text).toContain(s);
+    for (const s of ['Ирина Ελένη', 'Łukaszewicz-Şahin', 'Łukasz & Şule']) expect(text).toContain(s);
+    // the business by its name; the internal workflow name and revision are not the person's (issue 29)
+    expect(text).not.toContain('Проверка личности');
+    expect(text).not.toMatch(/revision/i);
     expect(text).toContain('EXAMPLE');
     expect(text).toContain('PARTIAL');
     expect(text).toContain('not a new');
@@ -123,7 +125,10 @@ describe('receipt PDF', () => {
 
   it('speaks the signer’s language with local times, and puts the technical part on its own page', async () => {
     const data = {
-      ...receiptOf(claims, { partial: true, example: true }),
+      ...receiptOf(
+        { ...claims, birth_date: '1964-08-12', nationality: 'DE' },
+        { partial: true, example: true },
+      ),
       presentation: { lang: 'de' as const, time_zone: 'Europe/Berlin' },
     };
     const f = write('beleg.pdf', await render(data));
@@ -134,6 +139,8 @@ describe('receipt PDF', () => {
       'Vorname: Ирина Ελένη',
       'Nachname: Łukaszewicz-Şahin',
       'Abgeschlossen: 23. November 2026 um 06:00 MEZ',
+      'Geburtsdatum: 12. August 1964',
+      'Staatsangehörigkeit: Deutschland',
     ])
       expect(pages[0]).toContain(s);
     expect(pages[0]).not.toContain('given_name');
@@ -149,7 +156,11 @@ describe('receipt PDF', () => {
       ),
       '-',
     ]);
-    expect(fr).toContain('Prénom: Ирина Ελένη');
+    // French: a (no-break) space before the colon (pdftotext writes it as a space); dates and countries in French
+    expect(fr).toContain('Prénom : Ирина Ελένη');
+    expect(fr).toContain('Date de naissance : 12 août 1964');
+    expect(fr).toContain('Nationalité : Allemagne');
+    expect(fr).not.toContain('1964-08-12');
     expect(fr).toContain('23 novembre 2026 à 00:00 UTC−5');
   });
 
@@ -203,8 +214,8 @@ describe('receipt PDF', () => {
     ((forged.steps[0] as ReceiptData['steps'][number]).result.claims as Record<string, string>).family_name =
       'Someone Else';
     const v2 = await verifyReceiptPdf(await render(forged), published);
-    expect(v2.find((v) => v.check.startsWith('step 0'))).toMatchObject({ ok: false });
-    expect(v2.find((v) => v.check.startsWith('step 0'))?.detail).toContain('result_digest');
+    expect(v2.find((v) => v.check.startsWith('Step 1'))).toMatchObject({ ok: false });
+    expect(v2.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('result_digest');
 
     // a record edited together with its digest: the signature fails
     const resigned = structuredClone(data);
@@ -215,7 +226,7 @@ describe('receipt PDF', () => {
       .update(canonicalJson(content))
       .digest('hex');
     const v3 = await verifyReceiptPdf(await render(resigned), published);
-    expect(v3.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+    expect(v3.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('signature does not match');
 
     // a receipt without a seal (made before ADR 0027, or stripped) is not verified
     const { seal: _seal, ...unsealed } = data;
@@ -243,10 +254,10 @@ describe('receipt PDF', () => {
     const pdf = await render(forged, fresh.privateKey);
 
     const against = await verifyReceiptPdf(pdf, published);
-    expect(against.find((v) => v.check.startsWith('step 0'))?.detail).toContain('signature does not match');
+    expect(against.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('signature does not match');
     expect(against.find((v) => v.check === 'seal over the whole file')?.ok).toBe(false);
     const self = await verifyReceiptPdf(pdf, { mode: 'self-consistent' });
     expect(self.filter((v) => !v.ok)).toEqual([]);
-    expect(self.find((v) => v.check.startsWith('step 0'))?.detail).toContain('self-consistent only');
+    expect(self.find((v) => v.check.startsWith('Step 1'))?.detail).toContain('self-consistent only');
   });
 });

@@ -12,6 +12,7 @@ import type { JwkSet } from '../audit/verify';
 
 import { RECEIPT_JSON_NAME } from './receipt.file';
 import { addSealPlaceholder, applySeal, type ReceiptSealInfo } from './receipt.seal';
+import { claimValue } from './receipt.values';
 import {
   claimLabel,
   DEFAULT_PRESENTATION,
@@ -48,8 +49,8 @@ export interface ReceiptStep {
 /** receipt.json: everything needed to verify every step offline, without the service. */
 export interface ReceiptData {
   type: 'service.receipt';
-  /** 1: no seal (before ADR 0027); 2: sealed. */
-  version: 1 | 2;
+  /** 1: no seal (before ADR 0027); 2: sealed with the audit key; 3: sealed with the receipt-seal key (ADR 0047). */
+  version: 1 | 2 | 3;
   generated_at: string;
   /** partial: the session did not complete every step; example: a sandbox session (test data). */
   partial: boolean;
@@ -72,10 +73,24 @@ export interface ReceiptData {
    */
   keys: JwkSet;
   jwks_url: string;
+  /**
+   * The service's verification page (version 3): where a person checks this file in the browser. Like
+   * jwks_url, only what the file claims: a verifier trusts the service the reader names, never this address.
+   */
+  verify_url?: string;
   /** The seal over the whole file (ADR 0027); absent on receipts made before it. */
   seal?: ReceiptSealInfo;
   /** The page's language and time zone (the signer's, from the hosted page); absent: English, UTC. */
   presentation?: ReceiptPresentation;
+}
+
+/** The origin of the service that made the receipt (what the file says; shown to the person to check). */
+export function serviceOrigin(data: Pick<ReceiptData, 'jwks_url' | 'verify_url'>): string {
+  try {
+    return new URL(String(data.verify_url ?? data.jwks_url)).origin;
+  } catch {
+    return String(data.verify_url ?? data.jwks_url ?? '');
+  }
 }
 
 /** Makes the seal of a rendered receipt: gets the file with its seal zeroed, returns a DER signature. */
@@ -203,35 +218,27 @@ class Writer {
 }
 
 const short = (s: string, n = 48): string => (s.length > n ? `${s.slice(0, n)}…` : s);
-const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 type Words = (typeof RECEIPT_WORDS)[ReceiptLang];
 
 /** The readable lines of one step's result for the person: names and values, in their language. */
-function resultLines(step: ReceiptStep, w: Words): string[] {
+function resultLines(step: ReceiptStep, w: Words, lang: ReceiptLang): string[] {
   const r = step.result;
   switch (step.primitive) {
     case 'identify': {
       const claims = (r.claims ?? {}) as Record<string, unknown>;
-      return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}: ${text(v)}`);
+      return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}${w.colon}${claimValue(k, v, lang)}`);
     }
     case 'age_verify':
       return [w.over(String(r.threshold), r.over === true)];
     case 'sign': {
-      const docs = (r.documents ?? []) as {
-        label: string;
-        sha256: string;
-        size: number;
-        content_type: string;
-      }[];
-      return docs.flatMap((d) => [
-        `${w.document}: ${d.label} (${d.content_type}, ${d.size} ${w.bytes})`,
-        `  SHA-256: ${d.sha256}`,
-      ]);
+      // the document by its label; its fingerprint to match the saved file (type and size stay in receipt.json)
+      const docs = (r.documents ?? []) as { label: string; sha256: string }[];
+      return docs.flatMap((d) => [`${w.document}${w.colon}${d.label}`, `  SHA-256${w.colon}${d.sha256}`]);
     }
     case 'attestation':
       return [
-        ...(step.terms !== undefined ? [`${w.terms}: ${step.terms}`] : []),
-        `${w.terms} SHA-256: ${String(r.terms_sha256)}`,
+        ...(step.terms !== undefined ? [`${w.terms}${w.colon}${step.terms}`] : []),
+        `${w.terms} SHA-256${w.colon}${String(r.terms_sha256)}`,
       ];
     default:
       return [JSON.stringify(r)];
@@ -274,7 +281,7 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   doc.registerFontkit(fontkit);
   const font = await doc.embedFont(receiptFontBytes(), { subset: true, features: NO_SHAPING });
   const at = new Date(data.generated_at);
-  doc.setTitle(`Receipt: ${data.workflow.name}`);
+  doc.setTitle(`Receipt: ${data.business.name}`);
   doc.setSubject('Record of completed verification steps (not a signature)');
   doc.setProducer('credential verification service');
   doc.setCreationDate(at);
@@ -300,22 +307,21 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
     w.gap();
   }
   w.text(words.title, { size: 20 });
-  w.text(`${data.business.name}: ${data.workflow.name} (${words.revision} ${data.workflow.revision})`, {
-    size: 12,
-  });
+  // the business by the name it shows the person; its internal workflow name and revision stay in receipt.json
+  w.text(data.business.name, { size: 12 });
   w.gap(4);
-  w.text(`${words.started}: ${when(data.session.created_at)}`);
-  if (data.session.ended_at) w.text(`${words.ended}: ${when(data.session.ended_at)}`);
-  w.text(`${words.generated}: ${when(data.generated_at)}`);
+  w.text(`${words.started}${words.colon}${when(data.session.created_at)}`);
+  if (data.session.ended_at) w.text(`${words.ended}${words.colon}${when(data.session.ended_at)}`);
+  w.text(`${words.generated}${words.colon}${when(data.generated_at)}`);
   w.gap();
   w.text(words.statement, { size: 9, color: MUTED });
   const title = (step: ReceiptStep) =>
-    `${words.step} ${step.stage + 1}: ${words.primitive[step.primitive] ?? step.primitive}`;
+    `${words.step} ${step.stage + 1}${words.colon}${words.primitive[step.primitive] ?? step.primitive}`;
   for (const step of data.steps) {
     w.rule();
     w.text(title(step), { size: 13 });
-    w.text(`${words.completed}: ${when(step.completed_at)}`, { color: MUTED });
-    for (const line of resultLines(step, words)) w.text(line, { indent: 8 });
+    w.text(`${words.completed}${words.colon}${when(step.completed_at)}`, { color: MUTED });
+    for (const line of resultLines(step, words, p.lang)) w.text(line, { indent: 8 });
     const who = presentedBy(step.result.holder_binding, words);
     if (who) w.text(who, { indent: 8 });
   }
@@ -336,7 +342,7 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   }
   w.rule();
   w.text(words.howToVerify, { size: 12 });
-  w.text(words.howToVerifyText(data.jwks_url, RECEIPT_JSON_NAME), { size: 9 });
+  w.text(words.howToVerifyText(serviceOrigin(data), RECEIPT_JSON_NAME), { size: 9 });
 
   if (data.seal) addSealPlaceholder(doc);
   await doc.attach(Buffer.from(JSON.stringify(data, null, 2), 'utf8'), RECEIPT_JSON_NAME, {

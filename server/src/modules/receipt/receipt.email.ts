@@ -8,8 +8,8 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { logTag, newId, randomToken, sha256Hex } from '../../common/ids';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { pageBrandOf } from '../branding/branding.service';
 import { SessionEntity } from '../session/session.entity';
-import { BusinessEntity } from '../tenancy/business.entity';
 import {
   RECEIPT_LIMITS,
   type ReceiptDeps,
@@ -228,10 +228,9 @@ export class ReceiptEmails {
       const words = RECEIPT_EMAIL_WORDS[(presentation ?? DEFAULT_PRESENTATION).lang];
       await this.mailer().send({
         to: d.email,
-        subject: words.receiptSubject(data.workflow.name, data.partial),
+        subject: words.receiptSubject(data.business.name, data.partial),
         text: words.receiptText({
           business: data.business.name,
-          workflow: data.workflow.name,
           link,
           until: access ? localTime(access.toISOString(), presentation ?? DEFAULT_PRESENTATION) : null,
         }),
@@ -289,9 +288,9 @@ export class ReceiptEmails {
     return true;
   }
 
-  /** The business's display name, as the receipt shows it (receiptData business.name). */
+  /** The business's public name, as the receipt shows it (receiptData business.name). */
   private async businessName(s: SessionEntity): Promise<string> {
-    return (await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: s.businessId }))?.name ?? '';
+    return (await pageBrandOf(this.deps.ds, s.businessId, s.environment)).name;
   }
 
   private mailer(): ReceiptMailer {

@@ -7,7 +7,8 @@ export const RECEIPT_JSON_NAME = 'receipt.json';
 
 /** The bytes of the embedded receipt.json of a receipt PDF, or null when there is none. */
 export async function extractReceiptJson(pdf: Uint8Array): Promise<Buffer | null> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  // A damaged file is refused, not repaired (pdf-lib would otherwise guess, and warn on the console).
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: true });
   const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
   const embedded = names?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
   const list = embedded?.lookup(PDFName.of('Names'));

@@ -29,7 +29,7 @@ export async function readReceipt(pdf: Uint8Array): Promise<{ data: ReceiptData 
   try {
     json = await extractReceiptJson(pdf);
   } catch (e) {
-    return { problem: `not a readable PDF (${(e as Error).message})` };
+    return { problem: `not a complete, readable PDF: damaged or cut short (${(e as Error).message})` };
   }
   if (!json) return { problem: 'no receipt.json attached' };
   try {
@@ -72,6 +72,13 @@ export function verifySeal(pdf: Uint8Array, data: ReceiptData, trust: ReceiptTru
     (k) => k.kid === kid,
   );
   if (!jwk) return fail(`no key with kid ${kid} in the key set`);
+  // One key, one purpose (ADR 0047): since receipt version 3 the seal has a key of its own. Receipts of
+  // version 2 were sealed with the audit key; that rule still applies to them, and the verdict says so.
+  const legacy = (data.version ?? 2) < 3;
+  if (!legacy && jwk.purpose !== 'receipt-seal')
+    return fail(`the key ${kid} is not published as a receipt-seal key`);
+  if (legacy && jwk.purpose === 'receipt-seal')
+    return fail(`the key ${kid} is a receipt-seal key, which no receipt of version 2 was sealed with`);
   let ok = false;
   try {
     const key = createPublicKey({
@@ -86,7 +93,11 @@ export function verifySeal(pdf: Uint8Array, data: ReceiptData, trust: ReceiptTru
     ? {
         check,
         ok,
-        detail: `the file is exactly as the service made it (seal verified with ${keyWord(trust)})`,
+        detail:
+          `the file is exactly as the service made it (seal verified with ${keyWord(trust)}` +
+          (legacy
+            ? "; a receipt of version 2: sealed with the service's audit key, as receipts were before the seal had a key of its own)"
+            : ')'),
       }
     : fail('the file was changed after the service sealed it (edited page, attachment or appended data)');
 }
@@ -99,7 +110,8 @@ export function verifyReceiptData(data: ReceiptData, trust: ReceiptTrust): Recei
   const keys = keysOf(data, trust);
   let previous: string | null = null;
   for (const step of data.steps) {
-    const name = `step ${step.stage} (${step.primitive})`;
+    // numbered as on the receipt's page (Step 1 is stage 0)
+    const name = `Step ${Number(step.stage) + 1} (${step.primitive})`;
     const problems: string[] = [];
     const rec = step.audit_record as unknown as Record<string, unknown> | undefined;
     if (!rec || typeof rec !== 'object') {
@@ -120,7 +132,13 @@ export function verifyReceiptData(data: ReceiptData, trust: ReceiptTrust): Recei
     } catch {
       problems.push('record cannot be canonicalized');
     }
-    const sigProblem = auditRecordProblem(rec, keys);
+    const kid = (rec.service_signature as { kid?: unknown } | undefined)?.kid;
+    const sealKey = (Array.isArray(keys?.keys) ? keys.keys : []).some(
+      (k) => k.kid === kid && k.purpose === 'receipt-seal',
+    );
+    const sigProblem = sealKey
+      ? `signed with ${kid}, a receipt-seal key, which never signs audit records`
+      : auditRecordProblem(rec, keys);
     if (sigProblem) problems.push(sigProblem);
     out.push({
       check: name,

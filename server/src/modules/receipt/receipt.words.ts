@@ -61,7 +61,8 @@ interface Words {
   claim: Record<string, string>;
   over: (threshold: string, yes: boolean) => string;
   document: string;
-  bytes: string;
+  /** Between a label and its value: ": " (French: a no-break space before the colon). */
+  colon: string;
   terms: string;
   technical: string;
   technicalNote: string;
@@ -75,7 +76,7 @@ interface Words {
   auditDigest: string;
   signingKey: string;
   howToVerify: string;
-  howToVerifyText: (jwksUrl: string, json: string) => string;
+  howToVerifyText: (origin: string, json: string) => string;
 }
 
 const en: Words = {
@@ -125,7 +126,7 @@ const en: Words = {
   },
   over: (n, yes) => `Over ${n}: ${yes ? 'yes' : 'no'}`,
   document: 'Document',
-  bytes: 'bytes',
+  colon: ': ',
   terms: 'Terms',
   technical: 'Technical details',
   technicalNote: 'For checking the receipt: identifiers, digests and signatures of each step.',
@@ -143,14 +144,14 @@ const en: Words = {
   auditId: 'Audit id',
   auditDigest: 'Audit digest (SHA-256)',
   signingKey: 'Signing key (kid)',
-  howToVerify: 'How to verify',
-  howToVerifyText: (url, json) =>
-    `Check this file against the keys the service publishes at ${url} (make sure this is the address of ` +
-    'the service you used), never against keys inside the file. In the service\'s repository: "pnpm ' +
-    '--silent verify-receipt receipt.pdf" fetches that key set, or give a saved copy with "--jwks ' +
-    `jwks.json". It checks every step's audit record and service_signature (also possible with openssl, see ` +
-    `the README: the records are in the attached ${json}) and the service's seal over the whole file, so an ` +
-    'edited page or attachment fails.',
+  howToVerify: 'How to check this receipt',
+  howToVerifyText: (origin, json) =>
+    `Open ${origin}/verify and drop this file there: the check runs in your browser against the keys that ` +
+    `service publishes, and nothing is uploaded. Make sure ${origin} is the service you used: keys inside ` +
+    'the file, or at an address the file names, prove nothing. Or use the command-line tool: "verify-receipt ' +
+    `receipt.pdf --service ${origin}". Both check every step's audit record and service_signature (the ` +
+    `records are in the attached ${json}; openssl works too) and the service's seal over the whole file, so ` +
+    'an edited page or attachment fails.',
 };
 
 const de: Words = {
@@ -174,7 +175,7 @@ const de: Words = {
   primitive: {
     identify: 'Identität',
     age_verify: 'Altersprüfung',
-    sign: 'Unterschrift unter Dokumente',
+    sign: 'Unterschrift unter Dokumenten',
     attestation: 'Bestätigung',
   },
   status: {
@@ -201,7 +202,7 @@ const de: Words = {
   },
   over: (n, yes) => `Über ${n}: ${yes ? 'ja' : 'nein'}`,
   document: 'Dokument',
-  bytes: 'Bytes',
+  colon: ': ',
   terms: 'Text',
   technical: 'Technische Angaben',
   technicalNote: 'Zur Prüfung des Belegs: Kennungen, Prüfsummen und Signaturen jedes Schritts.',
@@ -221,14 +222,14 @@ const de: Words = {
   auditDigest: 'Prüfsumme (SHA-256)',
   signingKey: 'Signaturschlüssel (kid)',
   howToVerify: 'So prüfen Sie den Beleg',
-  howToVerifyText: (url, json) =>
-    `Prüfen Sie diese Datei mit den Schlüsseln, die der Dienst unter ${url} veröffentlicht (achten Sie ` +
-    'darauf, dass dies die Adresse des Dienstes ist, den Sie genutzt haben), nie mit Schlüsseln aus der Datei ' +
-    'selbst. Im Repository des Dienstes: "pnpm --silent verify-receipt receipt.pdf" lädt diese Schlüssel, ' +
-    'oder geben Sie eine gespeicherte Kopie mit "--jwks jwks.json" an. Geprüft werden jeder Prüfdatensatz ' +
-    `mit seiner service_signature (auch mit openssl möglich, siehe README: die Datensätze stehen in der ` +
-    `angehängten ${json}) und das Siegel des Dienstes über die ganze Datei, sodass eine veränderte Seite ` +
-    'oder Anlage auffällt.',
+  howToVerifyText: (origin, json) =>
+    `Öffnen Sie ${origin}/verify und legen Sie diese Datei dort ab: Die Prüfung läuft in Ihrem Browser mit ` +
+    `den Schlüsseln, die dieser Dienst veröffentlicht, und nichts wird hochgeladen. Achten Sie darauf, dass ` +
+    `${origin} der Dienst ist, den Sie genutzt haben: Schlüssel in der Datei oder unter einer Adresse, die ` +
+    'die Datei nennt, beweisen nichts. Oder mit dem Kommandozeilenwerkzeug: "verify-receipt receipt.pdf ' +
+    `--service ${origin}". Beide prüfen jeden Prüfdatensatz mit seiner service_signature (die Datensätze ` +
+    `stehen in der angehängten ${json}; auch mit openssl möglich) und das Siegel des Dienstes über die ganze ` +
+    'Datei, sodass eine veränderte Seite oder Anlage auffällt.',
 };
 
 const fr: Words = {
@@ -238,7 +239,7 @@ const fr: Words = {
     "Reçu d'exemple : une session de test (sandbox) avec des données fictives. Il ne prouve rien sur une " +
     'personne réelle.',
   partialNote: (done, total, status) =>
-    `Reçu partiel : ${done} étape(s) sur ${total} terminée(s) ; la session est ${status}.`,
+    `Reçu partiel : ${done} étape(s) sur ${total} terminée(s) ; état de la session : ${status}.`,
   title: 'Reçu',
   revision: 'version',
   started: 'Commencée',
@@ -281,7 +282,7 @@ const fr: Words = {
   },
   over: (n, yes) => `Plus de ${n} ans : ${yes ? 'oui' : 'non'}`,
   document: 'Document',
-  bytes: 'octets',
+  colon: '\u00a0: ',
   terms: 'Texte',
   technical: 'Détails techniques',
   technicalNote: 'Pour vérifier le reçu : identifiants, empreintes et signatures de chaque étape.',
@@ -300,15 +301,15 @@ const fr: Words = {
   auditId: "Enregistrement d'audit",
   auditDigest: 'Empreinte (SHA-256)',
   signingKey: 'Clé de signature (kid)',
-  howToVerify: 'Comment vérifier',
-  howToVerifyText: (url, json) =>
-    `Vérifiez ce fichier avec les clés que le service publie à l'adresse ${url} (assurez-vous que c'est ` +
-    "l'adresse du service que vous avez utilisé), jamais avec des clés contenues dans le fichier. Dans le " +
-    'dépôt du service : "pnpm --silent verify-receipt receipt.pdf" récupère ces clés, ou indiquez une copie ' +
-    'enregistrée avec "--jwks jwks.json". Sont vérifiés chaque enregistrement d’audit et sa ' +
-    `service_signature (aussi possible avec openssl, voir le README : les enregistrements sont dans le fichier ` +
-    `joint ${json}) et le sceau du service sur tout le fichier : une page ou une pièce jointe modifiée est ` +
-    'détectée.',
+  howToVerify: 'Comment vérifier ce reçu',
+  howToVerifyText: (origin, json) =>
+    `Ouvrez ${origin}/verify et déposez-y ce fichier : la vérification se fait dans votre navigateur avec ` +
+    `les clés que ce service publie, et rien n’est envoyé. Assurez-vous que ${origin} est bien le service ` +
+    'que vous avez utilisé : des clés contenues dans le fichier, ou à une adresse qu’il indique, ne prouvent ' +
+    `rien. Ou avec l’outil en ligne de commande : « verify-receipt receipt.pdf --service ${origin} ». Les ` +
+    'deux vérifient chaque enregistrement d’audit et sa service_signature (les enregistrements sont dans le ' +
+    `fichier joint ${json} ; openssl convient aussi) et le sceau du service sur tout le fichier : une page ` +
+    'ou une pièce jointe modifiée est détectée.',
 };
 
 export const RECEIPT_WORDS: Record<ReceiptLang, Words> = { en, de, fr };
@@ -328,8 +329,8 @@ export function claimLabel(name: string, w: Words): string {
 export interface ReceiptEmailWords {
   codeSubject: (business: string, code: string) => string;
   codeText: (business: string, code: string) => string;
-  receiptSubject: (workflow: string, partial: boolean) => string;
-  receiptText: (a: { business: string; workflow: string; link: string; until: string | null }) => string;
+  receiptSubject: (business: string, partial: boolean) => string;
+  receiptText: (a: { business: string; link: string; until: string | null }) => string;
 }
 
 const enEmail: ReceiptEmailWords = {
@@ -337,9 +338,9 @@ const enEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Your code to receive your receipt from ${business} by email is ${code}.\n` +
     'It is valid for 10 minutes. If you did not ask for it, ignore this message.\n',
-  receiptSubject: (workflow, partial) => `Your receipt: ${workflow}${partial ? ' (partial)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Attached is your receipt from ${business} for "${workflow}".\n` +
+  receiptSubject: (business, partial) => `Your receipt from ${business}${partial ? ' (partial)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Attached is your receipt from ${business}.\n` +
     'The PDF is yours to keep: it stays valid and verifiable after online access ends.\n\n' +
     `Receipt page: ${link}\n` +
     (until
@@ -352,9 +353,9 @@ const deEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Ihr Code, um Ihren Beleg von ${business} per E-Mail zu erhalten, lautet ${code}.\n` +
     'Er ist 10 Minuten gültig. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.\n',
-  receiptSubject: (workflow, partial) => `Ihr Beleg: ${workflow}${partial ? ' (teilweise)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Anbei Ihr Beleg von ${business} für „${workflow}“.\n` +
+  receiptSubject: (business, partial) => `Ihr Beleg von ${business}${partial ? ' (Teilbeleg)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Anbei Ihr Beleg von ${business}.\n` +
     'Die PDF-Datei gehört Ihnen: Sie bleibt gültig und prüfbar, auch nachdem der Online-Zugang endet.\n\n' +
     `Seite des Belegs: ${link}\n` +
     (until
@@ -367,9 +368,9 @@ const frEmail: ReceiptEmailWords = {
   codeText: (business, code) =>
     `Votre code pour recevoir par e-mail votre reçu de ${business} est ${code}.\n` +
     "Il est valable 10 minutes. Si vous ne l'avez pas demandé, ignorez ce message.\n",
-  receiptSubject: (workflow, partial) => `Votre reçu : ${workflow}${partial ? ' (partiel)' : ''}`,
-  receiptText: ({ business, workflow, link, until }) =>
-    `Vous trouverez ci-joint votre reçu de ${business} pour « ${workflow} ».\n` +
+  receiptSubject: (business, partial) => `Votre reçu de ${business}${partial ? ' (partiel)' : ''}`,
+  receiptText: ({ business, link, until }) =>
+    `Vous trouverez ci-joint votre reçu de ${business}.\n` +
     "Le PDF est à vous : il reste valable et vérifiable après la fin de l'accès en ligne.\n\n" +
     `Page du reçu : ${link}\n` +
     (until
