@@ -2,6 +2,7 @@
 // documents, wallet request offers and sandbox persons); the answers of the wallet-protocol routes on /t from
 // their zod contracts (transport.generated.ts, ADR 0043). What stays here: the sandbox reference wallet's
 // payloads, the problem body and UI-local types.
+import type { UserError } from './errors';
 import type { SignerSessionFieldsFragment } from './graphql/generated';
 
 /** The session as the page shows it (GraphQL signerSession). */
@@ -27,6 +28,10 @@ export interface WalletShown {
   /** The hosted verifier the answer goes to, acting for the relying party. */
   intermediary: string;
   claims: string[];
+  /** Sign step: the documents the wallet signs (from the request's transaction data). */
+  documents?: { label: string; sha256: string }[];
+  /** Attestation step: the terms the wallet signs its approval of. */
+  terms?: { text: string; sha256: string } | null;
 }
 
 export interface SandboxCrossDeviceAnswer {
@@ -57,6 +62,14 @@ export interface Problem {
 /** How a step runs a user action (the session view owns it; steps receive it). */
 export interface ActionRunner {
   busy: () => boolean;
-  /** Runs one user action; a returned session becomes the page state, a failure is shown and the state re-read. */
-  run: (action: () => Promise<SignerSession | undefined>) => Promise<void>;
+  /**
+   * Runs one user action; a returned session becomes the page state, a failure is shown and the state re-read.
+   * `place` names where the action was (the button's group): its failure is shown there (ActionFeedback), not
+   * at the top of the page, so the person sees and hears it where they look (issue 29).
+   */
+  run: (action: () => Promise<SignerSession | undefined>, place?: string) => Promise<void>;
+  /** The last action's failure (cleared when the next action starts). */
+  error: () => UserError | undefined;
+  /** Where the last action was (`place` of run), or undefined. */
+  place: () => string | undefined;
 }

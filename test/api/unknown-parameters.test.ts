@@ -77,10 +77,9 @@ describe('unknown parameters', () => {
   });
 
   it('the GraphQL twin refuses an unknown input field', async () => {
-    const out = await api.gql(
-      'mutation($i: CreateSessionInput!) { createSession(input: $i) { id } }',
-      { i: { workflowId, recipientEmail: 'ana@example.com' } },
-    );
+    const out = await api.gql('mutation($i: CreateSessionInput!) { createSession(input: $i) { id } }', {
+      i: { workflowId, recipientEmail: 'ana@example.com' },
+    });
     expect(out.data ?? null).toBeNull();
     expect(JSON.stringify(out.errors)).toContain('recipientEmail');
   });

@@ -4,28 +4,39 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-type Json = Record<string, any>; // a JSON document read from disk
+interface Schema {
+  $ref?: string;
+  additionalProperties?: unknown;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: unknown;
+}
+interface Spec {
+  paths: Record<string, { post?: Operation }>;
+  components: { schemas: Record<string, Schema> };
+}
 
-const spec = JSON.parse(readFileSync(new URL('../../schema/openapi.v1.json', import.meta.url), 'utf8')) as Json;
+const spec = JSON.parse(
+  readFileSync(new URL('../../schema/openapi.v1.json', import.meta.url), 'utf8'),
+) as Spec;
 
-const resolve = (schema: Json): Json => {
-  const ref = schema.$ref as string | undefined;
-  if (!ref) return schema;
-  const name = ref.split('/').pop() as string;
-  return spec.components.schemas[name] as Json;
+const resolve = (schema: Schema): Schema | undefined => {
+  if (!schema.$ref) return schema;
+  return spec.components.schemas[schema.$ref.split('/').pop() as string];
 };
 
-const posts = Object.entries(spec.paths as Json)
+const posts = Object.entries(spec.paths)
   .filter(([p]) => p.startsWith('/v1/'))
-  .flatMap(([p, ops]) => (ops.post ? [[p, ops.post as Json] as const] : []));
+  .flatMap(([p, ops]) => (ops.post ? [[p, ops.post] as const] : []));
 
 describe('unknown parameters in the /v1 contract', () => {
   it('has POST routes to check', () => {
     expect(posts.map(([p]) => p)).toContain('/v1/sessions');
   });
   it.each(posts)('%s: its JSON body admits no unknown field; validation_failed is listed', (_p, op) => {
-    const json = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
-    if (json) expect(resolve(json).additionalProperties).toBe(false);
+    const json = op.requestBody?.content?.['application/json']?.schema;
+    if (json) expect(resolve(json)?.additionalProperties).toBe(false);
     expect(JSON.stringify(op.responses)).toContain('validation_failed');
   });
 });
