@@ -3,7 +3,6 @@
 import { type JSX, Show } from 'solid-js';
 import { errorMessage, type UserError } from '../errors';
 import { t } from '../i18n';
-import { focusOnAppear } from './focus';
 
 export function ErrorAlert(props: {
   error: UserError;
@@ -19,7 +18,12 @@ export function ErrorAlert(props: {
       data-place={props.testId}
       tabIndex={props.focus ? -1 : undefined}
       ref={(el) => {
-        if (props.focus) focusOnAppear(el);
+        // in the middle of the view: the button just pressed, right below it, stays in view too
+        if (props.focus)
+          queueMicrotask(() => {
+            el.focus({ preventScroll: true });
+            el.scrollIntoView({ block: 'center' });
+          });
       }}
     >
       <p>{errorMessage(props.error)}</p>

@@ -289,7 +289,7 @@ export const de: Messages = {
   'state.stepExpiredText':
     'Jeder Schritt muss innerhalb seiner Frist abgeschlossen werden. Mit diesem Link ist nichts mehr möglich: Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',
   'failure.ageThreshold':
-    'Ihre Wallet hat geantwortet, dass Sie nicht {threshold} Jahre oder älter sind. Deshalb kann {business} diese Verifizierung nicht fortsetzen. Sonst wurde nichts geteilt. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
+    'Ihre Wallet hat geantwortet, dass Sie nicht {threshold} Jahre oder älter sind. Deshalb kann {business} diese Verifizierung nicht fortsetzen. Geteilt wurde nur diese Ja-oder-Nein-Antwort, nicht Ihr Geburtsdatum. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
   'failure.age':
     'Was Ihre Wallet geteilt hat, erfüllt die Altersvorgabe von {business} nicht, deshalb kann diese Verifizierung nicht fortgesetzt werden. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
   'failure.nationality':

@@ -270,7 +270,7 @@ export const en = {
   'state.stepExpiredText':
     'Each step has to be finished within its time limit. Nothing more can be done with this link: if you still need to verify, ask {business} for a new link.',
   'failure.ageThreshold':
-    'Your wallet answered that you are not {threshold} or older, so {business} cannot continue this verification. Nothing else was shared. If you think this is wrong, contact {business}.',
+    'Your wallet answered that you are not {threshold} or older, so {business} cannot continue this verification. Only that yes-or-no answer was shared, not your date of birth. If you think this is wrong, contact {business}.',
   'failure.age':
     'What your wallet shared does not meet the age requirement of {business}, so this verification cannot continue. If you think this is wrong, contact {business}.',
   'failure.nationality':

@@ -114,7 +114,7 @@ export const fr: Messages = {
   'cross.newCode': 'Afficher un nouveau code',
   // the sandbox wallet's consent screen: who asks and why, read from the signed request (issue 19, ADR 0040)
   'consent.title': 'Votre portefeuille de test vous demande',
-  'consent.asks': '{business} demande :',
+  'consent.asks': '{business} demande\u00a0:',
   'consent.purpose': 'Finalité : {purpose}',
   'consent.noPurpose': 'Aucune finalité n’a été indiquée.',
   'consent.via': 'via {host}',
@@ -282,7 +282,7 @@ export const fr: Messages = {
   'state.stepExpiredText':
     'Chaque étape doit être terminée dans le temps imparti. Ce lien ne permet plus rien : si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',
   'failure.ageThreshold':
-    'Votre portefeuille a répondu que vous n’avez pas {threshold} ans ou plus ; {business} ne peut donc pas poursuivre cette vérification. Rien d’autre n’a été partagé. Si vous pensez que c’est une erreur, contactez {business}.',
+    'Votre portefeuille a répondu que vous n’avez pas {threshold} ans ou plus ; {business} ne peut donc pas poursuivre cette vérification. Seule cette réponse par oui ou non a été partagée, pas votre date de naissance. Si vous pensez que c’est une erreur, contactez {business}.',
   'failure.age':
     'Ce que votre portefeuille a partagé ne remplit pas la condition d’âge de {business} ; cette vérification ne peut donc pas se poursuivre. Si vous pensez que c’est une erreur, contactez {business}.',
   'failure.nationality':
