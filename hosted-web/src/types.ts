@@ -2,8 +2,8 @@
 // documents, wallet request offers and sandbox persons); the answers of the wallet-protocol routes on /t from
 // their zod contracts (transport.generated.ts, ADR 0043). What stays here: the sandbox reference wallet's
 // payloads, the problem body and UI-local types.
-import type { UserError } from './errors';
 import type { SignerSessionFieldsFragment } from './graphql/generated';
+import type { MessageKey } from './i18n/en';
 
 /** The session as the page shows it (GraphQL signerSession). */
 export type SignerSession = SignerSessionFieldsFragment;
@@ -57,6 +57,12 @@ export interface Problem {
   detail?: string;
   code?: string;
   request_id?: string;
+}
+
+/** A failure as the page shows it: a message of the catalogue (by the server's code) and the request id. */
+export interface UserError {
+  key: MessageKey;
+  requestId?: string;
 }
 
 /** How a step runs a user action (the session view owns it; steps receive it). */

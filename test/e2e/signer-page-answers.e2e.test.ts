@@ -159,10 +159,12 @@ describe('the signer’s page answers where the person looks (Chromium, MariaDB)
         const b = document.querySelector('[data-testid="share-reference-wallet"]')!.getBoundingClientRect();
         return { top: a.top, bottom: a.bottom, gap: b.top - a.bottom, height: window.innerHeight };
       });
-      expect(where.top, 'the alert is in view').toBeGreaterThanOrEqual(0);
-      expect(where.bottom, 'the alert is in view').toBeLessThanOrEqual(where.height);
-      expect(where.gap, 'the button pressed is right below it').toBeGreaterThanOrEqual(0);
-      expect(where.gap).toBeLessThan(80);
+      expect(
+        where.top >= 0 && where.bottom <= where.height,
+        `the alert is in view: ${JSON.stringify(where)}`,
+      ).toBe(true);
+      // the button pressed is right below it
+      expect(where.gap >= 0 && where.gap < 80, `gap to the button: ${where.gap}`).toBe(true);
       // nothing at the top of the page says it a second time
       expect(await page.getByTestId('error').count()).toBe(1);
       expect(await page.getByTestId('tries-left').count()).toBe(1);
