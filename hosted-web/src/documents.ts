@@ -3,11 +3,19 @@
 import { locale, t } from './i18n';
 import type { SignerDocument } from './types';
 
+/**
+ * A file size, one way per language (issue 29): decimal units as the language writes them ("1.4 kB",
+ * "1,4 kB", "1,4 ko"; "403 bytes", "403 Byte", "403 octets"), by Intl.NumberFormat's unit style.
+ */
 export function formatSize(bytes: number): string {
-  const sizeFormat = new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 });
-  if (bytes < 1024) return t('step.bytes', { n: bytes });
-  if (bytes < 1024 * 1024) return `${sizeFormat.format(bytes / 1024)} KB`;
-  return `${sizeFormat.format(bytes / 1024 / 1024)} MB`;
+  const unit = bytes < 1000 ? 'byte' : bytes < 1_000_000 ? 'kilobyte' : 'megabyte';
+  const value = unit === 'byte' ? bytes : unit === 'kilobyte' ? bytes / 1000 : bytes / 1_000_000;
+  return new Intl.NumberFormat(locale(), {
+    style: 'unit',
+    unit,
+    unitDisplay: unit === 'byte' ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(value);
 }
 
 export const typeLabel = (contentType: string): string =>

@@ -2,12 +2,10 @@
 // catalogue (i18n/*.ts, key error.<code>); anything unknown falls back to the generic message, never to the
 // server's (English-only) wording. The code is kept rather than the text so a language switch re-renders it.
 import { ApiError } from './api';
-import { hasMessage, type MessageKey, t } from './i18n';
+import { hasMessage, t } from './i18n';
+import type { UserError } from './types';
 
-export interface UserError {
-  key: MessageKey;
-  requestId?: string;
-}
+export type { UserError };
 
 export function toUserError(err: unknown): UserError {
   if (err instanceof ApiError) {

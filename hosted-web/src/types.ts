@@ -3,6 +3,7 @@
 // their zod contracts (transport.generated.ts, ADR 0043). What stays here: the sandbox reference wallet's
 // payloads, the problem body and UI-local types.
 import type { SignerSessionFieldsFragment } from './graphql/generated';
+import type { MessageKey } from './i18n/en';
 
 /** The session as the page shows it (GraphQL signerSession). */
 export type SignerSession = SignerSessionFieldsFragment;
@@ -27,6 +28,10 @@ export interface WalletShown {
   /** The hosted verifier the answer goes to, acting for the relying party. */
   intermediary: string;
   claims: string[];
+  /** Sign step: the documents the wallet signs (from the request's transaction data). */
+  documents?: { label: string; sha256: string }[];
+  /** Attestation step: the terms the wallet signs its approval of. */
+  terms?: { text: string; sha256: string } | null;
 }
 
 export interface SandboxCrossDeviceAnswer {
@@ -54,9 +59,23 @@ export interface Problem {
   request_id?: string;
 }
 
+/** A failure as the page shows it: a message of the catalogue (by the server's code) and the request id. */
+export interface UserError {
+  key: MessageKey;
+  requestId?: string;
+}
+
 /** How a step runs a user action (the session view owns it; steps receive it). */
 export interface ActionRunner {
   busy: () => boolean;
-  /** Runs one user action; a returned session becomes the page state, a failure is shown and the state re-read. */
-  run: (action: () => Promise<SignerSession | undefined>) => Promise<void>;
+  /**
+   * Runs one user action; a returned session becomes the page state, a failure is shown and the state re-read.
+   * `place` names where the action was (the button's group): its failure is shown there (ActionFeedback), not
+   * at the top of the page, so the person sees and hears it where they look (issue 29).
+   */
+  run: (action: () => Promise<SignerSession | undefined>, place?: string) => Promise<void>;
+  /** The last action's failure (cleared when the next action starts). */
+  error: () => UserError | undefined;
+  /** Where the last action was (`place` of run), or undefined. */
+  place: () => string | undefined;
 }

@@ -56,6 +56,12 @@ describe('sign documents shown to the end before the wallet is asked', () => {
     expect((await signer.documentShown(0)).body).toEqual({ shown_to_end: [0], all_shown: false });
     expect((await signer.documentShown(0)).body).toEqual({ shown_to_end: [0], all_shown: false });
     expect((await signer.rawWalletRequest()).body.code).toBe('documents_not_shown');
+    // the page's read remembers it (a reload does not ask to scroll again, issue 29)
+    const docs = (await signer.session()).body.steps[0].documents as Json[];
+    expect(docs.map((d) => [d.position, d.shownToEnd])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
 
     // only the bound browser can report, and only documents of this step
     const other = new SignerClient(t.baseUrl, id);

@@ -239,6 +239,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
         sha256: sha256Hex(contract),
         size: contract.length,
         contentType: 'application/pdf',
+        shownToEnd: false,
       },
       {
         position: 1,
@@ -246,6 +247,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
         sha256: sha256Hex(annex),
         size: annex.length,
         contentType: 'text/plain',
+        shownToEnd: false,
       },
     ]);
     const { wr, res } = await share(signer);

@@ -234,6 +234,8 @@ describe('registration certificates imported by the operator', () => {
       relying_party: { name: 'Acme Lending', purpose: 'Check your age before a loan offer' },
       intermediary: new URL(t.baseUrl).hostname,
       claims: expect.arrayContaining(['given_name']),
+      documents: [],
+      terms: null,
     });
     // A's own signer sends a request carrying B's registration certificate
     const jarA = (a.request as Json).request as string;

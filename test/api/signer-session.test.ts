@@ -116,6 +116,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
       expires: v1.expires,
       returnUrl: null,
       triesLeft: null,
+      failure: null,
     };
     expect(before).toEqual({
       ...common,

@@ -179,6 +179,11 @@ describe('workflow conditions', () => {
       stage: 0,
       code: 'age_requirement_not_met',
     });
+    // (read last: a read of the page adds its own timeline entry) the person's page never shows the refused
+    // step as done, and knows why it ended (issue 29)
+    const page = (await signer.session()).body;
+    expect(page.completedStages).toEqual([]);
+    expect(page.failure).toEqual({ code: 'age_requirement_not_met', stage: 0, window: null });
   });
 
   it('an adult does not match "over is false" and goes on to the next step', async () => {

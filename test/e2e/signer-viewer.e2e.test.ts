@@ -157,24 +157,25 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
     await page.getByTestId('start').click();
     await page.getByTestId('step-identify').waitFor();
     expect(await deadline.getAttribute('data-kind')).toBe('step');
-    expect(await deadline.textContent()).toBe('Finish this step by 08:12.');
+    // with its zone, like the link line (issue 29)
+    expect(await deadline.textContent()).toBe('Finish this step by 08:12 UTC.');
     expect(await page.locator('body').textContent()).not.toContain('valid until');
 
     // 8:08: four minutes left, a countdown (in German too)
     clock.advance(6 * MIN);
     await page.clock.runFor(3000); // one poll of the page
-    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 4:00 (08:12)');
+    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 4:00 (08:12 UTC)');
     expect(await deadline.getAttribute('role')).toBe('timer');
     await page.getByTestId('language').selectOption('de');
     await expect
       .poll(() => deadline.textContent())
-      .toBe('Verbleibende Zeit für diesen Schritt: 4:00 (08:12)');
+      .toBe('Verbleibende Zeit für diesen Schritt: 4:00 (08:12 UTC)');
     await page.getByTestId('language').selectOption('en');
 
     // thirty seconds later on both clocks
     clock.advance(30_000);
     await page.clock.runFor(30_000);
-    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 3:30 (08:12)');
+    await expect.poll(() => deadline.textContent()).toBe('Time left for this step: 3:30 (08:12 UTC)');
 
     // axe waits on timers: the page's clock runs freely while the screens are checked
     await page.clock.resume();

@@ -1,7 +1,9 @@
 // The signer's record of a session, shown to the bound browser once a step has completed: the receipt PDF
 // (partial until the session completed), the signed originals with their hashes, the deadline of online
 // access, the emailed receipt with its six-digit code (countdown, resend), and closing online access.
+
 import { createEffect, createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
+import { formatSize } from '../documents';
 import { toUserError, type UserError } from '../errors';
 import { formatDateTime as formatDate, locale, t } from '../i18n';
 import {
@@ -38,7 +40,8 @@ const mmss = (ms: number) => {
 // answer arrived, so a browser clock behind the server's cannot show 10:01.
 const CODE_VALID_MS = 10 * 60_000;
 const RESEND_AFTER_MS = 60_000;
-const kb = (n: number) => (n < 1024 ? t('step.bytes', { n }) : `${(n / 1024).toFixed(1)} kB`);
+// file sizes one way per language, as the step list and the viewer write them (issue 29)
+const kb = formatSize;
 
 export function ReceiptPanel(props: { sessionId: string; version: string }) {
   const [receipt, { mutate, refetch }] = createResource(

@@ -1,4 +1,5 @@
-// "Who asks for what": the workflow's steps in plain words, with done/current markers.
+// "Who asks for what": the workflow's steps in plain words, with done/current markers, and the step that ended
+// a failed or expired session marked as not done (never a success mark for a refused condition, issue 29).
 import { For, Show } from 'solid-js';
 import { documentFacts } from '../documents';
 import { hasMessage, t } from '../i18n';
@@ -29,6 +30,13 @@ export function StepList(props: { projection: SignerSession }) {
   const done = (stage: number) => props.projection.completedStages.includes(stage);
   const current = (stage: number) =>
     props.projection.status === 'in_progress' && props.projection.currentStage === stage && !done(stage);
+  // the step that ended the session: never marked done, and said in words (issue 29)
+  const ended = (stage: number): 'failed' | 'timedOut' | undefined => {
+    const { status, failure } = props.projection;
+    if (!failure || failure.stage !== stage || done(stage)) return undefined;
+    if (status === 'failed') return 'failed';
+    return status === 'expired' && failure.window === 'step' ? 'timedOut' : undefined;
+  };
 
   return (
     <ol class="steps" data-testid="steps">
@@ -46,6 +54,13 @@ export function StepList(props: { projection: SignerSession }) {
               </Show>
               <Show when={current(step.stage)}>
                 <span class="step-tag step-tag-now">{t('steps.now')}</span>
+              </Show>
+              <Show when={ended(step.stage)}>
+                {(how) => (
+                  <span class="step-tag step-tag-failed" data-testid="step-not-done">
+                    {how() === 'failed' ? t('steps.notDone') : t('steps.timedOut')}
+                  </span>
+                )}
               </Show>
             </div>
             <Show when={step.primitive === 'identify' && step.claims?.length}>

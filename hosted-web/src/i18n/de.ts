@@ -45,7 +45,7 @@ export const de: Messages = {
   'steps.ageThreshold': 'Dass Sie {threshold} Jahre oder älter sind',
   'steps.age': 'Ihr Alter',
   'steps.sign': 'Ihre Unterschrift unter Dokumenten',
-  'steps.attestation': 'Ihre Zustimmung zu kurzen Bedingungen',
+  'steps.attestation': 'Ihre Zustimmung zu den angezeigten Bedingungen',
   'steps.done': 'Erledigt',
   'steps.now': 'Jetzt',
   'steps.ageNote': 'Geteilt wird nur Ja oder Nein, nicht Ihr Geburtsdatum.',
@@ -99,7 +99,7 @@ export const de: Messages = {
   'viewer.shown': 'Bis zum Ende angezeigt.',
   'viewer.download': 'Genaue Datei herunterladen',
   'viewer.gate': 'Scrollen Sie durch jedes Dokument bis zu seinem Ende, um fortzufahren.',
-  'deadline.step': 'Schließen Sie diesen Schritt bis {time} Uhr ab.',
+  'deadline.step': 'Schließen Sie diesen Schritt bis {time} ab.',
   'deadline.stepLeft': 'Verbleibende Zeit für diesen Schritt: {time}',
   'deadline.linkLeft': 'Verbleibende Zeit, bis dieser Link abläuft: {time}',
   'deadline.up': 'Die Zeit ist abgelaufen.',
@@ -282,4 +282,24 @@ export const de: Messages = {
   'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unbekannter Inhaberschlüssel, mdoc-PID)',
   'persona.unknown_holder_key_mdoc.note':
     'Legt den EU-PID als ISO-mdoc vor (oder den Altersnachweis), aber die Gerätesignatur stammt von einem anderen Schlüssel als dem Geräteschlüssel des MSO.',
+  // what happened, where it happened (issue 29)
+  'steps.notDone': 'Nicht abgeschlossen',
+  'steps.timedOut': 'Zeit abgelaufen',
+  'state.stepExpiredTitle': 'Die Zeit für diesen Schritt ist abgelaufen',
+  'state.stepExpiredText':
+    'Jeder Schritt muss innerhalb seiner Frist abgeschlossen werden. Mit diesem Link ist nichts mehr möglich: Wenn Sie sich noch verifizieren müssen, bitten Sie {business} um einen neuen Link.',
+  'failure.ageThreshold':
+    'Ihre Wallet hat geantwortet, dass Sie nicht {threshold} Jahre oder älter sind. Deshalb kann {business} diese Verifizierung nicht fortsetzen. Geteilt wurde nur diese Ja-oder-Nein-Antwort, nicht Ihr Geburtsdatum. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
+  'failure.age':
+    'Was Ihre Wallet geteilt hat, erfüllt die Altersvorgabe von {business} nicht, deshalb kann diese Verifizierung nicht fortgesetzt werden. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
+  'failure.nationality':
+    '{business} kann die Staatsangehörigkeit in dem geteilten Nachweis nicht akzeptieren, deshalb kann diese Verifizierung nicht fortgesetzt werden. Wenn Sie das für einen Fehler halten, wenden Sie sich an {business}.',
+  'failure.document':
+    '{business} akzeptiert die Art von Dokument, die Sie für diesen Schritt geteilt haben, nicht, deshalb kann diese Verifizierung nicht fortgesetzt werden. Wenn Sie ein anderes Dokument haben, bitten Sie {business} um einen neuen Link.',
+  'failure.condition':
+    'Was Sie geteilt haben, erfüllt eine Vorgabe von {business} nicht, deshalb kann diese Verifizierung nicht fortgesetzt werden. Bei Fragen wenden Sie sich an {business}.',
+  'failure.refused': 'Die Antworten Ihrer Wallet für diesen Schritt wurden zu oft abgelehnt.',
+  'consent.signs': 'Sie unterschreiben:',
+  'consent.approves': 'Sie stimmen diesen Bedingungen zu:',
+  'viewer.zoom': 'Größere Schrift',
 };

@@ -44,7 +44,7 @@ export const en = {
   'steps.ageThreshold': 'That you are {threshold} or older',
   'steps.age': 'Your age',
   'steps.sign': 'Your signature on documents',
-  'steps.attestation': 'Your approval of short terms',
+  'steps.attestation': 'Your agreement to the terms shown',
   'steps.done': 'Done',
   'steps.now': 'Now',
   'steps.ageNote': 'Only a yes or no is shared, not your date of birth.',
@@ -263,6 +263,26 @@ export const en = {
   'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unknown holder key, mdoc PID)',
   'persona.unknown_holder_key_mdoc.note':
     'Presents the ISO mdoc EU PID (or the age-verification attestation), but the device signature is made with a key other than the MSO device key.',
+  // what happened, where it happened (issue 29)
+  'steps.notDone': 'Not completed',
+  'steps.timedOut': 'Time ran out',
+  'state.stepExpiredTitle': 'The time for this step ran out',
+  'state.stepExpiredText':
+    'Each step has to be finished within its time limit. Nothing more can be done with this link: if you still need to verify, ask {business} for a new link.',
+  'failure.ageThreshold':
+    'Your wallet answered that you are not {threshold} or older, so {business} cannot continue this verification. Only that yes-or-no answer was shared, not your date of birth. If you think this is wrong, contact {business}.',
+  'failure.age':
+    'What your wallet shared does not meet the age requirement of {business}, so this verification cannot continue. If you think this is wrong, contact {business}.',
+  'failure.nationality':
+    '{business} cannot accept the nationality in the credential you shared, so this verification cannot continue. If you think this is wrong, contact {business}.',
+  'failure.document':
+    '{business} does not accept the kind of document you shared for this step, so this verification cannot continue. If you have another document, ask {business} for a new link.',
+  'failure.condition':
+    'What you shared does not meet a requirement set by {business}, so this verification cannot continue. If you have questions, contact {business}.',
+  'failure.refused': 'Your wallet’s answers for this step were refused too many times.',
+  'consent.signs': 'You sign:',
+  'consent.approves': 'You approve these terms:',
+  'viewer.zoom': 'Larger text',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -44,7 +44,7 @@ export const fr: Messages = {
   'steps.ageThreshold': 'Que vous avez {threshold} ans ou plus',
   'steps.age': 'Votre âge',
   'steps.sign': 'Votre signature de documents',
-  'steps.attestation': 'Votre accord sur de courtes conditions',
+  'steps.attestation': 'Votre accord sur les conditions présentées',
   'steps.done': 'Fait',
   'steps.now': 'Maintenant',
   'steps.ageNote': 'Seul un oui ou un non est partagé, pas votre date de naissance.',
@@ -114,7 +114,7 @@ export const fr: Messages = {
   'cross.newCode': 'Afficher un nouveau code',
   // the sandbox wallet's consent screen: who asks and why, read from the signed request (issue 19, ADR 0040)
   'consent.title': 'Votre portefeuille de test vous demande',
-  'consent.asks': '{business} demande :',
+  'consent.asks': '{business} demande\u00a0:',
   'consent.purpose': 'Finalité : {purpose}',
   'consent.noPurpose': 'Aucune finalité n’a été indiquée.',
   'consent.via': 'via {host}',
@@ -275,4 +275,24 @@ export const fr: Messages = {
   'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (clé du titulaire inconnue, PID mdoc)',
   'persona.unknown_holder_key_mdoc.note':
     'Présente le PID de l’UE en mdoc ISO (ou l’attestation d’âge), mais la signature de l’appareil est faite avec une autre clé que la clé d’appareil du MSO.',
+  // what happened, where it happened (issue 29)
+  'steps.notDone': 'Non terminée',
+  'steps.timedOut': 'Temps écoulé',
+  'state.stepExpiredTitle': 'Le temps imparti pour cette étape est écoulé',
+  'state.stepExpiredText':
+    'Chaque étape doit être terminée dans le temps imparti. Ce lien ne permet plus rien : si vous devez encore vous vérifier, demandez un nouveau lien à {business}.',
+  'failure.ageThreshold':
+    'Votre portefeuille a répondu que vous n’avez pas {threshold} ans ou plus ; {business} ne peut donc pas poursuivre cette vérification. Seule cette réponse par oui ou non a été partagée, pas votre date de naissance. Si vous pensez que c’est une erreur, contactez {business}.',
+  'failure.age':
+    'Ce que votre portefeuille a partagé ne remplit pas la condition d’âge de {business} ; cette vérification ne peut donc pas se poursuivre. Si vous pensez que c’est une erreur, contactez {business}.',
+  'failure.nationality':
+    '{business} ne peut pas accepter la nationalité indiquée dans l’attestation partagée ; cette vérification ne peut donc pas se poursuivre. Si vous pensez que c’est une erreur, contactez {business}.',
+  'failure.document':
+    '{business} n’accepte pas le type de document que vous avez partagé pour cette étape ; cette vérification ne peut donc pas se poursuivre. Si vous avez un autre document, demandez un nouveau lien à {business}.',
+  'failure.condition':
+    'Ce que vous avez partagé ne remplit pas une condition fixée par {business} ; cette vérification ne peut donc pas se poursuivre. Pour toute question, contactez {business}.',
+  'failure.refused': 'Les réponses de votre portefeuille pour cette étape ont été refusées trop de fois.',
+  'consent.signs': 'Vous signez :',
+  'consent.approves': 'Vous approuvez ces conditions :',
+  'viewer.zoom': 'Texte plus grand',
 };

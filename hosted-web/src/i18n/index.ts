@@ -82,9 +82,13 @@ export function formatDateTime(iso: string): string {
   }).format(date);
 }
 
-/** Time of day in the current language (a deadline within the hour). */
+/** Time of day in the current language with its zone, as the link line writes it ("17:45 CET"; issue 29). */
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(intlLocale(), { hour: '2-digit', minute: '2-digit' }).format(date);
+  return new Intl.DateTimeFormat(intlLocale(), {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(date);
 }

@@ -2,6 +2,7 @@
 // (busy flag, the error shown, re-reading the projection) and the 3 s polling while the session is live.
 import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Suspense, Switch } from 'solid-js';
 import { getSession, startSession } from '../api';
+import { ActionFeedback } from '../components/ActionFeedback';
 import { Deadline } from '../components/Deadline';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { focusPanel } from '../components/focus';
@@ -28,6 +29,8 @@ export function SessionView(props: {
   };
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal<UserError>();
+  // where the last action was: its failure is shown there (ActionFeedback), else at the top of the panel
+  const [place, setPlace] = createSignal<string>();
 
   // Responses can arrive out of order (a poll started before an action may answer after it): only a read that
   // started after the last applied one may replace the state.
@@ -46,10 +49,13 @@ export function SessionView(props: {
 
   const runner: ActionRunner = {
     busy,
-    run: async (action) => {
+    error,
+    place,
+    run: async (action, at) => {
       if (busy()) return;
       setBusy(true);
       setError(undefined);
+      setPlace(at);
       const seq = ++started;
       try {
         const next = await action();
@@ -129,8 +135,12 @@ export function SessionView(props: {
       <section class="card" aria-label={t('page.nextStep')}>
         <Deadline projection={p()} />
         {/* once the session ended, an answer's "try again" would contradict the outcome below: the outcome says it */}
-        <Show when={!ended() && error()}>{(e) => <ErrorAlert error={e()} />}</Show>
-        <Show when={status() === 'in_progress' && canAct() ? p().triesLeft : undefined}>
+        <Show when={!ended() && !place() ? error() : undefined}>{(e) => <ErrorAlert error={e()} />}</Show>
+        {/* after a reload (no action on this page yet): the count stands above the step; after an action, next
+            to its button (ActionFeedback) */}
+        <Show
+          when={status() === 'in_progress' && canAct() && !(error() && place()) ? p().triesLeft : undefined}
+        >
           {(n) => (
             <p class="notice" data-testid="tries-left">
               {n() === 1 ? t('state.lastTry') : t('state.triesLeft', { n: n() })}
@@ -166,11 +176,16 @@ export function SessionView(props: {
             </div>
           </Match>
           <Match when={status() === 'expired'}>
-            <div data-testid="expired">
+            {/* the step's own window, or the link's: each says which time ran out */}
+            <div data-testid="expired" data-window={p().failure?.window ?? 'overall'}>
               <h2 ref={focusPanel} tabIndex={-1}>
-                {t('state.expiredTitle')}
+                {p().failure?.window === 'step' ? t('state.stepExpiredTitle') : t('state.expiredTitle')}
               </h2>
-              <p>{t('state.expiredText', { business: business() })}</p>
+              <p>
+                {p().failure?.window === 'step'
+                  ? t('state.stepExpiredText', { business: business() })
+                  : t('state.expiredText', { business: business() })}
+              </p>
             </div>
           </Match>
           <Match when={status() === 'stopped'}>
@@ -186,6 +201,7 @@ export function SessionView(props: {
               <h2 ref={focusPanel} tabIndex={-1}>
                 {t('state.failedTitle')}
               </h2>
+              <Show when={failureText(p())}>{(why) => <p data-testid="failure-reason">{why()}</p>}</Show>
               <p>{t('state.failedText', { business: business() })}</p>
             </div>
           </Match>
@@ -208,12 +224,13 @@ export function SessionView(props: {
                 {t('state.readyTitle')}
               </h2>
               <p>{t('state.readyText')}</p>
+              <ActionFeedback runner={runner} place="start" />
               <button
                 type="button"
                 class="button"
                 data-testid="start"
                 disabled={busy()}
-                onClick={() => runner.run(() => startSession(p().id))}
+                onClick={() => runner.run(() => startSession(p().id), 'start')}
               >
                 {busy() ? t('state.starting') : t('state.start')}
               </button>
@@ -261,4 +278,30 @@ function OtherBrowser() {
       <p>{t('state.otherText')}</p>
     </div>
   );
+}
+
+/**
+ * Why a failed session failed, in words the person can act on (issue 29): a workflow condition that refused
+ * what was shared (an age check a minor did not pass, a nationality or document not accepted), or answers
+ * refused too often. The codes are the API's failure_reason codes.
+ */
+function failureText(p: SignerSession): string | undefined {
+  const f = p.failure;
+  if (!f || p.status !== 'failed') return undefined;
+  const business = p.business.name;
+  const step = p.steps.find((s) => s.stage === f.stage);
+  switch (f.code) {
+    case 'age_requirement_not_met':
+      return step?.threshold
+        ? t('failure.ageThreshold', { threshold: step.threshold, business })
+        : t('failure.age', { business });
+    case 'nationality_not_accepted':
+      return t('failure.nationality', { business });
+    case 'document_not_accepted':
+      return t('failure.document', { business });
+    case 'condition_not_met':
+      return t('failure.condition', { business });
+    default:
+      return t('failure.refused');
+  }
 }

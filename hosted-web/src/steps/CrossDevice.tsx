@@ -12,6 +12,7 @@ import {
   sandboxWalletRead,
   walletOffer,
 } from '../api';
+import { ActionFeedback } from '../components/ActionFeedback';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
@@ -47,7 +48,11 @@ export function CrossDevice(props: {
   const qrSrc = (svg: string) => `data:image/svg+xml;base64,${btoa(svg)}`;
   // The sandbox wallet reads the request behind the link first (as a wallet does before it asks the person);
   // with a registration certificate in it, its consent card shows who asks and why (ADR 0040).
-  const consent = createWalletConsent<{ shown: WalletShown }>(props.runner, () => answerInSandboxWallet());
+  const consent = createWalletConsent<{ shown: WalletShown }>(
+    props.runner,
+    () => answerInSandboxWallet(),
+    'cross-device',
+  );
   const openInSandboxWallet = () =>
     props.runner.run(async () => {
       consent.reset();
@@ -59,7 +64,7 @@ export function CrossDevice(props: {
         return undefined;
       }
       return answerInSandboxWallet();
-    });
+    }, 'cross-device');
   const answerInSandboxWallet = async () => {
     const req = request();
     const persona = props.sandboxPersona?.();
@@ -95,6 +100,11 @@ export function CrossDevice(props: {
               </a>
             </p>
             <Show when={props.sandboxPersona?.()}>
+              <ActionFeedback
+                runner={props.runner}
+                place="cross-device"
+                triesLeft={props.session.triesLeft}
+              />
               <WalletConsentGate id="cross-device" consent={consent} busy={props.runner.busy()}>
                 <button
                   type="button"

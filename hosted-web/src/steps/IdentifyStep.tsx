@@ -13,6 +13,7 @@ import {
   submitWalletResponse,
   walletOffer,
 } from '../api';
+import { ActionFeedback } from '../components/ActionFeedback';
 import { focusOnAppear, focusPanel } from '../components/focus';
 import { hasMessage, t } from '../i18n';
 import type {
@@ -50,7 +51,10 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
   const [sandboxProtocol, setSandboxProtocol] = createSignal<'openid4vp' | 'org-iso-mdoc'>('openid4vp');
   const [requested, setRequested] = createSignal(false);
   // sign: documents shown to their end on this page and recorded by the server; the wallet is offered after all
-  const [shown, setShown] = createSignal<readonly number[]>([]);
+  // (a reload starts from what the server recorded, ADR 0029: Share stays enabled)
+  const [shown, setShown] = createSignal<readonly number[]>(
+    (props.step.documents ?? []).filter((d) => d.shownToEnd).map((d) => d.position),
+  );
   const reporting = new Set<number>();
   let retry: ReturnType<typeof setTimeout> | undefined;
   onCleanup(() => clearTimeout(retry));
@@ -90,7 +94,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
     props.runner.run(async () => {
       await freshRequest();
       return undefined;
-    });
+    }, 'share');
   // One browser call with every request this step can be answered with: OpenID4VP (signed when allowed) and,
   // where the session offers it for this step (walletRequests: the server's Annex C rule), org-iso-mdoc. The browser picks one; the answer goes to that protocol's request id.
   const shareWithBrowserWallet = () =>
@@ -132,7 +136,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
       });
       const answered = pending.find((p) => p.protocol === answer.protocol) as (typeof pending)[number];
       return submitWalletResponse(props.session.id, answered.id, answer.data);
-    });
+    }, 'browser-wallet');
   const shareWithReferenceWallet = () =>
     props.runner.run(async () => {
       consent.reset();
@@ -159,7 +163,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
       const req = await takeRequest();
       const answer = await referenceWalletRespond(persona(), req.request);
       return submitWalletResponse(props.session.id, req.request_id, answer.response);
-    });
+    }, 'same-device');
   const answerSigned = async (signed: SignedWalletRequest) => {
     const answer = await sandboxWalletRespondSigned(persona(), signed.request);
     return submitWalletResponse(props.session.id, signed.request_id, answer);
@@ -168,6 +172,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
   const consent = createWalletConsent<{ shown: WalletShown; request: SignedWalletRequest }>(
     props.runner,
     (pending) => answerSigned(pending.request),
+    'same-device',
   );
 
   const offersAnnexC = () => walletOffer(props.session, 'org_iso_mdoc') !== undefined;
@@ -191,19 +196,23 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
       <Show
         when={requested()}
         fallback={
-          <button
-            type="button"
-            class="button"
-            data-testid="share-wallet"
-            disabled={props.runner.busy() || !allShown()}
-            aria-describedby={allShown() ? undefined : 'share-gate'}
-            onClick={start}
-          >
-            {props.runner.busy() ? t('step.preparing') : t('step.share')}
-          </button>
+          <>
+            <ActionFeedback runner={props.runner} place="share" triesLeft={props.session.triesLeft} />
+            <button
+              type="button"
+              class="button"
+              data-testid="share-wallet"
+              disabled={props.runner.busy() || !allShown()}
+              aria-describedby={allShown() ? undefined : 'share-gate'}
+              onClick={start}
+            >
+              {props.runner.busy() ? t('step.preparing') : t('step.share')}
+            </button>
+          </>
         }
       >
         <Show when={offerBrowserWallet()}>
+          <ActionFeedback runner={props.runner} place="browser-wallet" triesLeft={props.session.triesLeft} />
           <button
             type="button"
             class="button"
@@ -253,6 +262,7 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
                   <option value={ANNEX_C_PROTOCOL}>{t('step.protocolAnnexC')}</option>
                 </select>
               </Show>
+              <ActionFeedback runner={props.runner} place="same-device" triesLeft={props.session.triesLeft} />
               <WalletConsentGate id="same-device" consent={consent} busy={props.runner.busy()}>
                 <button
                   type="button"

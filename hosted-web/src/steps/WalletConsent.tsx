@@ -1,7 +1,8 @@
 // The sandbox wallet's consent screen (issue 19, ADR 0040): before the reference wallet answers, it shows who
 // asks and why as it read them from the signed request it received and verified (the registration
 // certificate in verifier_info: the business's name and purpose; the hosted verifier as intermediary), not
-// from this page's own data. Share lets the wallet answer; Decline drops the request, nothing is sent.
+// from this page's own data; at a sign step the documents it signs (label, SHA-256), at an attestation step the
+// terms (issue 29). Share lets the wallet answer; Decline drops the request, nothing is sent.
 import { createSignal, For, type JSX, Show } from 'solid-js';
 import { focusOnAppear } from '../components/focus';
 import { claimLabel } from '../components/StepList';
@@ -15,6 +16,8 @@ import type { ActionRunner, SignerSession, WalletShown } from '../types';
 export function createWalletConsent<T extends { shown: WalletShown }>(
   runner: ActionRunner,
   answer: (pending: T) => Promise<SignerSession | undefined>,
+  /** Where Share's answer is shown (ActionFeedback beside the wallet's button). */
+  place: string,
 ) {
   const [pending, setPending] = createSignal<T>();
   const [declined, setDeclined] = createSignal(false);
@@ -33,7 +36,7 @@ export function createWalletConsent<T extends { shown: WalletShown }>(
         } finally {
           setPending(undefined);
         }
-      }),
+      }, place),
     decline: () => {
       setPending(undefined);
       setDeclined(true);
@@ -103,6 +106,40 @@ export function WalletConsent(props: {
               <ul data-testid="consent-claims">
                 <For each={props.shown.claims}>{(c) => <li>{claimLabel(c)}</li>}</For>
               </ul>
+            </Show>
+            {/* what the wallet signs, read from the request's transaction data (issue 29) */}
+            <Show when={(props.shown.documents ?? []).length > 0}>
+              <p>
+                <strong>{t('consent.signs')}</strong>
+              </p>
+              <ul data-testid="consent-documents">
+                <For each={props.shown.documents}>
+                  {(d) => (
+                    <li>
+                      {d.label}
+                      <br />
+                      <span class="hash muted">
+                        SHA-256: <code>{d.sha256}</code>
+                      </span>
+                    </li>
+                  )}
+                </For>
+              </ul>
+            </Show>
+            <Show when={props.shown.terms}>
+              {(terms) => (
+                <>
+                  <p>
+                    <strong>{t('consent.approves')}</strong>
+                  </p>
+                  <blockquote class="terms" data-testid="consent-terms">
+                    {terms().text}
+                  </blockquote>
+                  <p class="hash muted">
+                    SHA-256: <code>{terms().sha256}</code>
+                  </p>
+                </>
+              )}
             </Show>
             <p data-testid="consent-purpose">
               {party().purpose

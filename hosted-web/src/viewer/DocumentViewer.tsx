@@ -15,6 +15,7 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg'];
 interface Page {
   canvas: HTMLCanvasElement;
   text: string;
+  printWidth: number;
 }
 
 export function DocumentViewer(props: {
@@ -27,6 +28,8 @@ export function DocumentViewer(props: {
   const [pages, setPages] = createSignal<Page[]>([]);
   const [total, setTotal] = createSignal(0);
   const [text, setText] = createSignal('');
+  // "Larger text": PDF pages at print size, scrolled sideways in their own box (a phone fits ~7 px text)
+  const [zoomed, setZoomed] = createSignal(false);
   const url = () => documentUrl(props.sessionId, props.doc.position);
   const kind = () =>
     props.doc.contentType === PDF
@@ -109,23 +112,42 @@ export function DocumentViewer(props: {
         </Show>
         <Switch>
           <Match when={kind() === 'pdf'}>
+            <Show when={pages().length > 0}>
+              <p class="doc-zoom">
+                <button
+                  type="button"
+                  class="button secondary"
+                  data-testid="document-zoom"
+                  aria-pressed={zoomed()}
+                  onClick={() => setZoomed(!zoomed())}
+                >
+                  {t('viewer.zoom')}
+                </button>
+              </p>
+            </Show>
             <For each={pages()}>
               {(page, i) => (
                 <figure class="doc-page" data-testid="document-page">
                   <div
                     class="doc-canvas"
+                    classList={{ zoomed: zoomed() }}
+                    // a box that scrolls sideways is reachable by keyboard
+                    tabIndex={zoomed() ? 0 : undefined}
                     role="img"
                     aria-label={t('viewer.page', { n: i() + 1, total: total() })}
                     ref={(el) => {
                       page.canvas.setAttribute('aria-hidden', 'true');
                       el.append(page.canvas);
+                      createEffect(() => {
+                        page.canvas.style.width = zoomed() ? `${page.printWidth}px` : '';
+                      });
                     }}
                   />
                   <figcaption class="muted">{t('viewer.page', { n: i() + 1, total: total() })}</figcaption>
                   <Show when={page.text}>
                     <details class="doc-text-alt">
                       <summary>{t('viewer.pageText')}</summary>
-                      <p>{page.text}</p>
+                      <p class="doc-text-lines">{page.text}</p>
                     </details>
                   </Show>
                 </figure>

@@ -8,13 +8,21 @@ GlobalWorkerOptions.workerSrc = workerUrl;
 
 export interface RenderedPage {
   canvas: HTMLCanvasElement;
-  /** The page's text for assistive technology (the canvas itself is only an image). */
+  /** The page's text for assistive technology (the canvas itself is only an image), with its line breaks. */
   text: string;
+  /** CSS width of the page at print size (1 pt = 4/3 px: 12 pt text is 16 px), the viewer's "Larger text". */
+  printWidth: number;
 }
 
+/** CSS pixels per PDF point at print size. */
+const PRINT_SCALE = 4 / 3;
+/** Device pixels of a canvas's width at most (memory: a page stays near 2.5 megapixels). */
+const MAX_CANVAS_WIDTH = 1600;
+
 /**
- * Renders every page of the PDF in `bytes` to a canvas as wide as `cssWidth` (sharp on high-density
- * screens), one after another, handing each page over as soon as it is drawn.
+ * Renders every page of the PDF in `bytes` to a canvas sharp at `cssWidth` and at print size, whichever is
+ * wider (a phone's fitted page is ~7 px text; its "Larger text" view is print size, issue 29), one after
+ * another, handing each page over as soon as it is drawn.
  */
 export async function renderPdf(
   bytes: ArrayBuffer,
@@ -31,19 +39,24 @@ export async function renderPdf(
       if (signal.cancelled) break;
       const page = await doc.getPage(n);
       const base = page.getViewport({ scale: 1 });
-      const viewport = page.getViewport({ scale: (cssWidth / base.width) * ratio });
+      const printWidth = Math.round(base.width * PRINT_SCALE);
+      const pixels = Math.min(Math.max(cssWidth, printWidth) * ratio, MAX_CANVAS_WIDTH);
+      const viewport = page.getViewport({ scale: pixels / base.width });
       const canvas = document.createElement('canvas');
       canvas.width = Math.floor(viewport.width);
       canvas.height = Math.floor(viewport.height);
       await page.render({ canvas, viewport }).promise;
       const content = await page.getTextContent();
+      // the document's own line breaks (hasEOL) are kept: a list or an address stays readable
       const text = content.items
-        .map((i) => ('str' in i ? i.str : ''))
-        .join(' ')
-        .replace(/\s+/g, ' ')
+        .map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : '') : ''))
+        .join('')
+        .replace(/[ \t]+/g, ' ')
+        .replace(/ *\n */g, '\n')
+        .replace(/\n{3,}/g, '\n\n')
         .trim();
       page.cleanup();
-      onPage({ canvas, text }, n, doc.numPages);
+      onPage({ canvas, text, printWidth }, n, doc.numPages);
     }
     return doc.numPages;
   } finally {

@@ -37,6 +37,7 @@ import { walletBodyParser } from '../modules/session/session.wallet-routes';
 import { WALLET_PATH } from '../modules/session/session.wallet-transports';
 import { mountStartPage } from '../modules/start/start-page';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
+import { mountFavicon } from './favicon';
 import { mountGraphql } from './graphql';
 import { createPipeline, isV1Path, type ReadKey } from './pipeline';
 import { mountVerifyPage } from './verify-page';
@@ -136,6 +137,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
   });
 
   mountHostedPage(app, config);
+  mountFavicon(app);
   mountDashboardPage(app, config); // dashboard app (issue 10, ADR 0017)
   mountVerifyPage(app, config); // receipt verification page (ADR 0047)
   mountStartPage(app, config); // `/`: the development start page, or the product page (issue 20)

@@ -28,6 +28,7 @@ import { newId } from '../common/ids';
 import type { Logger } from '../common/logger';
 import type { HeaderSink } from '../common/rate-limit';
 import { nameRoute } from '../common/tracing';
+import { fieldOfBodyless, unknownParameter } from '../common/unknown-parameter';
 
 export interface PipelineDeps {
   clock: Clock;
@@ -193,6 +194,10 @@ class Exchange implements HeaderSink {
       },
       setHeader: (name, value) => this.setHeader(name, value),
     };
+    // a route that takes no body has no parameters to send in one (ADR 0051); a route with a JSON request
+    // contract refuses unknown ones through its strict schema
+    const extra = route.contract.request ? undefined : fieldOfBodyless(body);
+    if (extra !== undefined) throw unknownParameter(extra);
     const out: ApiAnswer = await route.answer(ctx, input);
     // a key recognised from memory may have been revoked since: only an answer whose own write checked it
     // goes out without asking (ADR 0025)

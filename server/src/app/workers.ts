@@ -5,6 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../common/logger';
 import type { Config } from '../config/config';
+import { recordServiceUrls } from '../config/service-urls';
 import type { DatabaseAvailability } from '../db/availability';
 import type { TransientUploadCleanup } from '../modules/document/cleanup';
 import type { ServiceMetrics } from '../modules/ops/metrics';
@@ -171,6 +172,8 @@ export function nodeLifecycle(d: NodeLifecycleDeps): Pick<Service, 'sweep' | 'li
           isOutage: (e) => d.availability.classify(e) !== undefined,
         });
       const { port } = listening.address() as AddressInfo;
+      // the operator CLI beside this service builds its links with these (ADR 0051)
+      recordServiceUrls(d.config, new Date());
       return `http://${d.config.host}:${port}`;
     },
     close: () =>

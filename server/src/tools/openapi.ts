@@ -24,7 +24,8 @@ export function contractOf(route: RouteDef): ResolvedContract {
   const own: RouteContract = route.contract ?? {};
   const documented = route.contract !== undefined;
   const errors = new Set<ErrorCode>(own.errors ?? []);
-  if (own.request || own.requestContent) {
+  // a /v1 POST without a request body still reads one: a JSON field there is an unknown parameter (ADR 0051)
+  if (own.request || own.requestContent || (isApiRoute(route) && route.method === 'post')) {
     for (const c of ['validation_failed', 'invalid_json', 'payload_too_large'] as const) errors.add(c);
   }
   if (route.auth === 'api_key') {

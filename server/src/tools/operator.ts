@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { IsNull } from 'typeorm';
 import { AppError } from '../common/errors';
 import { newId } from '../common/ids';
-import { loadConfig } from '../config/config';
+import { loadOperatorConfig } from '../config/service-urls';
 import { transactionWithRetry } from '../db/data-source';
 import { isEnvironment } from '../modules/accounts/roles';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
@@ -30,6 +30,7 @@ import {
 } from './operator-verifier-key';
 
 const USAGE = `Usage: pnpm operator <command> [options]   (every command takes --operator <your name>, default $USER)
+Links use BASE_URL, else the base URL the service sharing DATA_DIR recorded when it started; neither: refused.
 
   create-business --name <name> --owner-email <email>
       A business and the invitation of its first owner (mailed; the link is printed too).
@@ -354,7 +355,10 @@ async function main(): Promise<number> {
   const flags = values as Flags;
   const operator = flags.operator ?? process.env.USER ?? '';
   if (!operator) throw new AppError('validation_failed', 'Say who you are: --operator <name>.');
-  const svc = await createService(loadConfig(), { workers: false });
+  // the service's own base URL (BASE_URL, or the one it recorded in DATA_DIR), never a guess (ADR 0051)
+  const { config, warnings } = loadOperatorConfig(process.env);
+  for (const w of warnings) process.stderr.write(`operator: ${w}\n`);
+  const svc = await createService(config, { workers: false });
   try {
     if (isTrustCommand(command)) {
       const out = await runTrustCommand(svc, command, positionals, flags, operator);

@@ -44,6 +44,15 @@ function advice(status: number): string {
   return 'Caused by the request: change it as `detail` (and `param`, when present) say before repeating it.';
 }
 
+/** What some codes mean beyond their title (HTML entry); most codes need no more than `detail`. */
+const NOTES: Partial<Record<ErrorCode, string>> = {
+  validation_failed:
+    'A parameter breaks a rule, or the operation does not have it: an unknown parameter (a misspelt ' +
+    '<code>expires_in</code>, a field the API does not define) is refused, never ignored, with ' +
+    '<code>param</code> naming it and the detail "Received unknown parameter: &lt;name&gt;". This holds for ' +
+    'every <code>/v1</code> route with a body, JSON or multipart, and for GraphQL input fields.',
+};
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
@@ -132,7 +141,7 @@ ${rows}
 <h1><code>${code}</code></h1>
 <p><strong>HTTP ${e.status}</strong>: ${escapeHtml(e.title)}.</p>
 <p>${advice(e.status)}</p>
-<p>A problem with this code looks like:</p>
+${NOTES[code] ? `<p>${NOTES[code]}</p>\n` : ''}<p>A problem with this code looks like:</p>
 <pre>${escapeHtml(
             JSON.stringify(
               {

@@ -15,6 +15,7 @@ import { type Branding, brandingOf } from '../branding/branding.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { SessionEntity } from '../session/session.entity';
 import { isTerminal } from '../session/session.machine';
+import { conditionFailedStage } from '../session/session.state';
 import { toRevisionView } from '../workflow/workflow.service';
 import {
   maskEmail,
@@ -176,7 +177,8 @@ export class ReceiptService {
       session_status: l.s.status,
       environment: l.s.environment,
       partial: l.s.status !== 'completed',
-      completed_steps: rows.length,
+      // a step whose condition failed the session (a minor's age check) is not a completed step (issue 29)
+      completed_steps: rows.filter((r) => r.stage !== conditionFailedStage(l.s)).length,
       total_steps: rev.steps.length,
       access: l.state,
       access_until: l.accessUntil?.toISOString() ?? null,

@@ -3,7 +3,9 @@
 // openid4vp:// link whose request_uri the wallet fetches), the wallet verifies it as it would before answering
 // (signature, chain, client_id binding, verifier_info against the signer) and answers what its consent screen
 // shows: the relying party's name and purpose from the registration certificate, the service as intermediary
-// (the host the request is answered to), and the claims asked for. Nothing here comes from the page's data.
+// (the host the request is answered to), the claims asked for, and what the person signs (issue 29): the
+// documents (label, SHA-256) of a sign step's or the terms of an attestation step's transaction_data, which
+// the wallet signs over. Nothing here comes from the page's data.
 import type { Response } from 'express';
 import { AppError } from '../../common/errors';
 import {
@@ -13,6 +15,7 @@ import {
   requireString,
   sendJson,
 } from '../../common/http';
+import { decodeTransactionData, TX_TYPE_ATTEST, TX_TYPE_SIGN } from '../verification/transaction-data';
 import { relyingPartyShown, type SignedRequestWallet } from './signed-request-wallet';
 
 type Json = Record<string, unknown>;
@@ -25,6 +28,33 @@ export interface WalletShown {
   intermediary: string;
   /** The claim names the request asks for (last path element of each DCQL claim), in order, once each. */
   claims: string[];
+  /** Sign step: the documents the wallet signs (from the request's transaction_data); else empty. */
+  documents: { label: string; sha256: string }[];
+  /** Attestation step: the terms the wallet signs its approval of, and their SHA-256; else null. */
+  terms: { text: string; sha256: string } | null;
+}
+
+/** What the request's transaction_data asks the person to sign (strings that do not decode are skipped). */
+function signedContent(payload: Json): Pick<WalletShown, 'documents' | 'terms'> {
+  const out: Pick<WalletShown, 'documents' | 'terms'> = { documents: [], terms: null };
+  const list = Array.isArray(payload.transaction_data) ? payload.transaction_data : [];
+  for (const encoded of list) {
+    if (typeof encoded !== 'string') continue;
+    let td: Json;
+    try {
+      td = decodeTransactionData(encoded);
+    } catch {
+      continue;
+    }
+    if (td.type === TX_TYPE_SIGN && Array.isArray(td.documents)) {
+      for (const d of td.documents as Json[])
+        if (typeof d?.label === 'string' && typeof d.sha256 === 'string')
+          out.documents.push({ label: d.label, sha256: d.sha256 });
+    } else if (td.type === TX_TYPE_ATTEST && typeof td.terms === 'string') {
+      out.terms = { text: td.terms, sha256: String(td.terms_sha256 ?? '') };
+    }
+  }
+  return out;
 }
 
 const hostOf = (uri: unknown): string => {
@@ -51,6 +81,7 @@ export function walletShown(payload: Json): WalletShown {
     relying_party: relyingPartyShown(payload) ?? null,
     intermediary: hostOf(payload.response_uri) || hostOf(origins[0]),
     claims: [...claims],
+    ...signedContent(payload),
   };
 }
 

@@ -4,6 +4,7 @@
 // generators (tools/openapi.ts) and the contract tests read them from the routes.
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
+import { unknownParameter } from '../../common/unknown-parameter';
 import { RETURN_LIMITS } from '../branding/branding.service';
 import { ALLOWED_CONTENT_TYPES } from '../document/document.service';
 import { UPLOAD_LIMITS } from '../document/multipart';
@@ -64,6 +65,9 @@ export const CreateSessionRequestSchema = z
         'Where the hosted page offers the way back once the session ended (never carrying results). Its origin must be registered for the environment (GraphQL setReturnOrigins), else 400 return_url_not_allowed.',
       ),
   })
+  // an unknown parameter (a misspelt `expires_in`, a `recipient_email` the spec does not have) is refused,
+  // never silently dropped (issue 29, ADR 0051)
+  .strict()
   .meta({ title: 'CreateSessionRequest' });
 
 export type CreateSessionRequest = z.input<typeof CreateSessionRequestSchema>;
@@ -73,7 +77,8 @@ export type CreateSessionInput = { [K in keyof CreateSessionRequest]?: unknown }
 
 /**
  * The create input's rules, once (REST, GraphQL and multipart): `validation_failed` with the field as
- * `param` and the first rule it breaks as the detail. Unknown fields are ignored.
+ * `param` and the first rule it breaks as the detail. An unknown field is refused the same way, named as
+ * `param` (ADR 0051); `undefined` values (GraphQL's absent optional fields) are not fields.
  */
 export function parseCreateInput(input: CreateSessionInput): {
   workflowId: string;
@@ -84,6 +89,7 @@ export function parseCreateInput(input: CreateSessionInput): {
   const r = CreateSessionRequestSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0];
+    if (issue?.code === 'unrecognized_keys') throw unknownParameter(String(issue.keys[0]));
     const param = String(issue?.path[0] ?? 'body');
     throw new AppError('validation_failed', issue?.message ?? 'The session input is invalid.', { param });
   }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../common/clock';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
+import { SessionEventEntity } from '../support/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -12,6 +13,7 @@ import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
 import type { SessionEntity } from './session.entity';
 import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
+import { conditionFailedStage, failureReasonOf } from './session.state';
 import type { SandboxPersonaSchema } from './session.transport.contract';
 import { StepResultEntity } from './step-result.entity';
 
@@ -34,9 +36,19 @@ export interface Projection {
     /** attestation: the terms shown before the signer approves, and their SHA-256 (hex, UTF-8). */
     terms: string | null;
     termsSha256: string | null;
-    /** sign: the documents shown before the signer signs (labels and hashes; the bytes download separately). */
+    /**
+     * sign: the documents shown before the signer signs (labels and hashes; the bytes download separately), and
+     * whether the page showed each to its end (recorded by the server, ADR 0029: a reload remembers it).
+     */
     documents:
-      | { position: number; label: string; sha256: string; size: number; contentType: string }[]
+      | {
+          position: number;
+          label: string;
+          sha256: string;
+          size: number;
+          contentType: string;
+          shownToEnd: boolean;
+        }[]
       | null;
   }[];
   currentStage: number;
@@ -59,6 +71,11 @@ export interface Projection {
    * accepts before the session fails (MAX_REFUSED_RESPONSES_PER_STEP), so the page can say so. A count only.
    */
   triesLeft: number | null;
+  /**
+   * Failed or expired: why, in the words of GET /v1/sessions/{id} `failure_reason` (code, the step, which
+   * window ran out), so the page can say what happened (an age check not passed, the step's time run out).
+   */
+  failure: { code: string; stage: number | null; window: 'overall' | 'step' | null } | null;
 }
 
 /** A test person of the sandbox reference wallet (the /t contract's shape). */
@@ -87,9 +104,10 @@ export class SessionProjector {
     );
     const brand = await pageBrandOf(this.deps.ds, s.businessId, s.environment);
     const done = Math.min(s.currentStage, rev.steps.length);
-    const documents = rev.steps.some((st) => st.primitive === 'sign')
-      ? await this.deps.documents.forSession(this.deps.ds.manager, s.id)
-      : [];
+    const hasSign = rev.steps.some((st) => st.primitive === 'sign');
+    const documents = hasSign ? await this.deps.documents.forSession(this.deps.ds.manager, s.id) : [];
+    const shown = hasSign ? await this.shownToEnd(s) : new Set<string>();
+    const failure = isTerminal(s.status) ? failureReasonOf(s) : null;
     return {
       id: s.id,
       status: s.status,
@@ -117,6 +135,7 @@ export class SessionProjector {
                   sha256,
                   size,
                   contentType,
+                  shownToEnd: shown.has(`${stage}:${position}`),
                 }))
             : null,
       })),
@@ -128,7 +147,23 @@ export class SessionProjector {
       binding: this.bindingOf(s, token),
       returnUrl: isTerminal(s.status) && s.returnUrl ? s.returnUrl : null,
       triesLeft: await this.triesLeft(s),
+      failure: failure ? { code: failure.code, stage: failure.stage, window: failure.window } : null,
     };
+  }
+
+  /** `stage:position` of every document the page showed to its end (the timeline's records). */
+  private async shownToEnd(s: SessionEntity): Promise<Set<string>> {
+    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+    const rows = await this.deps.ds.getRepository(SessionEventEntity).find({
+      where: { sessionId: s.id, kind: 'document_shown_to_end' },
+      select: { stage: true, detail: true },
+    });
+    const out = new Set<string>();
+    for (const r of rows) {
+      const d = JSON.parse(r.detail ?? '{}') as { position?: unknown };
+      if (typeof d.position === 'number') out.add(`${r.stage}:${d.position}`);
+    }
+    return out;
   }
 
   /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
@@ -146,13 +181,15 @@ export class SessionProjector {
    * (ADR 0031); then the stages that have a result, so a skipped step is not shown as done.
    */
   private async completedStages(s: SessionEntity, steps: WorkflowStep[], done: number): Promise<number[]> {
+    // a step whose condition failed the session produced a result but is not done (issue 29)
+    const refused = conditionFailedStage(s);
     if (!steps.some((st) => st.conditions?.some((c) => c.outcome === 'skip')))
-      return Array.from({ length: done }, (_, i) => i);
+      return Array.from({ length: done }, (_, i) => i).filter((i) => i !== refused);
     // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
     const rows = await this.deps.ds
       .getRepository(StepResultEntity)
       .find({ where: { sessionId: s.id }, select: { stage: true }, order: { stage: 'ASC' } });
-    return rows.map((r) => r.stage).filter((stage) => stage < done);
+    return rows.map((r) => r.stage).filter((stage) => stage < done && stage !== refused);
   }
 }
 

@@ -43,3 +43,24 @@ export const isOverdue = (
 ): boolean =>
   (s.status === 'created' || s.status === 'in_progress') &&
   (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
+
+/** A stored failure_reason (JSON) as an object, or null. */
+export function failureReasonOf(s: Pick<SessionEntity, 'failureReason'>): FailureReason | null {
+  if (!s.failureReason) return null;
+  try {
+    return JSON.parse(s.failureReason) as FailureReason;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The step whose condition failed the session (its result was produced, but the workflow refused it, e.g. an
+ * age check a minor did not pass), or null. Such a step is not done: the page and the receipt's count never
+ * show it as completed (issue 29).
+ */
+export function conditionFailedStage(s: Pick<SessionEntity, 'status' | 'failureReason'>): number | null {
+  if (s.status !== 'failed') return null;
+  const r = failureReasonOf(s);
+  return r && r.refused_responses === null && r.window === null && r.stage !== null ? r.stage : null;
+}

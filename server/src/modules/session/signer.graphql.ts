@@ -58,6 +58,10 @@ export class SignerDocumentGql {
   @Field(() => String, { description: 'Lower-case hex SHA-256 of the exact bytes.' }) sha256!: string;
   @Field(() => Int) size!: number;
   @Field(() => String) contentType!: string;
+  @Field(() => Boolean, {
+    description: 'The page showed it to its end (recorded by the server, ADR 0029); a reload remembers it.',
+  })
+  shownToEnd!: boolean;
 }
 
 @ObjectType('SignerStep', { description: 'One step of the session as the signer sees it before doing it.' })
@@ -90,6 +94,22 @@ export class SandboxPersonaGql {
   @Field(() => String) description!: string;
 }
 
+@ObjectType('SignerFailure', {
+  description:
+    'Why a session failed or expired, as GET /v1/sessions/{id} failure_reason says it (no personal data).',
+})
+export class SignerFailureGql {
+  @Field(() => String, {
+    description:
+      'failed: the refusal or condition code (e.g. age_requirement_not_met); expired: session_expired or step_window_expired.',
+  })
+  code!: string;
+  @Field(() => Int, { nullable: true, description: 'The step (zero-based); null when never started.' })
+  stage!: number | null;
+  @Field(() => String, { nullable: true, description: 'expired: overall or step; failed: null.' })
+  window!: 'overall' | 'step' | null;
+}
+
 @ObjectType('SignerSession', {
   description: 'The signer page’s view of a session: its status projection (no results, no personal data).',
 })
@@ -112,6 +132,8 @@ export class SignerSessionGql {
   returnUrl!: string | null;
   @Field(() => Int, { nullable: true, description: 'After a refused wallet answer: answers still accepted.' })
   triesLeft!: number | null;
+  @Field(() => SignerFailureGql, { nullable: true, description: 'Failed or expired: why; else null.' })
+  failure!: SignerFailureGql | null;
   @Field(() => [WalletRequestOfferGql], {
     description: 'The bound browser, while a step runs: the wallet requests it may ask for; else empty.',
   })
