@@ -28,6 +28,7 @@ import type { WalletTransports } from '../modules/session/session.wallet-transpo
 import type { SupportService } from '../modules/support/support.service';
 import type { TenancyService } from '../modules/tenancy/tenancy.service';
 import type { TrustListService } from '../modules/trustlist/trust-list.service';
+import type { ReaderCertificates } from '../modules/verification/mdoc/reader-certificates';
 import type { RegistrationCertificates } from '../modules/verification/registration-certificates';
 import type { VerifierIdentityService } from '../modules/verification/verifier-identity';
 import type { WebhookSecretBox } from '../modules/webhook/secret-box';
@@ -76,6 +77,7 @@ export interface Service {
   verifierIdentity: VerifierIdentityService;
   /** Registration certificates the operator imports per business (ADR 0040). */
   registrationCerts: RegistrationCertificates;
+  readerCerts: ReaderCertificates;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
   /** Health, readiness and the /metrics answer (ops, issue 11). */

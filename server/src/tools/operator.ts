@@ -19,6 +19,7 @@ import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
+import { READER_CERT_USAGE, readerCertCommand } from './operator-reader-cert';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -46,7 +47,7 @@ const USAGE = `Usage: pnpm operator <command> [options]   (every command takes -
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}`;
+${VERIFIER_KEY_USAGE}${READER_CERT_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -290,6 +291,8 @@ async function run(
       return registrarCommand(svc, args, flags, operator);
     case 'registration-cert':
       return registrationCertCommand(svc, args, flags, operator);
+    case 'reader-cert':
+      return readerCertCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -329,6 +332,10 @@ async function main(): Promise<number> {
         'pem',
         'out',
         'business',
+        'org',
+        'country',
+        'per-document',
+        'id',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });

@@ -97,7 +97,9 @@ export function readAnnexCRequest(request: AnnexCRequest): ReadRequest {
   const x = cose.get(-2) as Uint8Array;
   const y = cose.get(-3) as Uint8Array;
   const deviceRequest = asMap(decode(b64u.decode(request.deviceRequest)), 'DeviceRequest');
-  if (deviceRequest.get('version') !== '1.0') throw new Error('DeviceRequest version must be 1.0');
+  // 1.1 (18013-5 second edition) when the request carries readerAuthAll
+  if (!['1.0', '1.1'].includes(String(deviceRequest.get('version'))))
+    throw new Error('DeviceRequest version must be 1.0 or 1.1');
   const docRequests = (deviceRequest.get('docRequests') as unknown[]).map((d) => {
     const items = asMap(
       unwrap(asMap(d, 'DocRequest').get('itemsRequest'), 'ItemsRequestBytes'),

@@ -21,6 +21,7 @@ import { RouteTrustAndTrustLists1765200000000 } from './1765200000000-route-trus
 import { RelyingParty1765800000000 } from './1765800000000-relying-party';
 import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-intended-use';
 import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
+import { ReaderCertificates1766490000000 } from './1766490000000-reader-certificates';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -57,4 +58,6 @@ export const MIGRATIONS = [
   WorkflowIntendedUse1766000000000,
   // registration certificates imported per business (issue 19, ADR 0040)
   RegistrationCertificates1766100000000,
+  // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
+  ReaderCertificates1766490000000,
 ];
