@@ -47,7 +47,11 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
 
   it('without a reader certificate the request is unsigned (version 1.0, no readerAuthAll)', async () => {
     const { read } = await signedRequest();
-    expect(read).toEqual({ version: '1.0', readerAuthAll: [], perDocument: [undefined, undefined] });
+    expect(read).toEqual({
+      version: '1.0',
+      readerAuthAll: [],
+      perDocument: [undefined, undefined, undefined, undefined],
+    });
     const ready = await new Api(t.baseUrl).rest('GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.warnings).toBeUndefined();
@@ -126,8 +130,8 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     const [leafDer, intDer] = sig?.x5chain ?? [];
     expect(pemOfDer(leafDer as Uint8Array).replace(/\s/g, '')).toBe(leafPem.replace(/\s/g, ''));
     expect(ca.verify(pemOfDer(leafDer as Uint8Array), pemOfDer(intDer as Uint8Array))).toMatch(/: OK/);
-    // per document: both DocRequests (PID, mDL) carry a valid readerAuth
-    expect(read.perDocument.map((p) => p?.valid)).toEqual([true, true]);
+    // per document: every DocRequest (PID, mDL, Digital ID, ID pass) carries a valid readerAuth
+    expect(read.perDocument.map((p) => p?.valid)).toEqual([true, true, true, true]);
     // a signature over another transcript (another origin) does not verify: the check can fail
     const other = readReaderAuth(
       request.deviceRequest,
@@ -158,7 +162,7 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     await certs().retire(before[0]?.id as string);
     const after = (await signedRequest()).read;
     expect(after.readerAuthAll).toHaveLength(1);
-    expect(after.perDocument).toEqual([undefined, undefined]); // only the retired one asked for it
+    expect(after.perDocument).toEqual([undefined, undefined, undefined, undefined]); // only the retired one asked for it
     expect(Buffer.from(after.readerAuthAll[0]?.x5chain[0] as Uint8Array).toString('hex')).not.toBe(
       Buffer.from(both.readerAuthAll[0]?.x5chain[0] as Uint8Array).toString('hex'),
     );

@@ -37,7 +37,11 @@ export class ReaderCertificates1766490000000 implements MigrationInterface {
             name: 'IDX_reader_certificate_scope',
             columnNames: ['route_id', 'environment', 'retired_at'],
           }),
-          new TableIndex({ name: 'UQ_reader_certificate_leaf', columnNames: ['leaf_sha256'], isUnique: true }),
+          new TableIndex({
+            name: 'UQ_reader_certificate_leaf',
+            columnNames: ['leaf_sha256'],
+            isUnique: true,
+          }),
         ],
       }),
     );
