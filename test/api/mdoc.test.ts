@@ -190,7 +190,14 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
   it('age_verify with the age-verification attestation: the business gets only {over, threshold}', async () => {
     const { id, signer, wr } = await atWalletStep(ageWf);
     const q = wr.request.dcql_query;
-    expect(q.credentials.map((c: Json) => c.id)).toEqual(['pid', 'av_mdoc', 'pid_mdoc', 'mdl']);
+    expect(q.credentials.map((c: Json) => c.id)).toEqual([
+      'pid',
+      'av_mdoc',
+      'pid_mdoc',
+      'mdl',
+      'photoid_mdoc',
+      'idpass_mdoc',
+    ]);
     expect(q.credentials[1]).toMatchObject({
       format: 'mso_mdoc',
       meta: { doctype_value: MDOC_AV.doctype },

@@ -7,10 +7,14 @@
 // chain by `openssl verify`; the wallet still completes the session. /readyz warns 30 days ahead, rotation
 // signs with both until the old one is retired.
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/src/common/errors';
+import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import type { ReaderCertificates } from '../../server/src/modules/verification/mdoc/reader-certificates';
 import { annexCSuite } from '../support/annex-c-suite';
+import { runOperator } from '../support/dashboard';
 import { Api, type TestService } from '../support/harness';
 import { type AnnexCRequest, dcapiSessionTranscript } from '../support/independent-wallet/annex-c-wallet';
 import { pemOfDer, readReaderAuth } from '../support/independent-wallet/reader-auth';
@@ -193,4 +197,71 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     expect(late.body.warnings).toEqual([expect.stringMatching(/^reader_cert_expired: /)]);
     await certs().retire(second.id);
   });
+
+  it('the operator CLI: reader-cert csr, import (refused with its code, then accepted), list, retire', async () => {
+    const env = { DATABASE_URL: t.db.url, DATA_DIR: t.svc.config.dataDir, BASE_URL: t.baseUrl };
+    const op = async (...args: string[]) => {
+      const out = await runOperator([...args, '--operator', 'ops-dana'], env);
+      return { ...out, json: out.code === 0 ? JSON.parse(out.stdout) : undefined };
+    };
+    const csrFile = path.join(ca.dir, 'apple.csr');
+    const csr = await op(
+      'reader-cert',
+      'csr',
+      '--env',
+      'production',
+      '--org',
+      'Example Shop',
+      '--out',
+      csrFile,
+    );
+    expect(csr.json).toMatchObject({ domain: '127.0.0.1', environment: 'production' });
+    expect(fs.readFileSync(csrFile, 'utf8')).toBe(csr.json.pem);
+    const expiredFile = path.join(ca.dir, 'apple-expired.pem');
+    fs.writeFileSync(
+      expiredFile,
+      chainOf(ca.issue(csr.json.pem, { startdate: '20200101000000Z', enddate: '20200201000000Z' })),
+    );
+    const refused = await op(
+      'reader-cert',
+      'import',
+      '--env',
+      'production',
+      '--route',
+      'rte_apple_us_mdl',
+      expiredFile,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^operator: reader_cert_expired: /);
+    const goodFile = path.join(ca.dir, 'apple.pem');
+    fs.writeFileSync(goodFile, chainOf(ca.issue(csr.json.pem)));
+    const imported = await op(
+      'reader-cert',
+      'import',
+      '--env',
+      'production',
+      '--route',
+      'rte_apple_us_mdl',
+      goodFile,
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.json).toMatchObject({
+      route: 'rte_apple_us_mdl',
+      environment: 'production',
+      retired: null,
+    });
+    const listed = await op('reader-cert', 'list');
+    const row = (listed.json as { id: string; days_left: number; not_after: string }[]).find(
+      (c) => c.id === imported.json.id,
+    );
+    expect(row?.days_left).toBeGreaterThanOrEqual(18);
+    const retired = await op('reader-cert', 'retire', '--id', imported.json.id);
+    expect(retired.json.retired).not.toBeNull();
+    const audit = await t.svc.ds.getRepository(AccountAuditEntity).findBy({ actorId: 'ops-dana' });
+    expect(audit.map((a) => a.action).sort()).toEqual([
+      'reader_cert.csr',
+      'reader_cert.import',
+      'reader_cert.retire',
+    ]);
+  }, 300_000);
 });

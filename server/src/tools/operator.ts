@@ -361,7 +361,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`operator: ${e instanceof Error ? e.message : String(e)}\n`);
+    // the stable error code first (e.g. reader_cert_expired), then the message
+    const code = e instanceof AppError ? `${e.code}: ` : '';
+    process.stderr.write(`operator: ${code}${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   },
 );
