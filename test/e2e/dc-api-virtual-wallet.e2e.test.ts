@@ -190,8 +190,13 @@ describe('hosted page + Chromium virtual wallet (CDP DigitalCredentials)', () =>
     for (const action of ['decline', 'wait', 'clear'])
       await expect(virtualWallet(cdp, { action })).resolves.toEqual({});
     // respond needs protocol and response; the browser says so
-    await expect(virtualWallet(cdp, { action: 'respond' })).rejects.toThrow();
-    await expect(virtualWallet(cdp, { action: 'fly' })).rejects.toThrow();
+    await expect(virtualWallet(cdp, { action: 'respond' })).rejects.toThrow(
+      "Protocol and response required for 'respond' action",
+    );
+    await expect(virtualWallet(cdp, { action: 'decline', protocol: ANNEX_C })).rejects.toThrow(
+      "Protocol and response are only allowed when action is 'respond'",
+    );
+    await expect(virtualWallet(cdp, { action: 'fly' })).rejects.toThrow('Unknown action');
     await context.close();
   });
 
