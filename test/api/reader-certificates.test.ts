@@ -122,7 +122,15 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
       perDocument: true,
     });
     expect(view).toMatchObject({ route: 'rte_sandbox_reference', per_document: true, retired: null });
+    // a certificate of another route (Apple's, production) does not sign this sandbox route's requests
+    const appleCsr = await certs().csr('production');
+    const apple = await certs().import({
+      pem: chainOf(ca.issue(appleCsr.pem)),
+      routeId: 'rte_apple_us_mdl',
+      environment: 'production',
+    });
     const { signer, requestId, request, read } = await signedRequest();
+    await certs().retire(apple.id);
     expect(read.version).toBe('1.1');
     expect(read.readerAuthAll).toHaveLength(1);
     const [sig] = read.readerAuthAll;
