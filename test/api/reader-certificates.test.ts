@@ -16,7 +16,11 @@ import type { ReaderCertificates } from '../../server/src/modules/verification/m
 import { annexCSuite } from '../support/annex-c-suite';
 import { runOperator } from '../support/dashboard';
 import { Api, type TestService } from '../support/harness';
-import { type AnnexCRequest, dcapiSessionTranscript } from '../support/independent-wallet/annex-c-wallet';
+import {
+  type AnnexCRequest,
+  AnnexCWallet,
+  dcapiSessionTranscript,
+} from '../support/independent-wallet/annex-c-wallet';
 import { pemOfDer, readReaderAuth } from '../support/independent-wallet/reader-auth';
 import { makeTestCa, type TestCa } from '../support/test-ca';
 
@@ -25,8 +29,14 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
   const { clock, newSession, annexCRequest } = s;
   let t: TestService;
   let ca: TestCa;
-  const tick = () => clock.set(Math.max(clock.now().getTime(), Date.now()));
+  // two seconds ahead of real time: a certificate openssl issues in the next moment is already valid
+  const tick = () => clock.set(Math.max(clock.now().getTime(), Date.now() + 2000));
   const certs = () => t.svc.readerCerts;
+  /** An import at the service clock's "now", just after the test CA issued the certificate. */
+  const importNow = (input: Parameters<ReaderCertificates['import']>[0]) => {
+    tick();
+    return certs().import(input);
+  };
   const code = (p: Promise<unknown>) =>
     p.then(
       () => 'imported',
@@ -50,7 +60,12 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
   }
 
   it('without a reader certificate the request is unsigned (version 1.0, no readerAuthAll)', async () => {
-    const { read } = await signedRequest();
+    const { request, read } = await signedRequest();
+    // a wallet that behaves like Apple Wallet refuses it
+    const apple = new AnnexCWallet(s.state.held, { requireReaderAuth: true });
+    await expect(apple.answer(request, s.state.origin)).rejects.toThrow(
+      'reader authentication required: no valid readerAuthAll',
+    );
     expect(read).toEqual({
       version: '1.0',
       readerAuthAll: [],
@@ -115,7 +130,7 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     tick();
     const csr = await certs().csr('sandbox');
     const leafPem = ca.issue(csr.pem, { san: 'DNS:127.0.0.1' });
-    const view = await certs().import({
+    const view = await importNow({
       pem: chainOf(leafPem),
       routeId: 'rte_sandbox_reference',
       environment: 'sandbox',
@@ -124,13 +139,13 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     expect(view).toMatchObject({ route: 'rte_sandbox_reference', per_document: true, retired: null });
     // a certificate of another route (Apple's, production) does not sign this sandbox route's requests
     const appleCsr = await certs().csr('production');
-    const apple = await certs().import({
+    const appleCert = await importNow({
       pem: chainOf(ca.issue(appleCsr.pem)),
       routeId: 'rte_apple_us_mdl',
       environment: 'production',
     });
     const { signer, requestId, request, read } = await signedRequest();
-    await certs().retire(apple.id);
+    await certs().retire(appleCert.id);
     expect(read.version).toBe('1.1');
     expect(read.readerAuthAll).toHaveLength(1);
     const [sig] = read.readerAuthAll;
@@ -151,11 +166,12 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     );
     expect(other.readerAuthAll[0]?.valid).toBe(false);
     expect(other.perDocument[0]?.valid).toBe(false);
-    // the wallet answers the signed request as before
-    const res = await signer.submit(
-      requestId,
-      await s.state.wallet.answer(request as AnnexCRequest, s.state.origin),
+    // a wallet that behaves like Apple Wallet answers it, and not the same request from another origin
+    const apple = new AnnexCWallet(s.state.held, { requireReaderAuth: true });
+    await expect(apple.answer(request, 'https://evil.example')).rejects.toThrow(
+      'reader authentication required',
     );
+    const res = await signer.submit(requestId, await apple.answer(request as AnnexCRequest, s.state.origin));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('completed');
   });
@@ -164,7 +180,7 @@ describe('reader certificates and readerAuthAll (Annex C)', () => {
     tick();
     const before = await certs().list();
     const csr = await certs().csr('sandbox');
-    const second = await certs().import({
+    const second = await importNow({
       pem: chainOf(ca.issue(csr.pem)),
       routeId: 'rte_sandbox_reference',
       environment: 'sandbox',

@@ -47,6 +47,7 @@ describe('hosted page + Chromium virtual wallet (CDP DigitalCredentials)', () =>
   let production: Api;
   let sandbox: Api;
   let wallet: AnnexCWallet;
+  let appleWallet: AnnexCWallet;
   let rootPem: string;
   let origin: string;
   let ca: TestCa;
@@ -94,7 +95,10 @@ describe('hosted page + Chromium virtual wallet (CDP DigitalCredentials)', () =>
     const rows = await t.svc.ds
       .getRepository(SandboxCredentialEntity)
       .findBy({ persona: 'adult', format: 'mso_mdoc' });
-    wallet = new AnnexCWallet(rows.map((r) => ({ issuerSigned: r.credential, devicePrivateJwk })));
+    const held = rows.map((r) => ({ issuerSigned: r.credential, devicePrivateJwk }));
+    wallet = new AnnexCWallet(held);
+    // on the Apple route the wallet behaves like Apple Wallet: Annex C only with a valid readerAuthAll
+    appleWallet = new AnnexCWallet(held, { requireReaderAuth: true });
     rootPem = await (await fetch(`${t.baseUrl}/oid4vp/verifier-root.pem`)).text();
   });
   afterAll(async () => {
@@ -103,9 +107,9 @@ describe('hosted page + Chromium virtual wallet (CDP DigitalCredentials)', () =>
   });
 
   /** The independent wallet's answer `data` to one request the page fetched. */
-  async function answerFor(f: Fetched): Promise<Json> {
+  async function answerFor(f: Fetched, annexC: AnnexCWallet): Promise<Json> {
     if (f.protocol === ANNEX_C)
-      return (await wallet.answer(f.request as unknown as AnnexCRequest, origin)) as Json;
+      return (await annexC.answer(f.request as unknown as AnnexCRequest, origin)) as Json;
     if (f.protocol === SIGNED)
       return answerSignedDcApiMdoc({
         jar: (f.request as { request: string }).request,
@@ -151,7 +155,7 @@ describe('hosted page + Chromium virtual wallet (CDP DigitalCredentials)', () =>
         await virtualWallet(cdp, {
           action: 'respond',
           protocol: body.protocol,
-          response: await answerFor(body),
+          response: await answerFor(body, opts.api ? wallet : appleWallet),
         });
       }
       return route.fulfill({ response });

@@ -16,6 +16,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:cr
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { decode, embed, encode, Tagged } from './cbor';
 import { type DcqlQuery, matchDcql, queriesInOrder } from './dcql-match';
+import { readReaderAuth } from './reader-auth';
 import { forQuery, readTransactionData, txHashBytes } from './transaction-data';
 
 export interface HeldMdoc {
@@ -144,7 +145,14 @@ export function dcapiSessionTranscript(encryptionInfo: string, origin: string): 
 }
 
 export class AnnexCWallet {
-  constructor(private readonly held: HeldMdoc[]) {}
+  /**
+   * `requireReaderAuth`: behave like Apple Wallet and answer only a DeviceRequest whose readerAuthAll has at
+   * least one entry and every entry verifies over this request's transcript (./reader-auth.ts).
+   */
+  constructor(
+    private readonly held: HeldMdoc[],
+    private readonly opts: { requireReaderAuth?: boolean } = {},
+  ) {}
 
   /** The DC API answer `data` for one Annex C request, as the page's origin is reported by the browser. */
   async answer(
@@ -155,6 +163,11 @@ export class AnnexCWallet {
     const read = readAnnexCRequest(request);
     const encryptionInfo = o.encryptionInfo ?? request.encryptionInfo;
     const transcript = dcapiSessionTranscript(encryptionInfo, o.origin ?? origin);
+    if (this.opts.requireReaderAuth) {
+      const signatures = readReaderAuth(request.deviceRequest, transcript).readerAuthAll;
+      if (signatures.length === 0 || !signatures.every((x) => x.valid))
+        throw new Error('reader authentication required: no valid readerAuthAll');
+    }
     const { deviceResponse } = this.present(read.docRequests, transcript, o);
 
     const suite = new CipherSuite({
