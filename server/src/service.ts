@@ -45,6 +45,7 @@ import { GoogleRpMetadata } from './modules/verification/gw-rp-metadata';
 import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
+import { ReaderCertificates, readerCertWarnings } from './modules/verification/mdoc/reader-certificates';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
 import {
   loadRegistrationAnchors,
@@ -115,7 +116,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     : ds;
   if (relayDs !== ds) await relayDs.initialize();
   const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
-  const ops = new OpsService({ ds, metrics, metricsToken: config.metricsToken });
+  // reader certificates of mdoc reader authentication (issue 26, ADR 0049); /readyz warns before they expire
+  const readerCerts = new ReaderCertificates({ ds, sealer, hostedUrl: config.hostedUrl, clock });
+  const ops = new OpsService({
+    ds,
+    metrics,
+    metricsToken: config.metricsToken,
+    warnings: () => readerCertWarnings(readerCerts, clock.now()),
+  });
   const relay = new WebhookRelay({
     ds: relayDs,
     clock,
@@ -199,6 +207,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     identity: verifierIdentity,
     encryption: new ResponseEncryption(sealer),
     registrationCerts,
+    readerCerts,
     verifierInfoProduction: config.verifierInfoProduction,
     gwMetadata,
   });
@@ -263,6 +272,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     verifierIdentity,
     registrationCerts,
     gwMetadata,
+
+    readerCerts,
     signedWallet,
     ops,
     metrics,

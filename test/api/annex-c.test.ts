@@ -37,7 +37,12 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
     const { requestId, request } = await annexCRequest(signer);
     // What the wallet's user is asked for: the PID and the mDL alternatives, with exactly the step's elements.
     const read = readAnnexCRequest(request);
-    expect(read.docRequests.map((d) => d.docType)).toEqual([MDOC_PID.doctype, MDOC_MDL.doctype]);
+    expect(read.docRequests.map((d) => d.docType)).toEqual([
+      MDOC_PID.doctype,
+      MDOC_MDL.doctype,
+      'org.iso.23220.photoid.1', // Apple's Digital ID and Google's ID pass (ADR 0049)
+      'com.google.wallet.idcard.1',
+    ]);
     expect(read.docRequests[0]?.elements.map(([, el]) => el).sort()).toEqual(
       ['birth_date', 'family_name', 'given_name', 'nationality'].sort(),
     );

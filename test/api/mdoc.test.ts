@@ -102,6 +102,8 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
       ['pid', 'dc+sd-jwt'],
       ['pid_mdoc', 'mso_mdoc'],
       ['mdl', 'mso_mdoc'],
+      ['photoid_mdoc', 'mso_mdoc'],
+      ['idpass_mdoc', 'mso_mdoc'],
     ]);
     expect(q.credentials[1].meta).toEqual({ doctype_value: MDOC_PID.doctype });
     expect(q.credentials[1].claims.map((c: Json) => c.path)).toEqual([
@@ -111,7 +113,9 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
       [MDOC_PID.namespace, 'nationality'],
     ]);
     expect(q.credentials[2].meta).toEqual({ doctype_value: MDOC_MDL.doctype });
-    expect(q.credential_sets).toEqual([{ options: [['pid'], ['pid_mdoc'], ['mdl']], required: true }]);
+    expect(q.credential_sets).toEqual([
+      { options: [['pid'], ['pid_mdoc'], ['mdl'], ['photoid_mdoc'], ['idpass_mdoc']], required: true },
+    ]);
     expect(Object.keys(wr.request.client_metadata.vp_formats_supported).sort()).toEqual([
       'dc+sd-jwt',
       'mso_mdoc',
@@ -186,7 +190,14 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
   it('age_verify with the age-verification attestation: the business gets only {over, threshold}', async () => {
     const { id, signer, wr } = await atWalletStep(ageWf);
     const q = wr.request.dcql_query;
-    expect(q.credentials.map((c: Json) => c.id)).toEqual(['pid', 'av_mdoc', 'pid_mdoc', 'mdl']);
+    expect(q.credentials.map((c: Json) => c.id)).toEqual([
+      'pid',
+      'av_mdoc',
+      'pid_mdoc',
+      'mdl',
+      'photoid_mdoc',
+      'idpass_mdoc',
+    ]);
     expect(q.credentials[1]).toMatchObject({
       format: 'mso_mdoc',
       meta: { doctype_value: MDOC_AV.doctype },

@@ -76,6 +76,9 @@ export const de: Messages = {
   'step.share': 'Mit Wallet teilen',
   'step.preparing': 'Wird vorbereitet…',
   'step.openWallet': 'Meine Wallet öffnen',
+  'step.deviceWalletWaiting': 'Warten auf Ihre Wallet. Bestätigen Sie dort oder brechen Sie dort ab.',
+  'step.deviceWalletSandbox':
+    'Sandbox: Eine Wallet auf diesem Gerät antwortet nur mit einem Testnachweis eines Ausstellers, dem diese Sandbox vertraut.',
   'step.sandboxWallet': 'Sandbox-Test-Wallet',
   'step.sandboxNote':
     'Wählen Sie eine Testperson. Ihr Nachweis stammt vom Sandbox-Aussteller; es sind keine echten Daten.',

@@ -74,6 +74,9 @@ export const en = {
   'step.share': 'Share with wallet',
   'step.preparing': 'Preparing…',
   'step.openWallet': 'Open my wallet',
+  'step.deviceWalletWaiting': 'Waiting for your wallet. Confirm or cancel there.',
+  'step.deviceWalletSandbox':
+    'Sandbox: a wallet on this device answers only with a test credential from an issuer this sandbox trusts.',
   'step.sandboxWallet': 'Sandbox test wallet',
   'step.sandboxNote': 'Pick a test person. Their credential comes from the sandbox issuer; no real data.',
   'step.testPerson': 'Test person',

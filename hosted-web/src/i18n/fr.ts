@@ -75,6 +75,9 @@ export const fr: Messages = {
   'step.share': 'Partager avec le portefeuille',
   'step.preparing': 'Préparation…',
   'step.openWallet': 'Ouvrir mon portefeuille',
+  'step.deviceWalletWaiting': 'En attente de votre portefeuille. Confirmez ou annulez-y.',
+  'step.deviceWalletSandbox':
+    'Sandbox : un portefeuille sur cet appareil ne répond qu’avec une attestation de test d’un émetteur auquel ce sandbox fait confiance.',
   'step.sandboxWallet': 'Portefeuille de test (sandbox)',
   'step.sandboxNote':
     'Choisissez une personne de test. Son attestation vient de l’émetteur sandbox ; aucune donnée réelle.',

@@ -50,6 +50,8 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
   // sandbox: the protocol the test wallet answers over (Annex C shows the Safari/Apple Wallet path without one)
   const [sandboxProtocol, setSandboxProtocol] = createSignal<'openid4vp' | 'org-iso-mdoc'>('openid4vp');
   const [requested, setRequested] = createSignal(false);
+  // a wallet on this device has the request and the person has not finished there yet (ADR 0049)
+  const [waiting, setWaiting] = createSignal(false);
   // sign: documents shown to their end on this page and recorded by the server; the wallet is offered after all
   // (a reload starts from what the server recorded, ADR 0029: Share stays enabled)
   const [shown, setShown] = createSignal<readonly number[]>(
@@ -130,10 +132,12 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
           });
       }
       if (pending.length === 0) throw new ApiError('wallet_unavailable', 0);
+      // the wallet's own screen is up now: say so until it answers, declines or the request expires
+      setWaiting(true);
       const answer = await askBrowserWallet({
         requests: pending.map(({ protocol, data }) => ({ protocol, data })),
         expires: pending.map((p) => p.expires).sort()[0] as string,
-      });
+      }).finally(() => setWaiting(false));
       const answered = pending.find((p) => p.protocol === answer.protocol) as (typeof pending)[number];
       return submitWalletResponse(props.session.id, answered.id, answer.data);
     }, 'browser-wallet');
@@ -176,8 +180,10 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
   );
 
   const offersAnnexC = () => walletOffer(props.session, 'org_iso_mdoc') !== undefined;
-  // Sandbox credentials live only in the reference wallet, so a device wallet is offered in production only.
-  const offerBrowserWallet = () => props.session.environment === 'production' && hasDigitalCredentials();
+  // A wallet on this device is offered in sandbox too (issue 26, ADR 0049): real wallets holding test credentials
+  // (the EU test PID, Google's sandbox ID pass, Apple's developer profile) answer once the operator trusts their
+  // test issuer for the sandbox; the sandbox test wallet stays beside it.
+  const offerBrowserWallet = () => hasDigitalCredentials();
   const business = () => props.session.business.name;
 
   return (
@@ -222,6 +228,16 @@ export function IdentifyStep(props: { session: SignerSession; step: SignerStep; 
           >
             {t('step.openWallet')}
           </button>
+          <Show when={waiting()}>
+            <p role="status" data-testid="device-wallet-waiting">
+              {t('step.deviceWalletWaiting')}
+            </p>
+          </Show>
+          <Show when={props.session.environment === 'sandbox'}>
+            <p class="muted" data-testid="device-wallet-sandbox-note">
+              {t('step.deviceWalletSandbox')}
+            </p>
+          </Show>
         </Show>
 
         <Show when={personas()?.length ? personas() : undefined}>

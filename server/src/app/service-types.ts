@@ -29,6 +29,7 @@ import type { SupportService } from '../modules/support/support.service';
 import type { TenancyService } from '../modules/tenancy/tenancy.service';
 import type { TrustListService } from '../modules/trustlist/trust-list.service';
 import type { GoogleRpMetadata } from '../modules/verification/gw-rp-metadata';
+import type { ReaderCertificates } from '../modules/verification/mdoc/reader-certificates';
 import type { RegistrationCertificates } from '../modules/verification/registration-certificates';
 import type { VerifierIdentityService } from '../modules/verification/verifier-identity';
 import type { WebhookSecretBox } from '../modules/webhook/secret-box';
@@ -79,6 +80,8 @@ export interface Service {
   registrationCerts: RegistrationCertificates;
   /** Google Wallet's gw_rp_metadata_bytes the operator imports per signing leaf (ADR 0050). */
   gwMetadata: GoogleRpMetadata;
+  /** Reader certificates of mdoc reader authentication (ADR 0049). */
+  readerCerts: ReaderCertificates;
   /** The reference wallet speaking the signed transports (sandbox tooling and tests). */
   signedWallet: SignedRequestWallet;
   /** Health, readiness and the /metrics answer (ops, issue 11). */

@@ -150,6 +150,19 @@ export const ERROR_CODES = {
     status: 503,
     title: 'No currently valid access certificate for the hosted host has been imported',
   },
+  // reader certificates for mdoc reader authentication (issue 26, ADR 0049), refused at import
+  reader_cert_chain_invalid: {
+    status: 400,
+    title: 'The reader certificate chain does not link: give the leaf and the certificates that issued it',
+  },
+  reader_cert_key_mismatch: { status: 400, title: 'The reader certificate is not for a reader key of ours' },
+  reader_cert_domain_mismatch: {
+    status: 400,
+    title: 'The reader certificate does not name the host of HOSTED_URL (CN or subjectAltName)',
+  },
+  reader_cert_expired: { status: 400, title: 'A certificate of the reader chain has expired' },
+  reader_cert_not_yet_valid: { status: 400, title: 'A certificate of the reader chain is not valid yet' },
+  reader_cert_already_imported: { status: 409, title: 'This reader certificate was imported before' },
   // the business in the wallet (issue 19, ADR 0040): verifier_info and imported registration certificates
   verifier_info_mismatch: {
     status: 422,

@@ -1,4 +1,5 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
+import { ReaderCertificateEntity } from '../modules/verification/mdoc/reader-certificate.entity';
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
@@ -86,6 +87,8 @@ export const ENTITIES = [
   RelyingPartyEntity, // the business as the relying party (issue 19, ADR 0035)
   RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
   GwRpMetadataEntity, // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
+
+  ReaderCertificateEntity, // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */

@@ -21,6 +21,7 @@ import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
 import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
+import { READER_CERT_USAGE, readerCertCommand } from './operator-reader-cert';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -53,7 +54,7 @@ Links use BASE_URL, else the base URL the service sharing DATA_DIR recorded when
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}`;
+${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}${READER_CERT_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -307,6 +308,8 @@ async function run(
       return registrationCertCommand(svc, args, flags, operator);
     case 'google-metadata':
       return googleMetadataCommand(svc, args, flags, operator);
+    case 'reader-cert':
+      return readerCertCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -349,6 +352,10 @@ async function main(): Promise<number> {
         'x5c-leaf-only',
         'cert',
         'metadata',
+        'org',
+        'country',
+        'per-document',
+        'id',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });
@@ -377,7 +384,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    // a stable code first (e.g. gw_metadata_mismatch), so scripts can tell refusals apart
+    // the stable error code first (e.g. gw_metadata_mismatch, reader_cert_expired), then the message
     const code = e instanceof AppError ? `${e.code}: ` : '';
     process.stderr.write(`operator: ${code}${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

@@ -16,6 +16,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:cr
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { decode, embed, encode, Tagged } from './cbor';
 import { type DcqlQuery, matchDcql, queriesInOrder } from './dcql-match';
+import { readReaderAuth } from './reader-auth';
 import { forQuery, readTransactionData, txHashBytes } from './transaction-data';
 
 export interface HeldMdoc {
@@ -99,7 +100,9 @@ export function readAnnexCRequest(request: AnnexCRequest): ReadRequest {
   const x = cose.get(-2) as Uint8Array;
   const y = cose.get(-3) as Uint8Array;
   const deviceRequest = asMap(decode(b64u.decode(request.deviceRequest)), 'DeviceRequest');
-  if (deviceRequest.get('version') !== '1.0') throw new Error('DeviceRequest version must be 1.0');
+  // 1.1 (18013-5 second edition) when the request carries readerAuthAll
+  if (!['1.0', '1.1'].includes(String(deviceRequest.get('version'))))
+    throw new Error('DeviceRequest version must be 1.0 or 1.1');
   const docRequests = (deviceRequest.get('docRequests') as unknown[]).map((d) => {
     const items = asMap(
       unwrap(asMap(d, 'DocRequest').get('itemsRequest'), 'ItemsRequestBytes'),
@@ -144,7 +147,14 @@ export function dcapiSessionTranscript(encryptionInfo: string, origin: string): 
 }
 
 export class AnnexCWallet {
-  constructor(private readonly held: HeldMdoc[]) {}
+  /**
+   * `requireReaderAuth`: behave like Apple Wallet and answer only a DeviceRequest whose readerAuthAll has at
+   * least one entry and every entry verifies over this request's transcript (./reader-auth.ts).
+   */
+  constructor(
+    private readonly held: HeldMdoc[],
+    private readonly opts: { requireReaderAuth?: boolean } = {},
+  ) {}
 
   /** The DC API answer `data` for one Annex C request, as the page's origin is reported by the browser. */
   async answer(
@@ -155,6 +165,11 @@ export class AnnexCWallet {
     const read = readAnnexCRequest(request);
     const encryptionInfo = o.encryptionInfo ?? request.encryptionInfo;
     const transcript = dcapiSessionTranscript(encryptionInfo, o.origin ?? origin);
+    if (this.opts.requireReaderAuth) {
+      const signatures = readReaderAuth(request.deviceRequest, transcript).readerAuthAll;
+      if (signatures.length === 0 || !signatures.every((x) => x.valid))
+        throw new Error('reader authentication required: no valid readerAuthAll');
+    }
     const { deviceResponse } = this.present(read.docRequests, transcript, o);
 
     const suite = new CipherSuite({

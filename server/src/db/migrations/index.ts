@@ -22,6 +22,7 @@ import { RelyingParty1765800000000 } from './1765800000000-relying-party';
 import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-intended-use';
 import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
 import { AnchorHolderKey1766246000000 } from './1766246000000-anchor-holder-key';
+import { ReaderCertificates1766490000000 } from './1766490000000-reader-certificates';
 import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-only';
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
 
@@ -62,6 +63,8 @@ export const MIGRATIONS = [
   RegistrationCertificates1766100000000,
   // holder keys out of results: the first step's key on the session row while it runs (issue 28, ADR 0046)
   AnchorHolderKey1766246000000,
+  // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
+  ReaderCertificates1766490000000,
   // only the leaf in a signed request's x5c, per route (issue 26, ADR 0050)
   RouteX5cLeafOnly1766500000000,
   // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)

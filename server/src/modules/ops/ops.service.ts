@@ -12,7 +12,13 @@ export class OpsService {
   private draining = false;
 
   constructor(
-    private readonly deps: { ds: DataSource; metrics: ServiceMetrics; metricsToken: string | undefined },
+    private readonly deps: {
+      ds: DataSource;
+      metrics: ServiceMetrics;
+      metricsToken: string | undefined;
+      /** Things an operator should act on soon that do not stop traffic (e.g. a reader certificate expiring). */
+      warnings?: () => Promise<string[]>;
+    },
   ) {}
 
   /** From now on /readyz answers 503 (graceful shutdown). */
@@ -28,7 +34,7 @@ export class OpsService {
     return { status: 'ok' };
   }
 
-  async ready(): Promise<{ status: 'ready'; checks: Record<string, ReadyCheck> }> {
+  async ready(): Promise<{ status: 'ready'; checks: Record<string, ReadyCheck>; warnings?: string[] }> {
     const checks: Record<string, ReadyCheck> = { database: 'failed', migrations: 'failed' };
     try {
       await this.deps.ds.query('SELECT 1');
@@ -42,7 +48,9 @@ export class OpsService {
     const ok = checks.database === 'ok' && checks.migrations === 'ok' && !this.draining;
     if (!ok)
       throw new AppError('not_ready', 'The service is not ready to take traffic.', { extra: { checks } });
-    return { status: 'ready', checks };
+    // warnings never fail readiness; an error reading them is not one either
+    const warnings = (await this.deps.warnings?.().catch(() => [])) ?? [];
+    return { status: 'ready', checks, ...(warnings.length > 0 ? { warnings } : {}) };
   }
 
   /** Prometheus text format; with METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */

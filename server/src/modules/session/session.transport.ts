@@ -2,6 +2,7 @@
 // (no results, no personal data), the explicit start that binds one browser, the wallet request for the
 // current step, and the wallet response that completes it. The session id in the path is the capability;
 // after start, only the bound browser may act (browser-binding.ts decides which browser that is).
+
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
@@ -21,6 +22,7 @@ import type { PresentationVerifier } from '../verification/presentation-verifier
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { applyRouteRules } from '../verification/route-request-rules';
+import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
@@ -215,6 +217,9 @@ export class SessionTransport {
               environment: s.environment,
               intendedUse: await this.intendedUse(s),
             },
+            // Annex C is signed by the reader certificates of the step's routes (ADR 0049)
+            routes:
+              kind === 'org_iso_mdoc' ? await allowedRoutes(this.deps.ds, step, s.environment) : undefined,
           });
     const row = Object.assign(new WalletRequestEntity(), {
       id: requestId,

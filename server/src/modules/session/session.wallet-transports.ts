@@ -7,6 +7,7 @@
 // Both are signed with the verifier certificate (x509_hash client id) and carry an ephemeral ECDH-ES P-256 key
 // per request. request_uri and response_uri name the wallet request by its unguessable id (never the session
 // id); the step completes through SessionTransport's one completion path, exactly like a hosted submission.
+
 import type { DcqlQuery } from 'dcql';
 import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
@@ -27,6 +28,7 @@ import {
   buildAnnexCRequest,
   openAnnexCResponse,
 } from '../verification/mdoc/annex-c';
+import type { ReaderCertificates } from '../verification/mdoc/reader-certificates';
 import {
   type RegistrationCertificates,
   registrationSubjectFor,
@@ -93,6 +95,8 @@ export class WalletTransports {
       verifierInfoProduction?: boolean;
       /** Google Wallet's gw_rp_metadata_bytes per signing leaf (ADR 0050). */
       gwMetadata?: Pick<GoogleRpMetadata, 'forLeaf'>;
+      /** Reader certificates: who signs an Annex C request's readerAuthAll (ADR 0049). */
+      readerCerts?: ReaderCertificates;
     },
   ) {
     this.origin = new URL(deps.hostedUrl).origin;
@@ -121,6 +125,8 @@ export class WalletTransports {
        * intended use of the session's workflow revision goes into its registration certificate (ADR 0042).
        */
       business?: { id: string; environment: string; intendedUse?: IntendedUse | null };
+      /** The routes the step may be answered through: their reader certificates sign Annex C (ADR 0049). */
+      routes?: readonly string[];
     },
   ): Promise<BuiltWalletRequest> {
     const key = await this.deps.encryption.newKey(input.requestId);
@@ -133,6 +139,10 @@ export class WalletTransports {
         nonce: String(input.base.nonce),
         origin: this.origin,
         recipientPublicJwk: { kty, crv, x, y },
+        readerAuth:
+          this.deps.readerCerts && input.business && input.routes
+            ? await this.deps.readerCerts.signersFor(input.routes, input.business.environment, input.now)
+            : undefined,
       });
       return {
         stored: annexC.stored as unknown as Json,

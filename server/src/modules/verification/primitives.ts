@@ -21,7 +21,9 @@ import {
   dcqlQueryWithAlternatives,
   MDOC_AV,
   MDOC_FORMAT,
+  MDOC_ID_PASS,
   MDOC_MDL,
+  MDOC_PHOTO_ID,
   MDOC_PID,
   mdocAgeQuery,
   mdocIdentifyQuery,
@@ -77,7 +79,13 @@ export const PRIMITIVE_FORMATS: Readonly<Record<Primitive, readonly string[]>> =
 };
 
 /** Credential query ids of the mdoc alternatives (the SD-JWT VC PID query is CREDENTIAL_QUERY_ID, `pid`). */
-export const MDOC_QUERY_IDS = { pid: 'pid_mdoc', mdl: 'mdl', av: 'av_mdoc' } as const;
+export const MDOC_QUERY_IDS = {
+  pid: 'pid_mdoc',
+  mdl: 'mdl',
+  av: 'av_mdoc',
+  photoId: 'photoid_mdoc',
+  idPass: 'idpass_mdoc',
+} as const;
 
 /** The highest age_verify threshold an mdoc can answer (ISO 18013-5 `age_over_NN` has two digits). */
 export const MDOC_MAX_AGE_THRESHOLD = 99;
@@ -109,6 +117,9 @@ export function requestForStep(
           sdJwt as CredentialQueryInput,
           mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, claims),
           mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, claims),
+          // Apple's Digital ID and Google's ID pass, last: wallets holding a PID or an mDL answer as before
+          mdocIdentifyQuery(MDOC_QUERY_IDS.photoId, MDOC_PHOTO_ID.doctype, claims),
+          mdocIdentifyQuery(MDOC_QUERY_IDS.idPass, MDOC_ID_PASS.doctype, claims),
         ]),
       });
     }
@@ -133,6 +144,14 @@ export function requestForStep(
               withBindingClaims(
                 mdocAgeQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, threshold),
                 binding.map((c) => [MDOC_MDL.namespace, c]),
+              ),
+              withBindingClaims(
+                mdocAgeQuery(MDOC_QUERY_IDS.photoId, MDOC_PHOTO_ID.doctype, threshold),
+                binding.map((c) => [MDOC_PHOTO_ID.namespace, c]),
+              ),
+              withBindingClaims(
+                mdocAgeQuery(MDOC_QUERY_IDS.idPass, MDOC_ID_PASS.doctype, threshold),
+                binding.map((c) => [MDOC_ID_PASS.namespace, c]),
               ),
             ]
           : [];

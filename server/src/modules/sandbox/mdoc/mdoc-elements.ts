@@ -1,7 +1,14 @@
-// Owns the elements of the sandbox mdoc documents (EU PID, mDL, EU age verification), from a persona's data:
+// Owns the elements of the sandbox mdoc documents (EU PID, mDL, EU age verification; for tests also the ISO 23220
+// Photo ID and Google's ID pass, issued on demand only), from a persona's data:
 // dates as CBOR full-date, the sandbox's user-assigned country, no real authority claimed.
 import { DateOnly } from '@owf/mdoc';
-import { MDOC_AV, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
+import {
+  MDOC_AV,
+  MDOC_ID_PASS,
+  MDOC_PHOTO_ID,
+  MDOC_PID,
+  type MdocDocType,
+} from '../../verification/mdoc/mdoc-query';
 import type { Persona } from '../personas';
 
 /** ISO 3166 user-assigned "Utopia", as in the ISO 18013-5 test data: no real country is claimed. */
@@ -45,6 +52,26 @@ export function mdocElementsOf(
     age_over_18: age >= 18,
     age_over_21: age >= 21,
   };
+  if (type.doctype === MDOC_PHOTO_ID.doctype) {
+    // ISO/IEC 23220-2: birth_date is {birth_date: full-date, ? approximate_mask}; names are Unicode
+    return {
+      ...person,
+      birth_date: new Map([['birth_date', new DateOnly(data.birth_date)]]),
+      issue_date: day(validity.validFrom),
+      expiry_date: day(validity.validUntil),
+      issuing_country: SANDBOX_MDOC_COUNTRY,
+      issuing_authority_unicode: common.issuing_authority,
+    };
+  }
+  if (type.doctype === MDOC_ID_PASS.doctype) {
+    return {
+      ...person,
+      issue_date: day(validity.validFrom),
+      expiry_date: day(validity.validUntil),
+      document_number: `SBX-${persona.statusIndex.toString().padStart(6, '0')}`,
+      ...common,
+    };
+  }
   if (type.doctype === MDOC_PID.doctype) {
     return {
       ...person,

@@ -34,7 +34,13 @@ import { AppError } from '../../../common/errors';
 import { newId } from '../../../common/ids';
 import { SANDBOX_ROUTE_ID } from '../../catalog/catalog.seed';
 import { mdocContext, x509Of } from '../../verification/mdoc/mdoc-context';
-import { MDOC_AV, MDOC_MDL, MDOC_PID, type MdocDocType } from '../../verification/mdoc/mdoc-query';
+import {
+  MDOC_AV,
+  MDOC_DOCTYPES,
+  MDOC_MDL,
+  MDOC_PID,
+  type MdocDocType,
+} from '../../verification/mdoc/mdoc-query';
 import { MdocTrustStore } from '../../verification/mdoc/mdoc-trust';
 import { TX_TYPES } from '../../verification/transaction-data';
 import { PERSONAS, type Persona } from '../personas';
@@ -215,7 +221,8 @@ export class SandboxMdocIssuer {
    */
   async issueFor(personaId: string, doctype: string, opts: IssueOptions = {}): Promise<string> {
     const persona = PERSONAS.find((p) => p.id === personaId);
-    const type = [MDOC_PID, MDOC_MDL, MDOC_AV].find((t) => t.doctype === doctype);
+    // also the Photo ID and the ID pass, which no persona holds (their trust is off until an operator turns it on)
+    const type = MDOC_DOCTYPES.find((t) => t.doctype === doctype);
     if (!persona || !type) throw new Error(`unknown persona ${personaId} or doctype ${doctype}`);
     return this.issue(persona, type, opts);
   }

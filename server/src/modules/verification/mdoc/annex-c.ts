@@ -27,6 +27,7 @@ import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
 import { base64url, type JWK } from 'jose';
 import { AppError } from '../../../common/errors';
 import type { Primitive } from '../../workflow/workflow.steps';
+import { type ReaderSigner, signedDeviceRequest } from './annex-c-reader-auth';
 import { MDOC_FORMAT } from './mdoc-query';
 
 /** The DC API protocol identifier of Annex C. */
@@ -110,23 +111,22 @@ export function buildAnnexCRequest(input: {
   nonce: string;
   origin: string;
   recipientPublicJwk: JWK;
+  /** Reader authentication (ADR 0049): readerAuthAll signers and the per-document signer, if any. */
+  readerAuth?: { all: readonly ReaderSigner[]; perDocument?: ReaderSigner };
 }): {
   stored: AnnexCStoredRequest;
   forPage: { protocol: typeof ANNEX_C_PROTOCOL; request: { deviceRequest: string; encryptionInfo: string } };
 } {
   const dcql = mdocOnly(input.dcqlQuery);
   if (dcql.credentials.length === 0) throw new Error('an Annex C request needs an mso_mdoc query');
-  const docRequests = dcql.credentials.map((c) => {
+  const itemsRequests = dcql.credentials.map((c) => {
     const q = c as DcqlCredentialQuery.Mdoc;
     const namespaces = new Map<string, Map<string, boolean>>();
     for (const [ns, el] of elementsOf(q)) {
       namespaces.set(ns, (namespaces.get(ns) ?? new Map()).set(el, false));
     }
-    return DocRequest.create({
-      itemsRequest: ItemsRequest.create({ docType: String(q.meta?.doctype_value), namespaces }),
-    });
+    return ItemsRequest.create({ docType: String(q.meta?.doctype_value), namespaces });
   });
-  const deviceRequest = base64url.encode(DeviceRequest.create({ version: '1.0', docRequests }).encode());
   const encryptionInfo = base64url.encode(
     cborEncode([
       'dcapi',
@@ -135,6 +135,20 @@ export function buildAnnexCRequest(input: {
         ['recipientPublicKey', coseKeyOf(input.recipientPublicJwk)],
       ]),
     ]),
+  );
+  const signers = input.readerAuth;
+  const deviceRequest = base64url.encode(
+    signers && (signers.all.length > 0 || signers.perDocument)
+      ? signedDeviceRequest({
+          itemsRequests: itemsRequests.map((i) => i.encode()),
+          sessionTranscript: annexCSessionTranscript(encryptionInfo, input.origin).encode(),
+          all: signers.all,
+          perDocument: signers.perDocument,
+        })
+      : DeviceRequest.create({
+          version: '1.0',
+          docRequests: itemsRequests.map((itemsRequest) => DocRequest.create({ itemsRequest })),
+        }).encode(),
   );
   return {
     stored: {

@@ -84,7 +84,7 @@ export function answerQuery(
     const [ns, el] = byId.get(id) as [string, string];
     const value = elementValue([ns, el]);
     answered[ns] = { ...(answered[ns] ?? {}), [el]: value };
-    answer[ns === ownNamespace ? el : `${ns}.${el}`] = value;
+    answer[ns === ownNamespace ? el : `${ns}.${el}`] = fullDateOf(el, value);
   }
   let satisfied = false;
   try {
@@ -106,6 +106,17 @@ export function answerQuery(
   }
   if (!satisfied) fail('claims_missing', 'The presentation does not satisfy the query.');
   return answer;
+}
+
+/**
+ * ISO/IEC 23220-2 (the Photo ID, Apple's Digital ID) may give birth_date as {birth_date: full-date,
+ * ? approximate_mask}: the business gets an exact one as the full-date, like the mDL's and the PID's.
+ */
+function fullDateOf(element: string, value: unknown): unknown {
+  // an approximate date (approximate_mask) stays as disclosed: it is not one to compute an age from
+  const exact =
+    isObject(value) && typeof value.birth_date === 'string' && value.approximate_mask === undefined;
+  return element === 'birth_date' && exact ? (value as Json).birth_date : value;
 }
 
 /** The ISO 18013-5 answer to `age_over_NN` from the age statements held (undefined: none decides it). */

@@ -30,7 +30,29 @@ export const MDOC_AV: MdocDocType = {
   namespace: 'eu.europa.ec.av.1',
   label: 'EU age verification attestation',
 };
-export const MDOC_DOCTYPES: readonly MdocDocType[] = [MDOC_PID, MDOC_MDL, MDOC_AV];
+/**
+ * Apple's Digital ID (from a passport; ISO/IEC TS 23220-4 Annex C Photo ID): the ISO 23220-2 elements sit in
+ * `org.iso.23220.1` (given_name, family_name, birth_date as {birth_date: full-date, ? approximate_mask},
+ * nationality, age_over_NN); the Photo ID's own ones (person_id, birth_country…) in `org.iso.23220.photoid.1`.
+ */
+export const MDOC_PHOTO_ID: MdocDocType = {
+  doctype: 'org.iso.23220.photoid.1',
+  namespace: 'org.iso.23220.1',
+  label: 'Digital ID (ISO 23220 Photo ID; Apple Wallet)',
+};
+/** Google Wallet's ID pass (Google's sandbox test ID): its own docType, the mDL's namespace and element names. */
+export const MDOC_ID_PASS: MdocDocType = {
+  doctype: 'com.google.wallet.idcard.1',
+  namespace: 'org.iso.18013.5.1',
+  label: 'ID pass (Google Wallet)',
+};
+export const MDOC_DOCTYPES: readonly MdocDocType[] = [
+  MDOC_PID,
+  MDOC_MDL,
+  MDOC_AV,
+  MDOC_PHOTO_ID,
+  MDOC_ID_PASS,
+];
 
 export const findMdocDocType = (doctype: string): MdocDocType | undefined =>
   MDOC_DOCTYPES.find((d) => d.doctype === doctype);
@@ -53,6 +75,18 @@ export const MDOC_IDENTIFY_ELEMENTS: Record<string, Readonly<Record<string, stri
     nationality: 'nationality',
   },
   [MDOC_AV.doctype]: {},
+  [MDOC_PHOTO_ID.doctype]: {
+    given_name: 'given_name',
+    family_name: 'family_name',
+    birth_date: 'birth_date',
+    nationality: 'nationality',
+  },
+  [MDOC_ID_PASS.doctype]: {
+    given_name: 'given_name',
+    family_name: 'family_name',
+    birth_date: 'birth_date',
+    nationality: 'nationality',
+  },
 };
 
 /** Age-over thresholds the sandbox documents carry (ISO 18013-5 `age_over_NN`). */
