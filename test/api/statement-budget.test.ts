@@ -4,6 +4,7 @@
 // relay's delivery of both webhooks. A read that repeats what the request already knows shows up here first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatements, type StatementCounter } from '../../server/src/tools/bench/statements';
+import { testEngine } from '../support/config';
 import {
   Api,
   createBusiness,
@@ -11,20 +12,23 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
-import { testEngine } from '../support/config';
 import { readSignerSession, SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-/** Upper bounds per request, measured (ADR 0045 has the numbers before and after). */
+/**
+ * Upper bounds per request (reads: the three of a session together), as measured after ADR 0045: before it the
+ * wallet response was 21 and the session 53. Counted: BEGIN and COMMIT too. The wallet response's two KMS
+ * key-version reads (modules/kms) are still in it; the goal is 15 per complete session (issue 27).
+ */
 const BUDGET = {
-  create: 6,
-  open: 4,
-  read: 3,
+  create: 1,
+  open: 3,
+  read: 7,
   start: 6,
-  walletRequest: 7,
-  walletResponse: 20,
-  deliver: 10,
-  session: 60,
+  walletRequest: 6,
+  walletResponse: 17,
+  deliver: 9,
+  session: 49,
 };
 
 describe.skipIf(testEngine() === 'embedded')('statements per complete session (MySQL)', () => {
