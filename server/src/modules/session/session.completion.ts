@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
+import { insertRow } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
@@ -148,15 +149,21 @@ export class StepCompletion {
           stage: s.currentStage,
           detail: { request_id: req.id, audit_id: auditId, format: verified.format },
         });
-        await m.getRepository(StepResultEntity).insert({
-          sessionId: s.id,
-          stage: s.currentStage,
-          businessId: s.businessId,
-          primitive: step.primitive,
-          result: JSON.stringify(result),
-          auditId,
-          completedAt,
-        });
+        // plain INSERT (fast-sql.ts), every column set (ADR 0045)
+        await insertRow(
+          m.dataSource,
+          StepResultEntity,
+          Object.assign(new StepResultEntity(), {
+            sessionId: s.id,
+            stage: s.currentStage,
+            businessId: s.businessId,
+            primitive: step.primitive,
+            result: JSON.stringify(result),
+            auditId,
+            completedAt,
+          }),
+          m,
+        );
         await tx.emit(
           stepCompleted(
             s,
