@@ -14,8 +14,8 @@
 // each share. The serial pass also counts statements per phase on MySQL (tools/bench/statements.ts; the
 // exact per-request budget is test/api/statement-budget.test.ts).
 // More in flight (ADR 0045): after the 8-in-flight rows, 32 and 64 sessions at once, the pool hang's guard. Every
-// round is bounded (15 s smoke, 30 s full): a round the service does not finish aborts its calls and its row
-// reads DID NOT FINISH (64 is not tried after 32 did not finish), so the bench never hangs CI.
+// round is bounded: when no session completes for 20 s (smoke; 30 s full), or after six times that, it aborts its
+// calls and its row reads DID NOT FINISH (64 is not tried after 32 did not finish), so the bench never hangs CI.
 // Not yet done (issue 27): the wallet in a separate process and a raw node:http + mysql2 server doing the whole
 // session's round trips; the baseline is still the sum of the raw parts at 8 in flight.
 // Engines: BENCH_SESSIONS_DB=mysql,embedded (the default, both, one row pair each). MySQL/MariaDB at
@@ -83,18 +83,23 @@ interface Rate {
 
 /**
  * Runs `n` workers that each repeat `one` until `seconds` pass: completions per second and CPU each. Bounded:
- * when the round has not ended `timeoutMs` after it began (the service stopped answering), every call still
- * waiting is aborted and the round answers undefined ("did not finish") instead of hanging the bench.
+ * when no call has completed for `stallMs` (the service stopped answering; a slow but working service keeps
+ * completing), or `6 * stallMs` have passed in all, every call still waiting is aborted and the round answers
+ * undefined ("did not finish") instead of hanging the bench.
  */
 async function rate(
   seconds: number,
   n: number,
   one: (signal: AbortSignal) => Promise<unknown>,
-  timeoutMs = 60_000,
+  stallMs = 60_000,
 ): Promise<Rate | undefined> {
   const end = performance.now() + seconds * 1000;
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(new Error('did not finish')), timeoutMs);
+  let progress = performance.now();
+  const watchdog = setInterval(() => {
+    if (performance.now() - progress > stallMs) stop.abort(new Error('stalled'));
+  }, 500);
+  const cap = setTimeout(() => stop.abort(new Error('too long')), 6 * stallMs);
   let done = 0;
   const t0 = performance.now();
   const c0 = cpuNow();
@@ -104,6 +109,7 @@ async function rate(
         while (performance.now() < end) {
           await one(stop.signal);
           done++;
+          progress = performance.now();
         }
       }),
     );
@@ -111,7 +117,8 @@ async function rate(
     if (stop.signal.aborted) return undefined;
     throw e;
   } finally {
-    clearTimeout(timer);
+    clearInterval(watchdog);
+    clearTimeout(cap);
   }
   return { perSec: done / ((performance.now() - t0) / 1000), cpuMs: (cpuNow() - c0) / Math.max(1, done) };
 }
@@ -312,13 +319,13 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
       const a = sum[k] ?? { perSec: 0, cpuMs: 0 };
       sum[k] = { perSec: a.perSec + r.perSec / slices, cpuMs: a.cpuMs + r.cpuMs / slices };
     };
-    const roundMs = (opts.smoke ? 15 : 30) * 1000;
+    const stallMs = (opts.smoke ? 20 : 30) * 1000;
     let hung = false;
     for (let i = 0; i < slices && !hung; i++) {
       add('insert', must(await rate(0.5, SESSIONS_IN_FLIGHT, rawInsert)));
       add('verify', must(await rate(0.25, 1, rawVerify)));
       add('post', must(await rate(0.5, SESSIONS_IN_FLIGHT, rawPost)));
-      const r = await rate(2, SESSIONS_IN_FLIGHT, (sig) => session(false, sig), roundMs);
+      const r = await rate(2, SESSIONS_IN_FLIGHT, (sig) => session(false, sig), stallMs);
       if (r) add('sessions', r);
       else hung = true;
     }
@@ -334,7 +341,7 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
     const on = engine === 'mysql' ? 'MySQL' : 'embedded';
     const baselineName = 'raw insert + 2 ES256 verify + 2 signed POST';
     const dnf = (n: number): BenchRow => ({
-      name: `complete sessions, ${n} in flight (${on}): DID NOT FINISH within ${roundMs / 1000} s`,
+      name: `complete sessions, ${n} in flight (${on}): DID NOT FINISH (no session completed for ${stallMs / 1000} s)`,
       value: 0,
       unit: 'sessions/s',
       baseline: 1 / baselineSeconds,
@@ -388,7 +395,7 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
     for (const n of [32, 64]) {
       const r = more.some((row) => row.ratio === 0)
         ? undefined
-        : await rate(opts.smoke ? 1 : 2, n, (sig) => session(false, sig), roundMs);
+        : await rate(opts.smoke ? 1 : 2, n, (sig) => session(false, sig), stallMs);
       more.push(
         r
           ? rateRow(
