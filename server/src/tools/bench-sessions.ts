@@ -11,7 +11,13 @@
 // pass under V8's sampling profiler charges it to HTTP+DB, verification, the audit record and its signature,
 // webhook signing and sending, and the test side. Everything (service, receiver, wallet, the person's browser)
 // runs in this process, so the CPU per session includes the test wallet and the client side; both tables show
-// each share.
+// each share. The serial pass also counts statements per phase on MySQL (tools/bench/statements.ts; the
+// exact per-request budget is test/api/statement-budget.test.ts).
+// More in flight (ADR 0045): after the 8-in-flight rows, 32 and 64 sessions at once, the pool hang's guard. Every
+// round is bounded: when no session completes for 20 s (smoke; 30 s full), or after six times that, it aborts its
+// calls and its row reads DID NOT FINISH (64 is not tried after 32 did not finish), so the bench never hangs CI.
+// Not yet done (issue 27): the wallet in a separate process and a raw node:http + mysql2 server doing the whole
+// session's round trips; the baseline is still the sum of the raw parts at 8 in flight.
 // Engines: BENCH_SESSIONS_DB=mysql,embedded (the default, both, one row pair each). MySQL/MariaDB at
 // BENCH_MYSQL_URL or TEST_MYSQL_URL (a fresh database is created and dropped); the embedded engine is a SQLite
 // file in a temp DATA_DIR, its raw insert a prepared INSERT on a second libsql connection to the same file.
@@ -28,9 +34,10 @@ import type { Ctx } from '../common/context';
 import { configFrom } from '../config/config';
 import { BUSY_TIMEOUT_MS } from '../db/sqlite-engine';
 import { createTestDatabase, type TestDatabase } from '../db/test-database';
-import { verifyWebhookSignature } from '../modules/webhook/signature';
 import { createService, type Service } from '../service';
 import { type Classifier, cpuShares } from './bench/cpu-share';
+import { Browser, Receiver } from './bench/session-parts';
+import { countStatements } from './bench/statements';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 
 const SESSIONS_IN_FLIGHT = 8;
@@ -54,92 +61,6 @@ const classify: Classifier = (frames) => {
   return leaf === '(garbage collector)' ? 'GC' : 'node runtime (HTTP parsing, sockets, timers)';
 };
 
-/** The person's browser on the hosted transport: a cookie jar over fetch. */
-class Browser {
-  private cookie = '';
-  constructor(
-    private readonly base: string,
-    private readonly id: string,
-  ) {}
-  async call(method: string, suffix: string, body?: unknown): Promise<Record<string, unknown>> {
-    const res = await fetch(`${this.base}/t/sessions/${this.id}${suffix}`, {
-      method,
-      headers: {
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const set = res.headers.get('set-cookie');
-    if (set) this.cookie = set.split(';')[0] as string;
-    const out = (res.status === 204 ? {} : await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
-    return out;
-  }
-  /** The page's read of its session (GraphQL signerSession), on load and after each /t mutation. */
-  async read(): Promise<void> {
-    const res = await fetch(`${this.base}/graphql`, {
-      method: 'POST',
-      headers: { cookie: this.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: SIGNER_READ, variables: { id: this.id } }),
-    });
-    const out = (await res.json()) as { data?: { signerSession?: { status?: string } } };
-    if (!out.data?.signerSession?.status) throw new Error(`signerSession: ${JSON.stringify(out)}`);
-  }
-}
-
-/** The part of the page's signerSession read a session's run depends on. */
-const SIGNER_READ =
-  'query($id: ID!) { signerSession(sessionId: $id) { id status currentStage steps { stage primitive } walletRequests { transport path } } }';
-
-/** A webhook receiver that checks every signature and resolves when a session's completion arrives. */
-class Receiver {
-  private server?: http.Server;
-  private readonly waiting = new Map<string, () => void>();
-  secret = '';
-  url = '';
-  received = 0;
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const ok =
-          this.secret === '' ||
-          verifyWebhookSignature({
-            secret: this.secret,
-            signatureHeader: req.headers['x-service-signature'] as string,
-            timestamp: req.headers['x-service-timestamp'] as string,
-            body,
-            now: new Date(),
-          });
-        res.writeHead(ok ? 200 : 401);
-        res.end();
-        if (!ok) return;
-        this.received++;
-        const ev = JSON.parse(body) as { event: string; data: { session_id?: string; id?: string } };
-        const sid = ev.data.session_id ?? ev.data.id;
-        if (ev.event === 'session.completed' && sid) this.waiting.get(sid)?.();
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    this.server = server;
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  }
-  completed(sessionId: string): Promise<void> {
-    return new Promise((resolve) => this.waiting.set(sessionId, resolve));
-  }
-  forget(sessionId: string): void {
-    this.waiting.delete(sessionId);
-  }
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
-  }
-}
-
 interface Phases {
   create: number;
   open: number;
@@ -160,22 +81,57 @@ interface Rate {
   cpuMs: number;
 }
 
-/** Runs `n` workers that each repeat `one` until `seconds` pass: completions per second and CPU each. */
-async function rate(seconds: number, n: number, one: () => Promise<unknown>): Promise<Rate> {
+/**
+ * Runs `n` workers that each repeat `one` until `seconds` pass: completions per second and CPU each. Bounded:
+ * when no call has completed for `stallMs` (the service stopped answering; a slow but working service keeps
+ * completing), or `6 * stallMs` have passed in all, every call still waiting is aborted and the round answers
+ * undefined ("did not finish") instead of hanging the bench.
+ */
+async function rate(
+  seconds: number,
+  n: number,
+  one: (signal: AbortSignal) => Promise<unknown>,
+  stallMs = 60_000,
+): Promise<Rate | undefined> {
   const end = performance.now() + seconds * 1000;
+  const stop = new AbortController();
+  let progress = performance.now();
+  const watchdog = setInterval(() => {
+    if (performance.now() - progress > stallMs) stop.abort(new Error('stalled'));
+  }, 500);
+  const cap = setTimeout(() => stop.abort(new Error('too long')), 6 * stallMs);
   let done = 0;
   const t0 = performance.now();
   const c0 = cpuNow();
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (performance.now() < end) {
-        await one();
-        done++;
-      }
-    }),
-  );
+  try {
+    await Promise.all(
+      Array.from({ length: n }, async () => {
+        while (performance.now() < end) {
+          await one(stop.signal);
+          done++;
+          progress = performance.now();
+        }
+      }),
+    );
+  } catch (e) {
+    if (stop.signal.aborted) return undefined;
+    throw e;
+  } finally {
+    clearInterval(watchdog);
+    clearTimeout(cap);
+  }
   return { perSec: done / ((performance.now() - t0) / 1000), cpuMs: (cpuNow() - c0) / Math.max(1, done) };
 }
+
+/** Waits for `p` at most `ms`. */
+const bounded = (p: Promise<unknown> | undefined, ms = 15_000): Promise<unknown> =>
+  Promise.race([p?.catch(() => {}), new Promise((r) => setTimeout(r, ms).unref())]);
+
+/** The raw parts' rounds never hang (no service in them). */
+const must = (r: Rate | undefined): Rate => {
+  if (!r) throw new Error('a raw round did not finish');
+  return r;
+};
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
@@ -222,6 +178,7 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
   await receiver.start();
   let svc: Service | undefined;
   let raw: ReturnType<typeof rawInserter> | undefined;
+  let closeCounter = () => {};
   try {
     const port = await new Promise<number>((resolve) => {
       const probe = http.createServer().listen(0, '127.0.0.1', () => {
@@ -260,12 +217,22 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
     const createBody = JSON.stringify({ workflow_id: wf.id });
     const phases: Phases = { create: 0, open: 0, request: 0, wallet: 0, verify: 0, deliver: 0 };
     const walls: Phases = { create: 0, open: 0, request: 0, wallet: 0, verify: 0, deliver: 0 };
-    /** One whole session; with `measure`, this process's CPU per phase is added to `phases` (serial runs only). */
-    const session = async (measure = false): Promise<void> => {
+    const stmts: Phases = { create: 0, open: 0, request: 0, wallet: 0, verify: 0, deliver: 0 };
+    // statements per phase (MySQL: every mysql2 round trip of this process, the test wallet's included)
+    const counter = await countStatements(s.ds);
+    closeCounter = () => counter.close();
+    /**
+     * One whole session; with `measure`, this process's CPU, wall time and statements per phase are added to
+     * `phases`, `walls` and `stmts` (serial runs only). `signal` aborts every call still waiting.
+     */
+    const session = async (measure = false, signal?: AbortSignal): Promise<void> => {
       let t = measure ? cpuNow() : 0;
       let w = performance.now();
+      if (measure) counter.reset();
       const lap = (p: keyof Phases) => {
         if (!measure) return;
+        stmts[p] += counter.count() ?? 0;
+        counter.reset();
         const now = cpuNow();
         phases[p] += now - t;
         t = now;
@@ -277,12 +244,14 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
         method: 'POST',
         headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
         body: createBody,
+        signal,
       });
       const { id } = (await created.json()) as { id: string };
       if (created.status !== 201) throw new Error(`create: ${created.status}`);
       lap('create');
-      const done = receiver.completed(id);
-      const browser = new Browser(base, id);
+      const done = receiver.completed(id, signal);
+      done.catch(() => {}); // awaited below; an abort before then is not unhandled
+      const browser = new Browser(base, id, signal);
       await browser.call('POST', '/open');
       await browser.read();
       await browser.call('POST', '/start');
@@ -350,11 +319,15 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
       const a = sum[k] ?? { perSec: 0, cpuMs: 0 };
       sum[k] = { perSec: a.perSec + r.perSec / slices, cpuMs: a.cpuMs + r.cpuMs / slices };
     };
-    for (let i = 0; i < slices; i++) {
-      add('insert', await rate(0.5, SESSIONS_IN_FLIGHT, rawInsert));
-      add('verify', await rate(0.25, 1, rawVerify));
-      add('post', await rate(0.5, SESSIONS_IN_FLIGHT, rawPost));
-      add('sessions', await rate(2, SESSIONS_IN_FLIGHT, () => session()));
+    const stallMs = (opts.smoke ? 20 : 30) * 1000;
+    let hung = false;
+    for (let i = 0; i < slices && !hung; i++) {
+      add('insert', must(await rate(0.5, SESSIONS_IN_FLIGHT, rawInsert)));
+      add('verify', must(await rate(0.25, 1, rawVerify)));
+      add('post', must(await rate(0.5, SESSIONS_IN_FLIGHT, rawPost)));
+      const r = await rate(2, SESSIONS_IN_FLIGHT, (sig) => session(false, sig), stallMs);
+      if (r) add('sessions', r);
+      else hung = true;
     }
     const {
       sessions,
@@ -365,6 +338,17 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
     // a session's raw parts, one after the other: 1 insert, 2 verifies, 2 signed POSTs
     const baselineSeconds = 1 / insert.perSec + 2 / es256.perSec + 2 / post.perSec;
     const baselineCpu = insert.cpuMs + 2 * es256.cpuMs + 2 * post.cpuMs;
+    const on = engine === 'mysql' ? 'MySQL' : 'embedded';
+    const baselineName = 'raw insert + 2 ES256 verify + 2 signed POST';
+    const dnf = (n: number): BenchRow => ({
+      name: `complete sessions, ${n} in flight (${on}): DID NOT FINISH (no session completed for ${stallMs / 1000} s)`,
+      value: 0,
+      unit: 'sessions/s',
+      baseline: 1 / baselineSeconds,
+      baselineName,
+      ratio: 0,
+    });
+    if (hung) return [dnf(SESSIONS_IN_FLIGHT)];
 
     // where the CPU of one session goes (serial, so each phase's CPU is its own)
     const serial = opts.smoke ? 10 : 40;
@@ -378,6 +362,16 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
         `\n  raw parts: insert ${(1000 / insert.perSec).toFixed(2)} ms (${insert.cpuMs.toFixed(2)} ms CPU), ES256 verify ${(1000 / es256.perSec).toFixed(3)} ms, signed POST ${(1000 / post.perSec).toFixed(2)} ms (${post.cpuMs.toFixed(2)} ms CPU)` +
         `\n  CPU per phase of one session (serial): ${share.join(', ')}`,
     );
+    if (engine === 'mysql') {
+      const total = Object.values(stmts).reduce((a, n) => a + n, 0) / serial;
+      console.error(
+        `  statements per session (serial; open = open + read + start + read, verify = response + read, wallet = the test wallet's): ${Object.entries(
+          stmts,
+        )
+          .map(([k, n]) => `${k} ${(n / serial).toFixed(1)}`)
+          .join(', ')}; ${total.toFixed(1)} in all`,
+      );
+    }
     // the same serial sessions again under the sampling profiler: each part's share of the samples times this
     // process's CPU over the pass (samples count wall time while the thread runs, so only shares are kept)
     let passCpu = 0;
@@ -396,12 +390,30 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
     console.error(
       `  CPU per session by part (sampled, ${passCpu.toFixed(1)} ms CPU each with the profiler on): ${parts.map(([k, ms]) => `${k} ${((passCpu * ms) / sampled).toFixed(1)} ms`).join(', ')}`,
     );
-    const on = engine === 'mysql' ? 'MySQL' : 'embedded';
+    // more in flight: the pool hang's guard (a bench row, bounded; 64 is skipped once 32 did not finish)
+    const more: BenchRow[] = [];
+    for (const n of [32, 64]) {
+      const r = more.some((row) => row.ratio === 0)
+        ? undefined
+        : await rate(opts.smoke ? 1 : 2, n, (sig) => session(false, sig), stallMs);
+      more.push(
+        r
+          ? rateRow(
+              `complete sessions, ${n} in flight (${on})`,
+              r.perSec,
+              baselineName,
+              1 / baselineSeconds,
+              'sessions/s',
+            )
+          : dnf(n),
+      );
+      if (r) console.error(`  ${n} in flight: ${r.perSec.toFixed(1)}/s, ${r.cpuMs.toFixed(1)} ms CPU each`);
+    }
     return [
       rateRow(
         `complete sessions, end to end (${on})`,
         sessions.perSec,
-        'raw insert + 2 ES256 verify + 2 signed POST',
+        baselineName,
         1 / baselineSeconds,
         'sessions/s',
       ),
@@ -413,12 +425,15 @@ async function benchOn(engine: Engine, opts: BenchOptions): Promise<BenchRow[]> 
         baselineName: 'CPU of the raw parts',
         ratio: baselineCpu / sessions.cpuMs,
       },
+      ...more,
     ];
   } finally {
-    await svc?.close();
-    await raw?.close();
+    closeCounter();
+    // bounded: after a round that did not finish, the service may never close nor the database drop
+    await bounded(svc?.close());
+    await bounded(raw?.close());
     await receiver.stop();
-    await db?.drop();
+    await bounded(db?.drop());
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,7 @@ import { TrustStore } from '../modules/verification/trust';
 import { interleaved, type Measured } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 import { rawEs256Verify, withBenchService } from './bench/verification-rig';
+import { x509IssuerPresentation } from './bench/x509-issuer';
 
 let SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
@@ -63,6 +64,30 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       () => coldHolder.verify({ ...input, now: new Date() }),
       raw,
     );
+    // An issuer trusted through an X.509 anchor (x5c: signer + issuing CA, root stored as the route's anchor), as
+    // real issuers are: with the trust store's certificate cache (the service's), and without it (every anchor
+    // parsed from PEM and the whole chain built and checked on every call, as before ADR 0045).
+    const x509 = await x509IssuerPresentation(svc.ds);
+    const x509Fetch = cachingStatusListFetcher(x509.fetchStatusList, svc.clock);
+    const x509Verifier = new PresentationVerifier({ trust, fetchStatusList: x509Fetch });
+    const x509Uncached = new PresentationVerifier({
+      trust: new TrustStore(svc.ds, { cacheSize: 0 }),
+      fetchStatusList: x509Fetch,
+    });
+    const x509Input = () => ({ ...x509.input, now: new Date() });
+    await x509Verifier.verify(x509Input()); // fails loudly if the rig is wrong
+    const anchored = await interleaved(
+      'presentation verify, X.509-anchored issuer, cached',
+      SECONDS,
+      () => x509Verifier.verify(x509Input()),
+      raw,
+    );
+    const anchoredCold = await interleaved(
+      'presentation verify, X.509-anchored issuer, no trust cache',
+      SECONDS,
+      () => x509Uncached.verify(x509Input()),
+      raw,
+    );
     // The floor is 1/2: issuer signature and KB-JWT (a status-list token already verified is remembered); the
     // rest is decoding, disclosure hashing, DCQL matching, a trust-store read and, uncached, a loopback HTTP
     // fetch (plus the status-list signature).
@@ -103,9 +128,26 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
         'verif/s',
         '>= 0.125 (1/8)',
       ),
+      rateRow(
+        'verify, X.509-anchored issuer (x5c chain), cached',
+        anchored.value.perSec,
+        'raw ES256 verify',
+        anchored.base.perSec,
+        'verif/s',
+        '>= 0.125 (1/8)',
+      ),
+      rateRow(
+        'verify, X.509-anchored issuer, no trust cache',
+        anchoredCold.value.perSec,
+        'raw ES256 verify',
+        anchoredCold.base.perSec,
+        'verif/s',
+      ),
       cpuRow('verify CPU, status list fetched', cold),
       cpuRow('verify CPU, status list cached', warm),
       cpuRow('verify CPU, cached, holder key new', newHolder),
+      cpuRow('verify CPU, X.509-anchored issuer, cached', anchored),
+      { ...cpuRow('verify CPU, X.509-anchored issuer, no trust cache', anchoredCold), goal: undefined },
     ];
   });
 }

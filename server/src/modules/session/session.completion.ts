@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
+import { insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
@@ -101,13 +102,15 @@ export class StepCompletion {
       s,
       async (tx) => {
         const { m } = tx;
-        const consumed = await m
-          .createQueryBuilder()
-          .update(WalletRequestEntity)
-          .set({ state: 'consumed' })
-          .where('id = :id AND state = :open', { id: req.id, open: 'open' })
-          .execute();
-        if (consumed.affected !== 1)
+        // plain guarded UPDATE (fast-sql.ts, ADR 0045)
+        const consumed = await sql<{ affectedRows: number }>(
+          m.dataSource,
+          // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+          "UPDATE wallet_request SET state = 'consumed' WHERE id = ? AND state = 'open'",
+          [req.id],
+          m,
+        );
+        if (consumed.affectedRows !== 1)
           throw new AppError('request_not_found', 'This wallet response was already used.');
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
@@ -161,15 +164,21 @@ export class StepCompletion {
           stage: s.currentStage,
           detail: { request_id: req.id, audit_id: auditId, format: verified.format },
         });
-        await m.getRepository(StepResultEntity).insert({
-          sessionId: s.id,
-          stage: s.currentStage,
-          businessId: s.businessId,
-          primitive: step.primitive,
-          result: JSON.stringify(result),
-          auditId,
-          completedAt,
-        });
+        // plain INSERT (fast-sql.ts), every column set (ADR 0045)
+        await insertRow(
+          m.dataSource,
+          StepResultEntity,
+          Object.assign(new StepResultEntity(), {
+            sessionId: s.id,
+            stage: s.currentStage,
+            businessId: s.businessId,
+            primitive: step.primitive,
+            result: JSON.stringify(result),
+            auditId,
+            completedAt,
+          }),
+          m,
+        );
         await tx.emit(
           stepCompleted(
             s,

@@ -3,11 +3,11 @@
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { Clock } from '../../common/clock';
+import { sql } from '../../db/fast-sql';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
 import { SessionEventEntity } from '../support/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
-import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
@@ -169,10 +169,14 @@ export class SessionProjector {
   /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
   private async triesLeft(s: SessionEntity): Promise<number | null> {
     if (s.status !== 'in_progress') return null;
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const refused = await this.deps.ds
-      .getRepository(WalletRequestEntity)
-      .countBy({ sessionId: s.id, stage: s.currentStage, state: 'refused' });
+    // one plain statement (fast-sql.ts): the page reads this on every load while a step runs (ADR 0045)
+    const rows = await sql<{ n: number | string }[]>(
+      this.deps.ds,
+      // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+      "SELECT COUNT(*) AS n FROM wallet_request WHERE session_id = ? AND stage = ? AND state = 'refused'",
+      [s.id, s.currentStage],
+    );
+    const refused = Number(rows[0]?.n ?? 0);
     return refused > 0 ? Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - refused) : null;
   }
 

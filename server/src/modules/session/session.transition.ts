@@ -9,8 +9,13 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
-import { recordSessionEvent, type SessionEventInput, type SessionEventKind } from '../support/session-events';
-import { enqueueEvent } from '../webhook/outbox';
+import {
+  recordSessionEventRows,
+  type SessionEventInput,
+  type SessionEventKind,
+  sessionEventRow,
+} from '../support/session-events';
+import { enqueueEvents } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -121,7 +126,10 @@ export class SessionTransitions {
         async (m) => {
           queued = 0;
           await lockSessionRow(m, s.id);
-          return write(this.tx(m, s, () => queued++));
+          const tx = this.tx(m, s, () => queued++);
+          const value = await write(tx);
+          await tx.flush();
+          return value;
         },
         attempts,
       );
@@ -163,15 +171,28 @@ export class SessionTransitions {
     return fresh ? this.current(fresh) : null;
   }
 
-  private tx(m: EntityManager, first: SessionEntity, onQueued: () => void): TransitionTx {
+  /**
+   * The unit's view of its transaction. Timeline rows and webhook events are kept in order and written by
+   * `flush` at the end of the unit (one INSERT each, ADR 0045); a rolled-back unit writes neither.
+   */
+  private tx(
+    m: EntityManager,
+    first: SessionEntity,
+    onQueued: () => void,
+  ): TransitionTx & { flush(): Promise<void> } {
     const now = this.deps.clock.now();
     let session = first;
+    const rows: ReturnType<typeof sessionEventRow>[] = [];
+    const events: SessionOutboxEvent[] = [];
     const emit = async (e: SessionOutboxEvent) => {
-      await enqueueEvent(m, e);
+      events.push(e);
       onQueued();
     };
+    const timeline = async (entry: SessionEventInput) => {
+      rows.push(sessionEventRow(session, entry));
+    };
     const moveIfCurrent = async (event: SessionEvent, patch?: MovePatch) => {
-      const next = await guardedMove(m, session, event, now, patch, emit);
+      const next = await guardedMove(m, session, event, now, patch, emit, timeline);
       if (next) session = next;
       return next;
     };
@@ -187,8 +208,12 @@ export class SessionTransitions {
         if (!next) throw new LostRace();
         return next;
       },
-      timeline: (entry) => recordSessionEvent(m, session, entry),
+      timeline,
       emit,
+      flush: async () => {
+        await recordSessionEventRows(m, rows.splice(0));
+        await enqueueEvents(m, events.splice(0));
+      },
     };
   }
 }
@@ -215,6 +240,7 @@ async function guardedMove(
   now: Date,
   { failure, condition, ...patch }: MovePatch = {},
   emit: (e: SessionOutboxEvent) => Promise<void>,
+  timeline: (e: SessionEventInput) => Promise<void>,
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
@@ -246,7 +272,7 @@ async function guardedMove(
     .execute();
   if (res.affected !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
-  await recordMove(m, s, event, to, now, reason);
+  await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
     await emit(sessionEnded(next, to, reason, condition, now));
   return next;
@@ -254,7 +280,7 @@ async function guardedMove(
 
 /** The timeline rows of one move, in its transaction. */
 async function recordMove(
-  m: EntityManager,
+  timeline: (e: SessionEventInput) => Promise<void>,
   s: SessionEntity,
   event: SessionEvent,
   to: SessionEntity['status'],
@@ -263,7 +289,7 @@ async function recordMove(
 ): Promise<void> {
   const kind = TIMELINE_KIND[event];
   const stage = kind === 'started' ? 0 : s.status === 'created' ? null : s.currentStage;
-  await recordSessionEvent(m, s, {
+  await timeline({
     kind,
     at: now,
     stage: reason ? reason.stage : stage,
@@ -271,5 +297,5 @@ async function recordMove(
     detail: reason ? { window: reason.window, refused_responses: reason.refused_responses } : null,
   });
   if (to === 'completed' || to === 'awaiting_decision')
-    await recordSessionEvent(m, s, { kind: to, at: now, stage: to === 'completed' ? null : s.currentStage });
+    await timeline({ kind: to, at: now, stage: to === 'completed' ? null : s.currentStage });
 }

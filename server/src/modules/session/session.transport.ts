@@ -271,12 +271,17 @@ export class SessionTransport {
     const s = await this.open(id);
     this.requireActive(s, browserToken);
     const requestId = body.request_id;
-    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-    const req = await this.deps.ds
-      .getRepository(WalletRequestEntity)
-      .findOneBy({ id: requestId, sessionId: s.id, stage: s.currentStage, state: 'open' });
-    if (!req)
+    // one plain statement (fast-sql.ts), read on every wallet response (ADR 0045)
+    const ds = this.deps.ds;
+    const rows = await sql(
+      ds,
+      // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+      `SELECT ${columnList(ds, WalletRequestEntity)} FROM wallet_request WHERE id = ? AND session_id = ? AND stage = ? AND state = 'open'`,
+      [requestId, s.id, s.currentStage],
+    );
+    if (!rows[0])
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
+    const req = hydrate(ds, WalletRequestEntity, rows[0]);
     return ackOf(await this.completeWalletRequest(s, req, body.response));
   }
 

@@ -57,19 +57,44 @@ export async function signerSession(
   };
 }
 
+type Offers = Pick<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'>;
+
+/**
+ * The offers of a step that shows no documents, by workflow, revision, stage and environment (ADR 0045): a
+ * published revision never changes, so they are a pure function of that key and the page's reads after the
+ * first skip building and validating the step's request (DCQL). Per service instance (per deps), bounded.
+ */
+const offersCache = new WeakMap<SignerViewDeps, Map<string, Offers>>();
+const OFFERS_CACHE_MAX = 512;
+
 /**
  * The running step's wallet requests and sandbox persons: derived from the same request the wallet-request
  * route builds for this step (requestForStep; a throwaway nonce: nothing is stored or issued).
  */
-async function currentStepOffers(
-  deps: SignerViewDeps,
-  s: SessionEntity,
-): Promise<Pick<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'>> {
+async function currentStepOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Offers> {
+  let cache = offersCache.get(deps);
+  if (!cache) {
+    cache = new Map();
+    offersCache.set(deps, cache);
+  }
+  const key = `${s.workflowId}\n${s.workflowRevision}\n${s.currentStage}\n${s.environment}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const { sign, ...offers } = await buildOffers(deps, s);
+  // a sign step's request names the session's own documents: not cached
+  if (!sign) {
+    if (cache.size >= OFFERS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(key, offers);
+  }
+  return offers;
+}
+
+async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Offers & { sign: boolean }> {
   const steps = toRevisionView(
     await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
   ).steps;
   const step = steps[s.currentStage];
-  if (!step) return { walletRequests: [], sandboxPersonas: [] };
+  if (!step) return { walletRequests: [], sandboxPersonas: [], sign: false };
   const documents =
     step.primitive === 'sign'
       ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
@@ -94,5 +119,5 @@ async function currentStepOffers(
   ];
   const sandboxPersonas =
     s.environment === 'sandbox' && deps.sandboxPersonas ? await deps.sandboxPersonas(request) : [];
-  return { walletRequests, sandboxPersonas };
+  return { walletRequests, sandboxPersonas, sign: step.primitive === 'sign' };
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { base32, newId } from '../../common/ids';
-import { insertRow } from '../../db/fast-sql';
+import { columnList, insertRow, rowValues, sql } from '../../db/fast-sql';
 import { SessionEventEntity } from './session-event.entity';
 
 /** Timeline kinds. */
@@ -53,7 +53,7 @@ function nextOrderKey(): string {
   return lastOrder.toString().padStart(20, '0');
 }
 
-const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
+const row = (s: SessionRef, e: SessionEventInput, id: string): SessionEventEntity => ({
   id,
   orderKey: nextOrderKey(),
   sessionId: s.id,
@@ -65,6 +65,29 @@ const row = (s: SessionRef, e: SessionEventInput, id: string) => ({
   code: e.code ?? null,
   detail: e.detail ? JSON.stringify(e.detail) : null,
 });
+
+/** A timeline row of `s`, its order key taken now (rows written later in one batch keep this order). */
+export const sessionEventRow = (s: SessionRef, e: SessionEventInput): SessionEventEntity =>
+  row(s, e, newId('sev'));
+
+/**
+ * Writes timeline rows (sessionEventRow) in one multi-row INSERT: a transition's rows (e.g. response accepted,
+ * step completed, completed) are one statement instead of one each (ADR 0045).
+ */
+export async function recordSessionEventRows(m: EntityManager, rows: SessionEventEntity[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (rows.length === 1) return insertRow(m.dataSource, SessionEventEntity, rows[0] as SessionEventEntity, m);
+  const ds = m.dataSource;
+  const one = `(${rowValues(ds, SessionEventEntity, rows[0] as SessionEventEntity)
+    .map(() => '?')
+    .join(', ')})`;
+  await sql(
+    ds,
+    `INSERT INTO session_event (${columnList(ds, SessionEventEntity)}) VALUES ${rows.map(() => one).join(', ')}`,
+    rows.flatMap((r) => rowValues(ds, SessionEventEntity, r)),
+    m,
+  );
+}
 
 export async function recordSessionEvent(
   m: EntityManager,

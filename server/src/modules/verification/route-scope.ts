@@ -4,12 +4,20 @@
 // acceptance change or a route's removal takes effect for the next presentation.
 import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
+import { paramFor, sql } from '../../db/fast-sql';
 import { CredentialIssuerEntity, CredentialRouteEntity } from '../catalog/catalog.entities';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 
 const PRIMITIVE_PROPERTY = {
   identify: 'identify',
   age_verify: 'ageVerify',
+  sign: 'sign',
+  attestation: 'attestation',
+} as const;
+/** The same flags as columns (the read below is plain SQL). */
+const PRIMITIVE_COLUMN = {
+  identify: 'identify',
+  age_verify: 'age_verify',
   sign: 'sign',
   attestation: 'attestation',
 } as const;
@@ -20,14 +28,16 @@ export async function allowedRoutes(
   environment: Environment,
 ): Promise<string[]> {
   if (step.routes) return [...step.routes];
-  const routes = await ds.getRepository(CredentialRouteEntity).find({
-    select: { id: true, issuerId: true },
-    where: {
-      [PRIMITIVE_PROPERTY[step.primitive]]: true,
-      ...(environment === 'production' ? { productionAvailable: true } : { sandboxAvailable: true }),
-    },
-    order: { id: 'ASC' },
-  });
+  // one plain statement (fast-sql.ts): read on every wallet response (ADR 0045)
+  const available = environment === 'production' ? 'production_available' : 'sandbox_available';
+  const yes = paramFor(ds, CredentialRouteEntity, PRIMITIVE_PROPERTY[step.primitive], true);
+  const routes = (
+    await sql<{ id: string; issuer_id: string }[]>(
+      ds,
+      `SELECT id, issuer_id FROM credential_route WHERE ${PRIMITIVE_COLUMN[step.primitive]} = ? AND ${available} = ? ORDER BY id`,
+      [yes, yes],
+    )
+  ).map((r) => ({ id: r.id, issuerId: r.issuer_id }));
   if (environment === 'sandbox' || routes.length === 0) return routes.map((r) => r.id);
   // production never trusts through a sandbox-only issuer's route, whatever its flags say
   const real = new Set(

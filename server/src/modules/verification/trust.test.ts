@@ -386,4 +386,41 @@ describe('issuer trust through X.509 anchors', () => {
       trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_other']),
     ).rejects.toMatchObject({ code: 'issuer_untrusted', message: expect.stringContaining('rte_other') });
   });
+
+  it('caches a validated chain per instance, yet an anchor retired by another node and an expired leaf count at once', async () => {
+    const iss = 'https://cached.issuer.example';
+    await ensureRoute(ds, {
+      id: 'rte_cached',
+      walletId: 'wal_t',
+      issuerId: 'iss_cached',
+      identifier: iss,
+      now: NOW,
+    });
+    const anchor = await rootCa('Cached Root');
+    const signer = await issued(anchor, 'Cached signer', { san: [{ type: 'url', value: iss }] });
+    const other = await rootCa('Cached Root, second');
+    const otherNode = new TrustStore(ds);
+    for (const a of [anchor, other])
+      await otherNode.addAnchor({
+        issuer: iss,
+        environment: 'production',
+        routeId: 'rte_cached',
+        name: 'Cached',
+        certificate: a.cert.toString('pem'),
+        now: NOW,
+      });
+    const decide = (at: Date) => trust.trustIssuer(iss, 'production', { x5c: x5cOf(signer) }, at);
+    const first = await decide(NOW);
+    expect(await decide(NOW)).toMatchObject({ via: 'x509', key: first.key }); // from the cache
+    // the leaf expires on 2027-06-01: a cached chain is refused after, with the full check's reason
+    await expect(decide(new Date('2027-07-01Z'))).rejects.toMatchObject({
+      code: 'issuer_untrusted',
+      message: expect.stringContaining('not valid at the verification time'),
+    });
+    // retiring the anchor the chain validated to, through the table (another node's write): refused at once
+    await ds
+      .getRepository(TrustAnchorEntity)
+      .update({ issuer: iss, fingerprint: first.anchorFingerprint as string }, { retiredAt: NOW });
+    await expect(decide(NOW)).rejects.toMatchObject({ code: 'issuer_untrusted' });
+  });
 });

@@ -10,6 +10,12 @@
 //   issuer's status lists verify with the same trust (the same leaf key, or their own x5c chain to an anchor of
 //   the same route and the same trusted entity, bound to the same issuer).
 // Everything else is `issuer_untrusted`, with a detail naming the routes that were tried.
+// Caching (ADR 0045): the stored trust is read on every verification (one indexed statement), so a change of a
+// route's trust on any node counts at once; what is cached per TrustStore instance are pure functions of bytes:
+// a stored anchor parsed from its PEM (by the PEM text), and a chain that validated (by issuer, the presented
+// x5c and the fingerprints of the anchors it was validated against, with the validity window of its path).
+// Retiring or adding an anchor changes the anchor set read, hence the key: the old entry is never consulted
+// again (and ages out). Validity at the verification time is still checked on every call.
 import { createHash, createPublicKey } from 'node:crypto';
 import {
   BasicConstraintsExtension,
@@ -85,7 +91,7 @@ export async function validateX5c(
   x5c: unknown,
   anchors: readonly X509Certificate[],
   now: Date,
-): Promise<{ leaf: X509Certificate; anchor: X509Certificate }> {
+): Promise<{ leaf: X509Certificate; anchor: X509Certificate; path: X509Certificate[] }> {
   if (
     !Array.isArray(x5c) ||
     x5c.length === 0 ||
@@ -139,7 +145,7 @@ export async function validateX5c(
     if (ku && !(ku.usages & KeyUsageFlags.keyCertSign))
       untrusted(`A CA certificate of the chain (${cert.subject}) may not sign certificates.`);
   }
-  return { leaf, anchor: path[anchorAt] as X509Certificate };
+  return { leaf, anchor: path[anchorAt] as X509Certificate, path };
 }
 
 /** The P-256 public key of a certificate as a JWK (the only issuer key type the verifier accepts). */
@@ -167,6 +173,8 @@ export async function requireRoute(ds: DataSource, routeId: string): Promise<voi
 /** A stored anchor with where it belongs. */
 export interface StoredAnchor {
   cert: X509Certificate;
+  /** SHA-256 (hex) of the certificate's DER. */
+  fingerprint: string;
   routeId: string;
   trustListId: string | null;
   entity: string | null;
@@ -186,8 +194,55 @@ export const scopeSql = (routes: RouteScope): { where: string; params: string[] 
 const routeNames = (routes: RouteScope) =>
   routes === undefined ? 'any route' : routes.length ? `route ${routes.join(', ')}` : 'no route';
 
+/** A chain that validated to an anchor, with what a later call with the same bytes needs. */
+interface ValidatedChain {
+  leaf: X509Certificate;
+  anchorFingerprint: string;
+  key: JWK;
+  /** The path's validity window: the latest notBefore and the earliest notAfter of its certificates. */
+  notBefore: number;
+  notAfter: number;
+}
+
+export interface TrustStoreOptions {
+  /** Entries per cache (parsed anchors, validated chains), oldest dropped first; 0 turns caching off. */
+  cacheSize?: number;
+}
+
+/** A Map bounded to `max` entries (the oldest inserted goes first); `max` 0 keeps nothing. */
+class Bounded<V> extends Map<string, V> {
+  constructor(private readonly max: number) {
+    super();
+  }
+  keep(key: string, value: V): V {
+    if (this.max <= 0) return value;
+    if (this.size >= this.max) this.delete(this.keys().next().value as string);
+    this.set(key, value);
+    return value;
+  }
+}
+
 export class TrustStore {
-  constructor(private readonly ds: DataSource) {}
+  /** Stored anchors parsed, by their PEM text (a certificate's bytes never change meaning). */
+  private readonly parsed: Bounded<{ cert: X509Certificate; fingerprint: string }>;
+  /** Chains that validated, by issuer, x5c and anchor fingerprints (see the module comment). */
+  private readonly chains: Bounded<ValidatedChain>;
+
+  constructor(
+    private readonly ds: DataSource,
+    opts: TrustStoreOptions = {},
+  ) {
+    const size = opts.cacheSize ?? 512;
+    this.parsed = new Bounded(size);
+    this.chains = new Bounded(size);
+  }
+
+  private parseStored(pem: string): { cert: X509Certificate; fingerprint: string } {
+    const hit = this.parsed.get(pem);
+    if (hit) return hit;
+    const cert = parseCertificate(pem);
+    return this.parsed.keep(pem, { cert, fingerprint: fingerprintOf(cert) });
+  }
 
   /** The configured public key of an issuer on one of the routes in an environment, if any, with its route. */
   async issuerKey(
@@ -221,7 +276,7 @@ export class TrustStore {
       [issuer, environment, ...scope.params],
     );
     return rows.map((r) => ({
-      cert: parseCertificate(r.certificate),
+      ...this.parseStored(r.certificate),
       routeId: r.route_id,
       trustListId: r.trust_list_id,
       entity: r.entity,
@@ -253,27 +308,19 @@ export class TrustStore {
     const stored = await this.anchors(issuer, environment, routes);
     if (stored.length === 0)
       untrusted(`No trust anchor of this issuer is held for ${routeNames(routes)} in this environment.`);
-    const { leaf, anchor } = await this.validateBound(
-      header.x5c,
-      stored.map((a) => a.cert),
-      issuer,
-      now,
-      routes,
-    );
-    const print = fingerprintOf(anchor);
-    const matched = stored.find((a) => fingerprintOf(a.cert) === print) as StoredAnchor;
+    const chain = await this.validateBound(header.x5c, stored, issuer, now, routes);
+    const print = chain.anchorFingerprint;
+    const matched = stored.find((a) => a.fingerprint === print) as StoredAnchor;
     // the status list must chain to the same route and the same trusted entity (list + entity, or the very
     // anchor when it was configured by hand)
-    const sameEntity = stored
-      .filter((a) =>
-        matched.trustListId
-          ? a.routeId === matched.routeId &&
-            a.trustListId === matched.trustListId &&
-            a.entity === matched.entity
-          : fingerprintOf(a.cert) === print && a.routeId === matched.routeId,
-      )
-      .map((a) => a.cert);
-    const key = certificateJwk(leaf);
+    const sameEntity = stored.filter((a) =>
+      matched.trustListId
+        ? a.routeId === matched.routeId &&
+          a.trustListId === matched.trustListId &&
+          a.entity === matched.entity
+        : a.fingerprint === print && a.routeId === matched.routeId,
+    );
+    const key = chain.key;
     return {
       key,
       via: 'x509',
@@ -283,23 +330,36 @@ export class TrustStore {
       anchorFingerprint: print,
       statusListKey: async (listHeader, at) => {
         if (listHeader.x5c === undefined) return key;
-        return certificateJwk(
-          (await this.validateBound(listHeader.x5c, sameEntity, issuer, at, routes)).leaf,
-        );
+        return (await this.validateBound(listHeader.x5c, sameEntity, issuer, at, routes)).key;
       },
     };
   }
 
+  /**
+   * Validates `x5c` to one of `anchors` at `now` and checks that the leaf names `issuer`; a chain that validated
+   * before with the same bytes against the same anchors is answered from the cache while `now` is inside its
+   * path's validity window (outside it, the full check runs again and says why).
+   */
   private async validateBound(
     x5c: unknown,
-    anchors: X509Certificate[],
+    anchors: readonly Pick<StoredAnchor, 'cert' | 'fingerprint'>[],
     issuer: string,
     now: Date,
     routes: RouteScope,
-  ) {
+  ): Promise<ValidatedChain> {
+    const cacheKey = Array.isArray(x5c)
+      ? `${issuer}\n${x5c.join(',')}\n${anchors.map((a) => a.fingerprint).join(',')}`
+      : undefined;
+    const hit = cacheKey === undefined ? undefined : this.chains.get(cacheKey);
+    const t = now.getTime();
+    if (hit && t >= hit.notBefore && t <= hit.notAfter) return hit;
     let result: Awaited<ReturnType<typeof validateX5c>>;
     try {
-      result = await validateX5c(x5c, anchors, now);
+      result = await validateX5c(
+        x5c,
+        anchors.map((a) => a.cert),
+        now,
+      );
     } catch (e) {
       if (e instanceof AppError && e.code === 'issuer_untrusted')
         throw new AppError('issuer_untrusted', `${e.message} (${routeNames(routes)})`, { cause: e });
@@ -307,7 +367,14 @@ export class TrustStore {
     }
     if (!leafNamesIssuer(result.leaf, issuer))
       untrusted('The signing certificate does not name the credential issuer (iss).');
-    return result;
+    const chain: ValidatedChain = {
+      leaf: result.leaf,
+      anchorFingerprint: fingerprintOf(result.anchor),
+      key: certificateJwk(result.leaf),
+      notBefore: Math.max(...result.path.map((c) => c.notBefore.getTime())),
+      notAfter: Math.min(...result.path.map((c) => c.notAfter.getTime())),
+    };
+    return cacheKey === undefined ? chain : this.chains.keep(cacheKey, chain);
   }
 
   /**

@@ -24,36 +24,57 @@ export interface OutboxEvent {
  * read below (MySQL) additionally reads the latest committed rows rather than a stale snapshot.
  */
 export async function enqueueEvent(manager: EntityManager, e: OutboxEvent): Promise<{ deliveryId: string }> {
+  return (await enqueueEvents(manager, [e]))[0] as { deliveryId: string };
+}
+
+/**
+ * Queues events of one session in order (a transition's step.completed and session.completed): one locking
+ * read of the session's earlier events and one INSERT for all of them (ADR 0045).
+ */
+export async function enqueueEvents(
+  manager: EntityManager,
+  events: readonly OutboxEvent[],
+): Promise<{ deliveryId: string }[]> {
+  const first = events[0];
+  if (!first) return [];
+  if (events.some((e) => e.sessionId !== first.sessionId))
+    throw new Error('enqueueEvents: events of one session only');
   // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
   const qb = manager
     .getRepository(WebhookEventEntity)
     .createQueryBuilder('e')
     .select(['e.id', 'e.sequence', 'e.event'])
-    .where('e.sessionId = :sessionId', { sessionId: e.sessionId });
+    .where('e.sessionId = :sessionId', { sessionId: first.sessionId });
   const type = manager.dataSource.options.type;
   if (type === 'mysql' || type === 'mariadb')
     qb.useIndex('IDX_webhook_event_session_seq').setLock('pessimistic_write');
   const earlier = await qb.getMany();
 
-  const sequence = earlier.reduce((max, r) => Math.max(max, r.sequence), -1) + 1;
-  const counter = earlier.filter((r) => r.event === e.event).length;
-  const deliveryId = `${e.sessionId}:${e.event}:${counter}`;
-  await manager.getRepository(WebhookEventEntity).insert({
-    id: newId('whevt'),
-    businessId: e.businessId,
-    environment: e.environment,
-    sessionId: e.sessionId,
-    sequence,
-    event: e.event,
-    counter,
-    deliveryId,
-    body: JSON.stringify({ event: e.event, delivery_id: deliveryId, data: e.data }),
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAt: e.now,
-    lastError: null,
-    createdAt: e.now,
-    deliveredAt: null,
+  let sequence = earlier.reduce((max, r) => Math.max(max, r.sequence), -1);
+  const seen = earlier.map((r) => r.event);
+  const rows = events.map((e) => {
+    sequence++;
+    const counter = seen.filter((name) => name === e.event).length;
+    seen.push(e.event);
+    const deliveryId = `${e.sessionId}:${e.event}:${counter}`;
+    return {
+      id: newId('whevt'),
+      businessId: e.businessId,
+      environment: e.environment,
+      sessionId: e.sessionId,
+      sequence,
+      event: e.event,
+      counter,
+      deliveryId,
+      body: JSON.stringify({ event: e.event, delivery_id: deliveryId, data: e.data }),
+      status: 'pending' as const,
+      attempts: 0,
+      nextAttemptAt: e.now,
+      lastError: null,
+      createdAt: e.now,
+      deliveredAt: null,
+    };
   });
-  return { deliveryId };
+  await manager.getRepository(WebhookEventEntity).insert(rows);
+  return rows.map((r) => ({ deliveryId: r.deliveryId }));
 }

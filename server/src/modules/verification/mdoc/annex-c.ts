@@ -43,8 +43,17 @@ export const ANNEX_C_RESPONSE_MODE = 'org-iso-mdoc';
 export const ANNEX_C_PRIMITIVES: readonly Primitive[] = ['identify', 'age_verify'];
 export const annexCSupports = (primitive: Primitive): boolean => ANNEX_C_PRIMITIVES.includes(primitive);
 
-const suite = () =>
-  new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+// The HPKE suite holds no keys or per-message state (each open makes its own recipient context): built once
+// instead of per answer (ADR 0045).
+let theSuite: CipherSuite | undefined;
+const suite = (): CipherSuite => {
+  theSuite ??= new CipherSuite({
+    kem: new DhkemP256HkdfSha256(),
+    kdf: new HkdfSha256(),
+    aead: new Aes128Gcm(),
+  });
+  return theSuite;
+};
 
 type Json = Record<string, unknown>;
 
