@@ -34,6 +34,7 @@ import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
 import { GwRpMetadataEntity } from '../modules/verification/gw-rp-metadata.entity';
+import { WalletRedirectEntity } from '../modules/session/wallet-redirect.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { RegistrationCertificateEntity } from '../modules/verification/registration-certificate.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
@@ -86,6 +87,7 @@ export const ENTITIES = [
   RelyingPartyEntity, // the business as the relying party (issue 19, ADR 0035)
   RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
   GwRpMetadataEntity, // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
+  WalletRedirectEntity, // the same-device redirect's single-use response codes (issue 26, ADR 0050)
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */

@@ -24,6 +24,7 @@ import { RegistrationCertificates1766100000000 } from './1766100000000-registrat
 import { AnchorHolderKey1766246000000 } from './1766246000000-anchor-holder-key';
 import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-only';
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
+import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -66,4 +67,6 @@ export const MIGRATIONS = [
   RouteX5cLeafOnly1766500000000,
   // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
   GwRpMetadata1766500000001,
+  // the same-device redirect's single-use response codes (issue 26, ADR 0050)
+  WalletRedirect1766600000000,
 ];
