@@ -282,4 +282,12 @@ export const de: Messages = {
   'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unbekannter Inhaberschlüssel, mdoc-PID)',
   'persona.unknown_holder_key_mdoc.note':
     'Legt den EU-PID als ISO-mdoc vor (oder den Altersnachweis), aber die Gerätesignatur stammt von einem anderen Schlüssel als dem Geräteschlüssel des MSO.',
+  // the same-device redirect back from the wallet (issue 26, ADR 0050; routes/WalletReturn.tsx)
+  'return.title': 'Zurück aus Ihrer Wallet',
+  'return.checking': 'Die Antwort Ihrer Wallet wird geprüft …',
+  'return.linkUsed':
+    'Dieser Rücksprung-Link wurde bereits verwendet oder ist abgelaufen. Öffnen Sie Ihren Verifizierungslink, um den aktuellen Stand zu sehen.',
+  'return.openSession': 'Verifizierung öffnen',
+  'error.redirect_other_browser':
+    'Ihre Wallet hat Sie zu einem anderen Browser zurückgeschickt als dem, in dem diese Verifizierung gestartet wurde. Zu Ihrem Schutz wird hier nichts angezeigt: Kehren Sie zu dem Browser oder Gerät zurück, in dem Sie begonnen haben – dort wird Ihre Antwort angezeigt.',
 };

@@ -263,6 +263,14 @@ export const en = {
   'persona.unknown_holder_key_mdoc.label': 'Erika Mustermann (unknown holder key, mdoc PID)',
   'persona.unknown_holder_key_mdoc.note':
     'Presents the ISO mdoc EU PID (or the age-verification attestation), but the device signature is made with a key other than the MSO device key.',
+  // the same-device redirect back from the wallet (issue 26, ADR 0050; routes/WalletReturn.tsx)
+  'return.title': 'Back from your wallet',
+  'return.checking': 'Checking the answer your wallet sent…',
+  'return.linkUsed':
+    'This return link was already used or has run out. Open your verification link to see where it stands.',
+  'return.openSession': 'Open the verification',
+  'error.redirect_other_browser':
+    'Your wallet sent you back to a different browser than the one where this verification was started. For your protection nothing is shown here: go back to the browser or device where you started, your answer is shown there.',
 } as const;
 
 export type MessageKey = keyof typeof en;
