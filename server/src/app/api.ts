@@ -28,9 +28,9 @@ import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-reque
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
 import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
-import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
 import { createSignerResolver } from '../modules/session/signer.resolver';
 import { registerSignerRoutes } from '../modules/session/signer.rest';
+import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
