@@ -131,7 +131,11 @@ describe('cross-device and signed DC API transports', () => {
 
     // The reference wallet does the whole exchange over HTTP (fetch, verify, present, encrypt, post).
     const answer = await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: cd.uri });
-    expect(answer).toEqual({ status: 200, body: {} });
+    // the response endpoint answers the same-device redirect back to the hosted page (ADR 0050)
+    expect(answer).toEqual({
+      status: 200,
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
 
     // The hosted page sees the session done (it polls this projection), and the business is told.
     expect((await signer.session()).body.status).toBe('completed');

@@ -34,6 +34,7 @@ describe('signer page message catalogues', () => {
       'not_found',
       'session_expired',
       'session_bound_elsewhere',
+      'redirect_other_browser',
       'request_not_found',
       'receipt_code_invalid',
       'wallet_cancelled',

@@ -305,4 +305,13 @@ export const de: Messages = {
   'consent.signs': 'Sie unterschreiben:',
   'consent.approves': 'Sie stimmen diesen Bedingungen zu:',
   'viewer.zoom': 'Größere Schrift',
+
+  // the same-device redirect back from the wallet (issue 26, ADR 0050; routes/WalletReturn.tsx)
+  'return.title': 'Zurück aus Ihrer Wallet',
+  'return.checking': 'Die Antwort Ihrer Wallet wird geprüft …',
+  'return.linkUsed':
+    'Dieser Rücksprung-Link wurde bereits verwendet oder ist abgelaufen. Öffnen Sie Ihren Verifizierungslink, um den aktuellen Stand zu sehen.',
+  'return.openSession': 'Verifizierung öffnen',
+  'error.redirect_other_browser':
+    'Ihre Wallet hat Sie zu einem anderen Browser zurückgeschickt als dem, in dem diese Verifizierung gestartet wurde. Zu Ihrem Schutz wird hier nichts angezeigt: Kehren Sie zu dem Browser oder Gerät zurück, in dem Sie begonnen haben – dort wird Ihre Antwort angezeigt.',
 };

@@ -286,6 +286,15 @@ export const en = {
   'consent.signs': 'You sign:',
   'consent.approves': 'You approve these terms:',
   'viewer.zoom': 'Larger text',
+
+  // the same-device redirect back from the wallet (issue 26, ADR 0050; routes/WalletReturn.tsx)
+  'return.title': 'Back from your wallet',
+  'return.checking': 'Checking the answer your wallet sent…',
+  'return.linkUsed':
+    'This return link was already used or has run out. Open your verification link to see where it stands.',
+  'return.openSession': 'Open the verification',
+  'error.redirect_other_browser':
+    'Your wallet sent you back to a different browser than the one where this verification was started. For your protection nothing is shown here: go back to the browser or device where you started, your answer is shown there.',
 } as const;
 
 export type MessageKey = keyof typeof en;

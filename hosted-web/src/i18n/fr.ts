@@ -298,4 +298,13 @@ export const fr: Messages = {
   'consent.signs': 'Vous signez :',
   'consent.approves': 'Vous approuvez ces conditions :',
   'viewer.zoom': 'Texte plus grand',
+
+  // the same-device redirect back from the wallet (issue 26, ADR 0050; routes/WalletReturn.tsx)
+  'return.title': 'Retour de votre portefeuille',
+  'return.checking': 'Vérification de la réponse envoyée par votre portefeuille…',
+  'return.linkUsed':
+    'Ce lien de retour a déjà été utilisé ou a expiré. Ouvrez votre lien de vérification pour voir où elle en est.',
+  'return.openSession': 'Ouvrir la vérification',
+  'error.redirect_other_browser':
+    'Votre portefeuille vous a renvoyé vers un autre navigateur que celui où cette vérification a été commencée. Pour votre protection, rien n’est affiché ici : retournez au navigateur ou à l’appareil où vous avez commencé, votre réponse y est affichée.',
 };

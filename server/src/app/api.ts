@@ -30,6 +30,7 @@ import { registerSessionRoutes, registerTransportRoutes } from '../modules/sessi
 import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
 import { createSignerResolver } from '../modules/session/signer.resolver';
 import { registerSignerRoutes } from '../modules/session/signer.rest';
+import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
@@ -54,7 +55,15 @@ export function declareApi(s: ApiServices): {
   registerSessionRoutes(routes, s.sessions, s.tenancy);
   registerTransportRoutes(routes, s.transport);
   registerSignerRoutes(routes, s.transport);
-  registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports });
+  // the same-device redirect after a direct_post.jwt answer, bound to the session's browser (ADR 0050)
+  const redirects = new WalletRedirects({
+    ds: s.ds,
+    clock: s.clock,
+    hostedUrl: s.config.hostedUrl,
+    transport: s.transport,
+  });
+  registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports, redirects });
+  registerWalletRedirectRoutes(routes, redirects);
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
   registerOpsRoutes(routes, s.ops);

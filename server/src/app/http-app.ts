@@ -190,7 +190,7 @@ function mountDashboardPage(app: express.Express, config: Config): void {
   });
 }
 
-/** Serves the built Solid SPA: index.html for /s/:id, hashed assets under /assets. */
+/** Serves the built Solid SPA: index.html for /s/:id (and its wallet return /s/:id/return), hashed assets under /assets. */
 function mountHostedPage(app: express.Express, config: Config): void {
   const index = path.join(config.hostedWebDist, 'index.html');
   app.use(
@@ -201,7 +201,7 @@ function mountHostedPage(app: express.Express, config: Config): void {
       fallthrough: false,
     }),
   );
-  app.get('/s/:id', (_req, res) => {
+  app.get(['/s/:id', '/s/:id/return'], (_req, res) => {
     if (!fs.existsSync(index)) {
       res
         .status(503)

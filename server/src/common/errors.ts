@@ -26,6 +26,10 @@ export const ERROR_CODES = {
   session_state_conflict: { status: 409, title: 'The session is not in a state that allows this' },
   session_expired: { status: 410, title: 'The session has expired' },
   session_bound_elsewhere: { status: 403, title: 'The session was started in another browser' },
+  redirect_other_browser: {
+    status: 403,
+    title: 'The wallet returned to another browser than the one that started the session',
+  },
   step_window_expired: { status: 410, title: 'The step time window has passed' },
   documents_not_shown: {
     status: 409,

@@ -29,6 +29,7 @@ import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
+import { WalletRedirectEntity } from '../modules/session/wallet-redirect.entity';
 import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
@@ -87,8 +88,8 @@ export const ENTITIES = [
   RelyingPartyEntity, // the business as the relying party (issue 19, ADR 0035)
   RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
   GwRpMetadataEntity, // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
-
   ReaderCertificateEntity, // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
+  WalletRedirectEntity, // the same-device redirect's single-use response codes (issue 26, ADR 0050)
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */

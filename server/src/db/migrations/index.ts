@@ -25,6 +25,7 @@ import { AnchorHolderKey1766246000000 } from './1766246000000-anchor-holder-key'
 import { ReaderCertificates1766490000000 } from './1766490000000-reader-certificates';
 import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-only';
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
+import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -69,4 +70,6 @@ export const MIGRATIONS = [
   RouteX5cLeafOnly1766500000000,
   // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
   GwRpMetadata1766500000001,
+  // the same-device redirect's single-use response codes (issue 26, ADR 0050)
+  WalletRedirect1766600000000,
 ];

@@ -10,6 +10,7 @@ import { browserTokenOf } from './browser-cookie';
 import type { SessionTransport } from './session.transport';
 import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './session.transport.contract';
 import { WALLET_PATH, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
+import type { WalletRedirects } from './wallet-redirect';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ const isRequestId = (v: string) => /^wreq_[0-9a-z]{26}$/.test(v);
 
 export function registerWalletRoutes(
   reg: RouteRegistry,
-  deps: { transport: SessionTransport; wallets: WalletTransports },
+  deps: { transport: SessionTransport; wallets: WalletTransports; redirects: WalletRedirects },
 ): void {
   const token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
@@ -111,7 +112,8 @@ export function registerWalletRoutes(
     method: 'post',
     path: `${WALLET_PATH}/responses/:rid`,
     auth: 'public',
-    summary: 'Wallet: direct_post.jwt response (form field `response`, a JWE) to a cross-device request',
+    summary:
+      'Wallet: direct_post.jwt response (form field `response`, a JWE); answers {redirect_uri} back to the hosted page (same-device redirect, bound to the session browser)',
     handler: async (req, res) => {
       noStore(res);
       if (!req.is('application/x-www-form-urlencoded')) {
@@ -124,8 +126,9 @@ export function registerWalletRoutes(
       if (!isRequestId(rid)) throw new AppError('request_not_found');
       const body = (req.body ?? {}) as Json;
       await deps.transport.submitDirectWalletResponse(rid, body);
-      // cross-device: nothing to redirect to; the hosted page learns of completion by itself
-      sendJson(res, 200, {});
+      // the step completed at this POST; the redirect only shows the outcome to the bound browser (a wallet on
+      // another device opens it in a browser that is refused: the starting browser learns of it by itself)
+      sendJson(res, 200, { redirect_uri: await deps.redirects.issue(rid) });
     },
   });
 }
