@@ -8,6 +8,7 @@ import type { Clock } from '../../server/src/common/clock';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { strictViolations } from '../../server/src/db/strict-connection';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig, testEngine } from './config';
 import { publishWorkflow } from './workflows';
@@ -81,9 +82,13 @@ export async function startTestService(
     db,
     async stop() {
       running.delete(baseUrl);
+      // a second connection asked for inside a transaction fails the suite even when the code swallowed it
+      const nested = strictViolations(svc.ds);
       await svc.close();
       await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (nested.length > 0)
+        throw new Error(`${nested.length} nested connection request(s) in transactions:\n${nested.join('\n\n')}`);
     },
   };
   running.set(baseUrl, started);
