@@ -73,7 +73,11 @@ export function sql<T = Row[]>(
     return m.query(statement, params) as Promise<T>;
   }
   // strict test mode: a statement outside the caller's transaction, from inside one (ADR 0044)
-  assertNotInsideTransaction(ds);
+  try {
+    assertNotInsideTransaction(ds);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   if (!isMysql(ds)) return sqliteStatement(ds, statement, params) as Promise<T>;
   // execute: a server-side prepared statement, cached per connection, so the server parses each hot
   // statement once per connection instead of once per request
