@@ -5,10 +5,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../../server/src/common/clock';
+import { strictViolations } from '../../server/src/db/strict-connection';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { strictViolations } from '../../server/src/db/strict-connection';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig, testEngine } from './config';
 import { publishWorkflow } from './workflows';
@@ -88,7 +88,9 @@ export async function startTestService(
       await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (nested.length > 0)
-        throw new Error(`${nested.length} nested connection request(s) in transactions:\n${nested.join('\n\n')}`);
+        throw new Error(
+          `${nested.length} nested connection request(s) in transactions:\n${nested.join('\n\n')}`,
+        );
     },
   };
   running.set(baseUrl, started);

@@ -45,7 +45,12 @@ function strictChecks(open: () => DataSource) {
   it('the local KMS signs inside a transaction through its manager, and refuses to read past it', async () => {
     const ds = open();
     const kms = () =>
-      new LocalKmsProvider({ ds, keyRing: 'k/cryptoKeys/a', masterKey: Buffer.alloc(32, 7), clock: systemClock });
+      new LocalKmsProvider({
+        ds,
+        keyRing: 'k/cryptoKeys/a',
+        masterKey: Buffer.alloc(32, 7),
+        clock: systemClock,
+      });
     const kid = await kms().currentKeyVersion('audit-signing');
     const digest = Buffer.alloc(32, 1);
     await ds.transaction(async (m) => {
