@@ -101,15 +101,18 @@ for (const { pool, answers } of [
       const answered = await burst;
 
       // /readyz answers within its own bound: ready, or 503 "pool exhausted", never a wait with the requests
-      expect(ready.ms).toBeLessThan(5000);
+      // (1 s on an idle machine; the bound leaves room for a loaded CI machine's event-loop lag)
+      expect(ready.ms).toBeLessThan(8000);
       if (ready.value.status !== 200) expect(ready.value.body.checks.database).toBe('pool_exhausted');
       expect(create.value.status).toBe(201);
-      expect(create.ms).toBeLessThan(10_000);
+      expect(create.ms).toBeLessThan(15_000);
 
-      for (const a of answered) {
-        expect(a.value.status).toBe(200);
-        expect(a.value.body.status).toBe('completed');
-      }
+      for (const a of answered)
+        expect({ status: a.value.status, code: a.value.body.code, session: a.value.body.status }).toEqual({
+          status: 200,
+          code: undefined,
+          session: 'completed',
+        });
       for (const s of sessions) {
         const read = await api.rest('GET', `/v1/sessions/${s.id}`);
         expect(read.body.status).toBe('completed');
