@@ -134,3 +134,71 @@ for (const { pool, answers } of [
     });
   });
 }
+
+describe(`every connection held: bounded answers instead of a wait (${testEngine()})`, () => {
+  const receiver = new WebhookReceiver();
+  let t: TestService;
+  let api: Api;
+  let workflowId: string;
+
+  beforeAll(async () => {
+    t = await startTestService({
+      workers: false,
+      label: 'poolheld',
+      env: { DB_POOL_SIZE: '1', RELAY_DB_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '500' },
+    });
+    await receiver.start();
+    const biz = await createBusiness(t);
+    api = new Api(t.baseUrl, biz.apiKey);
+    workflowId = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await t?.stop();
+  });
+
+  it('a create answers 503 service_unavailable with Retry-After, /readyz 503 pool_exhausted, and both recover', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // something else holds the node's only connection (on the embedded engine: its one serialized connection)
+    const holder = t.svc.ds.transaction(async (m) => {
+      await m.query('SELECT 1');
+      await held;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      const create = await timed(
+        fetch(`${t.baseUrl}/v1/sessions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ workflow_id: workflowId }),
+        }).then(async (r) => ({
+          status: r.status,
+          retryAfter: r.headers.get('retry-after'),
+          body: await r.json(),
+        })),
+      );
+      expect(create.value).toMatchObject({
+        status: 503,
+        retryAfter: '1',
+        body: { code: 'service_unavailable', retry_after: 1 },
+      });
+      expect(create.ms).toBeLessThan(5000);
+      const ready = await timed(
+        fetch(`${t.baseUrl}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() })),
+      );
+      expect(ready.value).toMatchObject({
+        status: 503,
+        body: { code: 'not_ready', checks: { database: 'pool_exhausted' } },
+      });
+      expect(ready.ms).toBeLessThan(5000);
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await fetch(`${t.baseUrl}/readyz`)).status).toBe(200);
+    expect((await api.rest('POST', '/v1/sessions', { workflow_id: workflowId })).status).toBe(201);
+  });
+});

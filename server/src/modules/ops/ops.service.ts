@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
-import { poolState } from '../../db/pool-guard';
+import { isPoolExhausted, poolState } from '../../db/pool-guard';
 import type { ServiceMetrics } from './metrics';
 
 export type ReadyCheck = 'ok' | 'failed' | 'pending' | 'draining' | 'pool_exhausted';
@@ -56,8 +56,9 @@ export class OpsService {
       checks.database = 'ok';
       // showMigrations() is true while a migration of this build is not applied yet
       checks.migrations = (await this.deps.ds.showMigrations()) ? 'pending' : 'ok';
-    } catch {
+    } catch (e) {
       // the failed check names itself; details of a database error stay out of an unauthenticated answer
+      if (checks.database === 'failed' && isPoolExhausted(e)) checks.database = 'pool_exhausted';
     }
     if (this.draining) checks.shutdown = 'draining';
     const ok = checks.database === 'ok' && checks.migrations === 'ok' && !this.draining;
