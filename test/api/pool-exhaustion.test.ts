@@ -163,6 +163,7 @@ describe(`every connection held: bounded answers instead of a wait (${testEngine
       release = r;
     });
     // something else holds the node's only connection (on the embedded engine: its one serialized connection)
+    // sql-lint-allow: transaction-opener: the test holds the node's only connection open on purpose
     const holder = t.svc.ds.transaction(async (m) => {
       await m.query('SELECT 1');
       await held;
