@@ -15,6 +15,7 @@ import { startTracing } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
 import { createDataSource } from './db/data-source';
+import { guardDataSource } from './db/pool-guard';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { AuditService } from './modules/audit/audit.service';
 import { CatalogService } from './modules/catalog/catalog.service';
@@ -72,9 +73,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
   const tracing = await startTracing(config);
-  const ds = await createDataSource(config);
+  const ds = await createDataSource(config, { poolSize: config.db.poolSize });
   await ds.initialize();
   await ds.runMigrations({ transaction: 'each' });
+  // every wait for the database bounded, and the strict single-connection check in tests (ADR 0044)
+  guardDataSource(ds, config.db);
   // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
   const availability = new DatabaseAvailability({ ds, logger });
   const isOutage = (e: unknown) => availability.classify(e) !== undefined;
@@ -112,9 +115,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
   // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
   const relayDs = config.databaseUrl
-    ? await createDataSource(config, { poolSize: 6, multipleStatements: true })
+    ? await createDataSource(config, { poolSize: config.db.relayPoolSize, multipleStatements: true })
     : ds;
-  if (relayDs !== ds) await relayDs.initialize();
+  if (relayDs !== ds) {
+    await relayDs.initialize();
+    guardDataSource(relayDs, config.db);
+  }
   const metrics = new ServiceMetrics({ outbox: () => readOutboxBacklog(ds, clock) });
   // reader certificates of mdoc reader authentication (issue 26, ADR 0049); /readyz warns before they expire
   const readerCerts = new ReaderCertificates({ ds, sealer, hostedUrl: config.hostedUrl, clock });

@@ -22,6 +22,11 @@ export function testConfig({ port, dataDir, databaseUrl, baseUrl, env = {} }: Te
     BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RATE_LIMIT: '100000/10',
+    // issue 27 (ADR 0044): every suite runs on a pool of 2 with the strict single-connection check, so a code
+    // path that takes a second connection inside a transaction fails the suite that reaches it
+    DB_POOL_SIZE: '2',
+    RELAY_DB_POOL_SIZE: '2',
+    DB_STRICT_SINGLE_CONNECTION: 'true',
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
   } as never);
 }

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../../server/src/common/clock';
+import { strictViolations } from '../../server/src/db/strict-connection';
 import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
@@ -81,9 +82,15 @@ export async function startTestService(
     db,
     async stop() {
       running.delete(baseUrl);
+      // a second connection asked for inside a transaction fails the suite even when the code swallowed it
+      const nested = strictViolations(svc.ds);
       await svc.close();
       await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (nested.length > 0)
+        throw new Error(
+          `${nested.length} nested connection request(s) in transactions:\n${nested.join('\n\n')}`,
+        );
     },
   };
   running.set(baseUrl, started);

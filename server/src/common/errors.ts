@@ -111,7 +111,8 @@ export const ERROR_CODES = {
   sign_in_link_invalid: { status: 410, title: 'The sign-in link is invalid, used or expired' },
   passkey_invalid: { status: 401, title: 'The passkey could not be verified' },
   email_in_use: { status: 409, title: 'This email address already has an account' },
-  // hardening (issue 7): the database cannot be reached; retry after Retry-After seconds
+  // hardening (issue 7): the database cannot be reached, or (issue 27) no pool connection became free in
+  // DB_ACQUIRE_TIMEOUT_MS; retry after Retry-After seconds
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable' },
   // receipts (the signer's record: receipt PDF, originals, emailed receipt, close online access)
   receipt_not_available: { status: 409, title: 'No step of this session has completed yet' },

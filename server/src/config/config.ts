@@ -16,6 +16,12 @@ const schema = z.object({
     .string()
     .regex(/^mysql:\/\//, 'DATABASE_URL must be a mysql:// URL')
     .optional(),
+  // database pool (ADR 0044): connections per node, the relay's own pool, and the bounds on every wait
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+  RELAY_DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(6),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  DB_STRICT_SINGLE_CONNECTION: bool,
   BASE_URL: z.url().optional(),
   HOSTED_URL: z.url().optional(),
   HOSTED_WEB_DIST: z.string().optional(),
@@ -86,6 +92,8 @@ export interface Config {
   readonly appEnv: 'development' | 'production';
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** The database pool and the bounds on its waits (ADR 0044). */
+  readonly db: DbPoolConfig;
   /** {base_url}: the API host, no trailing slash. */
   readonly baseUrl: string;
   /** {hosted_url}: the host of the hosted session page, no trailing slash. */
@@ -144,6 +152,19 @@ export interface Config {
   readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
 }
 
+export interface DbPoolConfig {
+  /** Connections of the API's pool on this node (MySQL; DB_POOL_SIZE). */
+  readonly poolSize: number;
+  /** Connections of the webhook relay's own pool on this node (MySQL; RELAY_DB_POOL_SIZE). */
+  readonly relayPoolSize: number;
+  /** Longest wait for a free connection before 503 service_unavailable (both engines). */
+  readonly acquireTimeoutMs: number;
+  /** Longest a single statement may run (MySQL; 0: unbounded). Migrations are not bounded. */
+  readonly queryTimeoutMs: number;
+  /** Test mode: code inside a transaction asking the same pool for a second connection throws. */
+  readonly strictSingleConnection: boolean;
+}
+
 const stripSlash = (u: string) => u.replace(/\/+$/, '');
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -174,6 +195,13 @@ function buildConfig(v: z.output<typeof schema>): Config {
     appEnv: v.APP_ENV,
     dataDir: path.resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
+    db: Object.freeze({
+      poolSize: v.DB_POOL_SIZE,
+      relayPoolSize: v.RELAY_DB_POOL_SIZE,
+      acquireTimeoutMs: v.DB_ACQUIRE_TIMEOUT_MS,
+      queryTimeoutMs: v.DB_QUERY_TIMEOUT_MS,
+      strictSingleConnection: v.DB_STRICT_SINGLE_CONNECTION ?? false,
+    }),
     baseUrl,
     hostedUrl,
     hostedWebDist: path.resolve(

@@ -5,9 +5,12 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../common/errors';
 import type { Logger } from '../common/logger';
+import { isPoolExhausted } from './pool-guard';
 
 /** Seconds a client is told to wait (Retry-After) while the database is away. */
 export const OUTAGE_RETRY_AFTER_S = 5;
+/** Seconds a client is told to wait (Retry-After) when every pool connection stayed busy. */
+export const BUSY_RETRY_AFTER_S = 1;
 
 /** Driver error codes (mysql2 and Node sockets) that mean "no usable connection", not "this query failed". */
 const CONNECTION_CODES = new Set([
@@ -67,6 +70,13 @@ export class DatabaseAvailability {
    * original error (which may name hosts) never leaves the server.
    */
   classify(e: unknown): AppError | undefined {
+    // every connection busy past DB_ACQUIRE_TIMEOUT_MS: the database is there, this node is saturated (ADR 0044)
+    if (isPoolExhausted(e))
+      return new AppError(
+        'service_unavailable',
+        'The service is busy: no database connection became free in time. Retry after the Retry-After seconds.',
+        { extra: { retry_after: BUSY_RETRY_AFTER_S } },
+      );
     if (!isDatabaseUnavailable(e)) return undefined;
     this.markDown(e);
     return new AppError(

@@ -6,12 +6,18 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { isMysql } from './data-source';
+import { queryTimeoutOf } from './pool-guard';
 import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
+import { assertNotInsideTransaction } from './strict-connection';
 
 type Row = Record<string, unknown>;
 
 interface MysqlPool {
-  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  execute(
+    sql: string | { sql: string; timeout: number },
+    values: unknown[],
+    cb: (err: Error | null, rows: unknown) => void,
+  ): void;
 }
 
 /** Prepared statements per embedded connection, by statement text (the hot texts are fixed: a few dozen). */
@@ -62,13 +68,24 @@ export function sql<T = Row[]>(
   params: unknown[],
   m?: EntityManager,
 ): Promise<T> {
+  if (m?.queryRunner?.isTransactionActive) {
+    if (!isMysql(ds)) return sqliteStatement(ds, statement, params) as Promise<T>;
+    return m.query(statement, params) as Promise<T>;
+  }
+  // strict test mode: a statement outside the caller's transaction, from inside one (ADR 0044)
+  try {
+    assertNotInsideTransaction(ds);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   if (!isMysql(ds)) return sqliteStatement(ds, statement, params) as Promise<T>;
-  if (m?.queryRunner?.isTransactionActive) return m.query(statement, params) as Promise<T>;
   // execute: a server-side prepared statement, cached per connection, so the server parses each hot
   // statement once per connection instead of once per request
   const pool = (ds.driver as unknown as { pool: MysqlPool }).pool;
+  const timeout = queryTimeoutOf(ds);
+  const q = timeout === undefined ? statement : { sql: statement, timeout };
   return new Promise<T>((resolve, reject) =>
-    pool.execute(statement, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
+    pool.execute(q, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
   );
 }
 

@@ -61,6 +61,8 @@ interface Gate {
   waiting: number;
   tail: Promise<void>;
   release: (() => void) | undefined;
+  /** Longest wait for the connection (ms; 0: unbounded), then POOL_ACQUIRE_TIMEOUT (ADR 0044). */
+  timeoutMs: number;
 }
 const gates = new WeakMap<DataSource, Gate>();
 /** The token of code running outside any ds.transaction callback (TypeORM's own save transactions). */
@@ -75,9 +77,26 @@ async function acquire(g: Gate, token: object): Promise<void> {
     release = r;
   });
   g.waiting++;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await prev;
+    if (g.timeoutMs > 0) {
+      const ms = g.timeoutMs;
+      const got = await Promise.race([
+        prev.then(() => true),
+        new Promise<boolean>((r) => {
+          timer = setTimeout(() => r(false), ms);
+        }),
+      ]);
+      if (!got) {
+        // the waiter gives up; its turn, when it comes, passes straight to the next one
+        void prev.then(release);
+        throw Object.assign(new Error(`no database connection became free within ${ms} ms`), {
+          code: 'POOL_ACQUIRE_TIMEOUT',
+        });
+      }
+    } else await prev;
   } finally {
+    clearTimeout(timer);
     g.waiting--;
   }
   g.holder = token;
@@ -120,6 +139,12 @@ export function onConnectionNow<T>(ds: DataSource, fn: () => T): T | Promise<T> 
   return onConnection(ds, fn);
 }
 
+/** Bounds the wait for the embedded DataSource's connection (pool-guard.ts). */
+export function setGateTimeout(ds: DataSource, ms: number): void {
+  const g = gates.get(ds);
+  if (g) g.timeoutMs = ms;
+}
+
 /** The libsql connection of an initialized embedded DataSource. */
 export const sqliteConnection = (ds: DataSource): SqliteConnection =>
   (ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
@@ -132,6 +157,7 @@ export function serializeConnection(ds: DataSource): void {
     waiting: 0,
     tail: Promise.resolve(),
     release: undefined,
+    timeoutMs: 0,
   };
   gates.set(ds, g);
   // the driver's single, shared query runner (created on first use and kept)

@@ -93,8 +93,9 @@ export class AuditService {
     };
     const canonical = canonicalJson(content);
     const digest = createHash('sha256').update(canonical, 'utf8').digest();
-    const kid = await this.kms.currentKeyVersion('audit-signing');
-    const signature = Buffer.from(await this.kms.signDigest(kid, digest)).toString('base64url');
+    // through the caller's transaction: never a second pool connection while it holds one (ADR 0044)
+    const kid = await this.kms.currentKeyVersion('audit-signing', manager);
+    const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager)).toString('base64url');
     await manager.getRepository(AuditRecordEntity).insert({
       id: auditId,
       businessId: input.businessId,

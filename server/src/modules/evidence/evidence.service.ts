@@ -60,7 +60,7 @@ export class EvidenceService {
     // sql-lint-allow: session-scope: by (session_id, stage), session ids are unique across tenants (lookup vindex)
     const row = await m.getRepository(StepEvidenceEntity).findOneBy({ sessionId, stage });
     if (!row) return null;
-    const key = await this.deps.kms.decryptDataKey(row.kid, row.wrappedKey);
+    const key = await this.deps.kms.decryptDataKey(row.kid, row.wrappedKey, m);
     const dc = createDecipheriv('aes-256-gcm', key, Buffer.from(row.iv, 'base64url'));
     dc.setAAD(aadOf(row.sessionId, row.stage, row.kind));
     dc.setAuthTag(Buffer.from(row.tag, 'base64url'));

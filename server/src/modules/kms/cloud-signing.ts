@@ -5,7 +5,7 @@
 // (GCP asymmetric keys have no primary version, AWS asymmetric keys no versions at all): on first use the new
 // one becomes `enabled` and the previous ones `retained`. Evidence encryption keeps using the local provider.
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isUniqueViolation } from '../../db/data-source';
 import type {
@@ -56,10 +56,11 @@ export class CloudSigningKms implements KmsProvider {
     return this.ds.getRepository(KmsKeyVersionEntity);
   }
 
-  async currentKeyVersion(purpose: KmsPurpose): Promise<string> {
-    if (purpose !== 'audit-signing') return this.local.currentKeyVersion(purpose);
-    // Once per process: the configured version does not change while the process runs.
-    this.current ??= this.register().catch((e: unknown) => {
+  async currentKeyVersion(purpose: KmsPurpose, m?: EntityManager): Promise<string> {
+    if (purpose !== 'audit-signing') return this.local.currentKeyVersion(purpose, m);
+    // Once per process: the configured version does not change while the process runs (registered at start;
+    // a retry after a failure runs in the caller's transaction, ADR 0044).
+    this.current ??= this.register(m).catch((e: unknown) => {
       this.current = undefined;
       throw e;
     });
@@ -67,14 +68,15 @@ export class CloudSigningKms implements KmsProvider {
   }
 
   /** Records the configured key version (public key from the cloud) and makes it the one that signs. */
-  private async register(): Promise<string> {
+  private async register(m?: EntityManager): Promise<string> {
+    const repo = (m ?? this.ds.manager).getRepository(KmsKeyVersionEntity);
     const { kid, spki } = await this.signer.describe();
     const pub = p256JwkFromSpki(spki);
-    const existing = await this.repo.findOneBy({ kid });
+    const existing = await repo.findOneBy({ kid });
     if (existing?.state === 'retired') throw new Error('the configured KMS key version has been retired');
     if (!existing) {
       try {
-        await this.repo.insert({
+        await repo.insert({
           kid,
           purpose: 'audit-signing',
           algorithm: 'ES256',
@@ -87,10 +89,10 @@ export class CloudSigningKms implements KmsProvider {
         if (!isDuplicateKey(e)) throw e; // another node registered it first
       }
     } else if (existing.state !== 'enabled') {
-      await this.repo.update({ kid }, { state: 'enabled' });
+      await repo.update({ kid }, { state: 'enabled' });
     }
     // Every other signing version stays verifiable (JWKS) but no longer signs here.
-    await this.ds
+    await (m ?? this.ds.manager)
       .createQueryBuilder()
       .update(KmsKeyVersionEntity)
       .set({ state: 'retained' })
@@ -103,12 +105,12 @@ export class CloudSigningKms implements KmsProvider {
     return kid;
   }
 
-  async signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array> {
+  async signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array> {
     if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
-    if (kid === (await this.currentKeyVersion('audit-signing'))) return this.signer.sign(kid, digest);
+    if (kid === (await this.currentKeyVersion('audit-signing', m))) return this.signer.sign(kid, digest);
     // The receipt seal has a key of its own (ADR 0047), held by the local provider like the evidence keys.
-    if (kid === (await this.local.currentKeyVersion('receipt-seal')))
-      return this.local.signDigest(kid, digest);
+    if (kid === (await this.local.currentKeyVersion('receipt-seal', m)))
+      return this.local.signDigest(kid, digest, m);
     throw new Error('key version is not available for signing');
   }
 
@@ -135,11 +137,11 @@ export class CloudSigningKms implements KmsProvider {
     if (this.current && (await this.current.catch(() => undefined)) === kid) this.current = undefined;
   }
 
-  generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey> {
-    return this.local.generateDataKey(purpose);
+  generateDataKey(purpose: KmsEncryptionPurpose, m?: EntityManager): Promise<DataKey> {
+    return this.local.generateDataKey(purpose, m);
   }
 
-  decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array> {
-    return this.local.decryptDataKey(kid, wrapped);
+  decryptDataKey(kid: string, wrapped: string, m?: EntityManager): Promise<Uint8Array> {
+    return this.local.decryptDataKey(kid, wrapped, m);
   }
 }

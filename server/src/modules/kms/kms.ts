@@ -6,6 +6,8 @@
 // never leaves the KMS (AWS GenerateDataKey/Decrypt; GCP: local random key + Encrypt/Decrypt). The two
 // purposes use separate keys: the audit signing key never encrypts, the evidence key never signs.
 
+import type { EntityManager } from 'typeorm';
+
 /**
  * Asymmetric signing keys: audit records, and the seal over a receipt PDF (ADR 0047: one key, one purpose;
  * both are published in the service's key set, each key with its purpose).
@@ -39,15 +41,19 @@ export type AuditJwk = {
   purpose?: KmsSigningPurpose;
 };
 
+/**
+ * `m`: the caller's transaction, when it calls from inside one. A provider that reads its key versions from the
+ * database reads them through `m` (never another pool connection: ADR 0044) and caches them in-process.
+ */
 export interface KmsProvider {
   /** The key version that signs now; the local provider creates version 1 on first use. */
-  currentKeyVersion(purpose: KmsPurpose): Promise<string>;
+  currentKeyVersion(purpose: KmsPurpose, m?: EntityManager): Promise<string>;
   /** ECDSA P-256 signature (ASN.1 DER) whose signed hash is exactly `digest` (32 bytes); no further hashing. */
-  signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array>;
+  signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array>;
   /** Current and retained (not retired) verification keys. */
   publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]>;
   /** A fresh AES-256 data key, wrapped under the current key-encryption key of `purpose`. */
-  generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey>;
+  generateDataKey(purpose: KmsEncryptionPurpose, m?: EntityManager): Promise<DataKey>;
   /** Unwraps a data key produced by generateDataKey (any non-retired version of that key). */
-  decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array>;
+  decryptDataKey(kid: string, wrapped: string, m?: EntityManager): Promise<Uint8Array>;
 }

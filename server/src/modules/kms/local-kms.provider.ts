@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { isUniqueViolation } from '../../db/data-source';
 import { signDigestP256 } from './ecdsa-p256';
@@ -66,6 +66,19 @@ export function cryptoKeyOf(auditKey: string, purpose: KmsPurpose): string {
 const isDuplicateKey = isUniqueViolation;
 const isSigning = (purpose: string): boolean => (KMS_SIGNING_PURPOSES as readonly string[]).includes(purpose);
 
+/**
+ * How long a read of the key versions is trusted (ms, ADR 0044). Rotation and retirement usually happen on
+ * another process (the operator CLI) or node: within this time a node may still sign with the version that was
+ * current (it stays 'retained', in the JWKS, so its records verify), and a retired version may still sign: retire
+ * a version only once it has been retained for longer than this. This process's own rotate/retire apply at once.
+ */
+export const KEY_VERSION_TTL_MS = 30_000;
+
+interface Cached<T> {
+  value: T;
+  at: number;
+}
+
 export class LocalKmsProvider implements KmsProvider {
   private readonly ds: DataSource;
   private readonly keyRing: string;
@@ -73,6 +86,9 @@ export class LocalKmsProvider implements KmsProvider {
   private readonly clock: Clock;
   /** Decrypted private scalars by kid; a key version's key material never changes. */
   private readonly scalars = new Map<string, Buffer>();
+  /** The current version per purpose, and key version rows by kid, as last read (KEY_VERSION_TTL_MS). */
+  private readonly currentCache = new Map<KmsPurpose, Cached<string>>();
+  private readonly rowCache = new Map<string, Cached<KmsKeyVersionEntity>>();
 
   constructor(deps: { ds: DataSource; keyRing: string; masterKey: Buffer; clock: Clock }) {
     if (deps.masterKey.length !== 32) throw new Error('the local KMS master key must be 32 bytes');
@@ -86,23 +102,47 @@ export class LocalKmsProvider implements KmsProvider {
     return this.ds.getRepository(KmsKeyVersionEntity);
   }
 
-  async currentKeyVersion(purpose: KmsPurpose): Promise<string> {
-    return this.current(purpose);
+  /** The repository on the caller's transaction when it has one: never a second pool connection (ADR 0044). */
+  private repoOn(m: EntityManager | undefined) {
+    return (m ?? this.ds.manager).getRepository(KmsKeyVersionEntity);
   }
 
-  private async current(purpose: KmsPurpose): Promise<string> {
+  private fresh<T>(c: Cached<T> | undefined): T | undefined {
+    return c && this.clock.now().getTime() - c.at < KEY_VERSION_TTL_MS ? c.value : undefined;
+  }
+
+  /** Drops what this process read (rotation, retirement). */
+  private forget(): void {
+    this.currentCache.clear();
+    this.rowCache.clear();
+  }
+
+  async currentKeyVersion(purpose: KmsPurpose, m?: EntityManager): Promise<string> {
+    return this.current(purpose, m);
+  }
+
+  private async current(purpose: KmsPurpose, m?: EntityManager): Promise<string> {
+    const cached = this.fresh(this.currentCache.get(purpose));
+    if (cached) return cached;
     for (let attempt = 0; attempt < 3; attempt++) {
       // One snapshot decides both "no enabled version" and the number of the version to create: a
       // concurrent creator then collides on the primary key (and we read its version back) instead of
       // each process adding its own enabled version.
-      const versions = await this.repo.find({ where: { purpose }, select: { kid: true, state: true } });
+      const versions = await this.repoOn(m).find({
+        where: { purpose },
+        select: { kid: true, state: true },
+      });
       // Only versions of this key ring: a cloud key version (KMS_PROVIDER=gcp|aws) may be enabled in the same
       // table, and after switching back to local it must stay verifiable but never be signed with here.
       const prefix = `${cryptoKeyOf(this.keyRing, purpose)}/cryptoKeyVersions/`;
       const current = latest(versions.filter((v) => v.state === 'enabled' && v.kid.startsWith(prefix)));
-      if (current) return current.kid;
+      if (current) {
+        this.currentCache.set(purpose, { value: current.kid, at: this.clock.now().getTime() });
+        return current.kid;
+      }
       try {
-        return await this.createVersion(purpose, versions);
+        // not cached: created in the caller's transaction, it exists only if that commits
+        return await this.createVersion(purpose, versions, m);
       } catch (e) {
         // Another process created the same version first: read it back.
         if (!isDuplicateKey(e)) throw e;
@@ -113,6 +153,7 @@ export class LocalKmsProvider implements KmsProvider {
 
   /** Adds a version that signs from now on; the previous one stays in the JWKS as 'retained'. */
   async rotate(purpose: KmsPurpose): Promise<string> {
+    this.forget();
     const kid = await this.createVersion(purpose);
     await this.ds
       .createQueryBuilder()
@@ -128,11 +169,21 @@ export class LocalKmsProvider implements KmsProvider {
     const res = await this.repo.update({ kid }, { state: 'retired' });
     if (!res.affected) throw new Error('unknown key version');
     this.scalars.delete(kid);
+    this.forget();
   }
 
-  async signDigest(kid: string, digest: Uint8Array): Promise<Uint8Array> {
+  /** The row of `kid` as read within KEY_VERSION_TTL_MS, else read now (through `m` when given). */
+  private async row(kid: string, m: EntityManager | undefined): Promise<KmsKeyVersionEntity | null> {
+    const cached = this.fresh(this.rowCache.get(kid));
+    if (cached) return cached;
+    const row = await this.repoOn(m).findOneBy({ kid });
+    if (row) this.rowCache.set(kid, { value: row, at: this.clock.now().getTime() });
+    return row;
+  }
+
+  async signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array> {
     if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
-    const row = await this.repo.findOneBy({ kid });
+    const row = await this.row(kid, m);
     // A retained version may still sign (a record started just before a rotation): it is in the JWKS.
     // A retired one may not: its signatures could not be verified.
     if (!row || row.state === 'retired' || !isSigning(row.purpose))
@@ -145,23 +196,23 @@ export class LocalKmsProvider implements KmsProvider {
     return signDigestP256(d, digest);
   }
 
-  async generateDataKey(purpose: KmsEncryptionPurpose): Promise<DataKey> {
-    const kid = await this.current(purpose);
-    const kek = await this.keyMaterial(kid, purpose);
+  async generateDataKey(purpose: KmsEncryptionPurpose, m?: EntityManager): Promise<DataKey> {
+    const kid = await this.current(purpose, m);
+    const kek = await this.keyMaterial(kid, purpose, m);
     const plaintext = randomBytes(32);
     return { kid, plaintext, wrapped: sealGcm(kek, Buffer.from(`data-key|${kid}`, 'utf8'), plaintext) };
   }
 
-  async decryptDataKey(kid: string, wrapped: string): Promise<Uint8Array> {
-    const kek = await this.keyMaterial(kid, 'evidence-encryption');
+  async decryptDataKey(kid: string, wrapped: string, m?: EntityManager): Promise<Uint8Array> {
+    const kek = await this.keyMaterial(kid, 'evidence-encryption', m);
     return openGcm(kek, Buffer.from(`data-key|${kid}`, 'utf8'), wrapped);
   }
 
   /** Decrypted key material of a non-retired version of `purpose` (cached: a version never changes). */
-  private async keyMaterial(kid: string, purpose: KmsPurpose): Promise<Buffer> {
+  private async keyMaterial(kid: string, purpose: KmsPurpose, m?: EntityManager): Promise<Buffer> {
     const cached = this.scalars.get(kid);
     if (cached) return cached;
-    const row = await this.repo.findOneBy({ kid });
+    const row = await this.repoOn(m).findOneBy({ kid });
     if (!row || row.state === 'retired' || row.purpose !== purpose)
       throw new Error(`key version is not available for ${purpose}`);
     const material = this.decrypt(row);
@@ -184,6 +235,7 @@ export class LocalKmsProvider implements KmsProvider {
   private async createVersion(
     purpose: KmsPurpose,
     snapshot?: Pick<KmsKeyVersionEntity, 'kid'>[],
+    m?: EntityManager,
   ): Promise<string> {
     const prefix = `${cryptoKeyOf(this.keyRing, purpose)}/cryptoKeyVersions/`;
     const existing = snapshot ?? (await this.repo.find({ where: { purpose }, select: { kid: true } }));
@@ -199,7 +251,7 @@ export class LocalKmsProvider implements KmsProvider {
     } else {
       secret = randomBytes(32);
     }
-    await this.repo.insert({
+    await this.repoOn(m).insert({
       kid,
       purpose,
       algorithm: ALGORITHM[purpose],

@@ -4,9 +4,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
+import { isPoolExhausted, poolState } from '../../db/pool-guard';
 import type { ServiceMetrics } from './metrics';
 
-export type ReadyCheck = 'ok' | 'failed' | 'pending' | 'draining';
+export type ReadyCheck = 'ok' | 'failed' | 'pending' | 'draining' | 'pool_exhausted';
+
+/**
+ * How long /readyz waits for a pool connection (ms). A node whose every connection stays busy this long answers
+ * 503 with `database: pool_exhausted` at once instead of waiting with the requests it cannot serve (ADR 0044).
+ */
+export const READY_POOL_WAIT_MS = 1000;
 
 export class OpsService {
   private draining = false;
@@ -37,12 +44,27 @@ export class OpsService {
   async ready(): Promise<{ status: 'ready'; checks: Record<string, ReadyCheck>; warnings?: string[] }> {
     const checks: Record<string, ReadyCheck> = { database: 'failed', migrations: 'failed' };
     try {
-      await this.deps.ds.query('SELECT 1');
+      const probe = this.deps.ds.query('SELECT 1');
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<'pool_exhausted'>((r) => {
+        timer = setTimeout(() => r('pool_exhausted'), READY_POOL_WAIT_MS);
+      });
+      const first = await Promise.race([probe.then(() => 'ok' as const), waited]).finally(() =>
+        clearTimeout(timer),
+      );
+      if (first === 'pool_exhausted') {
+        probe.catch(() => {}); // it ends by itself (DB_ACQUIRE_TIMEOUT_MS at most)
+        const pool = poolState(this.deps.ds);
+        // every connection busy (or the embedded engine's one held): the node is saturated, not the database away
+        checks.database = pool === undefined || pool.busy >= pool.size ? 'pool_exhausted' : 'failed';
+        throw new Error(checks.database);
+      }
       checks.database = 'ok';
       // showMigrations() is true while a migration of this build is not applied yet
       checks.migrations = (await this.deps.ds.showMigrations()) ? 'pending' : 'ok';
-    } catch {
+    } catch (e) {
       // the failed check names itself; details of a database error stay out of an unauthenticated answer
+      if (checks.database === 'failed' && isPoolExhausted(e)) checks.database = 'pool_exhausted';
     }
     if (this.draining) checks.shutdown = 'draining';
     const ok = checks.database === 'ok' && checks.migrations === 'ok' && !this.draining;

@@ -59,12 +59,22 @@ function ttlCache<T>(
   const maxEntries = opts.maxEntries ?? 1000;
   const maxTtl = opts.maxTtlSeconds ?? 3600;
   const cache = new Map<string, { token: T; until: number }>();
+  // one fetch per list at a time: a burst of answers on a cold cache shares it instead of sending one GET each
+  // (at 64 answers at once each GET waited behind the others and timed out; issue 27). It runs before any
+  // transaction (verification precedes the completion's), so waiting for it holds no connection.
+  const inflight = new Map<string, Promise<T>>();
   return async (uri) => {
     const now = clock.now().getTime();
     const hit = cache.get(uri);
     if (hit && now < hit.until) return hit.token;
     cache.delete(uri);
-    const token = await inner(uri);
+    let pending = inflight.get(uri);
+    if (!pending) {
+      pending = inner(uri).finally(() => inflight.delete(uri));
+      inflight.set(uri, pending);
+    }
+    const token = await pending;
+    if (cache.has(uri)) return token;
     const { ttl, exp } = timesOf(token) ?? {};
     if (typeof ttl === 'number' && ttl > 0) {
       let until = now + Math.min(ttl, maxTtl) * 1000;
