@@ -26,8 +26,11 @@ import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 /** Everything mounted outside the RouteRegistry, with the reason it needs no registry decision. */
 const ALLOWLIST: Record<string, string> = {
-  'GET /s/:id':
-    'the hosted page shell (static HTML); the session id is the capability and all data goes through the signer routes',
+  'GET /s/:id,/s/:id/return':
+    'the hosted page shell (static HTML), also as the same-device redirect target (ADR 0050); the session id is the capability and all data goes through the signer routes',
+  'GET /favicon.ico': 'the product icon (static bytes, issue 29); public by nature',
+  'GET /verify':
+    'the receipt verification page (static HTML, ADR 0047); the check runs in the browser against the public key set',
   'USE /assets': 'hashed static assets of the hosted page; public by nature',
   'GET /dashboard,/dashboard/*splat':
     'the dashboard app shell (static HTML, ADR 0017); all data goes through /auth and /graphql with their own decisions',

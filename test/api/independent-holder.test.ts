@@ -311,7 +311,11 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
     expect((await signer.session()).body.status).toBe('in_progress');
 
     const answer = await holder.answer(link);
-    expect(answer).toEqual({ status: 200, body: {} });
+    expect(answer).toEqual({
+      status: 200,
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
     const request = holder.lastRequest as Openid4vpAuthorizationRequest;
     expect(request.response_mode).toBe('direct_post.jwt');
     expect(request.client_id).toMatch(/^x509_hash:/);
@@ -359,7 +363,11 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
       ]),
     );
     const answer = await holder.answer(link);
-    expect(answer).toEqual({ status: 200, body: {} });
+    expect(answer).toEqual({
+      status: 200,
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
 
     // What the holder's user was shown: the document's label and hash, which match the file the business sent.
     const [tx] = holder.lastTransactionData;

@@ -257,7 +257,11 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
 
   it('sign cross-device with the mobile driving licence (signed request_uri, direct_post.jwt)', async () => {
     const { id, signer } = await newSignSession();
-    expect(await crossDevice(signer, 'adult_mdl')).toEqual({ status: 200, body: {} });
+    expect(await crossDevice(signer, 'adult_mdl')).toEqual({
+      status: 200,
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
     expect((await signer.session()).body.status).toBe('completed');
     const result = await resultOf(id);
     expect(result.documents).toEqual([
@@ -294,7 +298,11 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     await expectMdocHolderProof(result, ATTEST, MDOC_MDL.doctype);
 
     const cd = await newAttestSession();
-    expect(await crossDevice(cd.signer, 'adult_mdoc')).toEqual({ status: 200, body: {} });
+    expect(await crossDevice(cd.signer, 'adult_mdoc')).toEqual({
+      status: 200,
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
     const cdResult = await resultOf(cd.id);
     expect(cdResult.terms_sha256).toBe(sha256Hex(TERMS));
     await expectMdocHolderProof(cdResult, ATTEST, MDOC_PID.doctype);

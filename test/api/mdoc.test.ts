@@ -333,7 +333,11 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     ]);
     // the reference wallet fetches, verifies, presents the mdoc over the redirect handover and posts the JWE
     const answer = await t.svc.signedWallet.answerCrossDevice({ persona: 'adult_mdoc', uri: cd.body.uri });
-    expect(answer).toEqual({ status: 200, body: {} });
+    expect(answer).toEqual({
+      status: 200,
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
+    });
     expect((await signer.session()).body.status).toBe('completed');
     const read = await api.rest('GET', `/v1/sessions/${id}`);
     expect(read.body.results[0].claims).toEqual(IDENTIFY_CLAIMS);
