@@ -5,7 +5,7 @@ import { DashError } from './api';
 import { errorCopy } from './errors';
 
 /** Codes whose server message says what exactly is wrong (e.g. "Step 3: attestation needs terms."). */
-const DETAILED = new Set(['validation_failed', 'workflow_invalid']);
+const DETAILED = new Set(['validation_failed', 'workflow_invalid', 'unsupported_media_type']);
 
 export function ErrorNote(props: { error: unknown; retry?: () => void }) {
   const code = () => (props.error instanceof DashError ? props.error.code : 'unknown');

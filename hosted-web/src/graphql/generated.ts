@@ -366,6 +366,21 @@ export type CreateDashboardSessionMutationVariables = Exact<{
 
 export type CreateDashboardSessionMutation = { createSession: { id: string, url: string, expires: string } };
 
+export type NewSessionRevisionQueryVariables = Exact<{
+  workflowId: string;
+}>;
+
+
+export type NewSessionRevisionQuery = { workflowRevisions: Array<{ revision: number, steps: Array<{ primitive: Primitive, documents: number | null }> }> };
+
+export type CreateDashboardSignSessionMutationVariables = Exact<{
+  workflowId: string;
+  documents?: Array<File> | File | null | undefined;
+}>;
+
+
+export type CreateDashboardSignSessionMutation = { createSession: { id: string, url: string, expires: string } };
+
 export type WebhookDeliveryRowFragment = { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null };
 
 export type WebhooksQueryVariables = Exact<{ [key: string]: never; }>;
