@@ -264,10 +264,17 @@ export type StepRoutesQuery = { catalog: Array<{ id: string, wallet: { name: str
 
 export type RelyingPartyFieldsFragment = { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null };
 
+export type RelyingPartyWalletsFieldsFragment = { source: string, walletName: string | null, pageName: string };
+
 export type RelyingPartyScreenQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RelyingPartyScreenQuery = { relyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null } };
+export type RelyingPartyScreenQuery = { relyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null }, relyingPartyWallets: { source: string, walletName: string | null, pageName: string } };
+
+export type RelyingPartyWalletsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RelyingPartyWalletsQuery = { relyingPartyWallets: { source: string, walletName: string | null, pageName: string } };
 
 export type SetRelyingPartyMutationVariables = Exact<{
   input: RelyingPartyInput;
