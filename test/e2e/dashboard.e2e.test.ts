@@ -57,6 +57,10 @@ describe('dashboard app in Chromium', () => {
     await page.goto(link as string);
     await check(page, 'accept-invitation');
     await page.getByRole('button', { name: 'Accept invitation' }).click();
+    // an owner lands on Start (issue 29); the account screen is one click away
+    await page.getByRole('heading', { name: 'Start' }).waitFor();
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/start`);
+    await page.getByRole('link', { name: 'Your account' }).first().click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/account`);
     expect(await page.getByText('owner@acme.test').count()).toBe(1);

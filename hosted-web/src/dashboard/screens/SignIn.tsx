@@ -81,6 +81,7 @@ export function SignIn() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
+      <p class="d-product">Credential verification service</p>
       <h1 id="screen-title">Sign in to the dashboard</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <button type="button" class="d-primary" disabled={busy()} onClick={passkey}>
@@ -110,6 +111,10 @@ export function SignIn() {
           </button>
         </form>
       </Show>
+      <p class="d-muted d-no-account">
+        No account yet? Accounts are made by invitation: ask an owner or admin of your business to invite you
+        (Team and invitations). A new business gets its first invitation from the service's operator.
+      </p>
     </section>
   );
 }
@@ -129,8 +134,9 @@ export function AcceptInvitation() {
     setBusy(true);
     setError(null);
     try {
-      await signInWith('/auth/invitations/accept', { token: token() });
-      navigate('/dashboard/account', true);
+      const u = await signInWith('/auth/invitations/accept', { token: token() });
+      // an owner starts the business (Start: first workflow, key, session); others first secure their account
+      navigate(u.role === 'owner' ? '/dashboard/start' : '/dashboard/account', true);
     } catch (e) {
       setError(e);
     } finally {
@@ -140,6 +146,7 @@ export function AcceptInvitation() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
+      <p class="d-product">Credential verification service</p>
       <h1 id="screen-title">Accept your invitation</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <Show
