@@ -82,4 +82,13 @@ describe('dashboard: a failed session in words', () => {
     expect(items.join('\n')).not.toMatch(/condition_matched|^Failure age_requirement/);
     await checkScreen(page, 'session-failed-in-words', SHOTS);
   });
+
+  it('previews the branding with the business’s real name and workflow, not placeholders', async () => {
+    await page.goto(`${d.t.baseUrl}/dashboard/branding`);
+    const preview = page.getByTestId('branding-preview');
+    await preview.getByText('Words GmbH').waitFor();
+    expect(await preview.textContent()).toContain('Age check');
+    expect(await preview.textContent()).not.toMatch(/Your business name|Identity check/);
+    await checkScreen(page, 'branding-preview-real', SHOTS);
+  });
 });

@@ -219,7 +219,7 @@ export type BrandingFieldsFragment = { displayName: string | null, accentColor: 
 export type BrandingScreenQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null }, relyingPartyWallets: { pageName: string }, workflows: Array<{ name: string, latestRevision: number }> };
 
 export type SetBrandingMutationVariables = Exact<{
   input: BrandingInput;
