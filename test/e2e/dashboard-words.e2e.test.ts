@@ -63,7 +63,7 @@ describe('dashboard: a failed session in words', () => {
     const raw = await d.api.gql('query($id: ID!) { sessionTimeline(id: $id) { entries { kind } } }', {
       id: sessionId,
     });
-    const kinds = (raw.data?.sessionTimeline.entries as { kind: string }[]).map((e) => e.kind);
+    const kinds = ((raw.data?.sessionTimeline.entries ?? []) as { kind: string }[]).map((e) => e.kind);
     expect(kinds.filter((k) => k === 'wallet_request').length).toBe(3);
 
     await page.goto(`${d.t.baseUrl}/dashboard/sessions/${sessionId}`);
