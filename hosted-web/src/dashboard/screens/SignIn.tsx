@@ -1,7 +1,7 @@
 // Sign-in: an emailed one-time link (the token arrives in the fragment, never in a server log) or a passkey
 // (discoverable credential, so no email is asked). Accepting an invitation posts its fragment token likewise.
 import { startAuthentication } from '@simplewebauthn/browser';
-import { createSignal, onCleanup, onMount, Show } from 'solid-js';
+import { createResource, createSignal, onCleanup, onMount, Show } from 'solid-js';
 import { authPost, DashError, signInWith } from '../api';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
@@ -119,6 +119,13 @@ export function SignIn() {
   );
 }
 
+const ROLE: Record<string, string> = {
+  owner: 'its owner',
+  admin: 'an admin',
+  developer: 'a developer',
+  viewer: 'a viewer',
+};
+
 export function AcceptInvitation() {
   const [token, setToken] = createSignal(fragmentToken());
   const [busy, setBusy] = createSignal(false);
@@ -128,6 +135,19 @@ export function AcceptInvitation() {
   onFragmentToken((t) => {
     setToken(t);
     setError(null);
+  });
+
+  // the page may name the business before accepting (the email does not: spec); a bad token says so at once
+  const [invitation] = createResource(token, async (t) => {
+    try {
+      return (await authPost('/auth/invitations/describe', { token: t })) as {
+        business_name: string;
+        role: string;
+      };
+    } catch (e) {
+      setError(e);
+      return null;
+    }
   });
 
   const accept = async () => {
@@ -154,7 +174,21 @@ export function AcceptInvitation() {
           token() && !(error() instanceof DashError && (error() as DashError).code === 'invitation_invalid')
         }
       >
-        <p>You were invited to a business's dashboard. Accepting creates your account and signs you in.</p>
+        <Show
+          when={invitation()}
+          fallback={
+            <p>
+              You were invited to a business's dashboard. Accepting creates your account and signs you in.
+            </p>
+          }
+        >
+          {(i) => (
+            <p data-testid="invitation-business">
+              You were invited to the dashboard of <strong>{i().business_name}</strong> as{' '}
+              {ROLE[i().role] ?? i().role}. Accepting creates your account and signs you in.
+            </p>
+          )}
+        </Show>
         <button type="button" class="d-primary" disabled={busy()} onClick={accept}>
           Accept invitation
         </button>
