@@ -3,6 +3,8 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import { createResource, createSignal, onCleanup, onMount, Show } from 'solid-js';
 import { authPost, DashError, signInWith } from '../api';
+import { DashLanguage } from '../components/DashLanguage';
+import { type DashKey, dt } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
 
@@ -81,23 +83,19 @@ export function SignIn() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
-      <p class="d-product">Credential verification service</p>
-      <h1 id="screen-title">Sign in to the dashboard</h1>
+      <div class="d-public-top">
+        <p class="d-product">{dt('signIn.product')}</p>
+        <DashLanguage id="sign-in-language" />
+      </div>
+      <h1 id="screen-title">{dt('signIn.title')}</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <button type="button" class="d-primary" disabled={busy()} onClick={passkey}>
-        Sign in with a passkey
+        {dt('signIn.passkey')}
       </button>
-      <p class="d-muted">or get a one-time link by email</p>
-      <Show
-        when={!sent()}
-        fallback={
-          <p role="status">
-            If this address has an account, a sign-in link is on its way. It works once, for 15 minutes.
-          </p>
-        }
-      >
+      <p class="d-muted">{dt('signIn.or')}</p>
+      <Show when={!sent()} fallback={<p role="status">{dt('signIn.sent')}</p>}>
         <form onSubmit={link}>
-          <label for="email">Email address</label>
+          <label for="email">{dt('signIn.email')}</label>
           <input
             id="email"
             type="email"
@@ -107,23 +105,20 @@ export function SignIn() {
             onInput={(e) => setEmail(e.currentTarget.value)}
           />
           <button type="submit" disabled={busy()}>
-            Email me a link
+            {dt('signIn.send')}
           </button>
         </form>
       </Show>
-      <p class="d-muted d-no-account">
-        No account yet? Accounts are made by invitation: ask an owner or admin of your business to invite you
-        (Team and invitations). A new business gets its first invitation from the service's operator.
-      </p>
+      <p class="d-muted d-no-account">{dt('signIn.noAccount')}</p>
     </section>
   );
 }
 
-const ROLE: Record<string, string> = {
-  owner: 'its owner',
-  admin: 'an admin',
-  developer: 'a developer',
-  viewer: 'a viewer',
+const ROLE_KEYS: Record<string, DashKey> = {
+  owner: 'role.owner',
+  admin: 'role.admin',
+  developer: 'role.developer',
+  viewer: 'role.viewer',
 };
 
 export function AcceptInvitation() {
@@ -166,31 +161,29 @@ export function AcceptInvitation() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
-      <p class="d-product">Credential verification service</p>
-      <h1 id="screen-title">Accept your invitation</h1>
+      <div class="d-public-top">
+        <p class="d-product">{dt('signIn.product')}</p>
+        <DashLanguage id="invitation-language" />
+      </div>
+      <h1 id="screen-title">{dt('invite.title')}</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <Show
         when={
           token() && !(error() instanceof DashError && (error() as DashError).code === 'invitation_invalid')
         }
       >
-        <Show
-          when={invitation()}
-          fallback={
-            <p>
-              You were invited to a business's dashboard. Accepting creates your account and signs you in.
-            </p>
-          }
-        >
+        <Show when={invitation()} fallback={<p>{dt('invite.generic')}</p>}>
           {(i) => (
             <p data-testid="invitation-business">
-              You were invited to the dashboard of <strong>{i().business_name}</strong> as{' '}
-              {ROLE[i().role] ?? i().role}. Accepting creates your account and signs you in.
+              {dt('invite.named', {
+                business: i().business_name,
+                role: ROLE_KEYS[i().role] ? dt(ROLE_KEYS[i().role] as DashKey) : i().role,
+              })}
             </p>
           )}
         </Show>
         <button type="button" class="d-primary" disabled={busy()} onClick={accept}>
-          Accept invitation
+          {dt('invite.accept')}
         </button>
       </Show>
     </section>
