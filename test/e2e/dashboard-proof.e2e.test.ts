@@ -87,6 +87,10 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
     await page.goto(link as string);
     await check(page, '01-accept-invitation');
     await page.getByRole('button', { name: 'Accept invitation' }).click();
+    // an owner lands on Start (issue 29); the account screen is one click away
+    await page.getByRole('heading', { name: 'Start' }).waitFor();
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/start`);
+    await page.getByRole('link', { name: 'Your account' }).first().click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     expect(await page.getByText('inhaberin@mueller.test').count()).toBe(1);
     expect(await page.getByTestId('environment-badge').textContent()).toContain('SANDBOX');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
 import type { Api, TestService } from '../support/harness';
+import { publishWorkflow } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-relying-party');
@@ -39,9 +40,12 @@ describe('dashboard relying party in Chromium', () => {
   it('saves, shows the saved values after a reload, and refuses a viewer', async () => {
     await page.goto(`${t.baseUrl}/dashboard/relying-party`);
     await page.getByRole('heading', { name: 'Relying party' }).waitFor();
+    await page.getByTestId('rp-wallets').waitFor(); // loaded: what the form holds is the saved data
     for (const [label, value] of Object.entries(VALUES)) await page.getByLabel(label).fill(value);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved. Wallets show it on the next request.').waitFor();
+    // registrar mode is off in this service: the screen says wallets do not show it yet, and what is needed
+    await page.getByText(/^Saved\. Wallets do not show these details yet/).waitFor();
+    expect(await page.getByTestId('rp-wallets').textContent()).toContain('pnpm operator registrar rotate');
     await page.reload();
     await expect.poll(() => page.getByLabel('Legal name').inputValue()).toBe(VALUES['Legal name']);
     for (const [label, value] of Object.entries(VALUES))
@@ -73,5 +77,46 @@ describe('dashboard relying party in Chromium', () => {
       'Acme Lending GmbH',
     );
     await ctx.close();
+  }, 120_000);
+
+  it('names a refused field in words, and once registrar mode is on says the next request carries the name the page shows', async () => {
+    await page.goto(`${t.baseUrl}/dashboard/relying-party`);
+    const privacy = page.getByLabel('Privacy policy URL');
+    await expect.poll(() => privacy.inputValue()).toBe(VALUES['Privacy policy URL']);
+    await privacy.fill('https://user:secret@acme.example/privacy');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await privacy.getAttribute('aria-invalid')).toBe('true');
+    const line = page.locator('#rp-privacy-error');
+    expect(await line.textContent()).toContain('starting with https:// and without a user name or password');
+    expect(await alert.textContent()).not.toContain('privacyPolicyUrl must be');
+    expect(await alert.locator('.d-error-code').textContent()).toBe('Code: validation_failed');
+    await checkScreen(page, 'relying-party-field-refused', SHOTS);
+
+    // an operator turns registrar mode on: the screen now promises the next request, with the page's name
+    await t.svc.verifierIdentity.registrar.rotateCa();
+    await page.reload();
+    await page.getByTestId('rp-wallets').waitFor();
+    expect(await page.getByTestId('rp-wallets').textContent()).toContain(
+      'Wallets show “Acme Lending” and these details from the next request on',
+    );
+    expect((await api.gql('{ relyingPartyWallets { source walletName pageName } }')).data).toEqual({
+      relyingPartyWallets: { source: 'registrar', walletName: 'Acme Lending', pageName: 'Acme Lending' },
+    });
+    await checkScreen(page, 'relying-party-registrar-on', SHOTS);
+
+    // the hosted page names the business as the wallet does
+    const { workflowId } = await publishWorkflow(
+      api,
+      [{ primitive: 'age_verify', threshold: 18 }],
+      'http://127.0.0.1:9/hooks',
+      'Age check',
+    );
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    const hosted = await dash!.context.newPage();
+    await hosted.goto(created.body.url);
+    await hosted.getByRole('heading', { level: 1, name: 'Acme Lending' }).waitFor();
+    await hosted.close();
   }, 120_000);
 });

@@ -26,7 +26,7 @@ describe('dashboard webhook endpoint in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     await receiver.start();
-    dash = await signedInDashboard({ label: 'dash-webhooks-e2e', business: 'Hooks GmbH' });
+    dash = await signedInDashboard({ label: 'dash-webhooks-e2e', business: 'Hooks GmbH', workers: true });
     ({ t, page, api } = dash);
   }, 120_000);
 
@@ -60,5 +60,12 @@ describe('dashboard webhook endpoint in Chromium', () => {
     expect(sent.errors).toBeUndefined();
     await page.getByText(sent.data.sendTestWebhook.deliveryId).waitFor({ timeout: 15_000 });
     expect(await field.inputValue()).toBe(receiver.url);
+
+    // after the test event, with its attempts and a request body open, nothing scrolls sideways on a phone
+    // (issue 29)
+    await page.getByRole('button', { name: /^1 attempt of whtest_/ }).click();
+    await page.getByRole('button', { name: /^Show request body of the attempt/ }).click();
+    await page.getByTestId('request-body').waitFor();
+    await check(page, 'webhooks-after-test-event');
   }, 120_000);
 });

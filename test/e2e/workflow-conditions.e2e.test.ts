@@ -173,13 +173,18 @@ describe('workflow conditions in the dashboard editor', () => {
     await page.goto(`${t.baseUrl}/dashboard/sessions/${id}`);
     await page.getByTestId('session-detail').waitFor();
     expect(await page.getByTestId('session-status').textContent()).toBe('Failed');
-    await page.getByText('age_requirement_not_met at step 1').waitFor();
+    // the failure in words, the code small beside it (issue 29)
+    await expect
+      .poll(() => page.getByTestId('session-failure').textContent())
+      .toBe(
+        'The person is not old enough: the age check of this step was not met. (step 1) age_requirement_not_met',
+      );
     const condition = page.getByTestId('audit-condition-0');
     await condition.waitFor();
     expect(await condition.textContent()).toBe(
       'Condition 1 on old enough matched: the session ended as failed (age_requirement_not_met).',
     );
-    await page.getByTestId('timeline').getByText('condition_matched').waitFor();
+    await page.getByTestId('timeline').getByText('Condition met').waitFor();
     await check(page, 'conditions-session-detail');
   }, 120_000);
 });

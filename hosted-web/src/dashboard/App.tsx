@@ -3,7 +3,9 @@
 // colour (the whole top bar and a badge with the word, never colour alone).
 import { createResource, type JSX, Match, onMount, Show, Switch } from 'solid-js';
 import { type Environment, environment, restoreSession, setEnvironment, user } from './api';
+import { DashLanguage } from './components/DashLanguage';
 import { Nav } from './components/Nav';
+import { dt } from './i18n';
 import { linkClick, navigate, path } from './router';
 import { ErrorNote, Screen } from './Screen';
 import { Account } from './screens/Account';
@@ -25,16 +27,76 @@ interface RouteDef {
 }
 
 const ROUTES: RouteDef[] = [
-  { path: '/dashboard/start', title: 'Start', view: Start },
-  { path: '/dashboard/team', title: 'Team and invitations', view: Team },
-  { path: '/dashboard/api-keys', title: 'API keys', view: ApiKeys },
-  { path: '/dashboard/workflows', title: 'Workflows', view: Workflows },
-  { path: '/dashboard/sessions', title: 'Sessions', view: Sessions },
-  { path: '/dashboard/webhooks', title: 'Webhook endpoint', view: Webhooks },
-  { path: '/dashboard/catalog', title: 'Route catalog', view: Catalog },
-  { path: '/dashboard/branding', title: 'Branding', view: Branding },
-  { path: '/dashboard/relying-party', title: 'Relying party', view: RelyingParty },
-  { path: '/dashboard/account', title: 'Your account', view: Account },
+  {
+    path: '/dashboard/start',
+    get title() {
+      return dt('nav.start');
+    },
+    view: Start,
+  },
+  {
+    path: '/dashboard/team',
+    get title() {
+      return dt('nav.team');
+    },
+    view: Team,
+  },
+  {
+    path: '/dashboard/api-keys',
+    get title() {
+      return dt('nav.apiKeys');
+    },
+    view: ApiKeys,
+  },
+  {
+    path: '/dashboard/workflows',
+    get title() {
+      return dt('nav.workflows');
+    },
+    view: Workflows,
+  },
+  {
+    path: '/dashboard/sessions',
+    get title() {
+      return dt('nav.sessions');
+    },
+    view: Sessions,
+  },
+  {
+    path: '/dashboard/webhooks',
+    get title() {
+      return dt('nav.webhooks');
+    },
+    view: Webhooks,
+  },
+  {
+    path: '/dashboard/catalog',
+    get title() {
+      return dt('nav.catalog');
+    },
+    view: Catalog,
+  },
+  {
+    path: '/dashboard/branding',
+    get title() {
+      return dt('nav.branding');
+    },
+    view: Branding,
+  },
+  {
+    path: '/dashboard/relying-party',
+    get title() {
+      return dt('nav.relyingParty');
+    },
+    view: RelyingParty,
+  },
+  {
+    path: '/dashboard/account',
+    get title() {
+      return dt('nav.account');
+    },
+    view: Account,
+  },
 ];
 
 function Shell(props: { route: RouteDef }) {
@@ -49,20 +111,21 @@ function Shell(props: { route: RouteDef }) {
   return (
     <div class={`d-shell d-env-${env()}`}>
       <a class="d-skip" href="#main">
-        Skip to content
+        {dt('shell.skip')}
       </a>
       <header class="d-top">
-        <span class="d-brand">Verification dashboard</span>
+        <span class="d-brand">{dt('shell.brand')}</span>
         <span class="d-badge" data-testid="environment-badge">
-          {env() === 'production' ? 'PRODUCTION: live data' : 'SANDBOX: test data'}
+          {env() === 'production' ? dt('shell.badge.production') : dt('shell.badge.sandbox')}
         </span>
         <label class="d-env">
-          <span>Environment</span>
+          <span>{dt('shell.environment')}</span>
           <select value={env()} onChange={onEnv}>
-            <option value="sandbox">Sandbox</option>
-            <option value="production">Production</option>
+            <option value="sandbox">{dt('shell.sandbox')}</option>
+            <option value="production">{dt('shell.production')}</option>
           </select>
         </label>
+        <DashLanguage id="dashboard-language" />
       </header>
       <Nav items={ROUTES} />
       <main id="main" class="d-main">
@@ -111,12 +174,24 @@ export function App() {
     const detail = /^\/dashboard\/sessions\/([\w-]+)$/.exec(p);
     if (detail) {
       const id = detail[1] as string;
-      return { path: '/dashboard/sessions', title: 'Session', view: () => <SessionDetail id={id} /> };
+      return {
+        path: '/dashboard/sessions',
+        get title() {
+          return dt('nav.session');
+        },
+        view: () => <SessionDetail id={id} />,
+      };
     }
     const workflow = /^\/dashboard\/workflows\/([\w-]+)$/.exec(p);
     if (workflow) {
       const id = workflow[1] as string;
-      return { path: '/dashboard/workflows', title: 'Workflow', view: () => <WorkflowDetail id={id} /> };
+      return {
+        path: '/dashboard/workflows',
+        get title() {
+          return dt('nav.workflow');
+        },
+        view: () => <WorkflowDetail id={id} />,
+      };
     }
     return ROUTES.find((r) => r.path === p);
   };

@@ -5,17 +5,21 @@ import { DashError } from './api';
 import { errorCopy } from './errors';
 
 /** Codes whose server message says what exactly is wrong (e.g. "Step 3: attestation needs terms."). */
-const DETAILED = new Set(['validation_failed', 'workflow_invalid']);
+const DETAILED = new Set(['validation_failed', 'workflow_invalid', 'unsupported_media_type']);
 
-export function ErrorNote(props: { error: unknown; retry?: () => void }) {
+export function ErrorNote(props: { error: unknown; retry?: () => void; words?: string | null }) {
   const code = () => (props.error instanceof DashError ? props.error.code : 'unknown');
   const detail = () => (props.error instanceof DashError ? props.error.detail : undefined);
   return (
     <div class="d-error" role="alert">
       <p>{errorCopy(code(), detail())}</p>
       {/* which field is wrong: only the server's detail says */}
-      {DETAILED.has(code()) && detail() ? <p data-testid="error-detail">{detail()}</p> : null}
-      <p>Code: {code()}</p>
+      {props.words ? (
+        <p data-testid="error-detail">{props.words}</p>
+      ) : DETAILED.has(code()) && detail() ? (
+        <p data-testid="error-detail">{detail()}</p>
+      ) : null}
+      <p class="d-error-code">Code: {code()}</p>
       {props.error instanceof DashError && props.error.requestId ? (
         <p>Request id: {props.error.requestId}</p>
       ) : null}

@@ -150,25 +150,34 @@ export async function gql<TData, TVars>(
 }
 
 /**
- * One operation with file variables as a GraphQL multipart request (`operations`, `map`, file parts). The
- * preflight header is what the server's CSRF rule for multipart bodies asks for.
+ * One operation with file variables as a GraphQL multipart request (`operations`, `map`, file parts). A
+ * variable holds one file or a list of files (`variables.documents.0`, `.1`, …). The preflight header is what
+ * the server's CSRF rule for multipart bodies asks for.
  */
 export async function gqlUpload<TData, TVars>(
   op: Operation<TData, TVars>,
-  files: Record<string, File>,
+  files: Record<string, File | File[]>,
   variables: Partial<TVars> = {},
 ): Promise<TData> {
   const { document: query, name: operationName } = op;
-  const names = Object.keys(files);
+  const parts: { path: string; file: File }[] = [];
+  const nulls: Record<string, null | null[]> = {};
+  for (const [name, value] of Object.entries(files)) {
+    if (Array.isArray(value)) {
+      nulls[name] = value.map(() => null);
+      value.forEach((file, i) => {
+        parts.push({ path: `variables.${name}.${i}`, file });
+      });
+    } else {
+      nulls[name] = null;
+      parts.push({ path: `variables.${name}`, file: value });
+    }
+  }
   const form = new FormData();
-  const vars = { ...variables, ...Object.fromEntries(names.map((n) => [n, null])) };
-  form.append('operations', JSON.stringify({ query, operationName, variables: vars }));
-  form.append(
-    'map',
-    JSON.stringify(Object.fromEntries(names.map((n, i) => [String(i), [`variables.${n}`]]))),
-  );
-  names.forEach((n, i) => {
-    form.append(String(i), files[n] as File);
+  form.append('operations', JSON.stringify({ query, operationName, variables: { ...variables, ...nulls } }));
+  form.append('map', JSON.stringify(Object.fromEntries(parts.map((p, i) => [String(i), [p.path]]))));
+  parts.forEach((p, i) => {
+    form.append(String(i), p.file);
   });
   const body = (await send('/graphql', {
     method: 'POST',

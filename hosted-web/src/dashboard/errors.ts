@@ -36,6 +36,9 @@ const COPY: Record<string, string> = {
     'The logo must be a PNG, JPEG or WebP image. SVG and other formats are not accepted.',
   logo_too_large: 'The logo file is larger than 256 KiB. Export it smaller and try again.',
   logo_dimensions_invalid: 'The logo must be 16 to 2048 pixels on each side.',
+  // sessions screen: a sign workflow's files
+  documents_required: 'This workflow signs documents: choose a PDF for each document field.',
+  unsupported_media_type: 'A file is not of a type this document takes (a PDF). Choose the file again.',
   return_url_not_allowed: 'The return URL is not on an origin registered for this environment.',
 };
 

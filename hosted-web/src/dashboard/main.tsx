@@ -4,6 +4,7 @@ import { App } from './App';
 import './dashboard.css';
 import './dashboard-screens.css';
 import './dashboard-parts.css';
+import './dashboard-fixes.css';
 
 const root = document.getElementById('root');
 if (root) render(() => <App />, root);

@@ -219,7 +219,7 @@ export type BrandingFieldsFragment = { displayName: string | null, accentColor: 
 export type BrandingScreenQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null } };
+export type BrandingScreenQuery = { returnOrigins: Array<string>, branding: { displayName: string | null, accentColor: string | null, logoUrl: string | null }, relyingPartyWallets: { pageName: string }, workflows: Array<{ name: string, latestRevision: number }> };
 
 export type SetBrandingMutationVariables = Exact<{
   input: BrandingInput;
@@ -264,10 +264,17 @@ export type StepRoutesQuery = { catalog: Array<{ id: string, wallet: { name: str
 
 export type RelyingPartyFieldsFragment = { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null };
 
+export type RelyingPartyWalletsFieldsFragment = { source: string, walletName: string | null, pageName: string };
+
 export type RelyingPartyScreenQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RelyingPartyScreenQuery = { relyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null } };
+export type RelyingPartyScreenQuery = { relyingParty: { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null }, relyingPartyWallets: { source: string, walletName: string | null, pageName: string } };
+
+export type RelyingPartyWalletsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RelyingPartyWalletsQuery = { relyingPartyWallets: { source: string, walletName: string | null, pageName: string } };
 
 export type SetRelyingPartyMutationVariables = Exact<{
   input: RelyingPartyInput;
@@ -365,6 +372,21 @@ export type CreateDashboardSessionMutationVariables = Exact<{
 
 
 export type CreateDashboardSessionMutation = { createSession: { id: string, url: string, expires: string } };
+
+export type NewSessionRevisionQueryVariables = Exact<{
+  workflowId: string;
+}>;
+
+
+export type NewSessionRevisionQuery = { workflowRevisions: Array<{ revision: number, steps: Array<{ primitive: Primitive, documents: number | null }> }> };
+
+export type CreateDashboardSignSessionMutationVariables = Exact<{
+  workflowId: string;
+  documents?: Array<File> | File | null | undefined;
+}>;
+
+
+export type CreateDashboardSignSessionMutation = { createSession: { id: string, url: string, expires: string } };
 
 export type WebhookDeliveryRowFragment = { id: string, deliveryId: string, event: string, status: WebhookDeliveryStatus, attempts: number, createdAt: string, deliveredAt: string | null, nextAttemptAt: string | null, lastError: string | null };
 

@@ -36,6 +36,7 @@ import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
 import { createWebhookResolver } from '../modules/webhook/webhook.resolver';
 import { createWorkflowResolver } from '../modules/workflow/workflow.resolver';
+import { walletNamingOf } from './relying-party-wallets';
 import type { ApiServices } from './service-types';
 
 /**
@@ -111,7 +112,7 @@ export function declareApi(s: ApiServices): {
     createBusinessOriginalsResolver(s.receipts),
     createAuditResolver(s.audit),
     createBrandingResolver(branding),
-    createRelyingPartyResolver(relyingParty),
+    createRelyingPartyResolver(relyingParty, walletNamingOf(s)),
   ];
   return { routes, resolvers };
 }

@@ -3,6 +3,7 @@
 // link, Escape closes and gives focus back to the button, leaving the menu or following a link closes it).
 // The list of routes stays in App.tsx; this file only decides how it is shown.
 import { createEffect, createSignal, For, on } from 'solid-js';
+import { dt } from '../i18n';
 import { linkClick, path } from '../router';
 
 export interface NavItem {
@@ -55,7 +56,7 @@ export function Nav(props: { items: NavItem[] }) {
         onClick={toggle}
       >
         <span aria-hidden="true" class="d-menu-icon" />
-        Menu
+        {dt('shell.menu')}
       </button>
       <ul id="dashboard-nav-list" ref={list}>
         <For each={props.items}>

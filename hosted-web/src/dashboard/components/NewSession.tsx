@@ -6,10 +6,14 @@ import { createResource, createSignal, For, Show } from 'solid-js';
 import type {
   CreateDashboardSessionMutation,
   CreateDashboardSessionMutationVariables,
+  CreateDashboardSignSessionMutation,
+  CreateDashboardSignSessionMutationVariables,
+  NewSessionRevisionQuery,
+  NewSessionRevisionQueryVariables,
   NewSessionWorkflowsQuery,
   NewSessionWorkflowsQueryVariables,
 } from '../../graphql/generated';
-import { environment, gql, operation } from '../api';
+import { DashError, environment, gql, gqlUpload, operation } from '../api';
 import DOCUMENT from '../graphql/test-session.graphql?raw';
 import { when } from '../Screen';
 import { ActionStatus, createAction } from './action';
@@ -23,6 +27,25 @@ const CREATE = operation<CreateDashboardSessionMutation, CreateDashboardSessionM
   'CreateDashboardSession',
 );
 
+const REVISION = operation<NewSessionRevisionQuery, NewSessionRevisionQueryVariables>(
+  DOCUMENT,
+  'NewSessionRevision',
+);
+const CREATE_SIGN = operation<
+  CreateDashboardSignSessionMutation,
+  CreateDashboardSignSessionMutationVariables
+>(DOCUMENT, 'CreateDashboardSignSession');
+
+/** How many documents the newest published revision's sign steps take, one entry per step (in order). */
+async function signDocuments(workflowId: string): Promise<number[]> {
+  const revisions = (await gql(REVISION, { workflowId })).workflowRevisions;
+  const newest = revisions.reduce<(typeof revisions)[number] | null>(
+    (a, r) => (a && a.revision > r.revision ? a : r),
+    null,
+  );
+  return (newest?.steps ?? []).filter((s) => s.primitive === 'sign').map((s) => s.documents ?? 1);
+}
+
 type Created = CreateDashboardSessionMutation['createSession'];
 
 export function NewSession(props: { onCreated?: () => void }) {
@@ -35,13 +58,50 @@ export function NewSession(props: { onCreated?: () => void }) {
   const action = createAction();
   const selectable = () => (workflows() ?? []).filter((w) => !w.apiOnly);
   const workflowId = () => chosen() || selectable()[0]?.id || '';
+  const [signSteps] = createResource(workflowId, signDocuments);
+  /** One file field per document, numbered across the sign steps as the server takes them. */
+  const fields = () =>
+    (signSteps() ?? []).flatMap((count, step) =>
+      Array.from({ length: count }, (_, i) => ({ step: step + 1, index: i + 1, count })),
+    );
+  const [files, setFiles] = createSignal<(File | undefined)[]>([]);
+  const [missingFile, setMissingFile] = createSignal(-1);
+  const setFile = (i: number, f: File | undefined) =>
+    setFiles((prev) => {
+      const next = [...prev];
+      next[i] = f;
+      return next;
+    });
 
   const onCreate = () =>
     action.run(async () => {
       setCreated(null);
       setCopied(false);
-      const { createSession } = await gql(CREATE, { workflowId: workflowId() });
-      setCreated(createSession);
+      const wanted = fields().length;
+      if (wanted === 0) {
+        setCreated((await gql(CREATE, { workflowId: workflowId() })).createSession);
+      } else {
+        const chosenFiles = files().slice(0, wanted);
+        const missing = fields().findIndex((_, i) => !chosenFiles[i]);
+        setMissingFile(missing);
+        if (missing >= 0) {
+          document.getElementById(`new-session-file-${missing}`)?.focus();
+          throw new DashError(
+            'documents_required',
+            400,
+            `Choose a PDF for each of the ${wanted} document field(s) before creating the session.`,
+            undefined,
+            `documents[${missing}]`,
+          );
+        }
+        const { createSession } = await gqlUpload(
+          CREATE_SIGN,
+          { documents: chosenFiles as File[] },
+          { workflowId: workflowId() },
+        );
+        setCreated(createSession);
+        setFiles([]);
+      }
       props.onCreated?.();
     });
   const onCopy = async () => {
@@ -75,7 +135,10 @@ export function NewSession(props: { onCreated?: () => void }) {
             <select
               id="new-session-workflow"
               value={workflowId()}
-              onChange={(e) => setChosen(e.currentTarget.value)}
+              onChange={(e) => {
+                setChosen(e.currentTarget.value);
+                setFiles([]);
+              }}
             >
               <For each={workflows()}>
                 {(w) => (
@@ -86,6 +149,36 @@ export function NewSession(props: { onCreated?: () => void }) {
               </For>
             </select>
           </div>
+        </div>
+        <Show when={fields().length}>
+          <fieldset class="d-new-session-files">
+            <legend>
+              This workflow signs {fields().length === 1 ? 'one document' : `${fields().length} documents`}:
+              choose the PDF the person will read and sign for each.
+            </legend>
+            <For each={fields()}>
+              {(f, i) => (
+                <div class="d-field">
+                  <label for={`new-session-file-${i()}`}>
+                    {(signSteps()?.length ?? 0) > 1 ? `Signing step ${f.step}: ` : ''}
+                    {f.count === 1 ? 'Document (PDF)' : `Document ${f.index} of ${f.count} (PDF)`}
+                  </label>
+                  <input
+                    id={`new-session-file-${i()}`}
+                    type="file"
+                    accept="application/pdf,.pdf"
+                    aria-invalid={missingFile() === i() ? 'true' : undefined}
+                    onChange={(e) => {
+                      setFile(i(), e.currentTarget.files?.[0]);
+                      if (missingFile() === i()) setMissingFile(-1);
+                    }}
+                  />
+                </div>
+              )}
+            </For>
+          </fieldset>
+        </Show>
+        <div class="d-new-session-go">
           <button type="button" class="d-primary" onClick={onCreate} disabled={action.busy()}>
             Create session
           </button>

@@ -38,10 +38,10 @@ export function createAction(): Action {
 }
 
 /** The outcome of the screen's last action: its error (role=alert) or its notice (role=status). */
-export function ActionStatus(props: { action: Action }) {
+export function ActionStatus(props: { action: Action; words?: string | null }) {
   return (
     <>
-      <Show when={props.action.error()}>{(e) => <ErrorNote error={e()} />}</Show>
+      <Show when={props.action.error()}>{(e) => <ErrorNote error={e()} words={props.words} />}</Show>
       <Show when={props.action.notice()}>
         <p role="status" class="d-ok">
           {props.action.notice()}

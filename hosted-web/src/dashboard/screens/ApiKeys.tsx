@@ -10,7 +10,7 @@ import {
   type RevokeApiKeyMutation,
   type RevokeApiKeyMutationVariables,
 } from '../../graphql/generated';
-import { environment, gql, operation } from '../api';
+import { DashError, environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { DataTable } from '../components/DataTable';
@@ -29,13 +29,17 @@ const REVOKE_API_KEY = operation<RevokeApiKeyMutation, RevokeApiKeyMutationVaria
   'RevokeApiKey',
 );
 
-/** What each scope allows, in words (README "API keys"; no scope chosen: a full key). */
+/**
+ * What each scope allows, in words (README "API keys"). A new key starts with the narrowest that works for an
+ * integration: create sessions and read their results. A full key (no scope: every /v1 call) is its own box.
+ */
 const SCOPES: { scope: ApiKeyScope; words: string }[] = [
   { scope: ApiKeyScope.SessionsCreate, words: 'Create sessions' },
   { scope: ApiKeyScope.SessionsRead, words: 'Read sessions and their results' },
   { scope: ApiKeyScope.SessionsWrite, words: 'Continue and stop sessions' },
   { scope: ApiKeyScope.AuditsRead, words: 'Read audit records' },
 ];
+const NARROWEST: ApiKeyScope[] = [ApiKeyScope.SessionsCreate, ApiKeyScope.SessionsRead];
 const scopeWords = (scopes: readonly ApiKeyScope[] | null): string =>
   scopes?.length
     ? SCOPES.filter((s) => scopes.includes(s.scope))
@@ -46,7 +50,8 @@ const scopeWords = (scopes: readonly ApiKeyScope[] | null): string =>
 export function ApiKeys() {
   const [keys, { refetch }] = createResource(environment, () => gql(API_KEYS));
   const [label, setLabel] = createSignal('');
-  const [scopes, setScopes] = createSignal<ApiKeyScope[]>([]);
+  const [scopes, setScopes] = createSignal<ApiKeyScope[]>(NARROWEST);
+  const [full, setFull] = createSignal(false);
   const toggle = (scope: ApiKeyScope, on: boolean) =>
     setScopes((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
   const [created, setCreated] = createSignal<CreateApiKeyMutation['createApiKey'] | null>(null);
@@ -56,10 +61,21 @@ export function ApiKeys() {
     e.preventDefault();
     void action.run(async () => {
       const chosen = scopes();
-      const answer = await gql(CREATE_API_KEY, { label: label(), scopes: chosen.length ? chosen : null });
+      if (!full() && chosen.length === 0) {
+        document.getElementById(`scope-${SCOPES[0]?.scope}`)?.focus();
+        throw new DashError(
+          'validation_failed',
+          400,
+          'Choose at least one thing the key may do, or tick “Full access”.',
+          undefined,
+          'scopes',
+        );
+      }
+      const answer = await gql(CREATE_API_KEY, { label: label(), scopes: full() ? null : chosen });
       setCreated(answer.createApiKey);
       setLabel('');
-      setScopes([]);
+      setScopes(NARROWEST);
+      setFull(false);
       await refetch();
     });
   };
@@ -96,15 +112,18 @@ export function ApiKeys() {
         <fieldset class="d-scopes" aria-describedby="scopes-hint">
           <legend>Scopes</legend>
           <p id="scopes-hint" class="d-muted">
-            Choose what the key may do. Choose none for a full key (every /v1 call).
+            What the key may do. It starts with the least an integration needs: create sessions and read their
+            results. Add more only if your server uses it.
           </p>
           <For each={SCOPES}>
             {(s) => (
               <label>
                 <input
+                  id={`scope-${s.scope}`}
                   type="checkbox"
                   value={s.scope}
-                  checked={scopes().includes(s.scope)}
+                  disabled={full()}
+                  checked={full() || scopes().includes(s.scope)}
                   onChange={(e) => toggle(s.scope, e.currentTarget.checked)}
                 />
                 <span>
@@ -113,6 +132,12 @@ export function ApiKeys() {
               </label>
             )}
           </For>
+          <label class="d-scope-full">
+            <input type="checkbox" checked={full()} onChange={(e) => setFull(e.currentTarget.checked)} />
+            <span>
+              Full access: every /v1 call, including those added later. Use only for a trusted server.
+            </span>
+          </label>
         </fieldset>
         <button type="submit" class="d-primary" disabled={action.busy()}>
           Create {environment()} key
@@ -135,6 +160,9 @@ export function ApiKeys() {
               header: 'Status',
               cell: (k) => (
                 <Show when={!k.revokedAt} fallback={<>Revoked {when(k.revokedAt)}</>}>
+                  <span class="d-key-active" data-testid="key-status">
+                    Active
+                  </span>{' '}
                   <ConfirmButton
                     label={`Revoke key ${k.label}`}
                     question={`Revoke key ${k.label}? Requests with it fail at once.`}

@@ -70,6 +70,10 @@ export function Branding() {
       : `Contrast with white button text: ${r.toFixed(2)}:1. Too low: WCAG AA needs 4.5:1. Choose a darker colour.`;
   };
   const previewAccent = () => (HEX.test(shownAccent()) ? shownAccent() : DEFAULT_ACCENT);
+  /** What the page shows: the name typed here, else the page's public name (the relying party's first). */
+  const previewName = () => name() || data()?.relyingPartyWallets.pageName || shownName();
+  const previewWorkflow = () =>
+    data()?.workflows.find((w) => w.latestRevision > 0)?.name ?? 'Your workflow’s name';
   const previewLogo = () => filePreview() ?? data()?.branding.logoUrl ?? null;
 
   const act = async (f: () => Promise<string>) => {
@@ -162,8 +166,8 @@ export function Branding() {
         <Show when={previewLogo()}>
           {(src) => <img class="b-preview-logo" src={src()} alt={shownName() || 'Your logo'} />}
         </Show>
-        <p class="b-preview-workflow">Identity check</p>
-        <p class="b-preview-name">{shownName() || 'Your business name'}</p>
+        <p class="b-preview-workflow">{previewWorkflow()}</p>
+        <p class="b-preview-name">{previewName()}</p>
         <span class="b-preview-button" style={{ background: previewAccent() }}>
           Start
         </span>

@@ -6,6 +6,7 @@
 import { createResource, createSignal, For, Show } from 'solid-js';
 import { environment, user } from '../api';
 import { ResultCard, text } from '../components/ResultCard';
+import { collapseWalletRequests, entryWords, failureLine } from '../components/timeline-words';
 import { linkClick } from '../router';
 import { ErrorNote, when } from '../Screen';
 import {
@@ -42,6 +43,7 @@ const EVENT: Record<string, string> = {
   wallet_response_refused: 'Wallet answer refused',
   wallet_response_accepted: 'Wallet answer accepted',
   step_completed: 'Step completed',
+  condition_matched: 'Condition met',
   awaiting_decision: 'Waiting for your decision',
   continued: 'Continued',
   completed: 'Session completed',
@@ -126,9 +128,8 @@ export function SessionDetail(props: { id: string }) {
                 {(f) => (
                   <>
                     <dt>Failure</dt>
-                    <dd>
-                      <code>{f().code}</code>
-                      {f().stage != null ? ` at step ${(f().stage as number) + 1}` : ''}
+                    <dd data-testid="session-failure">
+                      {failureLine(f().code, f().stage)} <code class="d-code-small">{f().code}</code>
                     </dd>
                   </>
                 )}
@@ -155,7 +156,9 @@ export function SessionDetail(props: { id: string }) {
 
       <h2 id="timeline-h">Timeline</h2>
       <ol class="d-timeline" aria-labelledby="timeline-h" data-testid="timeline">
-        <For each={data()?.sessionTimeline.entries}>{(e) => <TimelineItem e={e} />}</For>
+        <For each={collapseWalletRequests(data()?.sessionTimeline.entries ?? [])}>
+          {(e) => <TimelineItem e={e} />}
+        </For>
       </ol>
     </div>
   );
@@ -174,11 +177,14 @@ function TimelineItem(props: { e: TimelineEntry }) {
     <li>
       <span class="d-muted">{whenExact(props.e.at)}</span>{' '}
       <strong data-kind={props.e.kind}>{EVENT[props.e.kind] ?? props.e.kind}</strong>
-      {props.e.stage != null ? <> (step {props.e.stage + 1})</> : null}
+      {props.e.stage != null && props.e.kind !== 'condition_matched' ? (
+        <> (step {props.e.stage + 1})</>
+      ) : null}
+      {entryWords(props.e) ? <>: {entryWords(props.e)}</> : null}
       {props.e.code ? (
         <>
           {' '}
-          <code>{props.e.code}</code>
+          <code class="d-code-small">{props.e.code}</code>
         </>
       ) : null}
     </li>

@@ -1,9 +1,9 @@
-// Sessions of the selected environment, newest first: filters (status, workflow, environment, created
+// Sessions of the selected environment (the top bar's switch), newest first: filters (status, workflow, created
 // range) and keyset pages; each row links to the session detail (SessionDetail.tsx). Lists carry no results
 // and no personal data (support view, ADR 0013).
 import { createEffect, createResource, createSignal, For, on, Show } from 'solid-js';
 import type { SessionListFilter } from '../../graphql/generated';
-import { type Environment, environment, setEnvironment } from '../api';
+import { environment } from '../api';
 import { NewSession } from '../components/NewSession';
 import { linkClick } from '../router';
 import { when } from '../Screen';
@@ -84,11 +84,18 @@ export function Sessions() {
     setter((e.currentTarget as HTMLInputElement | HTMLSelectElement).value);
     setPages([null]);
   };
-  const onEnv = (e: Event) => {
-    setWorkflowId(''); // workflows belong to one environment
-    setPages([null]);
-    setEnvironment((e.currentTarget as HTMLSelectElement).value as Environment);
-  };
+  // the top bar's environment switch is the only one (issue 29): a switch starts the list again, and the
+  // workflow filter is cleared, as workflows belong to one environment
+  createEffect(
+    on(
+      environment,
+      () => {
+        setWorkflowId('');
+        setPages([null]);
+      },
+      { defer: true },
+    ),
+  );
   return (
     <>
       <NewSession onCreated={() => setPages([null])} />
@@ -111,14 +118,6 @@ export function Sessions() {
           {/* text in the metadata the session was created with (any key or value) */}
           <label for="ref-filter">Your reference (metadata)</label>
           <input id="ref-filter" type="search" maxlength="200" value={ref()} onChange={set(setRef)} />
-        </div>
-        <div>
-          {/* the same switch as the top bar: the dashboard shows one environment at a time */}
-          <label for="env-filter">Sessions from</label>
-          <select id="env-filter" value={environment()} onChange={onEnv}>
-            <option value="sandbox">Sandbox (test)</option>
-            <option value="production">Production (live)</option>
-          </select>
         </div>
         <div>
           <label for="from-filter">Created from (UTC)</label>

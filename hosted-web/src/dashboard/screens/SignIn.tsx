@@ -1,8 +1,10 @@
 // Sign-in: an emailed one-time link (the token arrives in the fragment, never in a server log) or a passkey
 // (discoverable credential, so no email is asked). Accepting an invitation posts its fragment token likewise.
 import { startAuthentication } from '@simplewebauthn/browser';
-import { createSignal, onCleanup, onMount, Show } from 'solid-js';
+import { createResource, createSignal, onCleanup, onMount, Show } from 'solid-js';
 import { authPost, DashError, signInWith } from '../api';
+import { DashLanguage } from '../components/DashLanguage';
+import { type DashKey, dt } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
 
@@ -81,22 +83,19 @@ export function SignIn() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
-      <h1 id="screen-title">Sign in to the dashboard</h1>
+      <div class="d-public-top">
+        <p class="d-product">{dt('signIn.product')}</p>
+        <DashLanguage id="sign-in-language" />
+      </div>
+      <h1 id="screen-title">{dt('signIn.title')}</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <button type="button" class="d-primary" disabled={busy()} onClick={passkey}>
-        Sign in with a passkey
+        {dt('signIn.passkey')}
       </button>
-      <p class="d-muted">or get a one-time link by email</p>
-      <Show
-        when={!sent()}
-        fallback={
-          <p role="status">
-            If this address has an account, a sign-in link is on its way. It works once, for 15 minutes.
-          </p>
-        }
-      >
+      <p class="d-muted">{dt('signIn.or')}</p>
+      <Show when={!sent()} fallback={<p role="status">{dt('signIn.sent')}</p>}>
         <form onSubmit={link}>
-          <label for="email">Email address</label>
+          <label for="email">{dt('signIn.email')}</label>
           <input
             id="email"
             type="email"
@@ -106,13 +105,21 @@ export function SignIn() {
             onInput={(e) => setEmail(e.currentTarget.value)}
           />
           <button type="submit" disabled={busy()}>
-            Email me a link
+            {dt('signIn.send')}
           </button>
         </form>
       </Show>
+      <p class="d-muted d-no-account">{dt('signIn.noAccount')}</p>
     </section>
   );
 }
+
+const ROLE_KEYS: Record<string, DashKey> = {
+  owner: 'role.owner',
+  admin: 'role.admin',
+  developer: 'role.developer',
+  viewer: 'role.viewer',
+};
 
 export function AcceptInvitation() {
   const [token, setToken] = createSignal(fragmentToken());
@@ -125,12 +132,26 @@ export function AcceptInvitation() {
     setError(null);
   });
 
+  // the page may name the business before accepting (the email does not: spec); a bad token says so at once
+  const [invitation] = createResource(token, async (t) => {
+    try {
+      return (await authPost('/auth/invitations/describe', { token: t })) as {
+        business_name: string;
+        role: string;
+      };
+    } catch (e) {
+      setError(e);
+      return null;
+    }
+  });
+
   const accept = async () => {
     setBusy(true);
     setError(null);
     try {
-      await signInWith('/auth/invitations/accept', { token: token() });
-      navigate('/dashboard/account', true);
+      const u = await signInWith('/auth/invitations/accept', { token: token() });
+      // an owner starts the business (Start: first workflow, key, session); others first secure their account
+      navigate(u.role === 'owner' ? '/dashboard/start' : '/dashboard/account', true);
     } catch (e) {
       setError(e);
     } finally {
@@ -140,16 +161,29 @@ export function AcceptInvitation() {
 
   return (
     <section class="d-card d-narrow" aria-labelledby="screen-title">
-      <h1 id="screen-title">Accept your invitation</h1>
+      <div class="d-public-top">
+        <p class="d-product">{dt('signIn.product')}</p>
+        <DashLanguage id="invitation-language" />
+      </div>
+      <h1 id="screen-title">{dt('invite.title')}</h1>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <Show
         when={
           token() && !(error() instanceof DashError && (error() as DashError).code === 'invitation_invalid')
         }
       >
-        <p>You were invited to a business's dashboard. Accepting creates your account and signs you in.</p>
+        <Show when={invitation()} fallback={<p>{dt('invite.generic')}</p>}>
+          {(i) => (
+            <p data-testid="invitation-business">
+              {dt('invite.named', {
+                business: i().business_name,
+                role: ROLE_KEYS[i().role] ? dt(ROLE_KEYS[i().role] as DashKey) : i().role,
+              })}
+            </p>
+          )}
+        </Show>
         <button type="button" class="d-primary" disabled={busy()} onClick={accept}>
-          Accept invitation
+          {dt('invite.accept')}
         </button>
       </Show>
     </section>

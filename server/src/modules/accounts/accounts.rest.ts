@@ -115,6 +115,16 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
   });
   routes.add({
     method: 'post',
+    path: '/auth/invitations/describe',
+    auth: 'public',
+    summary:
+      'The business name and role of a pending invitation, for its page before accepting; the token stays usable.',
+    handler: async (req, res) => {
+      sendJson(res, 200, await accounts.describeInvitation(jsonObjectBody(req).token));
+    },
+  });
+  routes.add({
+    method: 'post',
     path: '/auth/invitations/accept',
     auth: 'public',
     summary:

@@ -111,6 +111,11 @@ export class AccountsService {
   ): Ret<InvitationsService, 'listInvitations'> {
     return this.invitations.listInvitations(...a) as Ret<InvitationsService, 'listInvitations'>;
   }
+  describeInvitation(
+    ...a: Args<InvitationsService, 'describeInvitation'>
+  ): Ret<InvitationsService, 'describeInvitation'> {
+    return this.invitations.describeInvitation(...a) as Ret<InvitationsService, 'describeInvitation'>;
+  }
   acceptInvitation(
     ...a: Args<InvitationsService, 'acceptInvitation'>
   ): Ret<InvitationsService, 'acceptInvitation'> {

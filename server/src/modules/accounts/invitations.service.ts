@@ -259,6 +259,21 @@ export class InvitationsService extends AccountsPart {
   }
 
   /** Accepts an invitation: one guarded write (unused, unrevoked, unexpired), the user, a signed-in session. */
+  /**
+   * What the invitation page may say before it is accepted (issue 29): the business's name and the role, for a
+   * pending, unexpired invitation; invitation_invalid otherwise. Reads only; the token stays usable.
+   */
+  async describeInvitation(token: unknown): Promise<{ business_name: string; role: string }> {
+    if (typeof token !== 'string' || token.length < 16 || token.length > 200)
+      throw new AppError('invitation_invalid');
+    const inv = await this.deps.ds.getRepository(InvitationEntity).findOneBy({ tokenHash: sha256Hex(token) });
+    if (!inv || inv.acceptedAt || inv.revokedAt || inv.expiresAt <= this.now())
+      throw new AppError('invitation_invalid');
+    const business = await this.deps.ds.getRepository(BusinessEntity).findOneBy({ id: inv.businessId });
+    if (!business) throw new AppError('invitation_invalid');
+    return { business_name: business.name, role: inv.role };
+  }
+
   async acceptInvitation(token: unknown, userAgent?: string): Promise<SignedIn> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 200)
       throw new AppError('invitation_invalid');

@@ -343,8 +343,8 @@ export async function pageBrandOf(
 ): Promise<Branding & { name: string }> {
   const rows = await sql<Record<string, string | null>[]>(
     ds,
-    'SELECT b.name, h.display_name, h.accent_color, h.logo_sha256 FROM business b LEFT JOIN hosted_page_settings h ON h.business_id = b.id AND h.environment = ? WHERE b.id = ?',
-    [environment, businessId],
+    'SELECT b.name, h.display_name, h.accent_color, h.logo_sha256, r.display_name AS rp_display_name FROM business b LEFT JOIN hosted_page_settings h ON h.business_id = b.id AND h.environment = ? LEFT JOIN relying_party r ON r.business_id = b.id AND r.environment = ? WHERE b.id = ?',
+    [environment, environment, businessId],
   );
   const r = rows[0];
   const brand = viewOf(
@@ -354,7 +354,8 @@ export async function pageBrandOf(
       logoSha256: r.logo_sha256 ?? null,
     },
   );
-  return { ...brand, name: brand.displayName ?? r?.name ?? '' };
+  // one public name for the page and the wallet (ADR 0052): the relying party's, else the page's, else the business's
+  return { ...brand, name: r?.rp_display_name ?? brand.displayName ?? r?.name ?? '' };
 }
 
 async function readOrigins(

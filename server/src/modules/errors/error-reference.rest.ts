@@ -53,10 +53,19 @@ const NOTES: Partial<Record<ErrorCode, string>> = {
     'every <code>/v1</code> route with a body, JSON or multipart, and for GraphQL input fields.',
 };
 
+/** Readable on a phone too (issue 29): long codes wrap, the table never pushes the page sideways. */
+const STYLE =
+  'body{color:#1d2430;line-height:1.5}table{width:100%;border-collapse:collapse;table-layout:fixed}' +
+  'th,td{text-align:left;vertical-align:top;padding:.35rem .4rem;border-bottom:1px solid #d0d5dd;' +
+  'overflow-wrap:anywhere}th:nth-child(2),td:nth-child(2){width:4.5rem}code{overflow-wrap:anywhere}' +
+  'pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f5f8;padding:.75rem;border-radius:6px}' +
+  'a{color:#0b57d0}';
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${STYLE}</style></head>
 <body style="font-family: system-ui, sans-serif; max-width: 48rem; margin: 2rem auto; padding: 0 1rem">
 ${body}
 </body></html>

@@ -24,6 +24,29 @@ export class RelyingPartyGql {
   purpose!: string | null;
 }
 
+/** Where the name a wallet shows comes from (ADR 0052); `name` is what it shows, when known. */
+export interface WalletNaming {
+  source: 'registrar' | 'imported' | 'none';
+  name: string | null;
+}
+
+@ObjectType('RelyingPartyWallets', {
+  description: 'Whether wallets are shown the relying-party data of this environment, and by what name.',
+})
+export class RelyingPartyWalletsGql {
+  @Field(() => String, {
+    description:
+      'registrar: each request carries a registration certificate made from these details (a save takes effect on the next request); imported: an operator-imported certificate is carried instead (its name stays until a new one is imported); none: requests carry none, so wallets show only the service host.',
+  })
+  source!: WalletNaming['source'];
+  @Field(() => String, { nullable: true, description: 'The name a wallet shows; null for none.' })
+  walletName!: string | null;
+  @Field(() => String, {
+    description: 'The name the hosted page shows (relying-party display name, else branding, else business).',
+  })
+  pageName!: string;
+}
+
 @InputType('RelyingPartyInput')
 export class RelyingPartyInputGql {
   @Field(() => String, { nullable: true, description: '1-200 characters; null: not set.' }) legalName?:
@@ -43,9 +66,26 @@ export class RelyingPartyInputGql {
     | null;
 }
 
-export function createRelyingPartyResolver(service: RelyingPartyService) {
+export function createRelyingPartyResolver(
+  service: RelyingPartyService,
+  walletNaming: (businessId: string, environment: 'sandbox' | 'production') => Promise<WalletNaming>,
+) {
   @Resolver()
   class RelyingPartyResolver {
+    @Roles(RULES.read)
+    @Query(() => RelyingPartyWalletsGql, {
+      description: 'Whether a saved relying party reaches wallets in this environment, and the names shown.',
+    })
+    async relyingPartyWallets(@GqlCtx() { ctx }: GqlContext): Promise<RelyingPartyWalletsGql> {
+      const { businessId, environment, pageName } = await service.publicName(ctx);
+      const w = await walletNaming(businessId, environment);
+      return {
+        source: w.source,
+        walletName: w.source === 'registrar' ? pageName : w.name,
+        pageName,
+      };
+    }
+
     @Roles(RULES.read)
     @Query(() => RelyingPartyGql, { description: 'The business as the relying party in this environment.' })
     async relyingParty(@GqlCtx() { ctx }: GqlContext): Promise<RelyingPartyGql> {

@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { inTransaction } from '../../db/data-source';
-import type { AccountAuditWriter } from '../branding/branding.service';
+import { type AccountAuditWriter, pageBrandOf } from '../branding/branding.service';
 import { RelyingPartyEntity } from './relying-party.entity';
 
 export interface RelyingParty {
@@ -99,6 +99,15 @@ export class RelyingPartyService {
   async get(ctx: Ctx): Promise<RelyingParty> {
     const { businessId, environment } = tenantOf(ctx);
     return relyingPartyOf(ctx.manager ?? this.deps.ds.manager, businessId, environment);
+  }
+
+  /** The one public name of the business here: what the hosted page and a registrar certificate show. */
+  async publicName(
+    ctx: Ctx,
+  ): Promise<{ businessId: string; environment: 'sandbox' | 'production'; pageName: string }> {
+    const { businessId, environment } = tenantOf(ctx);
+    const brand = await pageBrandOf(this.deps.ds, businessId, environment);
+    return { businessId, environment, pageName: brand.name };
   }
 
   /** Replaces the caller's environment's relying-party data; one account_audit entry in the same transaction. */

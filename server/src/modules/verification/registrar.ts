@@ -78,8 +78,8 @@ const octetString = (digest: Buffer) => Buffer.concat([Buffer.from([0x04, digest
 export type DisplayResolver = (businessId: string, environment: string) => Promise<DisplayInfo>;
 
 /**
- * The default: the relying-party display name and privacy policy when set (ADR 0035), else the business's
- * name and an empty policy; the branding logo.
+ * The default: the relying-party display name and privacy policy when set (ADR 0035), else the branding
+ * display name, else the business's name (the page's one public name, ADR 0052) and an empty policy; the logo.
  */
 export function brandingDisplay(ds: DataSource, hostedUrl: string): DisplayResolver {
   return async (businessId, environment) => {
@@ -89,7 +89,8 @@ export function brandingDisplay(ds: DataSource, hostedUrl: string): DisplayResol
       .getRepository(HostedPageSettingsEntity)
       .findOneBy({ businessId, environment: environment as 'sandbox' | 'production' });
     return {
-      display_name: rp.displayName ?? business?.name ?? businessId,
+      // the hosted page's rule (pageBrandOf, ADR 0052): relying party, else branding, else business name
+      display_name: rp.displayName ?? settings?.displayName ?? business?.name ?? businessId,
       logo_uri: settings?.logoSha256 ? `${hostedUrl}${logoUrlOf(settings.logoSha256)}` : '',
       privacy_policy_uri: rp.privacyPolicyUrl ?? '',
     };
