@@ -187,7 +187,8 @@ describe('access certificates from a real CA', () => {
     expect((await t.svc.walletTransports.rootPem()).trim()).toBe(ca.rootPem.trim());
     expect(await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: after.uri })).toEqual({
       status: 200,
-      body: {},
+      // the same-device redirect back to the hosted page (ADR 0050)
+      body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
     });
   }, 600_000);
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalJson } from '../../server/src/modules/audit/canonical-json';
 import {
+  KEY_VERSION_TTL_MS,
   LocalKmsProvider,
   loadOrCreateLocalMasterKey,
 } from '../../server/src/modules/kms/local-kms.provider';
@@ -305,6 +306,8 @@ describe('the signer’s record (receipts): pdf', () => {
       clock,
     });
     const next = await kms.rotate('receipt-seal');
+    // another process's rotation reaches the service within KEY_VERSION_TTL_MS (ADR 0044)
+    clock.advance(KEY_VERSION_TTL_MS + 1000);
     const second = files.write('seal-2.pdf', (await b.pdf()).bytes);
     expect(pdfdetachJson(second).seal.kid).toBe(next);
     expect(next).not.toBe(j1.seal.kid);

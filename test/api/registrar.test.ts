@@ -113,7 +113,8 @@ describe('registrar mode: each business signs under its own leaf', () => {
       // the sandbox wallet trusts the registrar root and completes the exchange under this business's leaf
       expect(await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: req.uri })).toEqual({
         status: 200,
-        body: {},
+        // the same-device redirect back to the hosted page (ADR 0050)
+        body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
       });
     }
     expect(new Set(seen).size).toBe(2); // A's and B's client identifiers differ

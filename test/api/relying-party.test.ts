@@ -179,7 +179,8 @@ describe('the business as the relying party', () => {
       ).resolves.toBeTruthy();
       expect(await t.svc.signedWallet.answerCrossDevice({ persona: 'adult', uri: req.uri })).toEqual({
         status: 200,
-        body: {},
+        // the same-device redirect back to the hosted page (ADR 0050)
+        body: { redirect_uri: expect.stringMatching(/\/s\/[^/]+\/return#response_code=[\w-]{43}$/) },
       });
     }
   }, 300_000);

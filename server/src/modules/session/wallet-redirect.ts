@@ -6,6 +6,7 @@
 // first presentation, whichever browser) and expires after REDIRECT_CODE_TTL_MS.
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { z } from 'zod';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
@@ -25,13 +26,20 @@ export function returnPathOf(sessionId: string): string {
   return `/s/${encodeURIComponent(sessionId)}/return`;
 }
 
-export interface RedirectOutcome {
-  session_id: string;
+/** POST /t/sessions/{id}/wallet-redirect: the code the wallet's redirect carried in its fragment. */
+export const WalletRedirectRequestSchema = z.object({
+  response_code: z.string({ error: 'response_code is required.' }),
+});
+
+/** What the bound browser is shown after the redirect: where the session is now. */
+export const WalletRedirectOutcomeSchema = z.object({
+  session_id: z.string(),
   /** The session's status after the wallet's answer (`completed`, or `in_progress` at the next step). */
-  status: string;
+  status: z.string(),
   /** The current stage (1-based index of the step now waiting, or the last one when completed). */
-  stage: number;
-}
+  stage: z.number().int().nonnegative(),
+});
+export type RedirectOutcome = z.infer<typeof WalletRedirectOutcomeSchema>;
 
 export class WalletRedirects {
   constructor(
@@ -95,6 +103,16 @@ export function registerWalletRedirectRoutes(reg: RouteRegistry, redirects: Wall
     auth: 'signer',
     summary:
       'Hosted page: the same-device redirect came back — JSON {response_code}; the outcome for the bound browser only',
+    contract: {
+      operationId: 'transportWalletRedirect',
+      request: WalletRedirectRequestSchema,
+      response: {
+        status: 200,
+        description: 'the outcome, to the bound browser only',
+        schema: WalletRedirectOutcomeSchema,
+      },
+      errors: ['request_not_found', 'redirect_other_browser'],
+    },
     handler: async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
       const body = (req.body ?? {}) as { response_code?: unknown };
