@@ -20,7 +20,6 @@ import {
   type BrowserBindingGql,
   type DeadlineKindGql,
   type SignerSessionGql,
-  type WalletRequestOfferGql,
   WalletTransportGql,
 } from './signer.graphql';
 
@@ -58,13 +57,19 @@ export async function signerSession(
 }
 
 type Offers = Pick<SignerSessionGql, 'walletRequests' | 'sandboxPersonas'>;
+/** A step's offers without the session: each request kind by the path suffix under the session's route. */
+interface StepOffers {
+  kinds: { transport: WalletTransportGql; protocol: string; suffix: string }[];
+  sandboxPersonas: Offers['sandboxPersonas'];
+}
 
 /**
  * The offers of a step that shows no documents, by workflow, revision, stage and environment (ADR 0045): a
  * published revision never changes, so they are a pure function of that key and the page's reads after the
- * first skip building and validating the step's request (DCQL). Per service instance (per deps), bounded.
+ * first skip building and validating the step's request (DCQL). Only what does not name the session is kept;
+ * each read builds its own session's paths. Per service instance (per deps), bounded.
  */
-const offersCache = new WeakMap<SignerViewDeps, Map<string, Offers>>();
+const offersCache = new WeakMap<SignerViewDeps, Map<string, StepOffers>>();
 const OFFERS_CACHE_MAX = 512;
 
 /**
@@ -78,23 +83,33 @@ async function currentStepOffers(deps: SignerViewDeps, s: SessionEntity): Promis
     offersCache.set(deps, cache);
   }
   const key = `${s.workflowId}\n${s.workflowRevision}\n${s.currentStage}\n${s.environment}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const { sign, ...offers } = await buildOffers(deps, s);
-  // a sign step's request names the session's own documents: not cached
-  if (!sign) {
-    if (cache.size >= OFFERS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(key, offers);
+  let step = cache.get(key);
+  if (!step) {
+    const { sign, ...built } = await buildOffers(deps, s);
+    step = built;
+    // a sign step's request names the session's own documents: not cached
+    if (!sign) {
+      if (cache.size >= OFFERS_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+      cache.set(key, step);
+    }
   }
-  return offers;
+  const base = `/t/sessions/${encodeURIComponent(s.id)}/wallet-request`;
+  return {
+    walletRequests: step.kinds.map(({ transport, protocol, suffix }) => ({
+      transport,
+      protocol,
+      path: `${base}${suffix}`,
+    })),
+    sandboxPersonas: step.sandboxPersonas,
+  };
 }
 
-async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Offers & { sign: boolean }> {
+async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<StepOffers & { sign: boolean }> {
   const steps = toRevisionView(
     await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
   ).steps;
   const step = steps[s.currentStage];
-  if (!step) return { walletRequests: [], sandboxPersonas: [], sign: false };
+  if (!step) return { kinds: [], sandboxPersonas: [], sign: false };
   const documents =
     step.primitive === 'sign'
       ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
@@ -103,21 +118,19 @@ async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Offe
     documents,
     bindingClaims: bindingClaimsFor(steps, s.currentStage),
   });
-  const base = `/t/sessions/${encodeURIComponent(s.id)}/wallet-request`;
-  const offer = (transport: WalletTransportGql, protocol: string, path: string): WalletRequestOfferGql => ({
-    transport,
-    protocol,
-    path,
-  });
-  const walletRequests = [
-    offer(WalletTransportGql.dc_api, DC_API_PROTOCOL, base),
-    offer(WalletTransportGql.dc_api_signed, SIGNED_DC_API_PROTOCOL, `${base}/dc_api_signed`),
+  const kinds = [
+    { transport: WalletTransportGql.dc_api, protocol: DC_API_PROTOCOL, suffix: '' },
+    {
+      transport: WalletTransportGql.dc_api_signed,
+      protocol: SIGNED_DC_API_PROTOCOL,
+      suffix: '/dc_api_signed',
+    },
     ...(annexCSupports(step.primitive) && asksForMdoc(request)
-      ? [offer(WalletTransportGql.org_iso_mdoc, ANNEX_C_PROTOCOL, `${base}/org_iso_mdoc`)]
+      ? [{ transport: WalletTransportGql.org_iso_mdoc, protocol: ANNEX_C_PROTOCOL, suffix: '/org_iso_mdoc' }]
       : []),
-    offer(WalletTransportGql.cross_device, 'openid4vp', `${base}/cross_device`),
+    { transport: WalletTransportGql.cross_device, protocol: 'openid4vp', suffix: '/cross_device' },
   ];
   const sandboxPersonas =
     s.environment === 'sandbox' && deps.sandboxPersonas ? await deps.sandboxPersonas(request) : [];
-  return { walletRequests, sandboxPersonas, sign: step.primitive === 'sign' };
+  return { kinds, sandboxPersonas, sign: step.primitive === 'sign' };
 }
