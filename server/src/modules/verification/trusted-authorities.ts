@@ -73,19 +73,22 @@ export async function readRouteTrust(
   const inList = routes.map(() => '?').join(', ');
   const yes = paramFor(ds, CredentialRouteEntity, 'x5cLeafOnly', true);
   const live = `route_id IN (${inList}) AND environment = ? AND retired_at IS NULL`;
-  const rows = await sql<{ kind: string; pem: string | null; doctype: string | null }[]>(
+  // typed rows first, and text read back as text whatever type the engine gives the UNION's columns
+  const rows = await sql<{ kind: unknown; pem: unknown; doctype: unknown }[]>(
     ds,
-    `SELECT 'leaf' AS kind, NULL AS pem, NULL AS doctype FROM credential_route WHERE id IN (${inList}) AND x5c_leaf_only = ?` +
-      ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
+    `SELECT 'mdoc' AS kind, certificate_pem AS pem, doctype FROM mdoc_trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'x509', certificate, NULL FROM trust_anchor WHERE ${live}` +
-      ` UNION ALL SELECT 'mdoc', certificate_pem, doctype FROM mdoc_trust_anchor WHERE ${live}`,
-    [...routes, yes, ...routes, environment, ...routes, environment, ...routes, environment],
+      ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
+      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${inList}) AND x5c_leaf_only = ?`,
+    [...routes, environment, ...routes, environment, ...routes, environment, ...routes, yes],
   );
+  const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
   for (const r of rows) {
-    if (r.kind === 'leaf') out.leafOnly = true;
-    else if (r.kind === 'key') out.keyOnly = true;
-    else if (r.kind === 'x509') out.x509.push(r.pem as string);
-    else if (r.kind === 'mdoc') out.mdoc.push({ pem: r.pem as string, doctype: r.doctype as string });
+    const kind = text(r.kind);
+    if (kind === 'leaf') out.leafOnly = true;
+    else if (kind === 'key') out.keyOnly = true;
+    else if (kind === 'x509') out.x509.push(text(r.pem));
+    else if (kind === 'mdoc') out.mdoc.push({ pem: text(r.pem), doctype: text(r.doctype) });
   }
   return out;
 }
