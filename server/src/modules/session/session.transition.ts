@@ -229,7 +229,12 @@ export class SessionTransitions {
       emit,
       flush: async () => {
         if (carried) {
-          await m.createQueryBuilder().update(SessionEntity).set(carried).where('id = :id', { id: first.id }).execute();
+          await m
+            .createQueryBuilder()
+            .update(SessionEntity)
+            .set(carried)
+            .where('id = :id', { id: first.id })
+            .execute();
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));

@@ -1,8 +1,8 @@
 // Owns the OpenID4VP side of an mdoc answer's binding: the SessionTranscript of one of our requests (DC API
 // handover or redirect handover, with the response-encryption key thumbprint when encrypted), which handover a
 // stored request uses, and whether a wallet's answer is for one of the request's mso_mdoc queries.
-import { SessionTranscript } from '@owf/mdoc';
 import { createHash } from 'node:crypto';
+import { SessionTranscript } from '@owf/mdoc';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { mdocContext } from './mdoc-context';
 import { MDOC_FORMAT } from './mdoc-query';
@@ -25,7 +25,12 @@ export interface MdocHandover {
  * WebCrypto's async digest, about a quarter of an mdoc verification's CPU; ADR 0045 amendment), other kinds by jose.
  */
 export async function ecThumbprint(jwk: JWK): Promise<string> {
-  if (jwk.kty !== 'EC' || typeof jwk.crv !== 'string' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string')
+  if (
+    jwk.kty !== 'EC' ||
+    typeof jwk.crv !== 'string' ||
+    typeof jwk.x !== 'string' ||
+    typeof jwk.y !== 'string'
+  )
     return calculateJwkThumbprint(jwk, 'sha256');
   const members = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
   return createHash('sha256').update(members).digest('base64url');

@@ -401,7 +401,13 @@ export class MdocPresentationVerifier {
       verifiedAt: input.now,
       presentation: presented,
       keyBindingJwt: '',
-      deviceSignature: mdocHolderSignature(doc, transcript),
+      // @owf/mdoc's device-auth check set the signature's detached payload to the DeviceAuthenticationBytes it
+      // verified with this transcript: reused instead of encoded again (ADR 0045 amendment)
+      deviceSignature: mdocHolderSignature(
+        doc,
+        transcript,
+        doc.deviceSigned.deviceAuth.deviceSignature?.detachedPayload,
+      ),
       transactionData,
       checks,
       issuerChain: { documentSigner: documentSigner.subject, iaca: documentSigner.issuer },
