@@ -7,7 +7,7 @@
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { allowedRoutes } from './route-scope';
+import { allowedRoutesSql } from './route-scope';
 import { type OmittedReason, readRouteTrust, withTrustedAuthorities } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
@@ -25,10 +25,9 @@ export async function applyRouteRules(
   environment: Environment,
   request: Json,
 ): Promise<RouteRequestRules> {
-  const routes = await allowedRoutes(ds, step, environment);
-  // leaf-only flag and trust in one statement (ADR 0045 amendment)
-  const trust = routes.length > 0 ? await readRouteTrust(ds, routes, environment) : undefined;
-  const leafOnly = trust?.leafOnly ?? false;
+  // the allowed routes, their leaf-only flag and trust in one statement (ADR 0045 amendment)
+  const trust = await readRouteTrust(ds, allowedRoutesSql(ds, step, environment), environment);
+  const leafOnly = trust.leafOnly;
   const ta = withTrustedAuthorities(request, trust);
   return { request: ta.request, leafOnly, omitted: ta.omitted };
 }

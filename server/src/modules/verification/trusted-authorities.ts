@@ -61,26 +61,27 @@ export interface RouteTrust {
 
 /**
  * The routes' leaf-only flag, key-only trust and anchors, one UNION statement (plain SQL, fast-sql.ts) where
- * there were one per credential query and two more (ADR 0045 amendment). Read per request, never cached.
+ * there were one per credential query and three more (ADR 0045 amendment); `routes` is the step's allowed
+ * routes as a subquery (route-scope.ts allowedRoutesSql), so they are read in the same round trip. Read per
+ * request, never cached.
  */
 export async function readRouteTrust(
   ds: DataSource,
-  routes: string[],
+  routes: { sql: string; params: unknown[] },
   environment: Environment,
 ): Promise<RouteTrust> {
   const out: RouteTrust = { leafOnly: false, keyOnly: false, x509: [], mdoc: [] };
-  if (routes.length === 0) return out;
-  const inList = routes.map(() => '?').join(', ');
   const yes = paramFor(ds, CredentialRouteEntity, 'x5cLeafOnly', true);
-  const live = `route_id IN (${inList}) AND environment = ? AND retired_at IS NULL`;
+  const live = `route_id IN (${routes.sql}) AND environment = ? AND retired_at IS NULL`;
+  const scoped = [...routes.params, environment];
   // typed rows first, and text read back as text whatever type the engine gives the UNION's columns
   const rows = await sql<{ kind: unknown; pem: unknown; doctype: unknown }[]>(
     ds,
     `SELECT 'mdoc' AS kind, certificate_pem AS pem, doctype FROM mdoc_trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'x509', certificate, NULL FROM trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
-      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${inList}) AND x5c_leaf_only = ?`,
-    [...routes, environment, ...routes, environment, ...routes, environment, ...routes, yes],
+      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${routes.sql}) AND x5c_leaf_only = ?`,
+    [...scoped, ...scoped, ...scoped, ...routes.params, yes],
   );
   const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
   for (const r of rows) {
