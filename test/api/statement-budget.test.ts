@@ -19,9 +19,9 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * Upper bounds per request (reads: the three of a session together), as measured after ADR 0045's amendment.
  * Counted: BEGIN and COMMIT too. History: ADR 0045 reached wallet response 17 / session 49; the merge of ADR
  * 0050 (trusted_authorities) brought the wallet request to 13 and the session to 55; the amendment reads the
- * allowed routes and their trust in one statement (wallet request 7), writes `opened` with INSERT IGNORE alone (open 2), reads the
- * session and its open request in one join and carries the holder key in the move's UPDATE (wallet response
- * 14). The goal is 15 per complete session (issue 27).
+ * allowed routes and their trust in one statement (wallet request 7), writes `opened` with INSERT IGNORE alone
+ * (open 2), reads the session and its open request in one join and carries the holder key in the move's
+ * UPDATE (wallet response 14). The goal is 15 per complete session (issue 27).
  */
 const BUDGET = {
   create: 1,
