@@ -151,13 +151,8 @@ export class StepCompletion {
         });
         if (sealed) await this.deps.evidence.insert(m, sealed);
         // the first step's holder key, for binding the later steps; internal, cleared at the end (ADR 0046)
-        if (s.currentStage === 0)
-          await m
-            .createQueryBuilder()
-            .update(SessionEntity)
-            .set({ anchorHolderKey: verified.holderKeyThumbprint })
-            .where('id = :id', { id: s.id })
-            .execute();
+        // written with the move's guarded UPDATE (cleared there when the session ends)
+        if (s.currentStage === 0) tx.carry({ anchorHolderKey: verified.holderKeyThumbprint });
         await tx.timeline({
           kind: 'wallet_response_accepted',
           at: completedAt,

@@ -74,6 +74,7 @@ export class SessionTransport {
   private readonly projector: SessionProjector;
   private readonly completion: StepCompletion;
   private openText?: string;
+  private submitText?: string;
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -268,20 +269,22 @@ export class SessionTransport {
     browserToken: string | undefined,
     body: WalletResponseSubmission,
   ): Promise<TransportAck> {
-    const s = await this.open(id);
-    this.requireActive(s, browserToken);
-    const requestId = body.request_id;
-    // one plain statement (fast-sql.ts), read on every wallet response (ADR 0045)
-    const ds = this.deps.ds;
-    const rows = await sql(
-      ds,
+    // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
+    const { ds } = this.deps;
+    this.submitText ??=
+      `SELECT ${columnList(ds, SessionEntity, 's', 's_')}, ${columnList(ds, WalletRequestEntity, 'wr', 'wr_')}` +
       // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-      `SELECT ${columnList(ds, WalletRequestEntity)} FROM wallet_request WHERE id = ? AND session_id = ? AND stage = ? AND state = 'open'`,
-      [requestId, s.id, s.currentStage],
-    );
-    if (!rows[0])
+      " FROM session s LEFT JOIN wallet_request wr ON wr.id = ? AND wr.session_id = s.id AND wr.stage = s.current_stage AND wr.state = 'open' WHERE s.id = ?";
+    const rows =
+      typeof id === 'string' && id.startsWith('sess_')
+        ? await sql(ds, this.submitText, [String(body.request_id), id])
+        : [];
+    if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
+    const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0], 's_'));
+    this.requireActive(s, browserToken);
+    if (rows[0].wr_id == null)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
-    const req = hydrate(ds, WalletRequestEntity, rows[0]);
+    const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
     return ackOf(await this.completeWalletRequest(s, req, body.response));
   }
 

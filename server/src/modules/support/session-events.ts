@@ -111,8 +111,7 @@ export async function recordSessionEventOnce(
 ): Promise<void> {
   const seed = onceKey === undefined ? `${s.id}:${e.kind}` : `${s.id}:${e.kind}:${onceKey}`;
   const id = `sev_${base32(createHash('sha256').update(seed).digest()).slice(0, 26)}`;
-  // the hosted page re-reads the projection while it waits: a primary-key read spares those writes
-  if (await m.getRepository(SessionEventEntity).exists({ where: { id } })) return;
+  // INSERT IGNORE alone (ADR 0045 amendment): a reload is one statement either way, a first open one less
   await m
     .createQueryBuilder()
     .insert()

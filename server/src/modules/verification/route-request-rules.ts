@@ -4,12 +4,11 @@
 // request object of the step follows it, since the stricter wallet refuses a longer chain while the others
 // still verify the leaf against our root). Read per request, never cached: an operator's change applies to the
 // next request.
-import { type DataSource, In } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { allowedRoutes } from './route-scope';
-import { type OmittedReason, withTrustedAuthorities } from './trusted-authorities';
+import { allowedRoutesSql } from './route-scope';
+import { type OmittedReason, readRouteTrust, withTrustedAuthorities } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
 
@@ -26,11 +25,9 @@ export async function applyRouteRules(
   environment: Environment,
   request: Json,
 ): Promise<RouteRequestRules> {
-  const routes = await allowedRoutes(ds, step, environment);
-  const leafOnly =
-    routes.length > 0 &&
-    (await ds.getRepository(CredentialRouteEntity).count({ where: { id: In(routes), x5cLeafOnly: true } })) >
-      0;
-  const ta = await withTrustedAuthorities(ds, request, routes, environment);
+  // the allowed routes, their leaf-only flag and trust in one statement (ADR 0045 amendment)
+  const trust = await readRouteTrust(ds, allowedRoutesSql(ds, step, environment), environment);
+  const leafOnly = trust.leafOnly;
+  const ta = withTrustedAuthorities(request, trust);
   return { request: ta.request, leafOnly, omitted: ta.omitted };
 }

@@ -22,6 +22,32 @@ const PRIMITIVE_COLUMN = {
   attestation: 'attestation',
 } as const;
 
+/**
+ * The allowed routes of a step as a subquery (`SELECT id FROM credential_route …`) with its parameters, the same
+ * rules as allowedRoutes: for a statement that reads the routes' trust in the same round trip (ADR 0045
+ * amendment).
+ */
+export function allowedRoutesSql(
+  ds: DataSource,
+  step: Pick<WorkflowStep, 'primitive' | 'routes'>,
+  environment: Environment,
+): { sql: string; params: unknown[] } {
+  if (step.routes) {
+    const ids = step.routes.length ? step.routes.map(() => '?').join(', ') : 'NULL';
+    return { sql: `SELECT id FROM credential_route WHERE id IN (${ids})`, params: [...step.routes] };
+  }
+  const available = environment === 'production' ? 'production_available' : 'sandbox_available';
+  const yes = paramFor(ds, CredentialRouteEntity, PRIMITIVE_PROPERTY[step.primitive], true);
+  const base = `SELECT id FROM credential_route WHERE ${PRIMITIVE_COLUMN[step.primitive]} = ? AND ${available} = ?`;
+  if (environment === 'sandbox') return { sql: base, params: [yes, yes] };
+  // production never trusts through a sandbox-only issuer's route, whatever its flags say
+  const no = paramFor(ds, CredentialIssuerEntity, 'sandboxOnly', false);
+  return {
+    sql: `${base} AND issuer_id IN (SELECT id FROM credential_issuer WHERE sandbox_only = ?)`,
+    params: [yes, yes, no],
+  };
+}
+
 export async function allowedRoutes(
   ds: DataSource,
   step: Pick<WorkflowStep, 'primitive' | 'routes'>,

@@ -13,12 +13,11 @@ import {
   X509Certificate,
 } from '@peculiar/x509';
 import type { DcqlQuery } from 'dcql';
-import { type DataSource, In, IsNull } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { MdocTrustAnchorEntity } from './mdoc/mdoc-trust-anchor.entity';
-import { TrustAnchorEntity } from './trust-anchor.entity';
-import { TrustedIssuerEntity } from './trusted-issuer.entity';
+import { paramFor, sql } from '../../db/fast-sql';
+import { CredentialRouteEntity } from '../catalog/catalog.entities';
 
 type Json = Record<string, unknown>;
 export interface AkiAuthority {
@@ -48,37 +47,82 @@ export function chainAkis(chain: readonly Uint8Array[]): string[] {
 /** Why a query got no trusted_authorities (none: it got them). */
 export type OmittedReason = 'key_only_trust' | 'anchor_without_ski' | 'no_anchor';
 
-/** The aki values for one credential query, or why there are none. */
-async function akiValuesFor(
+/** The trust of a step's allowed routes that a request needs, read in one statement (routeTrust). */
+export interface RouteTrust {
+  /** Some route asks for a leaf-only x5c (route-request-rules.ts). */
+  leafOnly: boolean;
+  /** Some route trusts an SD-JWT issuer by key only. */
+  keyOnly: boolean;
+  /** The routes' X.509 issuer anchors (PEM). */
+  x509: string[];
+  /** The routes' IACAs (PEM) with their docType. */
+  mdoc: { pem: string; doctype: string }[];
+}
+
+/**
+ * The routes' leaf-only flag, key-only trust and anchors, one UNION statement (plain SQL, fast-sql.ts) where
+ * there were one per credential query and three more (ADR 0045 amendment); `routes` is the step's allowed
+ * routes as a subquery (route-scope.ts allowedRoutesSql), so they are read in the same round trip. Read per
+ * request, never cached.
+ */
+export async function readRouteTrust(
   ds: DataSource,
-  query: DcqlQuery['credentials'][number],
-  routes: string[],
+  routes: { sql: string; params: unknown[] },
   environment: Environment,
-): Promise<AkiAuthority | OmittedReason> {
-  if (routes.length === 0) return 'no_anchor';
+): Promise<RouteTrust> {
+  const out: RouteTrust = { leafOnly: false, keyOnly: false, x509: [], mdoc: [] };
+  const yes = paramFor(ds, CredentialRouteEntity, 'x5cLeafOnly', true);
+  const live = `route_id IN (${routes.sql}) AND environment = ? AND retired_at IS NULL`;
+  const scoped = [...routes.params, environment];
+  // typed rows first, and text read back as text whatever type the engine gives the UNION's columns
+  const rows = await sql<{ kind: unknown; pem: unknown; doctype: unknown }[]>(
+    ds,
+    `SELECT 'mdoc' AS kind, certificate_pem AS pem, doctype FROM mdoc_trust_anchor WHERE ${live}` +
+      ` UNION ALL SELECT 'x509', certificate, NULL FROM trust_anchor WHERE ${live}` +
+      ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
+      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${routes.sql}) AND x5c_leaf_only = ?`,
+    [...scoped, ...scoped, ...scoped, ...routes.params, yes],
+  );
+  const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+  for (const r of rows) {
+    const kind = text(r.kind);
+    if (kind === 'leaf') out.leafOnly = true;
+    else if (kind === 'key') out.keyOnly = true;
+    else if (kind === 'x509') out.x509.push(text(r.pem));
+    else if (kind === 'mdoc') out.mdoc.push({ pem: text(r.pem), doctype: text(r.doctype) });
+  }
+  return out;
+}
+
+/** SKIs by anchor PEM (content-addressed, so never stale; bounded). */
+const skiByPem = new Map<string, string | undefined>();
+const SKI_CACHE_MAX = 512;
+function cachedSki(pem: string): string | undefined {
+  if (skiByPem.has(pem)) return skiByPem.get(pem);
+  const ski = skiOf(pem);
+  if (skiByPem.size >= SKI_CACHE_MAX) skiByPem.delete(skiByPem.keys().next().value as string);
+  skiByPem.set(pem, ski);
+  return ski;
+}
+
+/** The aki values for one credential query, or why there are none. */
+function akiValuesFor(
+  query: DcqlQuery['credentials'][number],
+  trust: RouteTrust | undefined,
+): AkiAuthority | OmittedReason {
+  if (!trust) return 'no_anchor';
   let pems: string[];
   if (query.format === 'mso_mdoc') {
     const doctype = (query.meta as { doctype_value?: string } | undefined)?.doctype_value;
-    const rows = await ds.getRepository(MdocTrustAnchorEntity).find({
-      select: { certificatePem: true },
-      where: { routeId: In(routes), environment, retiredAt: IsNull(), ...(doctype ? { doctype } : {}) },
-    });
-    pems = rows.map((r) => r.certificatePem);
+    pems = trust.mdoc.filter((a) => !doctype || a.doctype === doctype).map((a) => a.pem);
   } else {
-    const keyOnly = await ds.getRepository(TrustedIssuerEntity).count({
-      where: { routeId: In(routes), environment, retiredAt: IsNull() },
-    });
-    if (keyOnly > 0) return 'key_only_trust';
-    const rows = await ds.getRepository(TrustAnchorEntity).find({
-      select: { certificate: true },
-      where: { routeId: In(routes), environment, retiredAt: IsNull() },
-    });
-    pems = rows.map((r) => r.certificate);
+    if (trust.keyOnly) return 'key_only_trust';
+    pems = trust.x509;
   }
   if (pems.length === 0) return 'no_anchor';
   const values = new Set<string>();
   for (const pem of pems) {
-    const ski = skiOf(pem);
+    const ski = cachedSki(pem);
     if (!ski) return 'anchor_without_ski';
     values.add(ski);
   }
@@ -87,20 +131,18 @@ async function akiValuesFor(
 
 /**
  * The request with `trusted_authorities` in every credential query that can have them; `omitted` names the
- * queries left without, and why.
+ * queries left without, and why. `trust` is the allowed routes' (readRouteTrust; undefined: no route).
  */
-export async function withTrustedAuthorities(
-  ds: DataSource,
+export function withTrustedAuthorities(
   request: Json,
-  routes: string[],
-  environment: Environment,
-): Promise<{ request: Json; omitted: Record<string, OmittedReason> }> {
+  trust: RouteTrust | undefined,
+): { request: Json; omitted: Record<string, OmittedReason> } {
   const dcql = request.dcql_query as DcqlQuery | undefined;
   if (!dcql) return { request, omitted: {} };
   const omitted: Record<string, OmittedReason> = {};
   const credentials = [];
   for (const q of dcql.credentials) {
-    const ta = await akiValuesFor(ds, q, routes, environment);
+    const ta = akiValuesFor(q, trust);
     if (typeof ta === 'string') {
       omitted[q.id] = ta;
       credentials.push(q);

@@ -57,6 +57,7 @@ function verifySign1(sign1: Sign1, key: CoseKey, certs?: CertificateCache): bool
   if (jwk.crv !== ALGS[alg].curve) return false;
   const publicKey =
     certs?.keyObjectOf(key) ??
+    certs?.deviceKeyObject(jwk) ??
     createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' });
   return verify(
     ALGS[alg].hash,
@@ -101,6 +102,7 @@ export class CertificateCache {
   private readonly keys = new Map<string, CoseKey>();
   private readonly data = new Map<string, CertificateData>();
   private readonly signatures = new Map<string, boolean>();
+  private readonly deviceKeys = new Map<string, KeyObject>();
   private readonly keyObjects = new WeakMap<CoseKey, KeyObject>();
   private readonly hashes = new WeakMap<X509Certificate, string>();
 
@@ -141,6 +143,22 @@ export class CertificateCache {
   async certificateData(der: Uint8Array): Promise<CertificateData> {
     const h = CertificateCache.hashOf(der);
     return this.data.get(h) ?? this.remember(this.data, h, await certificateDataOf(this.cert(der)));
+  }
+
+  /**
+   * The node:crypto public key of a device key (the mdoc's holder key, from its MSO), by its public members:
+   * a pure function of them, as the SD-JWT holder keys' PublicKeyCache (es256.ts). Bounded; an import OpenSSL
+   * refuses throws and is never remembered. The import costs about as much as the ECDSA verification itself.
+   */
+  deviceKeyObject(jwk: { kty?: string; crv?: string; x?: string; y?: string }): KeyObject {
+    const id = `${jwk.crv}|${jwk.x}|${jwk.y}`;
+    const hit = this.deviceKeys.get(id);
+    if (hit) return hit;
+    const key = createPublicKey({
+      key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as NodeJwk,
+      format: 'jwk',
+    });
+    return this.remember(this.deviceKeys, id, key);
   }
 
   /** The node:crypto public key of a CoseKey this cache handed out (undefined for any other key). */

@@ -121,14 +121,21 @@ export function checkTransactionData(
  * #6.24(bstr .cbor DeviceNameSpaces)]), which holds the transaction data hash (ISO 18013-5 9.1.3.4; attaching a
  * detached payload does not change the COSE Sig_structure, so the signature is the wallet's, unchanged).
  */
-export function mdocHolderSignature(doc: Document, transcript: SessionTranscript): string {
+export function mdocHolderSignature(
+  doc: Document,
+  transcript: SessionTranscript,
+  /** The DeviceAuthenticationBytes already verified with `transcript` (spares encoding them again). */
+  verifiedPayload?: Uint8Array,
+): string {
   const signature = doc.deviceSigned.deviceAuth.deviceSignature;
   if (!signature) throw new Error('a verified mdoc has a device signature');
-  const payload = DeviceAuthentication.create({
-    sessionTranscript: transcript,
-    docType: doc.docType,
-    deviceNamespaces: doc.deviceSigned.deviceNamespaces,
-  }).encode({ asDataItem: true });
+  const payload =
+    verifiedPayload ??
+    DeviceAuthentication.create({
+      sessionTranscript: transcript,
+      docType: doc.docType,
+      deviceNamespaces: doc.deviceSigned.deviceNamespaces,
+    }).encode({ asDataItem: true });
   const [protectedHeader, unprotectedHeader, , sig] = signature.encodedStructure;
   return base64url.encode(cborEncode([protectedHeader, unprotectedHeader, payload, sig]));
 }

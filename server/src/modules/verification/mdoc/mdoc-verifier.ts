@@ -18,7 +18,7 @@ import {
   Verifier,
 } from '@owf/mdoc';
 import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
-import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
+import { base64url, type JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
 import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../dcql';
@@ -38,7 +38,7 @@ import {
   requireAuthorized,
   requireDeviceSigned,
 } from './mdoc-device-auth';
-import { type MdocHandover, mdocSessionTranscript } from './mdoc-handover';
+import { ecThumbprint, type MdocHandover, mdocSessionTranscript } from './mdoc-handover';
 
 // Re-exported for presentation-verifier.ts (its import of these predates the split).
 export { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
@@ -395,13 +395,19 @@ export class MdocPresentationVerifier {
       issuer: documentSigner.subject,
       vct: mso.docType,
       claims: { ...answer, [DOCUMENT_STATUS]: statusChecked.status },
-      holderKeyThumbprint: await calculateJwkThumbprint(holderJwk, 'sha256'),
+      holderKeyThumbprint: await ecThumbprint(holderJwk),
       statusChecked,
       holderJwk,
       verifiedAt: input.now,
       presentation: presented,
       keyBindingJwt: '',
-      deviceSignature: mdocHolderSignature(doc, transcript),
+      // @owf/mdoc's device-auth check set the signature's detached payload to the DeviceAuthenticationBytes it
+      // verified with this transcript: reused instead of encoded again (ADR 0045 amendment)
+      deviceSignature: mdocHolderSignature(
+        doc,
+        transcript,
+        doc.deviceSigned.deviceAuth.deviceSignature?.detachedPayload,
+      ),
       transactionData,
       checks,
       issuerChain: { documentSigner: documentSigner.subject, iaca: documentSigner.issuer },
