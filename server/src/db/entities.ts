@@ -1,4 +1,5 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
+import { RouteSpeakingEntity } from '../modules/verification/route-speaking.entity';
 import { ReaderCertificateEntity } from '../modules/verification/mdoc/reader-certificate.entity';
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
@@ -89,6 +90,7 @@ export const ENTITIES = [
   RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
   GwRpMetadataEntity, // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
   ReaderCertificateEntity, // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
+  RouteSpeakingEntity, // speaking for a business per route and environment (issue 26, ADR 0052)
   WalletRedirectEntity, // the same-device redirect's single-use response codes (issue 26, ADR 0050)
 ];
 

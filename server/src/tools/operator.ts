@@ -22,6 +22,7 @@ import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.enti
 import { createService, type Service } from '../service';
 import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
 import { READER_CERT_USAGE, readerCertCommand } from './operator-reader-cert';
+import { businessCertCommand, SPEAKING_USAGE, setRouteSpeaking } from './operator-speaking';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -54,7 +55,7 @@ Links use BASE_URL, else the base URL the service sharing DATA_DIR recorded when
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}${READER_CERT_USAGE}`;
+${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}${READER_CERT_USAGE}${SPEAKING_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -216,6 +217,8 @@ async function run(
       return { retired, environment };
     }
     case 'set-route': {
+      // how we speak for a business on the route, per environment (ADR 0052)
+      if (flags.speaking !== undefined) return setRouteSpeaking(svc, flags, operator);
       const route = need(flags, 'route');
       const acceptance = {
         provider: bool(flags, 'provider'),
@@ -310,6 +313,8 @@ async function run(
       return googleMetadataCommand(svc, args, flags, operator);
     case 'reader-cert':
       return readerCertCommand(svc, args, flags, operator);
+    case 'business-cert':
+      return businessCertCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -356,6 +361,7 @@ async function main(): Promise<number> {
         'country',
         'per-document',
         'id',
+        'speaking',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });

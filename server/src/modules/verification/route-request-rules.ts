@@ -9,6 +9,7 @@ import type { Environment } from '../../config/config';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { allowedRoutes } from './route-scope';
+import { type SpeakingMode, speakingFor } from './speaking';
 import { type OmittedReason, withTrustedAuthorities } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
@@ -16,6 +17,8 @@ type Json = Record<string, unknown>;
 export interface RouteRequestRules {
   request: Json;
   leafOnly: boolean;
+  /** How the service speaks for the business on these routes (ADR 0052); undefined: the default. */
+  speaking: SpeakingMode | undefined;
   /** Credential queries left without trusted_authorities, and why. */
   omitted: Record<string, OmittedReason>;
 }
@@ -32,5 +35,6 @@ export async function applyRouteRules(
     (await ds.getRepository(CredentialRouteEntity).count({ where: { id: In(routes), x5cLeafOnly: true } })) >
       0;
   const ta = await withTrustedAuthorities(ds, request, routes, environment);
-  return { request: ta.request, leafOnly, omitted: ta.omitted };
+  const speaking = await speakingFor(ds, routes, environment);
+  return { request: ta.request, leafOnly, speaking, omitted: ta.omitted };
 }
