@@ -293,7 +293,10 @@ export class WalletTransports {
     const post = readWalletPost(form);
     const { req, s } = await this.waitingRequest(requestId);
     const payload = JSON.parse(req.request) as Json;
-    const identity = await this.deps.identity.signerNamed(payload.client_id, { id: s.businessId, environment: s.environment });
+    const identity = await this.deps.identity.signerNamed(payload.client_id, {
+      id: s.businessId,
+      environment: s.environment,
+    });
     if (identity.clientId !== payload.client_id) {
       // the signing key rotated since the request was made: its client_id no longer names our leaf
       throw new AppError(

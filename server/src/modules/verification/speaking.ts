@@ -58,9 +58,13 @@ export async function setSpeaking(
   if (environment !== 'sandbox' && environment !== 'production')
     throw new AppError('validation_failed', '--env must be sandbox or production.', { param: 'env' });
   if (mode !== 'default' && !SPEAKING_MODES.includes(mode as SpeakingMode))
-    throw new AppError('validation_failed', '--speaking must be intermediary, business-certificate or default.', {
-      param: 'speaking',
-    });
+    throw new AppError(
+      'validation_failed',
+      '--speaking must be intermediary, business-certificate or default.',
+      {
+        param: 'speaking',
+      },
+    );
   if (!(await ds.getRepository(CredentialRouteEntity).existsBy({ id: route })))
     throw new AppError('not_found', `No route ${route}.`);
   await transactionWithRetry(ds, async (m) => {
