@@ -1,6 +1,7 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
-import { RouteSpeakingEntity } from '../modules/verification/route-speaking.entity';
+
 import { ReaderCertificateEntity } from '../modules/verification/mdoc/reader-certificate.entity';
+import { RouteSpeakingEntity } from '../modules/verification/route-speaking.entity';
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';

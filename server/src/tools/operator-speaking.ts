@@ -3,8 +3,8 @@
 // Every change is audited in the same transaction as the change.
 import fs from 'node:fs';
 import { AppError } from '../common/errors';
-import type { Service } from '../service';
 import { setSpeaking } from '../modules/verification/speaking';
+import type { Service } from '../service';
 
 export const SPEAKING_USAGE = `  set-route --route <route id> --env <sandbox|production> --speaking <intermediary|business-certificate|default>
       How we speak for a business on the route (ADR 0052): intermediary (our access certificate signs, the

@@ -23,10 +23,10 @@ import { WorkflowIntendedUse1766000000000 } from './1766000000000-workflow-inten
 import { RegistrationCertificates1766100000000 } from './1766100000000-registration-certificates';
 import { AnchorHolderKey1766246000000 } from './1766246000000-anchor-holder-key';
 import { ReaderCertificates1766490000000 } from './1766490000000-reader-certificates';
-import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
 import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-only';
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
 import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
+import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
 
 export const MIGRATIONS = [
   Initial1763800000000,

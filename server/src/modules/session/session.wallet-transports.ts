@@ -35,8 +35,8 @@ import {
 } from '../verification/registration-certificates';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
-import type { VerifierIdentityService } from '../verification/verifier-identity';
 import type { SpeakingMode } from '../verification/speaking';
+import type { VerifierIdentityService } from '../verification/verifier-identity';
 import { encryptRequestObject, readWalletPost } from '../verification/wallet-metadata';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';

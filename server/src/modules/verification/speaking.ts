@@ -31,6 +31,7 @@ import {
 } from './verifier-keys';
 
 export type { SpeakingMode } from './route-speaking.entity';
+
 const PURPOSE = 'business_access' as const;
 
 /** The mode a step follows given its allowed routes in an environment (undefined: the default). */

@@ -16,8 +16,8 @@ import { AppError } from '../../common/errors';
 import { isUniqueViolation } from '../../db/data-source';
 import { AccessCertificates } from './access-certificate';
 import { brandingDisplay, type DisplayResolver, Registrar } from './registrar';
-import { BusinessCertificates, type SpeakingMode } from './speaking';
 import type { KeySealer } from './response-encryption';
+import { BusinessCertificates, type SpeakingMode } from './speaking';
 import { VerifierIdentityEntity } from './verifier-identity.entity';
 import { DAY_MS, EC, identityFrom, SIGNING, type VerifierIdentity } from './verifier-keys';
 
