@@ -110,6 +110,13 @@ async function run(
       const name = need(flags, 'name');
       const routeId = need(flags, 'route');
       await requireRoute(svc.ds, routeId);
+      // trusting an issuer in the sandbox turns its route on there (seeded off, ADR 0052)
+      const opened = async <T extends object>(out: T) => {
+        if (environment !== 'sandbox') return out;
+        await svc.catalog.openInSandbox(routeId);
+        await audit('route.sandbox_available', routeId, { sandbox_available: true, by: 'trust-issuer' });
+        return { ...out, sandbox_available: true };
+      };
       if (flags.doctype) {
         const pem = readArg(need(flags, 'iaca'));
         new X509Certificate(pem); // refuse garbage before writing
@@ -122,7 +129,7 @@ async function run(
           now,
         });
         await audit('trust.mdoc_iaca', flags.doctype, { environment, name, route: routeId });
-        return { trusted: 'mdoc_iaca', doctype: flags.doctype, environment, route: routeId };
+        return opened({ trusted: 'mdoc_iaca', doctype: flags.doctype, environment, route: routeId });
       }
       const issuer = need(flags, 'issuer');
       if (flags.jwk) {
@@ -149,7 +156,7 @@ async function run(
             detail: { environment, id, route: routeId },
           });
         });
-        return { trusted: 'issuer_key', id, issuer, environment, route: routeId };
+        return opened({ trusted: 'issuer_key', id, issuer, environment, route: routeId });
       }
       const pem = readArg(need(flags, 'anchor'));
       const cert = new X509Certificate(pem);
@@ -177,7 +184,7 @@ async function run(
           detail: { environment, id, route: routeId },
         });
       });
-      return { trusted: 'issuer_anchor', id, issuer, environment, route: routeId };
+      return opened({ trusted: 'issuer_anchor', id, issuer, environment, route: routeId });
     }
     case 'distrust-issuer': {
       const environment = env(flags);
