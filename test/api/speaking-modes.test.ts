@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { allowedRoutes } from '../../server/src/modules/verification/route-scope';
-import { setSpeaking } from '../../server/src/modules/verification/speaking';
+import { setSpeaking, speakingFor } from '../../server/src/modules/verification/speaking';
 import { runOperator } from '../support/dashboard';
 import {
   Api,
@@ -101,6 +101,9 @@ describe('speaking for a business: intermediary or its own access certificate, p
     const set = await op('set-route', '--route', route, '--env', 'sandbox', '--speaking', 'intermediary');
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toEqual({ route, environment: 'sandbox', speaking: 'intermediary' });
+    // per environment: production keeps its default
+    expect(await speakingFor(t.svc.ds, [route], 'sandbox')).toBe('intermediary');
+    expect(await speakingFor(t.svc.ds, [route], 'production')).toBeUndefined();
     const bad = await op('set-route', '--route', route, '--env', 'sandbox', '--speaking', 'loud');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('validation_failed');
