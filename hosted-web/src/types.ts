@@ -24,7 +24,7 @@ export type {
 /** What the sandbox wallet shows for a request it verified (POST /sandbox/wallet/read, ADR 0040). */
 export interface WalletShown {
   /** From the request's registration certificate (verifier_info); null when it carries none. */
-  relying_party: { name: string; purpose: string | null } | null;
+  relying_party: { name: string; purpose: string | null; via?: string | null } | null;
   /** The hosted verifier the answer goes to, acting for the relying party. */
   intermediary: string;
   claims: string[];

@@ -231,7 +231,11 @@ describe('registration certificates imported by the operator', () => {
     const shown = await read(a.request);
     expect(shown.status).toBe(200);
     expect(await shown.json()).toEqual({
-      relying_party: { name: 'Acme Lending', purpose: 'Check your age before a loan offer' },
+      relying_party: {
+        name: 'Acme Lending',
+        purpose: 'Check your age before a loan offer',
+        via: 'Credential verification service',
+      },
       intermediary: new URL(t.baseUrl).hostname,
       claims: expect.arrayContaining(['given_name']),
       documents: [],

@@ -75,7 +75,9 @@ describe('the sandbox wallet shows the relying party from the request (Chromium)
     expect(await card.getByTestId('consent-purpose').textContent()).toBe(
       'Purpose: Check your age before a loan offer',
     );
-    expect(await card.getByTestId('consent-via').textContent()).toBe(`via ${new URL(t.baseUrl).hostname}`);
+    expect(await card.getByTestId('consent-via').textContent()).toBe(
+      `via Credential verification service (${new URL(t.baseUrl).hostname})`,
+    );
     expect(await card.getByTestId('consent-claims').textContent()).toContain('Given name');
     await shot(page, 'consent-same-device-A-390');
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -114,7 +116,9 @@ describe('the sandbox wallet shows the relying party from the request (Chromium)
       'Beta Bank möchte Folgendes sehen:',
     );
     expect(await card.getByTestId('consent-purpose').textContent()).toBe('Zweck: Open a savings account');
-    expect(await card.getByTestId('consent-via').textContent()).toBe(`über ${new URL(t.baseUrl).hostname}`);
+    expect(await card.getByTestId('consent-via').textContent()).toBe(
+      `über Credential verification service (${new URL(t.baseUrl).hostname})`,
+    );
     await card.scrollIntoViewIfNeeded();
     await shot(page, 'consent-cross-device-B-de-390');
     await page.setViewportSize({ width: 1280, height: 900 });

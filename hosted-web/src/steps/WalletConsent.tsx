@@ -150,7 +150,10 @@ export function WalletConsent(props: {
         )}
       </Show>
       <p class="muted" data-testid="consent-via">
-        {t('consent.via', { host: props.shown.intermediary })}
+        {/* intermediary mode (ADR 0053): the intermediary's name from the registration certificate, and its host */}
+        {t('consent.via', {
+          host: rp()?.via ? `${rp()?.via} (${props.shown.intermediary})` : props.shown.intermediary,
+        })}
       </p>
       <p class="muted">{t('consent.verified')}</p>
       <button

@@ -165,6 +165,15 @@ export const ERROR_CODES = {
     status: 400,
     title: 'The reader certificate does not name the host of HOSTED_URL (CN or subjectAltName)',
   },
+  // how the service speaks for a business per route (issue 26, ADR 0053)
+  business_certificate_missing: {
+    status: 409,
+    title: 'The route signs with the business’s own access certificate, and none is imported and valid',
+  },
+  registration_certificate_missing: {
+    status: 409,
+    title: 'The route speaks as an intermediary, and the business has no registration certificate for it',
+  },
   reader_cert_expired: { status: 400, title: 'A certificate of the reader chain has expired' },
   reader_cert_not_yet_valid: { status: 400, title: 'A certificate of the reader chain is not valid yet' },
   reader_cert_already_imported: { status: 409, title: 'This reader certificate was imported before' },

@@ -1,5 +1,7 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
+
 import { ReaderCertificateEntity } from '../modules/verification/mdoc/reader-certificate.entity';
+import { RouteSpeakingEntity } from '../modules/verification/route-speaking.entity';
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
@@ -89,6 +91,7 @@ export const ENTITIES = [
   RegistrationCertificateEntity, // imported registration certificates (issue 19, ADR 0040)
   GwRpMetadataEntity, // Google Wallet's gw_rp_metadata_bytes per signing certificate (issue 26, ADR 0050)
   ReaderCertificateEntity, // reader certificates for mdoc reader authentication (issue 26, ADR 0049)
+  RouteSpeakingEntity, // speaking for a business per route and environment (issue 26, ADR 0053)
   WalletRedirectEntity, // the same-device redirect's single-use response codes (issue 26, ADR 0050)
 ];
 

@@ -22,6 +22,7 @@ import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.enti
 import { createService, type Service } from '../service';
 import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
 import { READER_CERT_USAGE, readerCertCommand } from './operator-reader-cert';
+import { businessCertCommand, SPEAKING_USAGE, setRouteSpeaking } from './operator-speaking';
 import { isTrustCommand, runTrustCommand, TRUST_USAGE } from './operator-trust';
 import {
   registrarCommand,
@@ -54,7 +55,7 @@ Links use BASE_URL, else the base URL the service sharing DATA_DIR recorded when
   audit-log [--limit <n>]
       The latest operator actions.
 ${TRUST_USAGE}
-${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}${READER_CERT_USAGE}`;
+${VERIFIER_KEY_USAGE}${GOOGLE_USAGE}${READER_CERT_USAGE}${SPEAKING_USAGE}`;
 
 type Flags = Record<string, string | undefined>;
 
@@ -109,6 +110,13 @@ async function run(
       const name = need(flags, 'name');
       const routeId = need(flags, 'route');
       await requireRoute(svc.ds, routeId);
+      // trusting an issuer in the sandbox turns its route on there (seeded off, ADR 0053)
+      const opened = async <T extends object>(out: T) => {
+        if (environment !== 'sandbox') return out;
+        await svc.catalog.openInSandbox(routeId);
+        await audit('route.sandbox_available', routeId, { sandbox_available: true, by: 'trust-issuer' });
+        return { ...out, sandbox_available: true };
+      };
       if (flags.doctype) {
         const pem = readArg(need(flags, 'iaca'));
         new X509Certificate(pem); // refuse garbage before writing
@@ -121,7 +129,7 @@ async function run(
           now,
         });
         await audit('trust.mdoc_iaca', flags.doctype, { environment, name, route: routeId });
-        return { trusted: 'mdoc_iaca', doctype: flags.doctype, environment, route: routeId };
+        return opened({ trusted: 'mdoc_iaca', doctype: flags.doctype, environment, route: routeId });
       }
       const issuer = need(flags, 'issuer');
       if (flags.jwk) {
@@ -148,7 +156,7 @@ async function run(
             detail: { environment, id, route: routeId },
           });
         });
-        return { trusted: 'issuer_key', id, issuer, environment, route: routeId };
+        return opened({ trusted: 'issuer_key', id, issuer, environment, route: routeId });
       }
       const pem = readArg(need(flags, 'anchor'));
       const cert = new X509Certificate(pem);
@@ -176,7 +184,7 @@ async function run(
           detail: { environment, id, route: routeId },
         });
       });
-      return { trusted: 'issuer_anchor', id, issuer, environment, route: routeId };
+      return opened({ trusted: 'issuer_anchor', id, issuer, environment, route: routeId });
     }
     case 'distrust-issuer': {
       const environment = env(flags);
@@ -216,6 +224,8 @@ async function run(
       return { retired, environment };
     }
     case 'set-route': {
+      // how we speak for a business on the route, per environment (ADR 0053)
+      if (flags.speaking !== undefined) return setRouteSpeaking(svc, flags, operator);
       const route = need(flags, 'route');
       const acceptance = {
         provider: bool(flags, 'provider'),
@@ -310,6 +320,8 @@ async function run(
       return googleMetadataCommand(svc, args, flags, operator);
     case 'reader-cert':
       return readerCertCommand(svc, args, flags, operator);
+    case 'business-cert':
+      return businessCertCommand(svc, args, flags, operator);
     default:
       throw new AppError('validation_failed', `Unknown command ${command}.`);
   }
@@ -356,6 +368,7 @@ async function main(): Promise<number> {
         'country',
         'per-document',
         'id',
+        'speaking',
       ].map((k) => [k, { type: 'string' as const }]),
     ),
   });

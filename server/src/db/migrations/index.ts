@@ -26,6 +26,7 @@ import { ReaderCertificates1766490000000 } from './1766490000000-reader-certific
 import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-only';
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
 import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
+import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -72,4 +73,6 @@ export const MIGRATIONS = [
   GwRpMetadata1766500000001,
   // the same-device redirect's single-use response codes (issue 26, ADR 0050)
   WalletRedirect1766600000000,
+  // how the service speaks for a business per route and environment (issue 26, ADR 0053)
+  RouteSpeaking1766700000000,
 ];

@@ -31,6 +31,9 @@ export const routeNotes = (protocols: Record<Primitive, string[]>, stored: strin
  * exactly one of these gets the current seeded note (an operator's own note is never touched).
  */
 export const STALE_SEED_NOTES: Record<string, string[]> = {
+  rte_eudi_pid_test: [
+    "Listed for planning. Sandbox use needs the test issuer's trust anchor configured. The wallet refuses transaction_data types it does not know, so sign and attestation do not work with it.",
+  ],
   rte_apple_us_mdl: [
     'Listed for planning. Safari presents mdocs over the org-iso-mdoc protocol of the Digital Credentials API (ISO 18013-7 Annex C); this service requests over OpenID4VP only, so the route needs that protocol first, and then acceptance by the wallet provider, the issuing states and this service before production.',
   ],

@@ -92,6 +92,15 @@ export const SEED_ISSUERS: SeedIssuer[] = [
     sandboxOnly: true,
   },
   {
+    id: 'iss_google_idpass_sandbox',
+    identifier: 'google-wallet:id-pass-sandbox',
+    name: 'Google Wallet ID pass (sandbox test IDs)',
+    country: null,
+    description:
+      "The test ID passes (com.google.wallet.idcard.1) Google Wallet's sandbox issues to developers. Test data only, so never usable in production; trusted in the sandbox once the operator adds its IACA.",
+    sandboxOnly: true,
+  },
+  {
     id: 'iss_us_mdl',
     identifier: 'aamva-dts:us-mdl',
     name: 'US state mobile driving licence issuers (AAMVA Digital Trust Service)',
@@ -131,7 +140,17 @@ export const SEED_ROUTES: SeedRoute[] = [
     ...caps('identify', 'age_verify'),
     sandboxAvailable: false,
     notes:
-      "Listed for planning. Sandbox use needs the test issuer's trust anchor configured. The wallet refuses transaction_data types it does not know, so sign and attestation do not work with it.",
+      'Sandbox only, off until the operator trusts the EU test issuer in the sandbox (pnpm operator trust-issuer --env sandbox --route rte_eudi_pid_test). The wallet refuses transaction_data types it does not know, so sign and attestation do not work with it.',
+  },
+  {
+    id: 'rte_google_idpass_sandbox',
+    walletId: 'wal_google_wallet',
+    issuerId: 'iss_google_idpass_sandbox',
+    formats: ['mso_mdoc'],
+    ...caps('identify', 'age_verify'),
+    sandboxAvailable: false,
+    notes:
+      "Sandbox only, off until the operator trusts the sandbox ID pass's IACA (pnpm operator trust-issuer --env sandbox --route rte_google_idpass_sandbox --doctype com.google.wallet.idcard.1 --iaca <pem>). Google Wallet knows none of our transaction_data types, so sign and attestation do not work with it.",
   },
   {
     id: 'rte_google_us_mdl',

@@ -286,6 +286,24 @@ export class CatalogService {
   }
 
   /**
+   * Opens a route in the sandbox once the operator trusts its issuer there (trust-issuer --env sandbox, ADR 0053):
+   * the sandbox routes for real wallets' test credentials are seeded off. The sandbox reference route is owned
+   * by configuration and left alone. Returns whether the route is (now) available in the sandbox.
+   */
+  async openInSandbox(routeId: string): Promise<boolean> {
+    if (routeId === SANDBOX_ROUTE_ID) return true;
+    const { ds, clock } = this.deps;
+    await transactionWithRetry(ds, async (m) => {
+      await bumpCatalogVersion(m);
+      const res = await m
+        .getRepository(CredentialRouteEntity)
+        .update({ id: routeId }, { sandboxAvailable: true, updatedAt: clock.now() });
+      if (!res.affected) throw new AppError('not_found', 'No route with this id.');
+    });
+    return true;
+  }
+
+  /**
    * Records the production acceptances of a route (an operator action, not a business API) and derives
    * production availability from them. A route of a sandbox-only issuer cannot be accepted.
    */

@@ -22,8 +22,11 @@ type Json = Record<string, unknown>;
 
 /** The consent screen of the reference wallet for a verified request. */
 export interface WalletShown {
-  /** From verifier_info (the registration certificate); null when the request carries none. */
-  relying_party: { name: string; purpose: string | null } | null;
+  /**
+   * From verifier_info (the registration certificate); null when the request carries none. `via`: the
+   * intermediary's name when the certificate names one (intermediary mode, ADR 0053), else null.
+   */
+  relying_party: { name: string; purpose: string | null; via: string | null } | null;
   /** The host the answer goes to: the hosted verifier acting for the relying party. */
   intermediary: string;
   /** The claim names the request asks for (last path element of each DCQL claim), in order, once each. */

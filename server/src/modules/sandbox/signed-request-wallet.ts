@@ -199,15 +199,23 @@ function checkRcClaims(rc: Json, subject: string, now: Date): void {
 }
 
 /** What a wallet screen shows from a verified request's registration certificate (undefined: none). */
-export function relyingPartyShown(payload: Json): { name: string; purpose: string | null } | undefined {
+export function relyingPartyShown(
+  payload: Json,
+): { name: string; purpose: string | null; via: string | null } | undefined {
   const info = Array.isArray(payload.verifier_info) ? (payload.verifier_info as Json[]) : [];
   for (const entry of info) {
     if (entry?.format !== 'jwt' || typeof entry.data !== 'string') continue;
     const [, body] = entry.data.split('.');
     const rc = JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as Json;
     const purpose = Array.isArray(rc.purpose) ? (rc.purpose as Json[])[0]?.value : undefined;
+    // the intermediary acting for the relying party (ETSI TS 119 475 `intermediary.sname`, ADR 0053)
+    const via = (rc.intermediary as Json | undefined)?.sname;
     if (typeof rc.name === 'string')
-      return { name: rc.name, purpose: typeof purpose === 'string' ? purpose : null };
+      return {
+        name: rc.name,
+        purpose: typeof purpose === 'string' ? purpose : null,
+        via: typeof via === 'string' ? via : null,
+      };
   }
   return undefined;
 }

@@ -186,7 +186,7 @@ export class SessionTransport {
         );
     }
     // the routes' trust as DCQL trusted_authorities, and their x5c rule (ADR 0050)
-    const { request, leafOnly } = await applyRouteRules(
+    const { request, leafOnly, speaking } = await applyRouteRules(
       this.deps.ds,
       step,
       s.environment,
@@ -213,6 +213,7 @@ export class SessionTransport {
             now,
             expiresAt,
             leafOnly,
+            speaking,
             business: {
               id: s.businessId,
               environment: s.environment,

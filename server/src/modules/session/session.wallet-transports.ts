@@ -35,6 +35,7 @@ import {
 } from '../verification/registration-certificates';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
+import type { SpeakingMode } from '../verification/speaking';
 import type { VerifierIdentityService } from '../verification/verifier-identity';
 import { encryptRequestObject, readWalletPost } from '../verification/wallet-metadata';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
@@ -120,6 +121,8 @@ export class WalletTransports {
       expiresAt: Date;
       /** Only the leaf in the request object's x5c (a route's rule; ADR 0050). */
       leafOnly?: boolean;
+      /** How the service speaks for the business on the step's routes (ADR 0053). */
+      speaking?: SpeakingMode;
       /**
        * Whose request it is: in registrar mode it is signed with that business's own leaf (ADR 0034); the
        * intended use of the session's workflow revision goes into its registration certificate (ADR 0042).
@@ -153,8 +156,8 @@ export class WalletTransports {
         forPage: annexC.forPage,
       };
     }
-    const identity = await this.deps.identity.forBusiness(input.business);
-    const base = await this.withVerifierInfo(input.base, identity, input.business);
+    const identity = await this.deps.identity.forSpeaking(input.business, input.speaking);
+    const base = await this.withVerifierInfo(input.base, identity, input.business, input.speaking);
     if (kind === 'dc_api_signed') {
       // Google Wallet: the metadata Google returned with this leaf, verbatim (ADR 0050)
       const gw = await this.deps.gwMetadata?.forLeaf(identity.x5c[0] as string);
@@ -214,13 +217,17 @@ export class WalletTransports {
     base: Json,
     signer: { clientId: string; x5c: string[] },
     business: { id: string; environment: string; intendedUse?: IntendedUse | null } | undefined,
+    speaking?: SpeakingMode,
   ): Promise<Json> {
     const env = business?.environment;
     if (!business || (env !== 'sandbox' && env !== 'production')) return base;
+    // business-certificate: the business speaks for itself, no intermediary (ADR 0053)
+    if (speaking === 'business-certificate') return base;
     const clientId = signer.clientId;
     const subject = registrationSubjectFor(signer.x5c[0] as string, clientId);
+    // intermediary: the registration certificate is what the mode is made of, in production too (ADR 0053)
     const imported =
-      env === 'sandbox' || this.deps.verifierInfoProduction
+      env === 'sandbox' || this.deps.verifierInfoProduction || speaking === 'intermediary'
         ? await this.deps.registrationCerts?.forRequest(business.id, env, subject)
         : undefined;
     const rc =
@@ -231,8 +238,15 @@ export class WalletTransports {
             'sandbox',
             clientId,
             business.intendedUse,
+            undefined,
+            speaking === 'intermediary' ? subject : undefined,
           )
         : undefined);
+    if (!rc && speaking === 'intermediary')
+      throw new AppError(
+        'registration_certificate_missing',
+        `This route speaks as an intermediary and the business has no registration certificate naming ${subject} in ${env} (pnpm operator registration-cert import).`,
+      );
     return rc ? { ...base, verifier_info: [{ format: 'jwt', data: rc }] } : base;
   }
 
@@ -279,7 +293,10 @@ export class WalletTransports {
     const post = readWalletPost(form);
     const { req, s } = await this.waitingRequest(requestId);
     const payload = JSON.parse(req.request) as Json;
-    const identity = await this.deps.identity.forBusiness({ id: s.businessId, environment: s.environment });
+    const identity = await this.deps.identity.signerNamed(payload.client_id, {
+      id: s.businessId,
+      environment: s.environment,
+    });
     if (identity.clientId !== payload.client_id) {
       // the signing key rotated since the request was made: its client_id no longer names our leaf
       throw new AppError(

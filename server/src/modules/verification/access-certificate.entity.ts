@@ -6,7 +6,7 @@ import { idCol, str, text, time } from '../../db/columns';
  * issued (operator CLI); `registrar` is the service's own CA in registrar mode; `business` signs the requests of
  * one business in one environment under a leaf the registrar issued (ADR 0034).
  */
-export type VerifierKeyPurpose = 'access' | 'registrar' | 'business' | 'reader';
+export type VerifierKeyPurpose = 'access' | 'registrar' | 'business' | 'reader' | 'business_access';
 
 /** A P-256 signing key of the verifier, the private half sealed under the local master key (never in code). */
 @Entity('verifier_key')

@@ -186,7 +186,7 @@ export class AccessCertificates {
     return chainView(row);
   }
 
-  private parse(pem: string): x509.X509Certificate[] {
+  parse(pem: string): x509.X509Certificate[] {
     const blocks = pem.match(PEM_BLOCK) ?? [];
     if (blocks.length < 2)
       throw new AppError('access_chain_invalid', 'Give the leaf, any intermediates and the root as PEM.');
@@ -198,10 +198,7 @@ export class AccessCertificates {
   }
 
   /** leaf -> ... -> self-signed root, every link's signature checked, every issuer a CA. */
-  private async path(
-    leaf: x509.X509Certificate,
-    rest: x509.X509Certificate[],
-  ): Promise<x509.X509Certificate[]> {
+  async path(leaf: x509.X509Certificate, rest: x509.X509Certificate[]): Promise<x509.X509Certificate[]> {
     const invalid = (why: string) => new AppError('access_chain_invalid', why);
     if (await leaf.isSelfSigned()) throw invalid('The leaf certificate is self-signed.');
     const path = [leaf];

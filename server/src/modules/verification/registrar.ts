@@ -320,6 +320,8 @@ export class Registrar {
     _clientId: string,
     intendedUse?: { purpose: string; lang: string; identifier?: string } | null,
     dcqlCredentials?: { format: string; meta?: Record<string, unknown>; claims?: { path: unknown[] }[] }[],
+    /** Intermediary mode (ADR 0053): the identifier of our signing certificate, as the intermediary's `sub`. */
+    intermediarySub?: string,
   ): Promise<string | undefined> {
     const ca = await this.currentCa();
     if (!ca) return undefined;
@@ -339,8 +341,8 @@ export class Registrar {
       registry_uri: `${this.deps.hostedUrl}/registry`,
       entitlements: [RC_ENTITLEMENT_SP],
       policy_id: [RC_POLICY_ID],
-      intermediary: { sub: service, sname: 'Credential verification service' },
-      act: { sub: service },
+      intermediary: { sub: intermediarySub ?? service, sname: 'Credential verification service' },
+      act: { sub: intermediarySub ?? service },
       iat,
       exp: iat + 86_400,
     };

@@ -54,8 +54,9 @@ export function registrationClaimsProblem(
   if (!Array.isArray(rc.entitlements) || rc.entitlements.length === 0 || !rc.entitlements.every(str))
     return 'lacks entitlements';
   if (!Number.isInteger(rc.iat)) return 'lacks iat';
-  if (rc.sub !== subject) return 'sub';
   const im = rc.intermediary as Record<string, unknown> | undefined;
+  // the signer is the relying party itself, or (intermediary mode, ADR 0053) the intermediary acting for it
+  if (rc.sub !== subject && im?.sub !== subject) return 'sub';
   if (im !== undefined && (!str(im?.sub) || !str(im?.sname))) return 'intermediary needs sub and sname';
   if (typeof rc.exp === 'number' && rc.exp - (rc.iat as number) > 366 * 86_400)
     return 'is valid for more than 12 months';

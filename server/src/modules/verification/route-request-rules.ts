@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { allowedRoutesSql } from './route-scope';
+import { type SpeakingMode, strictestSpeaking } from './speaking';
 import { type OmittedReason, readRouteTrust, withTrustedAuthorities } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
@@ -15,6 +16,8 @@ type Json = Record<string, unknown>;
 export interface RouteRequestRules {
   request: Json;
   leafOnly: boolean;
+  /** How the service speaks for the business on these routes (ADR 0053); undefined: the default. */
+  speaking: SpeakingMode | undefined;
   /** Credential queries left without trusted_authorities, and why. */
   omitted: Record<string, OmittedReason>;
 }
@@ -25,9 +28,13 @@ export async function applyRouteRules(
   environment: Environment,
   request: Json,
 ): Promise<RouteRequestRules> {
-  // the allowed routes, their leaf-only flag and trust in one statement (ADR 0045 amendment)
+  // the allowed routes, their leaf-only flag, speaking modes and trust in one statement (ADR 0045 amendment)
   const trust = await readRouteTrust(ds, allowedRoutesSql(ds, step, environment), environment);
-  const leafOnly = trust.leafOnly;
   const ta = withTrustedAuthorities(request, trust);
-  return { request: ta.request, leafOnly, omitted: ta.omitted };
+  return {
+    request: ta.request,
+    leafOnly: trust.leafOnly,
+    speaking: strictestSpeaking(trust.speaking),
+    omitted: ta.omitted,
+  };
 }

@@ -57,6 +57,8 @@ export interface RouteTrust {
   x509: string[];
   /** The routes' IACAs (PEM) with their docType. */
   mdoc: { pem: string; doctype: string }[];
+  /** The speaking modes the routes set in this environment (route_speaking, ADR 0053). */
+  speaking: string[];
 }
 
 /**
@@ -70,7 +72,7 @@ export async function readRouteTrust(
   routes: { sql: string; params: unknown[] },
   environment: Environment,
 ): Promise<RouteTrust> {
-  const out: RouteTrust = { leafOnly: false, keyOnly: false, x509: [], mdoc: [] };
+  const out: RouteTrust = { leafOnly: false, keyOnly: false, x509: [], mdoc: [], speaking: [] };
   const yes = paramFor(ds, CredentialRouteEntity, 'x5cLeafOnly', true);
   const live = `route_id IN (${routes.sql}) AND environment = ? AND retired_at IS NULL`;
   const scoped = [...routes.params, environment];
@@ -80,14 +82,16 @@ export async function readRouteTrust(
     `SELECT 'mdoc' AS kind, certificate_pem AS pem, doctype FROM mdoc_trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'x509', certificate, NULL FROM trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
-      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${routes.sql}) AND x5c_leaf_only = ?`,
-    [...scoped, ...scoped, ...scoped, ...routes.params, yes],
+      ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${routes.sql}) AND x5c_leaf_only = ?` +
+      ` UNION ALL SELECT 'speak', mode, NULL FROM route_speaking WHERE route_id IN (${routes.sql}) AND environment = ?`,
+    [...scoped, ...scoped, ...scoped, ...routes.params, yes, ...routes.params, environment],
   );
   const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
   for (const r of rows) {
     const kind = text(r.kind);
     if (kind === 'leaf') out.leafOnly = true;
     else if (kind === 'key') out.keyOnly = true;
+    else if (kind === 'speak') out.speaking.push(text(r.pem));
     else if (kind === 'x509') out.x509.push(text(r.pem));
     else if (kind === 'mdoc') out.mdoc.push({ pem: text(r.pem), doctype: text(r.doctype) });
   }

@@ -17,6 +17,7 @@ import { isUniqueViolation } from '../../db/data-source';
 import { AccessCertificates } from './access-certificate';
 import { brandingDisplay, type DisplayResolver, Registrar } from './registrar';
 import type { KeySealer } from './response-encryption';
+import { BusinessCertificates, type SpeakingMode } from './speaking';
 import { VerifierIdentityEntity } from './verifier-identity.entity';
 import { DAY_MS, EC, identityFrom, SIGNING, type VerifierIdentity } from './verifier-keys';
 
@@ -37,6 +38,8 @@ export class VerifierIdentityService {
     | undefined;
   readonly accessCertificates: AccessCertificates;
   readonly registrar: Registrar;
+  /** Businesses' own access certificates (the business-certificate mode, ADR 0053). */
+  readonly businessCertificates: BusinessCertificates;
 
   constructor(
     private readonly deps: {
@@ -51,6 +54,7 @@ export class VerifierIdentityService {
     },
   ) {
     this.accessCertificates = new AccessCertificates(deps);
+    this.businessCertificates = new BusinessCertificates(deps);
     this.registrar = new Registrar({
       ...deps,
       display: deps.display ?? brandingDisplay(deps.ds, deps.hostedUrl),
@@ -64,6 +68,41 @@ export class VerifierIdentityService {
   async forBusiness(business: { id: string; environment: string } | undefined): Promise<VerifierIdentity> {
     const leaf = business ? await this.registrar.identityFor(business.id, business.environment) : undefined;
     return leaf ?? this.current();
+  }
+
+  /**
+   * The identity under a route's speaking mode (ADR 0053): intermediary, our access certificate;
+   * business-certificate, the business's own (business_certificate_missing when none is valid now); no mode,
+   * forBusiness().
+   */
+  async forSpeaking(
+    business: { id: string; environment: string } | undefined,
+    mode: SpeakingMode | undefined,
+  ): Promise<VerifierIdentity> {
+    if (!business || !mode) return this.forBusiness(business);
+    if (mode === 'intermediary') return this.current();
+    const own = await this.businessCertificates.identityFor(business.id, business.environment);
+    if (own) return own;
+    throw new AppError(
+      'business_certificate_missing',
+      `This route speaks with the business's own access certificate, and none is valid for ${business.environment} (pnpm operator business-cert).`,
+    );
+  }
+
+  /**
+   * Which of the business's possible signers a stored request's client_id names (a POST to request_uri signs
+   * again as the first object did, whatever the route's mode is now); the default signer when none does.
+   */
+  async signerNamed(
+    clientId: unknown,
+    business: { id: string; environment: string },
+  ): Promise<VerifierIdentity> {
+    const fallback = await this.forBusiness(business);
+    if (fallback.clientId === clientId) return fallback;
+    const own = await this.businessCertificates.identityFor(business.id, business.environment);
+    if (own && own.clientId === clientId) return own;
+    const ours = await this.current().catch(() => undefined);
+    return ours && ours.clientId === clientId ? ours : fallback;
   }
 
   /** Base64 DER roots a wallet needs to trust our requests: the service's, and the registrar CA's if on. */
