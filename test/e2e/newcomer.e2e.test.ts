@@ -82,7 +82,8 @@ describe('the development pages in Chromium', () => {
     // step 5: the printed link, in a browser
     await page.goto(owner?.link as string);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
-    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    // an owner lands on Start (issue 29)
+    await page.getByRole('heading', { name: 'Start' }).waitFor();
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.getByRole('link', { name: sessionId }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
