@@ -139,7 +139,7 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await page.getByTestId('done').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('done').textContent()).toContain('Verifizierung abgeschlossen.');
     await page.getByTestId('download-receipt').waitFor();
-    expect(await page.getByTestId('receipt-panel').textContent()).toContain('Ihr Nachweis');
+    expect(await page.getByTestId('receipt-panel').textContent()).toContain('Ihr Beleg');
     await checkScreen(page, 'done-receipt');
 
     const read = await api.rest('GET', `/v1/sessions/${created.body.id}`);

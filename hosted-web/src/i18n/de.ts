@@ -18,7 +18,7 @@ export const de: Messages = {
   'state.pendingTitle': 'Einen Moment',
   'state.pendingText': 'Diese Seite aktualisiert sich von selbst.',
   'state.doneTitle': 'Verifizierung abgeschlossen.',
-  'state.doneText': 'Ihren Nachweis finden Sie unten unter „Ihr Nachweis“.',
+  'state.doneText': 'Ihren Beleg finden Sie unten unter „Ihr Beleg“.',
   'state.return': 'Zurück zu {business}',
   'state.returnTo': 'Zurück zu {host}',
   'state.expiredTitle': 'Dieser Link ist abgelaufen',
@@ -130,9 +130,9 @@ export const de: Messages = {
     'Die Wallet hat diese Anfrage abgelehnt: Das mitgeschickte Registrierungszertifikat gehört nicht zu dem, der die Anfrage signiert hat. Es wurde nichts geteilt.',
   'error.verifier_info_invalid':
     'Die Wallet hat diese Anfrage abgelehnt: Ihr Registrierungszertifikat konnte nicht geprüft werden. Es wurde nichts geteilt.',
-  'receipt.title': 'Ihr Nachweis',
+  'receipt.title': 'Ihr Beleg',
   'receipt.closedText':
-    'Sie haben den Online-Zugang zu diesem Nachweis geschlossen. Von hier kann nichts mehr heruntergeladen oder gemailt werden, und Beleg-Links funktionieren nicht mehr. Gespeicherte Dateien bleiben gültig.',
+    'Sie haben den Online-Zugang zu diesem Beleg geschlossen. Von hier kann nichts mehr heruntergeladen oder gemailt werden, und Beleg-Links funktionieren nicht mehr. Gespeicherte Dateien bleiben gültig.',
   'receipt.endedText':
     'Der Online-Zugang endete am {date} (48 Stunden nach Ende der Verifizierung). Gespeicherte Dateien bleiben gültig.',
   'receipt.partial': 'Ein Teilbeleg über die bisher abgeschlossenen {done} von {total} Schritten.',
@@ -159,7 +159,7 @@ export const de: Messages = {
   'receipt.closeTextPartial':
     'Das Schließen beendet endgültig alle Downloads, Beleg-E-Mails und Beleg-Links dieser Verifizierung. Das Ergebnis bleibt wie bisher beim Unternehmen.',
   'receipt.closeText':
-    'Das Schließen beendet endgültig alle Downloads, Beleg-E-Mails und Beleg-Links dieser Verifizierung. Das Ergebnis und seine Nachweise bleiben wie bisher beim Unternehmen.',
+    'Das Schließen beendet endgültig alle Downloads, Beleg-E-Mails und Beleg-Links dieser Verifizierung. Das Ergebnis bleibt wie bisher beim Unternehmen.',
   'receipt.closeButton': 'Online-Zugang schließen…',
   'receipt.downloaded': 'Sie haben den Beleg in diesem Browser heruntergeladen.',
   'receipt.notDownloaded': 'Sie haben den Beleg in diesem Browser nicht heruntergeladen.',
@@ -232,9 +232,9 @@ export const de: Messages = {
     'Die Antwort der Wallet war für eine andere Anfrage bestimmt. Bitte teilen Sie erneut.',
   'error.receipt_not_available': 'Ein Beleg ist verfügbar, sobald ein Schritt abgeschlossen ist.',
   'error.receipt_access_ended':
-    'Der Online-Zugang zu diesem Nachweis ist beendet (48 Stunden nach Ende der Verifizierung). Gespeicherte Dateien bleiben gültig.',
+    'Der Online-Zugang zu diesem Beleg ist beendet (48 Stunden nach Ende der Verifizierung). Gespeicherte Dateien bleiben gültig.',
   'error.receipt_access_closed':
-    'Der Online-Zugang zu diesem Nachweis wurde geschlossen. Gespeicherte Dateien bleiben gültig.',
+    'Der Online-Zugang zu diesem Beleg wurde geschlossen. Gespeicherte Dateien bleiben gültig.',
   'error.receipt_code_invalid':
     'Dieser Code ist nicht korrekt. Prüfen Sie die E-Mail und versuchen Sie es erneut.',
   'error.receipt_code_expired':
