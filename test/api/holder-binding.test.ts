@@ -254,9 +254,9 @@ describe('one person across the steps', () => {
     const files = scratch();
     try {
       const text = pdftotext(files.write('receipt.pdf', pdf.bytes)).replace(/\s+/g, ' ');
-      expect(text).toContain('Presented by the person this session is bound to (first step)');
+      expect(text).toContain('Shared in the first step, which sets whose verification this is');
       expect(text).toContain(
-        'Presented by the same person as step 1 (another holder key; same name and birth date)',
+        'Shared by the same person as in step 1 (another wallet; the same name and date of birth)',
       );
     } finally {
       files.done();

@@ -184,7 +184,9 @@ describe('age checks leak no holder key (ADR 0046)', () => {
     try {
       const file = files.write('receipt.pdf', pdf.bytes);
       const text = pdftotext(file);
-      expect(text.replace(/\s+/g, ' ')).toContain('Presented by the same person as step 1 (same holder key)');
+      expect(text.replace(/\s+/g, ' ')).toContain(
+        'Shared by the same person as in step 1 (confirmed by the same wallet)',
+      );
       expect(leaks(text.replace(/\s+/g, ''), key)).toEqual([]);
       const json = pdfdetachJson(file);
       expect(json.steps).toHaveLength(2);

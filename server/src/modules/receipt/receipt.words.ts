@@ -134,10 +134,10 @@ const en: Words = {
   holderKey: 'Holder key thumbprint',
   presentedBy: (by, step) =>
     ({
-      first: 'Presented by the person this session is bound to (first step)',
-      holder_key: `Presented by the same person as step ${step} (same holder key)`,
-      claims: `Presented by the same person as step ${step} (another holder key; same name and birth date)`,
-      opted_out: "Presented by anyone: the workflow does not bind this step to the first step's person",
+      first: 'Shared in the first step, which sets whose verification this is',
+      holder_key: `Shared by the same person as in step ${step} (confirmed by the same wallet)`,
+      claims: `Shared by the same person as in step ${step} (another wallet; the same name and date of birth)`,
+      opted_out: 'Anyone may complete this step: it is not tied to the person of the first step',
     })[by],
   holderSignature: 'Holder signature',
   fullValueIn: 'full value in',
@@ -210,11 +210,11 @@ const de: Words = {
   holderKey: 'Fingerabdruck des Inhaberschlüssels',
   presentedBy: (by, step) =>
     ({
-      first: 'Vorgelegt von der Person, an die diese Sitzung gebunden ist (erster Schritt)',
-      holder_key: `Vorgelegt von derselben Person wie in Schritt ${step} (derselbe Inhaberschlüssel)`,
-      claims: `Vorgelegt von derselben Person wie in Schritt ${step} (anderer Inhaberschlüssel; gleicher Name und gleiches Geburtsdatum)`,
+      first: 'Im ersten Schritt geteilt; er legt fest, um wessen Verifizierung es geht',
+      holder_key: `Von derselben Person geteilt wie in Schritt ${step} (von derselben Wallet bestätigt)`,
+      claims: `Von derselben Person geteilt wie in Schritt ${step} (eine andere Wallet; gleicher Name und gleiches Geburtsdatum)`,
       opted_out:
-        'Vorgelegt von einer beliebigen Person: der Ablauf bindet diesen Schritt nicht an die Person des ersten Schritts',
+        'Diesen Schritt darf jede Person abschließen: Er ist nicht an die Person des ersten Schritts gebunden',
     })[by],
   holderSignature: 'Signatur des Inhabers',
   fullValueIn: 'vollständig in',
@@ -290,11 +290,11 @@ const fr: Words = {
   holderKey: 'Empreinte de la clé du titulaire',
   presentedBy: (by, step) =>
     ({
-      first: 'Présenté par la personne à laquelle cette session est liée (première étape)',
-      holder_key: `Présenté par la même personne qu’à l’étape ${step} (même clé du titulaire)`,
-      claims: `Présenté par la même personne qu’à l’étape ${step} (autre clé du titulaire ; mêmes nom et date de naissance)`,
+      first: 'Partagé à la première étape, qui fixe à qui appartient cette vérification',
+      holder_key: `Partagé par la même personne qu’à l’étape ${step} (confirmé par le même portefeuille)`,
+      claims: `Partagé par la même personne qu’à l’étape ${step} (un autre portefeuille ; mêmes nom et date de naissance)`,
       opted_out:
-        'Présenté par n’importe qui : le parcours ne lie pas cette étape à la personne de la première étape',
+        'N’importe qui peut effectuer cette étape : elle n’est pas liée à la personne de la première étape',
     })[by],
   holderSignature: 'Signature du titulaire',
   fullValueIn: 'valeur complète dans',
