@@ -20,6 +20,7 @@ import {
 } from '../modules/receipt/receipt.business';
 import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
+import { createReaderCertificatesResolver } from '../modules/relying-party/reader-certificates.resolver';
 import { createRelyingPartyResolver } from '../modules/relying-party/relying-party.resolver';
 import { RelyingPartyService } from '../modules/relying-party/relying-party.service';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
@@ -35,6 +36,7 @@ import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
 import { createWebhookResolver } from '../modules/webhook/webhook.resolver';
+import { READER_CERT_WARN_DAYS } from '../modules/verification/mdoc/reader-certificates';
 import { createWorkflowResolver } from '../modules/workflow/workflow.resolver';
 import { walletNamingOf } from './relying-party-wallets';
 import type { ApiServices } from './service-types';
@@ -113,6 +115,7 @@ export function declareApi(s: ApiServices): {
     createAuditResolver(s.audit),
     createBrandingResolver(branding),
     createRelyingPartyResolver(relyingParty, walletNamingOf(s)),
+    createReaderCertificatesResolver({ list: () => s.readerCerts.list() }, READER_CERT_WARN_DAYS),
   ];
   return { routes, resolvers };
 }
