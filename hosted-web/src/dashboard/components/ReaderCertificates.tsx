@@ -36,7 +36,8 @@ export function ReaderCertificates() {
       <Show when={data.error && !denied()}>
         <ErrorNote error={data.error} />
       </Show>
-      <Show when={data()?.readerCertificates}>
+      {/* data() throws once the query failed (the screen's error boundary): read it only when it did not */}
+      <Show when={!data.error && data()?.readerCertificates}>
         {(certs) => (
           <Show
             when={certs().length > 0}
