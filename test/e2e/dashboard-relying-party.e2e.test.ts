@@ -1,6 +1,8 @@
 // The Relying party screen in real Chromium (issue 19, ADR 0035): the owner saves what wallets are shown, a
 // reload shows the saved values, and a viewer sees them but is refused on save (role_insufficient) with nothing
-// changed. axe-core finds nothing serious; the screen is captured at 390 px and 1280 px.
+// changed. axe-core finds nothing serious; the screen is captured at 390 px and 1280 px. The reader certificates
+// of the environment (issue 26, ADR 0049 amendment) show below the form: an empty-state sentence, then each
+// certificate with its days left, the one expiring within 30 days in the warning style.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
 import type { Api, TestService } from '../support/harness';
+import { makeTestCa } from '../support/test-ca';
 import { publishWorkflow } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +44,9 @@ describe('dashboard relying party in Chromium', () => {
     await page.goto(`${t.baseUrl}/dashboard/relying-party`);
     await page.getByRole('heading', { name: 'Relying party' }).waitFor();
     await page.getByTestId('rp-wallets').waitFor(); // loaded: what the form holds is the saved data
+    expect(await page.getByTestId('reader-certs-empty').textContent()).toContain(
+      'No reader certificates in sandbox',
+    );
     for (const [label, value] of Object.entries(VALUES)) await page.getByLabel(label).fill(value);
     await page.getByRole('button', { name: 'Save' }).click();
     // registrar mode is off in this service: the screen says wallets do not show it yet, and what is needed
@@ -69,6 +75,9 @@ describe('dashboard relying party in Chromium', () => {
     const vp = await ctx.newPage();
     await vp.goto(`${t.baseUrl}/dashboard/relying-party`);
     await expect.poll(() => vp.getByLabel('Legal name').inputValue()).toBe(VALUES['Legal name']);
+    expect(await vp.getByTestId('reader-certs').textContent()).toContain(
+      'Only owners and admins see the reader certificates.',
+    );
     await vp.getByLabel('Legal name').fill('Someone Else Ltd');
     await vp.getByRole('button', { name: 'Save' }).click();
     await vp.getByRole('alert').waitFor();
@@ -118,5 +127,34 @@ describe('dashboard relying party in Chromium', () => {
     await hosted.goto(created.body.url);
     await hosted.getByRole('heading', { level: 1, name: 'Acme Lending' }).waitFor();
     await hosted.close();
+  }, 120_000);
+
+  it('lists the reader certificates of the environment with days left, warning within 30 days', async () => {
+    const ca = makeTestCa('Test Reader CA');
+    try {
+      const day = 86_400_000;
+      const at = (ms: number) => `${new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+      const base = Date.now() - 60_000;
+      const csr = await t.svc.readerCerts.csr('sandbox');
+      for (const days of [40, 12]) {
+        const leaf = ca.issue(csr.pem, { startdate: at(base), enddate: at(base + days * day) });
+        await t.svc.readerCerts.import({
+          pem: leaf + ca.intermediatePem + ca.rootPem,
+          routeId: 'rte_sandbox_reference',
+          environment: 'sandbox',
+        });
+      }
+      await page.goto(`${t.baseUrl}/dashboard/relying-party`);
+      const days = page.getByTestId('reader-cert-days');
+      await expect.poll(() => days.count()).toBe(2);
+      // soonest first; the one within 30 days in the warning style
+      expect(await days.allTextContents()).toEqual(['11 days — renew soon', '39 days']);
+      expect(await days.first().getAttribute('class')).toBe('d-warn');
+      expect(await days.last().getAttribute('class')).toBeNull();
+      expect(await page.getByTestId('reader-certs').textContent()).toContain('rte_sandbox_reference');
+      await checkScreen(page, 'relying-party-reader-certs', SHOTS);
+    } finally {
+      ca.remove();
+    }
   }, 120_000);
 });

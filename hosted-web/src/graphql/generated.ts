@@ -262,6 +262,11 @@ export type StepRoutesQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type StepRoutesQuery = { catalog: Array<{ id: string, wallet: { name: string }, issuer: { name: string }, sandbox: { available: boolean, primitives: { identify: boolean, ageVerify: boolean, sign: boolean, attestation: boolean } }, production: { available: boolean, primitives: { identify: boolean, ageVerify: boolean, sign: boolean, attestation: boolean } } }> };
 
+export type ReaderCertificatesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ReaderCertificatesQuery = { readerCertificates: Array<{ id: string, route: string, subjectCn: string, domain: string, notAfter: string, daysLeft: number, expiringSoon: boolean }> };
+
 export type RelyingPartyFieldsFragment = { legalName: string | null, displayName: string | null, contactEmail: string | null, privacyPolicyUrl: string | null, purpose: string | null };
 
 export type RelyingPartyWalletsFieldsFragment = { source: string, walletName: string | null, pageName: string };

@@ -14,6 +14,7 @@ import { environment, gql, operation } from '../api';
 import { ActionStatus, createAction } from '../components/action';
 import { TextField } from '../components/Field';
 import { fieldErrorOf } from '../components/field-error';
+import { ReaderCertificates } from '../components/ReaderCertificates';
 import DOCUMENT from '../graphql/relying-party.graphql?raw';
 import { ErrorNote } from '../Screen';
 
@@ -162,6 +163,7 @@ export function RelyingParty() {
         action={action}
         words={FIELDS.map((f) => err(f)).find(Boolean) ? 'Check the field marked above.' : null}
       />
+      <ReaderCertificates />
     </>
   );
 }
