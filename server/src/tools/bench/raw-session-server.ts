@@ -85,7 +85,7 @@ interface Presentation {
 
 async function respond(id: string, p: Presentation): Promise<[number, unknown]> {
   const [row] = await q('SELECT status, nonce FROM raw_session WHERE id = ?', [id]);
-  if (!row || row.status !== 'requested') return [409, { error: 'not_requested' }];
+  if (row?.status !== 'requested') return [409, { error: 'not_requested' }];
   const es256 = { dsaEncoding: 'ieee-p1363' as const };
   const cred = Buffer.from(p.credential);
   if (!verify('sha256', cred, { key: issuerKey, ...es256 }, Buffer.from(p.issuer_sig, 'base64url')))
@@ -96,7 +96,9 @@ async function respond(id: string, p: Presentation): Promise<[number, unknown]> 
   const claims = Buffer.from(p.credential, 'base64url').toString('utf8');
   const now = new Date();
   const digest = createHmac('sha256', 'audit').update(`${id}.${claims}`).digest('hex');
-  const signature = sign('sha256', Buffer.from(digest, 'hex'), { key: audit, ...es256 }).toString('base64url');
+  const signature = sign('sha256', Buffer.from(digest, 'hex'), { key: audit, ...es256 }).toString(
+    'base64url',
+  );
   const events = ['step.completed', 'session.completed'].map((event) =>
     JSON.stringify({ event, data: { session_id: id, claims: JSON.parse(claims) } }),
   );
@@ -112,13 +114,15 @@ async function respond(id: string, p: Presentation): Promise<[number, unknown]> 
       await conn.query('ROLLBACK');
       return [409, { error: 'not_requested' }];
     }
-    await conn.execute('INSERT INTO raw_result (session_id, claims, created_at) VALUES (?, ?, ?)', [id, claims, now]);
-    await conn.execute('INSERT INTO raw_audit (session_id, digest, signature, created_at) VALUES (?, ?, ?, ?)', [
+    await conn.execute('INSERT INTO raw_result (session_id, claims, created_at) VALUES (?, ?, ?)', [
       id,
-      digest,
-      signature,
+      claims,
       now,
     ]);
+    await conn.execute(
+      'INSERT INTO raw_audit (session_id, digest, signature, created_at) VALUES (?, ?, ?, ?)',
+      [id, digest, signature, now],
+    );
     await conn.execute('INSERT INTO raw_event (session_id, type, body) VALUES (?, ?, ?), (?, ?, ?)', [
       id,
       'step.completed',
@@ -148,11 +152,10 @@ async function route(method: string, url: string, body: string): Promise<[number
   if (method === 'POST' && url === '/s') {
     const sid = randomBytes(16).toString('hex');
     const now = new Date();
-    await q("INSERT INTO raw_session (id, status, version, created_at, updated_at) VALUES (?, 'created', 0, ?, ?)", [
-      sid,
-      now,
-      now,
-    ]);
+    await q(
+      "INSERT INTO raw_session (id, status, version, created_at, updated_at) VALUES (?, 'created', 0, ?, ?)",
+      [sid, now, now],
+    );
     return [201, { id: sid }];
   }
   if (!id) return [404, {}];

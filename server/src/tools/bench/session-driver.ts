@@ -119,7 +119,10 @@ async function round(r: RoundRequest, one: One): Promise<RoundResult> {
     if (performance.now() - progress > r.stallMs)
       stop.abort(new Error(`no session completed for ${r.stallMs / 1000} s`));
   }, 250);
-  const cap = setTimeout(() => stop.abort(new Error(`not done after ${(6 * r.stallMs) / 1000} s`)), 6 * r.stallMs);
+  const cap = setTimeout(
+    () => stop.abort(new Error(`not done after ${(6 * r.stallMs) / 1000} s`)),
+    6 * r.stallMs,
+  );
   const latencies: number[] = [];
   let done = 0;
   const t0 = performance.now();
