@@ -193,6 +193,7 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.on('disconnect', () => process.exit(0)); // the bench process is gone: never outlive it
   process.on('message', (m: { cmd?: string }) => {
     if (m.cmd === 'statements') {
       process.send?.({ statements });

@@ -156,6 +156,7 @@ async function main(): Promise<void> {
   );
   await ds.initialize();
   const wallet = new ReferenceWallet({ ds, clock: systemClock });
+  process.on('disconnect', () => process.exit(0)); // the bench process is gone: never outlive it
   process.on('message', (m: RoundRequest | { cmd: 'secret'; secret: string } | { cmd: 'exit' }) => {
     if (m.cmd === 'secret') receiver.secret = m.secret;
     else if (m.cmd === 'exit') {
