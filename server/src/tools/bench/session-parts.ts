@@ -84,8 +84,13 @@ export class Receiver {
   /** Resolves when session.completed of `sessionId` arrives; rejects when `signal` aborts first. */
   completed(sessionId: string, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.set(sessionId, resolve);
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      const onAbort = () => reject(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // the round's signal is shared by every session of the round: drop the listener once this one is done
+      this.waiting.set(sessionId, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
     });
   }
   forget(sessionId: string): void {
