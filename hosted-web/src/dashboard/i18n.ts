@@ -5,6 +5,9 @@
 // environment switch, navigation, skip link, menu) and the sign-in and invitation screens; the other screens
 // are still English.
 import { createSignal } from 'solid-js';
+import * as detailText from './messages/session-detail';
+import * as sessionsText from './messages/sessions';
+import * as startText from './messages/start';
 
 export type DashLocale = 'en' | 'de' | 'fr';
 export const DASH_LOCALE_NAMES: Record<DashLocale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
@@ -53,6 +56,9 @@ const en = {
   'role.admin': 'an admin',
   'role.developer': 'a developer',
   'role.viewer': 'a viewer',
+  ...startText.en,
+  ...sessionsText.en,
+  ...detailText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -99,6 +105,9 @@ const de: Record<DashKey, string> = {
   'role.admin': 'Admin',
   'role.developer': 'Entwickler/in',
   'role.viewer': 'Betrachter/in',
+  ...startText.de,
+  ...sessionsText.de,
+  ...detailText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -144,6 +153,9 @@ const fr: Record<DashKey, string> = {
   'role.admin': 'administrateur',
   'role.developer': 'développeur',
   'role.viewer': 'lecteur',
+  ...startText.fr,
+  ...sessionsText.fr,
+  ...detailText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };

@@ -17,6 +17,7 @@ import type {
 } from '../graphql/generated';
 import { SessionStatus } from '../graphql/generated';
 import { gql, operation } from './api';
+import { dt } from './i18n';
 import DOCUMENT from './graphql/sessions.graphql?raw';
 
 const SESSIONS = operation<SessionsQuery, SessionsQueryVariables>(DOCUMENT, 'Sessions');
@@ -63,4 +64,6 @@ export const STATUS_WORDS: Record<SessionStatus, string> = {
   expired: 'Expired',
   stopped: 'Stopped',
 };
-export const statusWords = (s: string): string => STATUS_WORDS[s as SessionStatus] ?? s;
+/** The status in the dashboard's language (messages/sessions.ts); STATUS_WORDS stays the English reference. */
+export const statusWords = (s: string): string =>
+  s in STATUS_WORDS ? dt(`status.${s as SessionStatus}`) : s;
