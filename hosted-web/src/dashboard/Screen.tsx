@@ -59,9 +59,9 @@ export function Screen(props: { title: string; children: JSX.Element }) {
 
 export const when = (iso: string | null | undefined): string =>
   iso
-    ? new Date(iso).toLocaleString(DATE_LOCALE[dashLocale()], {
+    ? `${new Date(iso).toLocaleString(DATE_LOCALE[dashLocale()], {
         dateStyle: 'medium',
         timeStyle: 'short',
         timeZone: 'UTC',
-      }) + ' UTC'
+      })} UTC`
     : '—';

@@ -17,8 +17,8 @@ import type {
 } from '../graphql/generated';
 import { SessionStatus } from '../graphql/generated';
 import { gql, operation } from './api';
-import { dt } from './i18n';
 import DOCUMENT from './graphql/sessions.graphql?raw';
+import { dt } from './i18n';
 
 const SESSIONS = operation<SessionsQuery, SessionsQueryVariables>(DOCUMENT, 'Sessions');
 const SESSION_DETAIL = operation<SessionDetailQuery, SessionDetailQueryVariables>(DOCUMENT, 'SessionDetail');

@@ -162,9 +162,9 @@ function TimelineItem(props: { e: TimelineEntry }) {
     <li>
       <span class="d-muted">{whenExact(props.e.at)}</span>{' '}
       <strong data-kind={props.e.kind}>{eventWords(props.e.kind)}</strong>
-      {props.e.stage != null && props.e.kind !== 'condition_matched' ? (
-        <>{dt('detail.step', { n: String(props.e.stage + 1) })}</>
-      ) : null}
+      {props.e.stage != null && props.e.kind !== 'condition_matched'
+        ? dt('detail.step', { n: String(props.e.stage + 1) })
+        : null}
       {entryWords(props.e) ? (
         <>
           {dt('detail.colon')}

@@ -5,7 +5,7 @@ import { createResource, For, type JSX, Show } from 'solid-js';
 import type { StartQuery, StartQueryVariables } from '../../graphql/generated';
 import { environment, gql, operation } from '../api';
 import DOCUMENT from '../graphql/start.graphql?raw';
-import { dashLocale as locale, dt } from '../i18n';
+import { dt, dashLocale as locale } from '../i18n';
 import { linkClick } from '../router';
 
 const START = operation<StartQuery, StartQueryVariables>(DOCUMENT, 'Start');
