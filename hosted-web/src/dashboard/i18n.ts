@@ -5,9 +5,11 @@
 // environment switch, navigation, skip link, menu) and the sign-in and invitation screens; the other screens
 // are still English.
 import { createSignal } from 'solid-js';
+import * as keysText from './messages/keys-account';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
+import * as teamText from './messages/team-catalog';
 
 export type DashLocale = 'en' | 'de' | 'fr';
 export const DASH_LOCALE_NAMES: Record<DashLocale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
@@ -59,6 +61,8 @@ const en = {
   ...startText.en,
   ...sessionsText.en,
   ...detailText.en,
+  ...keysText.en,
+  ...teamText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -108,6 +112,8 @@ const de: Record<DashKey, string> = {
   ...startText.de,
   ...sessionsText.de,
   ...detailText.de,
+  ...keysText.de,
+  ...teamText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -156,6 +162,8 @@ const fr: Record<DashKey, string> = {
   ...startText.fr,
   ...sessionsText.fr,
   ...detailText.fr,
+  ...keysText.fr,
+  ...teamText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
