@@ -128,4 +128,49 @@ describe('dashboard languages', () => {
       created: 'Session créée',
     });
   }, 180_000);
+
+  it('shows API keys, team, account and the route catalog in German and French', async () => {
+    const words = {
+      de: {
+        keys: 'Sandbox-Schlüssel erstellen',
+        active: 'Aktiv',
+        team: 'Jemanden einladen',
+        owner: 'Inhaber/in',
+        account: 'Passkey hinzufügen',
+        catalog: 'Nicht verfügbar|Verfügbar',
+      },
+      fr: {
+        keys: 'Créer une clé de bac à sable',
+        active: 'Active',
+        team: 'Inviter quelqu’un',
+        owner: 'propriétaire',
+        account: 'Ajouter une clé d’accès',
+        catalog: 'Non disponible|Disponible',
+      },
+    } as const;
+    for (const lang of ['de', 'fr'] as const) {
+      const w = words[lang];
+      await page.goto(`${d.t.baseUrl}/dashboard/api-keys`);
+      await page.getByLabel(/^(Sprache|Langue|Language)/).selectOption(lang);
+      await page.getByRole('button', { name: w.keys }).waitFor();
+      expect(await page.getByTestId('key-status').first().textContent()).toBe(w.active);
+      await checkScreen(page, `api-keys-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/team`);
+      await page.getByRole('heading', { name: w.team }).waitFor();
+      expect(await page.getByRole('cell', { name: w.owner, exact: true }).count()).toBeGreaterThan(0);
+      await checkScreen(page, `team-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/account`);
+      await page.getByRole('button', { name: w.account }).waitFor();
+      await checkScreen(page, `account-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/catalog`);
+      await page
+        .getByRole('cell', { name: new RegExp(`^(${w.catalog})$`) })
+        .first()
+        .waitFor();
+      await checkScreen(page, `catalog-${lang}`, SHOTS);
+    }
+  }, 180_000);
 });
