@@ -157,7 +157,7 @@ export function ApiKeys() {
             {
               header: dt('keys.status'),
               cell: (k) => (
-                <Show when={!k.revokedAt} fallback={<>{dt('keys.revoked', { when: when(k.revokedAt) })}</>}>
+                <Show when={!k.revokedAt} fallback={dt('keys.revoked', { when: when(k.revokedAt) })}>
                   <span class="d-key-active" data-testid="key-status">
                     {dt('keys.active')}
                   </span>{' '}

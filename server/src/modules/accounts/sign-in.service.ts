@@ -10,7 +10,6 @@ import {
 } from '@simplewebauthn/server';
 import { type EntityManager, IsNull, MoreThan } from 'typeorm';
 import type { Ctx } from '../../common/context';
-import { mailLang, signInMail } from './mail-language';
 import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
@@ -36,6 +35,7 @@ import {
   type SignedIn,
   userView,
 } from './accounts.shared';
+import { mailLang, signInMail } from './mail-language';
 
 export class SignInService extends AccountsPart {
   // ---------------------------------------------------------------- sign-in by emailed link
