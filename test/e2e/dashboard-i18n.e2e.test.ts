@@ -1,7 +1,7 @@
 // The dashboard in the business's language, in real Chromium (issue 29): the language comes from the browser
 // (de-DE → German) and the switch overrides it for this browser (kept after a reload). Translated: the shell
 // (brand, environment badge and switch, navigation, skip link, menu), the sign-in and invitation screens, and
-// the Start, Sessions and session detail screens (see ADR 0052's amendment for what is still English). axe
+// the Start, Sessions (with its New session card) and session detail screens (see ADR 0052's amendment for what is still English). axe
 // finds nothing serious; 390 and 1280 px.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -95,6 +95,7 @@ describe('dashboard languages', () => {
 
       await page.goto(`${d.t.baseUrl}/dashboard/sessions`);
       await page.getByLabel(w.anyStatusLabel).waitFor();
+      await page.getByRole('heading', { name: w.newSession }).waitFor();
       const row = page.getByTestId('session-row').first();
       expect(await row.getByText(w.waiting, { exact: true }).count()).toBe(1);
       expect(await row.getByTestId('session-row-reference').textContent()).toBe(w.reference);
@@ -112,6 +113,7 @@ describe('dashboard languages', () => {
       env: 'Sandbox (Testdaten)',
       wfDone: 'Ein veröffentlichter Workflow: erledigt',
       anyStatusLabel: 'Status',
+      newSession: 'Neue Sitzung',
       waiting: 'Wartet auf Ihre Entscheidung',
       reference: 'Ihre Referenz: order: A-7',
       continue: 'Sitzung fortsetzen',
@@ -122,6 +124,7 @@ describe('dashboard languages', () => {
       env: 'dans le bac à sable (données de test)',
       wfDone: 'Un parcours publié\u00a0: fait',
       anyStatusLabel: 'Statut',
+      newSession: 'Nouvelle session',
       waiting: 'En attente de votre décision',
       reference: 'Votre référence\u00a0: order: A-7',
       continue: 'Poursuivre la session',

@@ -5,6 +5,7 @@
 // each translated screen's text lives in messages/<screen>.ts (README "Dashboard app" lists which).
 import { createSignal } from 'solid-js';
 import * as keysText from './messages/keys-account';
+import * as newText from './messages/new-session';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
@@ -64,6 +65,7 @@ const en = {
   ...detailText.en,
   ...keysText.en,
   ...teamText.en,
+  ...newText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -117,6 +119,7 @@ const de: Record<DashKey, string> = {
   ...detailText.de,
   ...keysText.de,
   ...teamText.de,
+  ...newText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -169,6 +172,7 @@ const fr: Record<DashKey, string> = {
   ...detailText.fr,
   ...keysText.fr,
   ...teamText.fr,
+  ...newText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
