@@ -1,7 +1,8 @@
-// The dashboard in the business's language, in real Chromium (issue 29, the part landed): the language comes
-// from the browser (de-DE → German) and the switch overrides it for this browser (kept after a reload). What is
-// translated: the shell (brand, environment badge and switch, navigation, skip link, menu) and the sign-in and
-// invitation screens; the other screens' own text is still English. axe finds nothing serious; 390 and 1280 px.
+// The dashboard in the business's language, in real Chromium (issue 29): the language comes from the browser
+// (de-DE → German) and the switch overrides it for this browser (kept after a reload). Translated: the shell
+// (brand, environment badge and switch, navigation, skip link, menu), the sign-in and invitation screens, and
+// the Start, Sessions (with its New session card) and session detail screens (see ADR 0052's amendment for what is still English). axe
+// finds nothing serious; 390 and 1280 px.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
+import { SignerClient, shareWithReferenceWallet } from '../support/signer';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { publishWorkflow } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-i18n');
@@ -16,9 +20,11 @@ const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard
 describe('dashboard languages', () => {
   let d: SignedInDashboard;
   let page: Page;
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
+    await receiver.start();
     d = await signedInDashboard({
       label: 'dash-i18n-e2e',
       business: 'Sprachen GmbH',
@@ -28,6 +34,7 @@ describe('dashboard languages', () => {
   }, 120_000);
   afterAll(async () => {
     await d?.stop();
+    await receiver.stop();
   });
 
   it('signs in in the browser’s language and switches to French', async () => {
@@ -60,4 +67,113 @@ describe('dashboard languages', () => {
     expect(await page.getByTestId('environment-badge').textContent()).toBe('BAC À SABLE : données de test');
     await checkScreen(page, 'shell-fr', SHOTS);
   });
+
+  it('shows Start, Sessions and a session waiting for a decision in German and French', async () => {
+    const { workflowId } = await publishWorkflow(
+      d.api,
+      [{ primitive: 'identify', claims: ['given_name', 'family_name'], gateAfter: true }],
+      receiver.url,
+      'Kontoeröffnung',
+    );
+    const created = await d.api.rest('POST', '/v1/sessions', {
+      workflow_id: workflowId,
+      metadata: { order: 'A-7' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const signer = new SignerClient(d.t.baseUrl, id);
+    expect((await signer.start()).status).toBe(200);
+    expect((await shareWithReferenceWallet(d.t.svc, signer)).status).toBe(200);
+
+    const screens = async (lang: 'de' | 'fr', w: Record<string, string>) => {
+      await page.goto(`${d.t.baseUrl}/dashboard/start`);
+      await page.getByLabel(/^(Sprache|Langue|Language)/).selectOption(lang);
+      await page.getByRole('heading', { name: w.next }).waitFor();
+      expect(await page.getByTestId('start-environment').textContent()).toBe(w.env);
+      expect(await page.getByTestId('next-workflow').getByRole('heading').textContent()).toBe(w.wfDone);
+      await checkScreen(page, `start-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/sessions`);
+      await page.getByLabel(w.anyStatusLabel).waitFor();
+      await page.getByRole('heading', { name: w.newSession }).waitFor();
+      const row = page.getByTestId('session-row').first();
+      expect(await row.getByText(w.waiting, { exact: true }).count()).toBe(1);
+      expect(await row.getByTestId('session-row-reference').textContent()).toBe(w.reference);
+      await checkScreen(page, `sessions-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/sessions/${id}`);
+      await page.getByRole('heading', { name: w.waiting }).waitFor();
+      expect(await page.getByTestId('session-status').textContent()).toBe(w.waiting);
+      expect(await page.getByTestId('continue-session').textContent()).toBe(w.continue);
+      expect(await page.getByTestId('timeline').getByText(w.created, { exact: true }).count()).toBe(1);
+      await checkScreen(page, `session-detail-${lang}`, SHOTS);
+    };
+    await screens('de', {
+      next: 'Die nächsten Schritte',
+      env: 'Sandbox (Testdaten)',
+      wfDone: 'Ein veröffentlichter Workflow: erledigt',
+      anyStatusLabel: 'Status',
+      newSession: 'Neue Sitzung',
+      waiting: 'Wartet auf Ihre Entscheidung',
+      reference: 'Ihre Referenz: order: A-7',
+      continue: 'Sitzung fortsetzen',
+      created: 'Sitzung angelegt',
+    });
+    await screens('fr', {
+      next: 'Prochaines étapes',
+      env: 'dans le bac à sable (données de test)',
+      wfDone: 'Un parcours publié\u00a0: fait',
+      anyStatusLabel: 'Statut',
+      newSession: 'Nouvelle session',
+      waiting: 'En attente de votre décision',
+      reference: 'Votre référence\u00a0: order: A-7',
+      continue: 'Poursuivre la session',
+      created: 'Session créée',
+    });
+  }, 180_000);
+
+  it('shows API keys, team, account and the route catalog in German and French', async () => {
+    const words = {
+      de: {
+        keys: 'Sandbox-Schlüssel erstellen',
+        active: 'Aktiv',
+        team: 'Jemanden einladen',
+        owner: 'Inhaber/in',
+        account: 'Passkey hinzufügen',
+        catalog: 'Nicht verfügbar|Verfügbar',
+      },
+      fr: {
+        keys: 'Créer une clé de bac à sable',
+        active: 'Active',
+        team: 'Inviter quelqu’un',
+        owner: 'propriétaire',
+        account: 'Ajouter une clé d’accès',
+        catalog: 'Non disponible|Disponible',
+      },
+    } as const;
+    for (const lang of ['de', 'fr'] as const) {
+      const w = words[lang];
+      await page.goto(`${d.t.baseUrl}/dashboard/api-keys`);
+      await page.getByLabel(/^(Sprache|Langue|Language)/).selectOption(lang);
+      await page.getByRole('button', { name: w.keys }).waitFor();
+      expect(await page.getByTestId('key-status').first().textContent()).toBe(w.active);
+      await checkScreen(page, `api-keys-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/team`);
+      await page.getByRole('heading', { name: w.team }).waitFor();
+      expect(await page.getByRole('cell', { name: w.owner, exact: true }).count()).toBeGreaterThan(0);
+      await checkScreen(page, `team-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/account`);
+      await page.getByRole('button', { name: w.account }).waitFor();
+      await checkScreen(page, `account-${lang}`, SHOTS);
+
+      await page.goto(`${d.t.baseUrl}/dashboard/catalog`);
+      await page
+        .getByRole('cell', { name: new RegExp(`^(${w.catalog})$`) })
+        .first()
+        .waitFor();
+      await checkScreen(page, `catalog-${lang}`, SHOTS);
+    }
+  }, 180_000);
 });

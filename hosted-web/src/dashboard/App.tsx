@@ -219,10 +219,10 @@ function NotFound() {
   return (
     <main class="d-main d-public">
       <section class="d-card d-narrow">
-        <h1>Page not found</h1>
+        <h1>{dt('notFound.title')}</h1>
         <p>
           <a href="/dashboard/start" onClick={linkClick}>
-            Go to the dashboard
+            {dt('notFound.back')}
           </a>
         </p>
       </section>

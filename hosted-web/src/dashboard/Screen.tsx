@@ -3,6 +3,10 @@
 import { ErrorBoundary, type JSX, Suspense } from 'solid-js';
 import { DashError } from './api';
 import { errorCopy } from './errors';
+import { dashLocale } from './i18n';
+
+/** The date format's locale per dashboard language (en keeps en-GB, as before issue 29). */
+export const DATE_LOCALE = { en: 'en-GB', de: 'de-DE', fr: 'fr-FR' } as const;
 
 /** Codes whose server message says what exactly is wrong (e.g. "Step 3: attestation needs terms."). */
 const DETAILED = new Set(['validation_failed', 'workflow_invalid', 'unsupported_media_type']);
@@ -55,6 +59,9 @@ export function Screen(props: { title: string; children: JSX.Element }) {
 
 export const when = (iso: string | null | undefined): string =>
   iso
-    ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) +
-      ' UTC'
+    ? `${new Date(iso).toLocaleString(DATE_LOCALE[dashLocale()], {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone: 'UTC',
+      })} UTC`
     : '—';

@@ -82,10 +82,18 @@ async function send(path: string, init: RequestInit): Promise<unknown> {
 }
 
 /** POST to /auth/...; the CSRF header is added once signed in. */
-export async function authPost(path: string, body: unknown = {}): Promise<unknown> {
+export async function authPost(
+  path: string,
+  body: unknown = {},
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   return send(path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }

@@ -1,10 +1,15 @@
 // The dashboard's language (issue 29), the signer page's machinery (src/i18n/index.ts) with the dashboard's
 // own catalogue: the first of the browser's preferred languages we have, else English; the switcher in the top
 // bar and on the sign-in card overrides it for this browser (localStorage). dt() reads the locale signal, so
-// text rendered through it follows a switch without a reload. Translated so far: the shell (title, badge,
-// environment switch, navigation, skip link, menu) and the sign-in and invitation screens; the other screens
-// are still English.
+// text rendered through it follows a switch without a reload. The shell, sign-in and invitation text is here;
+// each translated screen's text lives in messages/<screen>.ts (README "Dashboard app" lists which).
 import { createSignal } from 'solid-js';
+import * as keysText from './messages/keys-account';
+import * as newText from './messages/new-session';
+import * as detailText from './messages/session-detail';
+import * as sessionsText from './messages/sessions';
+import * as startText from './messages/start';
+import * as teamText from './messages/team-catalog';
 
 export type DashLocale = 'en' | 'de' | 'fr';
 export const DASH_LOCALE_NAMES: Record<DashLocale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
@@ -53,6 +58,14 @@ const en = {
   'role.admin': 'an admin',
   'role.developer': 'a developer',
   'role.viewer': 'a viewer',
+  'notFound.title': 'Page not found',
+  'notFound.back': 'Go to the dashboard',
+  ...startText.en,
+  ...sessionsText.en,
+  ...detailText.en,
+  ...keysText.en,
+  ...teamText.en,
+  ...newText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -99,6 +112,14 @@ const de: Record<DashKey, string> = {
   'role.admin': 'Admin',
   'role.developer': 'Entwickler/in',
   'role.viewer': 'Betrachter/in',
+  'notFound.title': 'Seite nicht gefunden',
+  'notFound.back': 'Zum Dashboard',
+  ...startText.de,
+  ...sessionsText.de,
+  ...detailText.de,
+  ...keysText.de,
+  ...teamText.de,
+  ...newText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -144,6 +165,14 @@ const fr: Record<DashKey, string> = {
   'role.admin': 'administrateur',
   'role.developer': 'développeur',
   'role.viewer': 'lecteur',
+  'notFound.title': 'Page introuvable',
+  'notFound.back': 'Aller au tableau de bord',
+  ...startText.fr,
+  ...sessionsText.fr,
+  ...detailText.fr,
+  ...keysText.fr,
+  ...teamText.fr,
+  ...newText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };

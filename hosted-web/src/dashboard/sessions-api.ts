@@ -18,6 +18,7 @@ import type {
 import { SessionStatus } from '../graphql/generated';
 import { gql, operation } from './api';
 import DOCUMENT from './graphql/sessions.graphql?raw';
+import { dt } from './i18n';
 
 const SESSIONS = operation<SessionsQuery, SessionsQueryVariables>(DOCUMENT, 'Sessions');
 const SESSION_DETAIL = operation<SessionDetailQuery, SessionDetailQueryVariables>(DOCUMENT, 'SessionDetail');
@@ -63,4 +64,6 @@ export const STATUS_WORDS: Record<SessionStatus, string> = {
   expired: 'Expired',
   stopped: 'Stopped',
 };
-export const statusWords = (s: string): string => STATUS_WORDS[s as SessionStatus] ?? s;
+/** The status in the dashboard's language (messages/sessions.ts); STATUS_WORDS stays the English reference. */
+export const statusWords = (s: string): string =>
+  s in STATUS_WORDS ? dt(`status.${s as SessionStatus}`) : s;

@@ -15,6 +15,7 @@ import type {
 } from '../../graphql/generated';
 import { DashError, environment, gql, gqlUpload, operation } from '../api';
 import DOCUMENT from '../graphql/test-session.graphql?raw';
+import { dt } from '../i18n';
 import { when } from '../Screen';
 import { ActionStatus, createAction } from './action';
 
@@ -89,7 +90,7 @@ export function NewSession(props: { onCreated?: () => void }) {
           throw new DashError(
             'documents_required',
             400,
-            `Choose a PDF for each of the ${wanted} document field(s) before creating the session.`,
+            dt('new.choosePdf', { n: String(wanted) }),
             undefined,
             `documents[${missing}]`,
           );
@@ -118,20 +119,16 @@ export function NewSession(props: { onCreated?: () => void }) {
 
   return (
     <section class="d-card d-new-session" aria-labelledby="new-session-heading">
-      <h2 id="new-session-heading">New session</h2>
+      <h2 id="new-session-heading">{dt('new.title')}</h2>
       <Show
         when={selectable().length}
         fallback={
-          <p class="d-muted">
-            {workflows()?.length
-              ? 'Every published workflow here is set to API-only access: its sessions come from your server (an API key). Untick “Sessions are created only through the API” and publish to create sessions here.'
-              : 'Publish a workflow to create sessions here.'}
-          </p>
+          <p class="d-muted">{workflows()?.length ? dt('new.allApiOnly') : dt('new.publishFirst')}</p>
         }
       >
         <div class="d-new-session-row">
           <div>
-            <label for="new-session-workflow">Create a session of</label>
+            <label for="new-session-workflow">{dt('new.of')}</label>
             <select
               id="new-session-workflow"
               value={workflowId()}
@@ -143,7 +140,7 @@ export function NewSession(props: { onCreated?: () => void }) {
               <For each={workflows()}>
                 {(w) => (
                   <option value={w.id} disabled={w.apiOnly}>
-                    {w.apiOnly ? `${w.name} (API only)` : w.name}
+                    {w.apiOnly ? dt('new.apiOnly', { name: w.name }) : w.name}
                   </option>
                 )}
               </For>
@@ -153,15 +150,18 @@ export function NewSession(props: { onCreated?: () => void }) {
         <Show when={fields().length}>
           <fieldset class="d-new-session-files">
             <legend>
-              This workflow signs {fields().length === 1 ? 'one document' : `${fields().length} documents`}:
-              choose the PDF the person will read and sign for each.
+              {fields().length === 1
+                ? dt('new.signsOne')
+                : dt('new.signsMany', { n: String(fields().length) })}
             </legend>
             <For each={fields()}>
               {(f, i) => (
                 <div class="d-field">
                   <label for={`new-session-file-${i()}`}>
-                    {(signSteps()?.length ?? 0) > 1 ? `Signing step ${f.step}: ` : ''}
-                    {f.count === 1 ? 'Document (PDF)' : `Document ${f.index} of ${f.count} (PDF)`}
+                    {(signSteps()?.length ?? 0) > 1 ? dt('new.signingStep', { n: String(f.step) }) : ''}
+                    {f.count === 1
+                      ? dt('new.document')
+                      : dt('new.documentOf', { i: String(f.index), n: String(f.count) })}
                   </label>
                   <input
                     id={`new-session-file-${i()}`}
@@ -180,7 +180,7 @@ export function NewSession(props: { onCreated?: () => void }) {
         </Show>
         <div class="d-new-session-go">
           <button type="button" class="d-primary" onClick={onCreate} disabled={action.busy()}>
-            Create session
+            {dt('new.create')}
           </button>
         </div>
       </Show>
@@ -188,19 +188,17 @@ export function NewSession(props: { onCreated?: () => void }) {
       <Show when={created()}>
         {(s) => (
           <div class="d-new-session-link" role="status">
-            <label for="new-session-link">Link for the person (valid until {when(s().expires)})</label>
+            <label for="new-session-link">{dt('new.link', { when: when(s().expires) })}</label>
             <input id="new-session-link" readonly value={s().url} onFocus={(e) => e.currentTarget.select()} />
             <div class="d-step-actions">
               <button type="button" onClick={onCopy}>
-                {copied() ? 'Link copied' : 'Copy link'}
+                {dt(copied() ? 'new.copied' : 'new.copy')}
               </button>
               <a href={s().url} target="_blank" rel="noopener">
-                Open the hosted page
+                {dt('new.open')}
               </a>
             </div>
-            <p class="d-muted">
-              Anyone with this link can open the session: send it only to the person it is meant for.
-            </p>
+            <p class="d-muted">{dt('new.anyone')}</p>
           </div>
         )}
       </Show>

@@ -2,6 +2,7 @@
 import { startRegistration } from '@simplewebauthn/browser';
 import { createSignal, Show } from 'solid-js';
 import { authPost, DashError, signOut, user } from '../api';
+import { dt } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
 
@@ -46,24 +47,24 @@ export function Account() {
     <>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <dl class="d-facts">
-        <dt>Email</dt>
+        <dt>{dt('account.email')}</dt>
         <dd>{user()?.email}</dd>
-        <dt>Role</dt>
+        <dt>{dt('account.role')}</dt>
         <dd>{user()?.role}</dd>
       </dl>
-      <h2>Passkeys</h2>
-      <p>A passkey lets you sign in on this device without an email link.</p>
+      <h2>{dt('account.passkeys')}</h2>
+      <p>{dt('account.passkeyText')}</p>
       <Show when={added()}>
         <p role="status" class="d-ok">
-          Passkey added. Next time, choose “Sign in with a passkey”.
+          {dt('account.passkeyAdded')}
         </p>
       </Show>
       <button type="button" class="d-primary" disabled={busy()} onClick={addPasskey}>
-        Add a passkey
+        {dt('account.addPasskey')}
       </button>
-      <h2>Session</h2>
+      <h2>{dt('account.session')}</h2>
       <button type="button" onClick={out}>
-        Sign out
+        {dt('account.signOut')}
       </button>
     </>
   );

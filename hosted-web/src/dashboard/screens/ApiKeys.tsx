@@ -17,6 +17,7 @@ import { DataTable } from '../components/DataTable';
 import { TextField } from '../components/Field';
 import { SecretOnce } from '../components/SecretOnce';
 import DOCUMENT from '../graphql/api-keys.graphql?raw';
+import { dt } from '../i18n';
 import { when } from '../Screen';
 
 const API_KEYS = operation<ApiKeysQuery, ApiKeysQueryVariables>(DOCUMENT, 'ApiKeys');
@@ -33,19 +34,24 @@ const REVOKE_API_KEY = operation<RevokeApiKeyMutation, RevokeApiKeyMutationVaria
  * What each scope allows, in words (README "API keys"). A new key starts with the narrowest that works for an
  * integration: create sessions and read their results. A full key (no scope: every /v1 call) is its own box.
  */
-const SCOPES: { scope: ApiKeyScope; words: string }[] = [
-  { scope: ApiKeyScope.SessionsCreate, words: 'Create sessions' },
-  { scope: ApiKeyScope.SessionsRead, words: 'Read sessions and their results' },
-  { scope: ApiKeyScope.SessionsWrite, words: 'Continue and stop sessions' },
-  { scope: ApiKeyScope.AuditsRead, words: 'Read audit records' },
-];
+const SCOPES: { scope: ApiKeyScope; readonly words: string }[] = [
+  ApiKeyScope.SessionsCreate,
+  ApiKeyScope.SessionsRead,
+  ApiKeyScope.SessionsWrite,
+  ApiKeyScope.AuditsRead,
+].map((scope) => ({
+  scope,
+  get words() {
+    return dt(`keys.scope.${scope}`);
+  },
+}));
 const NARROWEST: ApiKeyScope[] = [ApiKeyScope.SessionsCreate, ApiKeyScope.SessionsRead];
 const scopeWords = (scopes: readonly ApiKeyScope[] | null): string =>
   scopes?.length
     ? SCOPES.filter((s) => scopes.includes(s.scope))
         .map((s) => s.words)
         .join(', ')
-    : 'Full access';
+    : dt('keys.full');
 
 export function ApiKeys() {
   const [keys, { refetch }] = createResource(environment, () => gql(API_KEYS));
@@ -63,13 +69,7 @@ export function ApiKeys() {
       const chosen = scopes();
       if (!full() && chosen.length === 0) {
         document.getElementById(`scope-${SCOPES[0]?.scope}`)?.focus();
-        throw new DashError(
-          'validation_failed',
-          400,
-          'Choose at least one thing the key may do, or tick “Full access”.',
-          undefined,
-          'scopes',
-        );
+        throw new DashError('validation_failed', 400, dt('keys.chooseOne'), undefined, 'scopes');
       }
       const answer = await gql(CREATE_API_KEY, { label: label(), scopes: full() ? null : chosen });
       setCreated(answer.createApiKey);
@@ -92,28 +92,28 @@ export function ApiKeys() {
         {(c) => (
           <SecretOnce
             id="new-key"
-            label={`New ${environment()} key`}
+            label={dt(`keys.new.${environment()}`)}
             value={c().key}
             onDone={() => setCreated(null)}
           >
-            <strong>Copy this key now.</strong> It is shown only once; we store a hash of it.
+            <strong>{dt('keys.copyNow')}</strong>
+            {dt('keys.shownOnce')}
           </SecretOnce>
         )}
       </Show>
       <form class="d-form" onSubmit={create}>
         <TextField
           id="key-label"
-          label="Label"
+          label={dt('keys.label')}
           required
           maxlength="100"
           value={label()}
           onInput={(e) => setLabel(e.currentTarget.value)}
         />
         <fieldset class="d-scopes" aria-describedby="scopes-hint">
-          <legend>Scopes</legend>
+          <legend>{dt('keys.scopes')}</legend>
           <p id="scopes-hint" class="d-muted">
-            What the key may do. It starts with the least an integration needs: create sessions and read their
-            results. Add more only if your server uses it.
+            {dt('keys.scopesHint')}
           </p>
           <For each={SCOPES}>
             {(s) => (
@@ -134,42 +134,40 @@ export function ApiKeys() {
           </For>
           <label class="d-scope-full">
             <input type="checkbox" checked={full()} onChange={(e) => setFull(e.currentTarget.checked)} />
-            <span>
-              Full access: every /v1 call, including those added later. Use only for a trusted server.
-            </span>
+            <span>{dt('keys.fullHint')}</span>
           </label>
         </fieldset>
         <button type="submit" class="d-primary" disabled={action.busy()}>
-          Create {environment()} key
+          {dt(`keys.create.${environment()}`)}
         </button>
       </form>
       <Show
         when={keys()?.apiKeys.length}
-        fallback={<p class="d-muted">No API keys in {environment()} yet.</p>}
+        fallback={<p class="d-muted">{dt(`keys.none.${environment()}`)}</p>}
       >
         <DataTable
-          label={`API keys in ${environment()}`}
+          label={dt(`keys.table.${environment()}`)}
           rows={keys()?.apiKeys}
           columns={[
-            { header: 'Label', cell: (k) => k.label },
-            { header: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
-            { header: 'Scopes', cell: (k) => scopeWords(k.scopes) },
-            { header: 'Created', cell: (k) => when(k.createdAt) },
-            { header: 'Last used', cell: (k) => when(k.lastUsedAt) },
+            { header: dt('keys.label'), cell: (k) => k.label },
+            { header: dt('keys.prefix'), cell: (k) => <code>{k.prefix}…</code> },
+            { header: dt('keys.scopes'), cell: (k) => scopeWords(k.scopes) },
+            { header: dt('keys.created'), cell: (k) => when(k.createdAt) },
+            { header: dt('keys.lastUsed'), cell: (k) => when(k.lastUsedAt) },
             {
-              header: 'Status',
+              header: dt('keys.status'),
               cell: (k) => (
-                <Show when={!k.revokedAt} fallback={<>Revoked {when(k.revokedAt)}</>}>
+                <Show when={!k.revokedAt} fallback={dt('keys.revoked', { when: when(k.revokedAt) })}>
                   <span class="d-key-active" data-testid="key-status">
-                    Active
+                    {dt('keys.active')}
                   </span>{' '}
                   <ConfirmButton
-                    label={`Revoke key ${k.label}`}
-                    question={`Revoke key ${k.label}? Requests with it fail at once.`}
-                    confirm="Yes, revoke"
+                    label={dt('keys.revokeLabel', { label: k.label })}
+                    question={dt('keys.revokeQ', { label: k.label })}
+                    confirm={dt('keys.revokeYes')}
                     onConfirm={() => revoke(k.id)}
                   >
-                    Revoke
+                    {dt('keys.revoke')}
                   </ConfirmButton>
                 </Show>
               ),

@@ -4,6 +4,7 @@ import type { CatalogQuery, CatalogQueryVariables } from '../../graphql/generate
 import { environment, gql, operation } from '../api';
 import { DataTable } from '../components/DataTable';
 import DOCUMENT from '../graphql/catalog.graphql?raw';
+import { dt } from '../i18n';
 
 const CATALOG = operation<CatalogQuery, CatalogQueryVariables>(DOCUMENT, 'Catalog');
 
@@ -11,20 +12,20 @@ export function Catalog() {
   const [data] = createResource(environment, () => gql(CATALOG));
   return (
     <>
-      <p>Credential routes and whether they are available in {environment()}.</p>
+      <p>{dt(`catalog.intro.${environment()}`)}</p>
       <DataTable
-        label={`Routes in ${environment()}`}
+        label={dt(`catalog.table.${environment()}`)}
         rows={data()?.catalog}
         columns={[
-          { header: 'Wallet', cell: (r) => r.wallet.name },
+          { header: dt('catalog.wallet'), cell: (r) => r.wallet.name },
           {
-            header: 'Issuer',
+            header: dt('catalog.issuer'),
             cell: (r) => `${r.issuer.name}${r.issuer.country ? ` (${r.issuer.country})` : ''}`,
           },
-          { header: 'Formats', cell: (r) => r.formats.join(', ') },
+          { header: dt('catalog.formats'), cell: (r) => r.formats.join(', ') },
           {
-            header: `In ${environment()}`,
-            cell: (r) => (r[environment()].available ? 'Available' : 'Not available'),
+            header: dt(`catalog.in.${environment()}`),
+            cell: (r) => dt(r[environment()].available ? 'catalog.available' : 'catalog.notAvailable'),
           },
         ]}
       />

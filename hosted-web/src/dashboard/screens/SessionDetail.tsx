@@ -7,8 +7,10 @@ import { createResource, createSignal, For, Show } from 'solid-js';
 import { environment, user } from '../api';
 import { ResultCard, text } from '../components/ResultCard';
 import { collapseWalletRequests, entryWords, failureLine } from '../components/timeline-words';
+import { type DashKey, dashLocale, dt } from '../i18n';
+import { en as EVENT_KEYS } from '../messages/session-detail';
 import { linkClick } from '../router';
-import { ErrorNote, when } from '../Screen';
+import { DATE_LOCALE, ErrorNote, when } from '../Screen';
 import {
   continueSession,
   getSessionDetail,
@@ -31,27 +33,12 @@ const NO_EXPIRY = new Set(['completed', 'stopped', 'failed', 'expired', 'awaitin
 
 /** A timeline time to the second (events of one step are often seconds apart). */
 const whenExact = (iso: string): string =>
-  `${new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC`;
+  `${new Date(iso).toLocaleString(DATE_LOCALE[dashLocale()], { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC`;
 
-/** The timeline's event kinds in words (the schema's SessionTimelineEntry.kind list). */
-const EVENT: Record<string, string> = {
-  created: 'Session created',
-  opened: 'Hosted page opened',
-  started: 'Signer started',
-  wallet_request: 'Wallet asked',
-  document_shown_to_end: 'Document shown to its end',
-  wallet_response_refused: 'Wallet answer refused',
-  wallet_response_accepted: 'Wallet answer accepted',
-  step_completed: 'Step completed',
-  condition_matched: 'Condition met',
-  awaiting_decision: 'Waiting for your decision',
-  continued: 'Continued',
-  completed: 'Session completed',
-  stopped: 'Session stopped',
-  failed: 'Session failed',
-  expired: 'Session expired',
-  webhook_queued: 'Webhook queued',
-  webhook_attempt: 'Webhook delivery attempt',
+/** The timeline's event kinds in words (the schema's SessionTimelineEntry.kind list; messages/session-detail.ts). */
+const eventWords = (kind: string): string => {
+  const key = `event.${kind}` as DashKey;
+  return key in EVENT_KEYS ? dt(key) : kind;
 };
 
 /** The business's own reference (metadata) as one line: `key: value` pairs, or the JSON for anything else. */
@@ -78,56 +65,57 @@ export function SessionDetail(props: { id: string }) {
     <div data-testid="session-detail">
       <p>
         <a href="/dashboard/sessions" onClick={linkClick}>
-          All sessions
+          {dt('detail.all')}
         </a>
       </p>
       <Show when={s()}>
         {(x) => (
           <>
             <dl class="d-facts">
-              <dt>Session</dt>
+              <dt>{dt('detail.session')}</dt>
               <dd>
                 <code>{x().id}</code>
               </dd>
-              <dt>Status</dt>
+              <dt>{dt('detail.status')}</dt>
               <dd>
                 <span class={`d-status d-status-${x().status}`} data-testid="session-status">
                   {statusWords(x().status)}
                 </span>
               </dd>
-              <dt>Environment</dt>
+              <dt>{dt('detail.environment')}</dt>
               <dd>
                 <EnvBadge env={summary()?.environment ?? environment()} />
               </dd>
               <Show when={reference(x().metadata)}>
                 {(r) => (
                   <>
-                    <dt>Your reference</dt>
+                    <dt>{dt('detail.reference')}</dt>
                     <dd data-testid="session-reference">{r()}</dd>
                   </>
                 )}
               </Show>
-              <dt>Workflow</dt>
+              <dt>{dt('detail.workflow')}</dt>
               <dd data-testid="session-workflow">
                 <Show when={workflowName()}>{(n) => <>{n()}, </>}</Show>
-                revision {x().workflowRevision} (<code>{x().workflowId}</code>)
+                {dt('detail.revision')}
+                {x().workflowRevision} (<code>{x().workflowId}</code>)
               </dd>
-              <dt>Created</dt>
+              <dt>{dt('detail.created')}</dt>
               <dd>{when(x().created)}</dd>
               <Show when={!NO_EXPIRY.has(x().status)}>
-                <dt>Expires</dt>
+                <dt>{dt('detail.expires')}</dt>
                 <dd>{when(x().expires)}</dd>
               </Show>
-              <dt>Decision due</dt>
-              <dd>{x().decisionDue ? when(x().decisionDue) : 'No decision pending'}</dd>
+              <dt>{dt('detail.decisionDue')}</dt>
+              <dd>{x().decisionDue ? when(x().decisionDue) : dt('detail.noDecision')}</dd>
               <Show when={summary()?.endedAt}>
-                <dt>Ended</dt>
+                <dt>{dt('detail.ended')}</dt>
                 <dd>{when(summary()?.endedAt)}</dd>
               </Show>
               <Show when={summary()?.failureReason}>
                 {(f) => (
                   <>
-                    <dt>Failure</dt>
+                    <dt>{dt('detail.failure')}</dt>
                     <dd data-testid="session-failure">
                       {failureLine(f().code, f().stage)} <code class="d-code-small">{f().code}</code>
                     </dd>
@@ -142,11 +130,8 @@ export function SessionDetail(props: { id: string }) {
         )}
       </Show>
 
-      <h2 id="results-h">Results</h2>
-      <Show
-        when={results().length}
-        fallback={<p class="d-muted">No step has completed yet, so there are no results.</p>}
-      >
+      <h2 id="results-h">{dt('detail.results')}</h2>
+      <Show when={results().length} fallback={<p class="d-muted">{dt('detail.noResults')}</p>}>
         <ol class="d-results" aria-labelledby="results-h">
           <For each={results()}>
             {(r) => <ResultCard r={r} originals={data()?.sessionTimeline.originals} />}
@@ -154,7 +139,7 @@ export function SessionDetail(props: { id: string }) {
         </ol>
       </Show>
 
-      <h2 id="timeline-h">Timeline</h2>
+      <h2 id="timeline-h">{dt('detail.timeline')}</h2>
       <ol class="d-timeline" aria-labelledby="timeline-h" data-testid="timeline">
         <For each={collapseWalletRequests(data()?.sessionTimeline.entries ?? [])}>
           {(e) => <TimelineItem e={e} />}
@@ -167,7 +152,7 @@ export function SessionDetail(props: { id: string }) {
 function EnvBadge(props: { env: string }) {
   return (
     <span class={`d-env-tag d-env-tag-${props.env}`}>
-      {props.env === 'production' ? 'Production: live data' : 'Sandbox: test data'}
+      {dt(props.env === 'production' ? 'detail.env.production' : 'detail.env.sandbox')}
     </span>
   );
 }
@@ -176,11 +161,16 @@ function TimelineItem(props: { e: TimelineEntry }) {
   return (
     <li>
       <span class="d-muted">{whenExact(props.e.at)}</span>{' '}
-      <strong data-kind={props.e.kind}>{EVENT[props.e.kind] ?? props.e.kind}</strong>
-      {props.e.stage != null && props.e.kind !== 'condition_matched' ? (
-        <> (step {props.e.stage + 1})</>
+      <strong data-kind={props.e.kind}>{eventWords(props.e.kind)}</strong>
+      {props.e.stage != null && props.e.kind !== 'condition_matched'
+        ? dt('detail.step', { n: String(props.e.stage + 1) })
+        : null}
+      {entryWords(props.e) ? (
+        <>
+          {dt('detail.colon')}
+          {entryWords(props.e)}
+        </>
       ) : null}
-      {entryWords(props.e) ? <>: {entryWords(props.e)}</> : null}
       {props.e.code ? (
         <>
           {' '}
@@ -212,12 +202,10 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
   };
   return (
     <section class="d-card d-decision" aria-labelledby="decision-h">
-      <h2 id="decision-h">Waiting for your decision</h2>
+      <h2 id="decision-h">{dt('detail.waiting')}</h2>
       <p>
-        The signer finished a step with a gate after it. Continue to let them go on, or stop the session.
-        {props.due
-          ? ` Decision due ${when(props.due)}: then a session.decision_due webhook reminds you; the session keeps waiting.`
-          : ''}
+        {dt('detail.gate')}
+        {props.due ? dt('detail.due', { when: when(props.due) }) : ''}
       </p>
       <Show when={error()}>
         <ErrorNote error={error()} />
@@ -225,10 +213,7 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
       <Show
         when={allowed()}
         fallback={
-          <p class="d-muted">
-            Your role ({user()?.role}) cannot continue or stop sessions in {environment()}:{' '}
-            {environment() === 'production' ? 'an admin or owner can.' : 'a developer, admin or owner can.'}
-          </p>
+          <p class="d-muted">{dt(`detail.notAllowed.${environment()}`, { role: user()?.role ?? '' })}</p>
         }
       >
         <Show
@@ -243,7 +228,7 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
                   disabled={busy()}
                   onClick={() => act(continueSession)}
                 >
-                  Continue session
+                  {dt('detail.continue')}
                 </button>
                 <button
                   type="button"
@@ -252,7 +237,7 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
                   disabled={busy()}
                   onClick={() => setConfirming(true)}
                 >
-                  Stop session…
+                  {dt('detail.stop')}
                 </button>
               </div>
             </div>
@@ -260,8 +245,8 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
         >
           <div class="d-stop-confirm">
             <p id="confirm-stop-q">
-              <strong>Stop this session?</strong> The signer cannot finish it and this cannot be undone.
-              Results already completed are kept.
+              <strong>{dt('detail.stopQ')}</strong>
+              {dt('detail.stopText')}
             </p>
             <div class="d-actions">
               <div>
@@ -274,10 +259,10 @@ function Decision(props: { id: string; due: string | null; done: () => void }) {
                   disabled={busy()}
                   onClick={() => act(stopSession)}
                 >
-                  Yes, stop the session
+                  {dt('detail.stopYes')}
                 </button>
                 <button type="button" disabled={busy()} onClick={() => setConfirming(false)}>
-                  Cancel
+                  {dt('detail.cancel')}
                 </button>
               </div>
             </div>

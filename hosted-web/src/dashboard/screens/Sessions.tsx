@@ -5,6 +5,7 @@ import { createEffect, createResource, createSignal, For, on, Show } from 'solid
 import type { SessionListFilter } from '../../graphql/generated';
 import { environment } from '../api';
 import { NewSession } from '../components/NewSession';
+import { dt } from '../i18n';
 import { linkClick } from '../router';
 import { when } from '../Screen';
 import {
@@ -12,7 +13,6 @@ import {
   listWorkflows,
   SESSION_STATUSES,
   type SessionSummary,
-  STATUS_WORDS,
   statusWords,
 } from '../sessions-api';
 import { reference } from './SessionDetail';
@@ -99,42 +99,42 @@ export function Sessions() {
   return (
     <>
       <NewSession onCreated={() => setPages([null])} />
-      <form class="d-filters" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
+      <form class="d-filters" aria-label={dt('sessions.filters')} onSubmit={(e) => e.preventDefault()}>
         <div>
-          <label for="status-filter">Status</label>
+          <label for="status-filter">{dt('sessions.status')}</label>
           <select id="status-filter" value={status()} onChange={set(setStatus)}>
-            <option value="">Any status</option>
-            <For each={SESSION_STATUSES}>{(s) => <option value={s}>{STATUS_WORDS[s]}</option>}</For>
+            <option value="">{dt('sessions.anyStatus')}</option>
+            <For each={SESSION_STATUSES}>{(s) => <option value={s}>{statusWords(s)}</option>}</For>
           </select>
         </div>
         <div>
-          <label for="workflow-filter">Workflow</label>
+          <label for="workflow-filter">{dt('sessions.workflow')}</label>
           <select id="workflow-filter" value={workflowId()} onChange={set(setWorkflowId)}>
-            <option value="">Any workflow</option>
+            <option value="">{dt('sessions.anyWorkflow')}</option>
             <For each={workflows()}>{(w) => <option value={w.id}>{w.name}</option>}</For>
           </select>
         </div>
         <div>
           {/* text in the metadata the session was created with (any key or value) */}
-          <label for="ref-filter">Your reference (metadata)</label>
+          <label for="ref-filter">{dt('sessions.reference')}</label>
           <input id="ref-filter" type="search" maxlength="200" value={ref()} onChange={set(setRef)} />
         </div>
         <div>
-          <label for="from-filter">Created from (UTC)</label>
+          <label for="from-filter">{dt('sessions.from')}</label>
           <input id="from-filter" type="date" value={from()} onChange={set(setFrom)} />
         </div>
         <div>
-          <label for="to-filter">Created to (UTC, inclusive)</label>
+          <label for="to-filter">{dt('sessions.to')}</label>
           <input id="to-filter" type="date" value={to()} onChange={set(setTo)} />
         </div>
       </form>
       <Show when={rangeWrong()}>
         <p class="d-error" role="alert">
-          “Created from” is after “Created to”: no session can match.
+          {dt('sessions.rangeWrong')}
         </p>
       </Show>
-      <Show when={data()?.sessions.nodes.length} fallback={<p class="d-muted">No sessions match.</p>}>
-        <ul class="d-rows" aria-label={`Sessions in ${environment()}`}>
+      <Show when={data()?.sessions.nodes.length} fallback={<p class="d-muted">{dt('sessions.none')}</p>}>
+        <ul class="d-rows" aria-label={dt(`sessions.listIn.${environment()}`)}>
           <For each={data()?.sessions.nodes}>
             {(s: SessionSummary) => (
               <li>
@@ -142,17 +142,18 @@ export function Sessions() {
                   <code class="d-row-id">{s.id}</code>
                   <span class={`d-status d-status-${s.status}`}>{statusWords(s.status)}</span>
                   <span class="d-row-wf">
-                    {workflowName(s.workflowId) ?? <code>{s.workflowId}</code>} · revision{' '}
+                    {workflowName(s.workflowId) ?? <code>{s.workflowId}</code>}
+                    {dt('sessions.revision')}
                     {s.workflowRevision}
                   </span>
                   <span class="d-row-time">
-                    Created {when(s.createdAt)}
-                    {s.endedAt ? ` · ended ${when(s.endedAt)}` : ''}
+                    {dt('sessions.created', { when: when(s.createdAt) })}
+                    {s.endedAt ? dt('sessions.ended', { when: when(s.endedAt) }) : ''}
                   </span>
                   <Show when={reference(s.metadata)}>
                     {(r) => (
                       <span class="d-row-ref" data-testid="session-row-reference">
-                        Your reference: {r()}
+                        {dt('sessions.yourReference', { ref: r() })}
                       </span>
                     )}
                   </Show>
@@ -166,7 +167,7 @@ export function Sessions() {
         <div>
           <Show when={pages().length > 1}>
             <button type="button" onClick={() => setPages(pages().slice(0, -1))}>
-              Newer
+              {dt('sessions.newer')}
             </button>
           </Show>
           <Show when={data()?.sessions.pageInfo.hasNextPage}>
@@ -174,7 +175,7 @@ export function Sessions() {
               type="button"
               onClick={() => setPages([...pages(), data()?.sessions.pageInfo.endCursor ?? null])}
             >
-              Older
+              {dt('sessions.older')}
             </button>
           </Show>
         </div>

@@ -4,7 +4,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { createResource, createSignal, onCleanup, onMount, Show } from 'solid-js';
 import { authPost, DashError, signInWith } from '../api';
 import { DashLanguage } from '../components/DashLanguage';
-import { type DashKey, dt } from '../i18n';
+import { type DashKey, dashLocale, dt } from '../i18n';
 import { navigate } from '../router';
 import { ErrorNote } from '../Screen';
 
@@ -76,7 +76,8 @@ export function SignIn() {
   const link = (e: SubmitEvent) => {
     e.preventDefault();
     void run(async () => {
-      await authPost('/auth/email-link', { email: email() });
+      // the mail in the language chosen here (Accept-Language; the server falls back to English)
+      await authPost('/auth/email-link', { email: email() }, { 'accept-language': dashLocale() });
       setSent(true);
     });
   };

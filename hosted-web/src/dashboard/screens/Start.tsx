@@ -5,6 +5,7 @@ import { createResource, For, type JSX, Show } from 'solid-js';
 import type { StartQuery, StartQueryVariables } from '../../graphql/generated';
 import { environment, gql, operation } from '../api';
 import DOCUMENT from '../graphql/start.graphql?raw';
+import { dt, dashLocale as locale } from '../i18n';
 import { linkClick } from '../router';
 
 const START = operation<StartQuery, StartQueryVariables>(DOCUMENT, 'Start');
@@ -19,50 +20,52 @@ interface NextStep {
   link: string;
 }
 
-function steps(d: StartQuery, env: string): NextStep[] {
+function steps(d: StartQuery, env: 'sandbox' | 'production'): NextStep[] {
   const keys = d.apiKeys.filter((k) => !k.revokedAt).length;
   const published = d.workflows.filter((w) => w.latestRevision > 0).length;
+  const count = (n: number) => ({ n: String(n), envIn: dt(`start.envIn.${env}`) });
   return [
     {
       id: 'api-key',
       done: keys > 0,
-      title: 'An API key',
+      title: dt('start.key.title'),
       text: keys
-        ? `${keys} active ${keys === 1 ? 'key' : 'keys'} in ${env}.`
-        : `Your server needs a ${env} key to create sessions over /v1.`,
+        ? dt(keys === 1 ? 'start.key.one' : 'start.key.many', count(keys))
+        : dt('start.key.none', { env: dt(`start.envName.${env}`) }),
       href: '/dashboard/api-keys',
-      link: keys ? 'Manage API keys' : 'Create an API key',
+      link: dt(keys ? 'start.key.manage' : 'start.key.create'),
     },
     {
       id: 'workflow',
       done: published > 0,
-      title: 'A published workflow',
+      title: dt('start.wf.title'),
       text: published
-        ? `${published} published ${published === 1 ? 'workflow' : 'workflows'} in ${env}.`
-        : 'A session follows a published workflow: its steps (identify, age check, sign, attestation).',
+        ? dt(published === 1 ? 'start.wf.one' : 'start.wf.many', count(published))
+        : dt('start.wf.none'),
       href: '/dashboard/workflows',
-      link: published ? 'Open the workflows' : 'Build a workflow in the editor',
+      link: dt(published ? 'start.wf.open' : 'start.wf.build'),
     },
     {
       id: 'webhook',
       done: !!d.webhookEndpoint,
-      title: 'A webhook endpoint',
+      title: dt('start.hook.title'),
       text: d.webhookEndpoint ? (
         <>
-          Deliveries go to <code class="d-wrap">{d.webhookEndpoint.url}</code>.
+          {dt('start.hook.to')}
+          <code class="d-wrap">{d.webhookEndpoint.url}</code>.
         </>
       ) : (
-        'Your server learns of completed steps and ended sessions from signed webhook deliveries.'
+        dt('start.hook.none')
       ),
       href: '/dashboard/webhooks',
-      link: d.webhookEndpoint ? 'Open the webhook endpoint' : 'Set a webhook endpoint',
+      link: dt(d.webhookEndpoint ? 'start.hook.open' : 'start.hook.set'),
     },
   ];
 }
 
 export function Start() {
   const [data] = createResource(environment, () => gql(START));
-  const envWords = () => (environment() === 'production' ? 'production (live data)' : 'sandbox (test data)');
+  const envWords = () => dt(environment() === 'production' ? 'start.env.production' : 'start.env.sandbox');
   return (
     <Show when={data()}>
       {(d) => (
@@ -72,17 +75,21 @@ export function Start() {
               {d().business.name}
             </h2>
             <p>
-              You are in <strong data-testid="start-environment">{envWords()}</strong>, signed in as{' '}
+              {dt('start.youAreIn')}
+              <strong data-testid="start-environment">{envWords()}</strong>
+              {dt('start.signedInAs')}
               <span class="d-wrap">{d().me.email}</span> ({d().me.role}).
             </p>
           </section>
-          <h2 id="next-steps">What to do next</h2>
+          <h2 id="next-steps">{dt('start.next')}</h2>
           <ol class="d-next-steps" aria-labelledby="next-steps">
             <For each={steps(d(), environment())}>
               {(s) => (
                 <li class="d-card" classList={{ 'd-step-done': s.done }} data-testid={`next-${s.id}`}>
                   <h3>
-                    {s.title}: <span class="d-step-state">{s.done ? 'done' : 'to do'}</span>
+                    {s.title}
+                    {locale() === 'fr' ? '\u00a0: ' : ': '}
+                    <span class="d-step-state">{dt(s.done ? 'start.done' : 'start.todo')}</span>
                   </h3>
                   <p>{s.text}</p>
                   <a href={s.href} onClick={linkClick}>
@@ -92,13 +99,11 @@ export function Start() {
               )}
             </For>
             <li class="d-card" data-testid="next-docs">
-              <h3>The references</h3>
-              <p>
-                Every /v1 route with its inputs and answers, and every error code with what to do about it.
-              </p>
+              <h3>{dt('start.refs.title')}</h3>
+              <p>{dt('start.refs.text')}</p>
               <p class="d-links">
-                <a href="/openapi.v1.json">API reference (OpenAPI)</a>
-                <a href="/errors">Error reference</a>
+                <a href="/openapi.v1.json">{dt('start.refs.api')}</a>
+                <a href="/errors">{dt('start.refs.errors')}</a>
               </p>
             </li>
           </ol>

@@ -18,6 +18,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { DataTable } from '../components/DataTable';
 import { SelectField, TextField } from '../components/Field';
 import DOCUMENT from '../graphql/team.graphql?raw';
+import { dt } from '../i18n';
 import { when } from '../Screen';
 
 const TEAM = operation<TeamQuery, TeamQueryVariables>(DOCUMENT, 'Team');
@@ -40,12 +41,18 @@ type InvitationRow = TeamQuery['invitations'][number];
 /** Pending: when the link stops working; accepted or revoked: when that happened; expired: since when. */
 const invitationTime = (i: InvitationRow): string =>
   i.status === 'accepted' && i.acceptedAt
-    ? `Accepted ${when(i.acceptedAt)}`
+    ? dt('team.accepted', { when: when(i.acceptedAt) })
     : i.status === 'revoked' && i.revokedAt
-      ? `Revoked ${when(i.revokedAt)}`
+      ? dt('team.revoked', { when: when(i.revokedAt) })
       : i.status === 'expired'
-        ? `Expired ${when(i.expiresAt)}`
-        : `Expires ${when(i.expiresAt)}`;
+        ? dt('team.expired', { when: when(i.expiresAt) })
+        : dt('team.expires', { when: when(i.expiresAt) });
+/** A role or invitation status in words (English keeps the code, as before). */
+const roleWords = (r: string): string => (ROLES.includes(r as Role) ? dt(`team.r.${r as Role}`) : r);
+const statusWords = (s: string): string =>
+  ['pending', 'accepted', 'revoked', 'expired'].includes(s)
+    ? dt(`team.s.${s as 'pending' | 'accepted' | 'revoked' | 'expired'}`)
+    : s;
 
 export function Team() {
   const [team, { refetch }] = createResource(environment, () => gql(TEAM));
@@ -60,62 +67,62 @@ export function Team() {
       await gql(INVITE, { email: to, role: role() });
       setEmail(''); // only once sent: a refused address stays in the field to be corrected
       await refetch();
-      return `Invitation sent to ${to}.`;
+      return dt('team.sent', { email: to });
     });
   };
   const resend = (i: Invitation) =>
     action.run(async () => {
       await gql(RESEND_INVITATION, { id: i.id });
       await refetch();
-      return `New link sent to ${i.email}.`;
+      return dt('team.resent', { email: i.email });
     });
   const revoke = (i: Invitation) =>
     action.run(async () => {
       await gql(REVOKE_INVITATION, { id: i.id });
       await refetch();
-      return `Invitation for ${i.email} revoked.`;
+      return dt('team.revokedFor', { email: i.email });
     });
 
   return (
     <>
       <ActionStatus action={action} />
-      <h2 id="members-h">Members</h2>
+      <h2 id="members-h">{dt('team.members')}</h2>
       <DataTable
         labelledby="members-h"
         rows={team()?.members}
         columns={[
-          { header: 'Email', cell: (m) => m.email },
-          { header: 'Role', cell: (m) => m.role },
-          { header: 'Joined', cell: (m) => when(m.createdAt) },
+          { header: dt('team.email'), cell: (m) => m.email },
+          { header: dt('team.role'), cell: (m) => roleWords(m.role) },
+          { header: dt('team.joined'), cell: (m) => when(m.createdAt) },
         ]}
       />
-      <h2 id="invitations-h">Invitations</h2>
-      <Show when={team()?.invitations.length} fallback={<p class="d-muted">No invitations yet.</p>}>
+      <h2 id="invitations-h">{dt('team.invitations')}</h2>
+      <Show when={team()?.invitations.length} fallback={<p class="d-muted">{dt('team.noInvitations')}</p>}>
         <DataTable
           labelledby="invitations-h"
           rows={team()?.invitations}
           columns={[
-            { header: 'Email', cell: (i) => i.email },
-            { header: 'Role', cell: (i) => i.role },
-            { header: 'Status', cell: (i) => i.status },
+            { header: dt('team.email'), cell: (i) => i.email },
+            { header: dt('team.role'), cell: (i) => roleWords(i.role) },
+            { header: dt('team.status'), cell: (i) => statusWords(i.status) },
             // the one time that matters for each status: an accepted invitation no longer expires
-            { header: 'When', cell: (i) => invitationTime(i) },
+            { header: dt('team.when'), cell: (i) => invitationTime(i) },
             {
-              header: 'Actions',
+              header: dt('team.actions'),
               srOnly: true,
               class: 'd-actions',
               cell: (i) => (
                 <div>
                   <Show when={i.status === 'pending'}>
                     <button type="button" onClick={() => resend(i)}>
-                      Resend
+                      {dt('team.resend')}
                     </button>
                     <ConfirmButton
-                      question={`Revoke the invitation for ${i.email}? Its link stops working.`}
-                      confirm="Yes, revoke"
+                      question={dt('team.revokeQ', { email: i.email })}
+                      confirm={dt('team.revokeYes')}
                       onConfirm={() => revoke(i)}
                     >
-                      Revoke
+                      {dt('team.revoke')}
                     </ConfirmButton>
                   </Show>
                 </div>
@@ -124,11 +131,11 @@ export function Team() {
           ]}
         />
       </Show>
-      <h2>Invite someone</h2>
+      <h2>{dt('team.invite')}</h2>
       <form class="d-form" onSubmit={invite}>
         <TextField
           id="invite-email"
-          label="Email address"
+          label={dt('team.emailAddress')}
           type="email"
           required
           value={email()}
@@ -136,15 +143,15 @@ export function Team() {
         />
         <SelectField
           id="invite-role"
-          label="Role"
-          hint="Viewers read; developers build in the sandbox; admins also act in production and manage people."
+          label={dt('team.role')}
+          hint={dt('team.roleHint')}
           value={role()}
           onChange={(e) => setRole(e.currentTarget.value as Role)}
         >
-          <For each={ROLES}>{(r) => <option value={r}>{r}</option>}</For>
+          <For each={ROLES}>{(r) => <option value={r}>{roleWords(r)}</option>}</For>
         </SelectField>
         <button type="submit" class="d-primary" disabled={action.busy()}>
-          Send invitation
+          {dt('team.send')}
         </button>
       </form>
     </>

@@ -98,7 +98,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary:
       'Mails a one-time sign-in link to a dashboard user. Always 202: the answer never tells whether the address has an account.',
     handler: async (req, res) => {
-      await accounts.requestSignInLink(jsonObjectBody(req).email);
+      await accounts.requestSignInLink(jsonObjectBody(req).email, req.headers['accept-language']);
       sendJson(res, 202, {});
     },
   });

@@ -35,6 +35,7 @@ import {
   type SignedIn,
   userView,
 } from './accounts.shared';
+import { mailLang, signInMail } from './mail-language';
 
 export class SignInService extends AccountsPart {
   // ---------------------------------------------------------------- sign-in by emailed link
@@ -43,7 +44,8 @@ export class SignInService extends AccountsPart {
    * Mails a one-time sign-in link when the address has an account. The answer never tells whether it has
    * (no account enumeration), so callers always answer 202.
    */
-  async requestSignInLink(rawEmail: unknown): Promise<void> {
+  /** acceptLanguage: the request's Accept-Language; the mail is written in its first language we have (en/de/fr). */
+  async requestSignInLink(rawEmail: unknown, acceptLanguage?: unknown): Promise<void> {
     const email = normEmail(rawEmail);
     const user = await this.deps.ds.getRepository(DashboardUserEntity).findOneBy({ email });
     if (!user) return;
@@ -70,12 +72,11 @@ export class SignInService extends AccountsPart {
       .getRepository(BusinessEntity)
       .findOneBy({ id: user.businessId })
       .then((business) => {
-        const name = business?.name ?? 'your business';
-        return this.deps.mail.send({
-          to: email,
-          subject: `Your sign-in link for ${name}`,
-          text: `Open this link within 15 minutes to sign in to the dashboard of ${name}:\n\n${this.origin}/dashboard/sign-in#token=${token}\n\nIf you did not ask for it, ignore this email.`,
-        });
+        const lang = mailLang(acceptLanguage);
+        const name =
+          business?.name ?? { en: 'your business', de: 'Ihr Unternehmen', fr: 'votre entreprise' }[lang];
+        const link = `${this.origin}/dashboard/sign-in#token=${token}`;
+        return this.deps.mail.send({ to: email, ...signInMail(lang, name, link) });
       })
       .catch((e: unknown) => this.deps.logger.warn('sign-in link not sent', { error: String(e) }));
   }
