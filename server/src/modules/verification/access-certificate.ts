@@ -139,16 +139,7 @@ export class AccessCertificates {
         'The first certificate is not for an access key of ours.',
       );
     const path = await this.path(leaf, certs.slice(1));
-    for (const c of path) {
-      if (c.notBefore.getTime() > now.getTime() || c.notAfter.getTime() < now.getTime())
-        throw new AppError(
-          'access_chain_not_current',
-          `${c.subject} is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}.`,
-        );
-    }
-    const usage = leaf.getExtension(x509.KeyUsagesExtension);
-    if (!usage || (usage.usages & x509.KeyUsageFlags.digitalSignature) === 0)
-      throw new AppError('access_chain_key_usage', 'The leaf certificate does not allow digitalSignature.');
+    assertChainUsable(path, leaf, now);
     if (!sanNames(leaf, this.host))
       throw new AppError(
         'access_chain_host_mismatch',
@@ -248,4 +239,22 @@ export class AccessCertificates {
     if (!key) return undefined;
     return { chain, privateJwk: openSealedJwk(this.deps.sealer, keyAad(key.id), key.privateKeyEnc) };
   }
+}
+
+/** Every certificate of the path valid at `now`, and a leaf that may sign (access_chain_* codes). */
+export function assertChainUsable(
+  path: readonly x509.X509Certificate[],
+  leaf: x509.X509Certificate,
+  now: Date,
+): void {
+  for (const c of path) {
+    if (c.notBefore.getTime() > now.getTime() || c.notAfter.getTime() < now.getTime())
+      throw new AppError(
+        'access_chain_not_current',
+        `${c.subject} is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}.`,
+      );
+  }
+  const usage = leaf.getExtension(x509.KeyUsagesExtension);
+  if (!usage || (usage.usages & x509.KeyUsageFlags.digitalSignature) === 0)
+    throw new AppError('access_chain_key_usage', 'The leaf certificate does not allow digitalSignature.');
 }

@@ -16,7 +16,7 @@ import { newId } from '../../common/ids';
 import { isUniqueViolation, transactionWithRetry } from '../../db/data-source';
 import { CredentialRouteEntity } from '../catalog/catalog.entities';
 import { BusinessEntity } from '../tenancy/business.entity';
-import { AccessCertificates, keyAad } from './access-certificate';
+import { AccessCertificates, assertChainUsable, keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
 import type { KeySealer } from './response-encryption';
 import { RouteSpeakingEntity, SPEAKING_MODES, type SpeakingMode } from './route-speaking.entity';
@@ -158,15 +158,7 @@ export class BusinessCertificates {
         'The first certificate is not for a key of this business and environment (business-cert csr).',
       );
     const path = await this.access.path(leaf, certs.slice(1));
-    for (const c of path)
-      if (c.notBefore.getTime() > now.getTime() || c.notAfter.getTime() < now.getTime())
-        throw new AppError(
-          'access_chain_not_current',
-          `${c.subject} is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}.`,
-        );
-    const usage = leaf.getExtension(x509.KeyUsagesExtension);
-    if (!usage || (usage.usages & x509.KeyUsageFlags.digitalSignature) === 0)
-      throw new AppError('access_chain_key_usage', 'The leaf certificate does not allow digitalSignature.');
+    assertChainUsable(path, leaf, now);
     const b64 = (c: x509.X509Certificate) => Buffer.from(c.rawData).toString('base64');
     const row: VerifierChainEntity = {
       id: newId('vch'),
