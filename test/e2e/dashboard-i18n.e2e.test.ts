@@ -87,7 +87,7 @@ describe('dashboard languages', () => {
 
     const screens = async (lang: 'de' | 'fr', w: Record<string, string>) => {
       await page.goto(`${d.t.baseUrl}/dashboard/start`);
-      await page.getByLabel(/^(Sprache|Langue|Language)/).selectOption(lang);
+      await page.locator('#dashboard-language').selectOption(lang);
       await page.getByRole('heading', { name: w.next }).waitFor();
       expect(await page.getByTestId('start-environment').textContent()).toBe(w.env);
       expect(await page.getByTestId('next-workflow').getByRole('heading').textContent()).toBe(w.wfDone);
@@ -154,7 +154,7 @@ describe('dashboard languages', () => {
     for (const lang of ['de', 'fr'] as const) {
       const w = words[lang];
       await page.goto(`${d.t.baseUrl}/dashboard/api-keys`);
-      await page.getByLabel(/^(Sprache|Langue|Language)/).selectOption(lang);
+      await page.locator('#dashboard-language').selectOption(lang);
       await page.getByRole('button', { name: w.keys }).waitFor();
       expect(await page.getByTestId('key-status').first().textContent()).toBe(w.active);
       await checkScreen(page, `api-keys-${lang}`, SHOTS);
