@@ -168,6 +168,16 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const request = await b.transport().rawWalletRequest();
     expect(after.sandboxPersonas).toEqual(request.body.sandbox_personas);
     expect(after.sandboxPersonas.map((p: Json) => p.id)).toContain('adult');
+
+    // a second session of the same workflow (the step's offers are cached per revision) gets its own paths
+    const second = await newSession();
+    const b2 = new Browser(t.baseUrl, second);
+    await b2.open();
+    expect((await b2.transport().start()).status).toBe(200);
+    const offers2 = (await b2.read()).body.walletRequests as Json[];
+    expect(offers2).toHaveLength(after.walletRequests.length);
+    for (const offer of offers2)
+      expect(offer.path).toMatch(new RegExp(`^/t/sessions/${second}/wallet-request`));
   });
 
   it('another browser (bound to another session) sees the session but gets nothing to act with', async () => {
