@@ -4,12 +4,16 @@
 // text rendered through it follows a switch without a reload. The shell, sign-in and invitation text is here;
 // each translated screen's text lives in messages/<screen>.ts (README "Dashboard app" lists which).
 import { createSignal } from 'solid-js';
+import * as brandingText from './messages/branding-rp';
+import * as envText from './messages/environment';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
 import * as teamText from './messages/team-catalog';
+import * as webhooksText from './messages/webhooks';
+import * as workflowsText from './messages/workflows';
 
 export type DashLocale = 'en' | 'de' | 'fr';
 export const DASH_LOCALE_NAMES: Record<DashLocale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
@@ -26,6 +30,7 @@ const en = {
   'shell.menu': 'Menu',
   'shell.language': 'Language',
   'shell.loading': 'Loading…',
+  'nav.label': 'Dashboard',
   'nav.start': 'Start',
   'nav.team': 'Team and invitations',
   'nav.apiKeys': 'API keys',
@@ -66,6 +71,10 @@ const en = {
   ...keysText.en,
   ...teamText.en,
   ...newText.en,
+  ...envText.en,
+  ...workflowsText.en,
+  ...webhooksText.en,
+  ...brandingText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -80,6 +89,7 @@ const de: Record<DashKey, string> = {
   'shell.menu': 'Menü',
   'shell.language': 'Sprache',
   'shell.loading': 'Wird geladen …',
+  'nav.label': 'Dashboard',
   'nav.start': 'Start',
   'nav.team': 'Team und Einladungen',
   'nav.apiKeys': 'API-Schlüssel',
@@ -120,6 +130,10 @@ const de: Record<DashKey, string> = {
   ...keysText.de,
   ...teamText.de,
   ...newText.de,
+  ...envText.de,
+  ...workflowsText.de,
+  ...webhooksText.de,
+  ...brandingText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -133,6 +147,7 @@ const fr: Record<DashKey, string> = {
   'shell.menu': 'Menu',
   'shell.language': 'Langue',
   'shell.loading': 'Chargement…',
+  'nav.label': 'Tableau de bord',
   'nav.start': 'Démarrer',
   'nav.team': 'Équipe et invitations',
   'nav.apiKeys': 'Clés d’API',
@@ -173,6 +188,10 @@ const fr: Record<DashKey, string> = {
   ...keysText.fr,
   ...teamText.fr,
   ...newText.fr,
+  ...envText.fr,
+  ...workflowsText.fr,
+  ...webhooksText.fr,
+  ...brandingText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
