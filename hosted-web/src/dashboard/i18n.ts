@@ -194,7 +194,8 @@ const fr: Record<DashKey, string> = {
   ...brandingText.fr,
 };
 
-const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
+/** Every language's catalogue (test/unit/dashboard-i18n.test.ts checks them against English). */
+export const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
 const isLocale = (v: unknown): v is DashLocale => typeof v === 'string' && v in CATALOGUES;
 
 /** The first supported language among the browser's preferences ("de-AT" counts as "de"). */
