@@ -64,7 +64,7 @@ describe('dashboard languages', () => {
     await page.getByLabel('Sprache').selectOption('fr');
     await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Clés d’API' }).count()).toBe(1);
-    expect(await page.getByTestId('environment-badge').textContent()).toBe('BAC À SABLE : données de test');
+    expect(await page.getByTestId('environment-badge').textContent()).toBe('BAC À SABLE\u00a0: données de test');
     await checkScreen(page, 'shell-fr', SHOTS);
   });
 

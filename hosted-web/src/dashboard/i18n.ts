@@ -138,8 +138,8 @@ const de: Record<DashKey, string> = {
 
 const fr: Record<DashKey, string> = {
   'shell.brand': 'Tableau de bord de vérification',
-  'shell.badge.sandbox': 'BAC À SABLE : données de test',
-  'shell.badge.production': 'PRODUCTION : données réelles',
+  'shell.badge.sandbox': 'BAC À SABLE\u00a0: données de test',
+  'shell.badge.production': 'PRODUCTION\u00a0: données réelles',
   'shell.environment': 'Environnement',
   'shell.sandbox': 'Bac à sable',
   'shell.production': 'Production',
@@ -169,7 +169,7 @@ const fr: Record<DashKey, string> = {
   'signIn.sent':
     'Si cette adresse a un compte, un lien de connexion est en route. Il fonctionne une fois, pendant 15 minutes.',
   'signIn.noAccount':
-    'Pas encore de compte ? Les comptes sont créés sur invitation : demandez à un propriétaire ou à un administrateur de votre entreprise de vous inviter (Équipe et invitations). Une nouvelle entreprise reçoit sa première invitation de l’opérateur du service.',
+    'Pas encore de compte\u00a0? Les comptes sont créés sur invitation\u00a0: demandez à un propriétaire ou à un administrateur de votre entreprise de vous inviter (Équipe et invitations). Une nouvelle entreprise reçoit sa première invitation de l’opérateur du service.',
   'invite.title': 'Accepter votre invitation',
   'invite.generic':
     'Vous avez été invité au tableau de bord d’une entreprise. Accepter crée votre compte et vous connecte.',
