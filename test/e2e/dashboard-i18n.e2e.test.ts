@@ -223,6 +223,8 @@ describe('dashboard languages', () => {
         deliveries: 'Zustellungen',
         refresh: 'Protokoll aktualisieren',
         delivered: 'zugestellt',
+        rotate: 'Signaturgeheimnis wechseln',
+        stored: 'Ich habe es gespeichert',
         branding: 'Erscheinungsbild',
         preview: 'Vorschau des Seitenkopfs für Unterzeichnende',
         accent: 'Akzentfarbe (#rrggbb; leer: die Voreinstellung)',
@@ -252,6 +254,8 @@ describe('dashboard languages', () => {
         deliveries: 'Envois',
         refresh: 'Actualiser le journal',
         delivered: 'livré',
+        rotate: 'Renouveler le secret de signature',
+        stored: 'Je l’ai enregistré',
         branding: 'Image de marque',
         preview: 'Aperçu de l’en-tête de la page des signataires',
         accent: 'Couleur d’accent (#rrggbb\u00a0; vide\u00a0: celle par défaut)',
@@ -299,7 +303,11 @@ describe('dashboard languages', () => {
       await page.getByRole('cell', { name: w.delivered, exact: true }).first().waitFor();
       await page.locator('button.d-disclosure').first().click();
       await page.getByTestId('webhook-attempts').getByRole('table').waitFor();
+      // a new signing secret, shown once with its Copy and "stored" buttons in the language
+      await page.getByRole('button', { name: w.rotate }).click();
+      await page.getByRole('button', { name: w.stored }).waitFor();
       await checkScreen(page, `webhooks-${lang}`, SHOTS);
+      await page.getByRole('button', { name: w.stored }).click();
 
       await page.goto(`${d.t.baseUrl}/dashboard/branding`);
       await page.getByRole('heading', { level: 1, name: w.branding }).waitFor();

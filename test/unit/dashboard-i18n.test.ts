@@ -38,7 +38,7 @@ describe('dashboard message catalogues', () => {
   const files = fs.readdirSync(MESSAGES).filter((f) => f.endsWith('.ts'));
 
   it('has a message file per translated screen', () => {
-    for (const f of ['workflows.ts', 'webhooks.ts', 'branding-rp.ts', 'environment.ts'])
+    for (const f of ['workflows.ts', 'webhooks.ts', 'branding-rp.ts', 'environment.ts', 'secret-once.ts'])
       expect(files).toContain(f);
   });
 

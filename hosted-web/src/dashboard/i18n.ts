@@ -8,6 +8,7 @@ import * as brandingText from './messages/branding-rp';
 import * as envText from './messages/environment';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
+import * as secretText from './messages/secret-once';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
@@ -75,6 +76,7 @@ const en = {
   ...workflowsText.en,
   ...webhooksText.en,
   ...brandingText.en,
+  ...secretText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -134,6 +136,7 @@ const de: Record<DashKey, string> = {
   ...workflowsText.de,
   ...webhooksText.de,
   ...brandingText.de,
+  ...secretText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -192,6 +195,7 @@ const fr: Record<DashKey, string> = {
   ...workflowsText.fr,
   ...webhooksText.fr,
   ...brandingText.fr,
+  ...secretText.fr,
 };
 
 /** Every language's catalogue (test/unit/dashboard-i18n.test.ts checks them against English). */
