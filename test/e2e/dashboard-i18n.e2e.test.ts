@@ -234,6 +234,9 @@ describe('dashboard languages', () => {
         legal: 'Rechtlicher Name',
         readers: 'Leserzertifikate',
         save2: 'Speichern',
+        privacy: 'URL der Datenschutzerklärung',
+        privacyError:
+          'Geben Sie die vollständige Adresse Ihrer Datenschutzerklärung ein, beginnend mit https:// und ohne Benutzernamen oder Passwort darin.',
       },
       fr: {
         workflows: 'Parcours',
@@ -265,6 +268,9 @@ describe('dashboard languages', () => {
         legal: 'Raison sociale',
         readers: 'Certificats de lecteur',
         save2: 'Enregistrer',
+        privacy: 'URL de la politique de confidentialité',
+        privacyError:
+          'Saisissez l’adresse complète de votre politique de confidentialité, commençant par https:// et sans nom d’utilisateur ni mot de passe.',
       },
     } as const;
     for (const lang of ['de', 'fr'] as const) {
@@ -322,8 +328,15 @@ describe('dashboard languages', () => {
       await page.getByRole('heading', { level: 1, name: w.rp }).waitFor();
       await page.getByLabel(w.legal).waitFor();
       await page.getByRole('heading', { name: w.readers }).waitFor();
-      await page.getByRole('button', { name: w.save2, exact: true }).waitFor();
+      // a refused field says what to do in the language, on the field
+      const privacy = page.getByLabel(w.privacy);
+      await privacy.fill('https://user:secret@acme.example/privacy');
+      await page.getByRole('button', { name: w.save2, exact: true }).click();
+      await page.locator('#rp-privacy-error').waitFor();
+      expect(await page.locator('#rp-privacy-error').textContent()).toBe(w.privacyError);
+      expect(await privacy.getAttribute('aria-invalid')).toBe('true');
       await checkScreen(page, `relying-party-${lang}`, SHOTS);
+      await privacy.fill('');
     }
   }, 300_000);
 });
