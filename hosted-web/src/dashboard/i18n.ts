@@ -4,12 +4,17 @@
 // text rendered through it follows a switch without a reload. The shell, sign-in and invitation text is here;
 // each translated screen's text lives in messages/<screen>.ts (README "Dashboard app" lists which).
 import { createSignal } from 'solid-js';
+import * as brandingText from './messages/branding-rp';
+import * as envText from './messages/environment';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
+import * as secretText from './messages/secret-once';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
 import * as teamText from './messages/team-catalog';
+import * as webhooksText from './messages/webhooks';
+import * as workflowsText from './messages/workflows';
 
 export type DashLocale = 'en' | 'de' | 'fr';
 export const DASH_LOCALE_NAMES: Record<DashLocale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
@@ -26,6 +31,7 @@ const en = {
   'shell.menu': 'Menu',
   'shell.language': 'Language',
   'shell.loading': 'Loading…',
+  'nav.label': 'Dashboard',
   'nav.start': 'Start',
   'nav.team': 'Team and invitations',
   'nav.apiKeys': 'API keys',
@@ -66,6 +72,11 @@ const en = {
   ...keysText.en,
   ...teamText.en,
   ...newText.en,
+  ...envText.en,
+  ...workflowsText.en,
+  ...webhooksText.en,
+  ...brandingText.en,
+  ...secretText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -80,6 +91,7 @@ const de: Record<DashKey, string> = {
   'shell.menu': 'Menü',
   'shell.language': 'Sprache',
   'shell.loading': 'Wird geladen …',
+  'nav.label': 'Dashboard',
   'nav.start': 'Start',
   'nav.team': 'Team und Einladungen',
   'nav.apiKeys': 'API-Schlüssel',
@@ -120,12 +132,17 @@ const de: Record<DashKey, string> = {
   ...keysText.de,
   ...teamText.de,
   ...newText.de,
+  ...envText.de,
+  ...workflowsText.de,
+  ...webhooksText.de,
+  ...brandingText.de,
+  ...secretText.de,
 };
 
 const fr: Record<DashKey, string> = {
   'shell.brand': 'Tableau de bord de vérification',
-  'shell.badge.sandbox': 'BAC À SABLE : données de test',
-  'shell.badge.production': 'PRODUCTION : données réelles',
+  'shell.badge.sandbox': 'BAC À SABLE\u00a0: données de test',
+  'shell.badge.production': 'PRODUCTION\u00a0: données réelles',
   'shell.environment': 'Environnement',
   'shell.sandbox': 'Bac à sable',
   'shell.production': 'Production',
@@ -133,6 +150,7 @@ const fr: Record<DashKey, string> = {
   'shell.menu': 'Menu',
   'shell.language': 'Langue',
   'shell.loading': 'Chargement…',
+  'nav.label': 'Tableau de bord',
   'nav.start': 'Démarrer',
   'nav.team': 'Équipe et invitations',
   'nav.apiKeys': 'Clés d’API',
@@ -154,7 +172,7 @@ const fr: Record<DashKey, string> = {
   'signIn.sent':
     'Si cette adresse a un compte, un lien de connexion est en route. Il fonctionne une fois, pendant 15 minutes.',
   'signIn.noAccount':
-    'Pas encore de compte ? Les comptes sont créés sur invitation : demandez à un propriétaire ou à un administrateur de votre entreprise de vous inviter (Équipe et invitations). Une nouvelle entreprise reçoit sa première invitation de l’opérateur du service.',
+    'Pas encore de compte\u00a0? Les comptes sont créés sur invitation\u00a0: demandez à un propriétaire ou à un administrateur de votre entreprise de vous inviter (Équipe et invitations). Une nouvelle entreprise reçoit sa première invitation de l’opérateur du service.',
   'invite.title': 'Accepter votre invitation',
   'invite.generic':
     'Vous avez été invité au tableau de bord d’une entreprise. Accepter crée votre compte et vous connecte.',
@@ -173,9 +191,15 @@ const fr: Record<DashKey, string> = {
   ...keysText.fr,
   ...teamText.fr,
   ...newText.fr,
+  ...envText.fr,
+  ...workflowsText.fr,
+  ...webhooksText.fr,
+  ...brandingText.fr,
+  ...secretText.fr,
 };
 
-const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
+/** Every language's catalogue (test/unit/dashboard-i18n.test.ts checks them against English). */
+export const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
 const isLocale = (v: unknown): v is DashLocale => typeof v === 'string' && v in CATALOGUES;
 
 /** The first supported language among the browser's preferences ("de-AT" counts as "de"). */

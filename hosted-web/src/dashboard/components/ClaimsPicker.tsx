@@ -6,6 +6,7 @@ import { createResource, For, Show } from 'solid-js';
 import type { IdentifyClaimsQuery, IdentifyClaimsQueryVariables } from '../../graphql/generated';
 import { environment, gql, operation } from '../api';
 import DOCUMENT from '../graphql/catalog.graphql?raw';
+import { type DashKey, dt } from '../i18n';
 import { claimList } from './draft-step';
 import { TextField } from './Field';
 
@@ -14,12 +15,17 @@ const IDENTIFY_CLAIMS = operation<IdentifyClaimsQuery, IdentifyClaimsQueryVariab
   'IdentifyClaims',
 );
 
-const WORDS: Record<string, string> = {
-  given_name: 'Given name',
-  family_name: 'Family name',
-  birth_date: 'Date of birth',
-  nationality: 'Nationality',
-  document_status: 'Document still valid (status check)',
+/** The claims named in words (messages/workflows.ts); any other name is shown as it is. */
+const WORDS: Record<string, DashKey> = {
+  given_name: 'claims.given_name',
+  family_name: 'claims.family_name',
+  birth_date: 'claims.birth_date',
+  nationality: 'claims.nationality',
+  document_status: 'claims.document_status',
+};
+const words = (name: string): string => {
+  const key = WORDS[name];
+  return key ? dt(key) : name;
 };
 
 /** The names offered by the routes available in the environment, in the catalog's order, each once. */
@@ -45,9 +51,9 @@ export function ClaimsPicker(props: {
     <>
       <Show when={offered()?.length}>
         <fieldset class="d-claims" aria-describedby={`${props.id}-offered-hint`}>
-          <legend>Claims the routes offer</legend>
+          <legend>{dt('claims.offered')}</legend>
           <p id={`${props.id}-offered-hint`} class="d-muted">
-            Ticking one adds its name to the list below.
+            {dt('claims.offeredHint')}
           </p>
           <For each={offered()}>
             {(name) => (
@@ -58,7 +64,7 @@ export function ClaimsPicker(props: {
                   onChange={(e) => toggle(name, e.currentTarget.checked)}
                 />
                 <span>
-                  {WORDS[name] ?? name} <code>{name}</code>
+                  {words(name)} <code>{name}</code>
                 </span>
               </label>
             )}
@@ -68,7 +74,7 @@ export function ClaimsPicker(props: {
       <TextField
         id={props.id}
         error={props.error}
-        label="Requested claims (comma separated)"
+        label={dt('claims.list')}
         value={props.value}
         onInput={(e) => props.onChange(e.currentTarget.value)}
       />

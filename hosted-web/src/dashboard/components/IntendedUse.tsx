@@ -4,6 +4,7 @@
 // the field it names.
 import { For } from 'solid-js';
 import type { IntendedUseFieldsFragment, IntendedUseInput } from '../../graphql/generated';
+import { dt } from '../i18n';
 import { SelectField, TextField } from './Field';
 
 export interface DraftIntendedUse {
@@ -33,8 +34,9 @@ export const toUseInput = (d: DraftIntendedUse): IntendedUseInput | null =>
 /** One line for a published revision. */
 export const useSummary = (u: IntendedUseFieldsFragment | null | undefined): string =>
   u
-    ? `Purpose (${u.lang}): ${u.purpose}${u.identifier ? `; intended-use id ${u.identifier}` : ''}`
-    : "Purpose: the business's default";
+    ? dt('use.summary', { lang: u.lang, purpose: u.purpose }) +
+      (u.identifier ? dt('use.summaryId', { id: u.identifier }) : '')
+    : dt('use.default');
 
 export function IntendedUseFields(props: {
   value: DraftIntendedUse;
@@ -46,8 +48,8 @@ export function IntendedUseFields(props: {
     <div class="d-form" data-testid="intended-use">
       <TextField
         id="intended-purpose"
-        label="Purpose the wallet shows"
-        hint="Why these sessions ask for the data, in one sentence (at most 300 characters). Empty: the purpose on the Relying party screen."
+        label={dt('use.purpose')}
+        hint={dt('use.purposeHint')}
         error={props.error('purpose')}
         maxlength="300"
         value={props.value.purpose}
@@ -55,7 +57,7 @@ export function IntendedUseFields(props: {
       />
       <SelectField
         id="intended-lang"
-        label="Language of the purpose"
+        label={dt('use.lang')}
         error={props.error('lang')}
         value={props.value.lang}
         onChange={(e) => set({ lang: e.currentTarget.value })}
@@ -64,8 +66,8 @@ export function IntendedUseFields(props: {
       </SelectField>
       <TextField
         id="intended-identifier"
-        label="Intended-use identifier (optional)"
-        hint="The identifier of this intended use in your registration, if your registrar gave one."
+        label={dt('use.identifier')}
+        hint={dt('use.identifierHint')}
         error={props.error('identifier')}
         maxlength="128"
         value={props.value.identifier}

@@ -43,7 +43,7 @@ export function Nav(props: { items: NavItem[] }) {
     <nav
       class="d-nav"
       classList={{ 'd-nav-open': open() }}
-      aria-label="Dashboard"
+      aria-label={dt('nav.label')}
       onKeyDown={onKeyDown}
       onFocusOut={onFocusOut}
     >

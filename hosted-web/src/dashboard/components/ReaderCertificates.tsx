@@ -5,7 +5,8 @@ import { createResource, Show } from 'solid-js';
 import type { ReaderCertificatesQuery, ReaderCertificatesQueryVariables } from '../../graphql/generated';
 import { DashError, environment, gql, operation } from '../api';
 import DOCUMENT from '../graphql/reader-certificates.graphql?raw';
-import { ErrorNote } from '../Screen';
+import { dashLocale, dt } from '../i18n';
+import { DATE_LOCALE, ErrorNote } from '../Screen';
 import { DataTable } from './DataTable';
 
 const READER_CERTS = operation<ReaderCertificatesQuery, ReaderCertificatesQueryVariables>(
@@ -16,22 +17,25 @@ type Cert = ReaderCertificatesQuery['readerCertificates'][number];
 
 /** Days left in words; expired certificates say so. */
 export function daysWords(c: Pick<Cert, 'daysLeft'>): string {
-  if (c.daysLeft < 0) return 'Expired';
-  return c.daysLeft === 1 ? '1 day' : `${c.daysLeft} days`;
+  if (c.daysLeft < 0) return dt('rc.expired');
+  return c.daysLeft === 1 ? dt('rc.oneDay') : dt('rc.days', { n: String(c.daysLeft) });
 }
+
+/** The expiry day as the chosen language writes dates (English: the ISO day, as before). */
+const day = (iso: string): string =>
+  dashLocale() === 'en'
+    ? iso.slice(0, 10)
+    : new Date(iso).toLocaleDateString(DATE_LOCALE[dashLocale()], { dateStyle: 'medium', timeZone: 'UTC' });
 
 export function ReaderCertificates() {
   const [data] = createResource(environment, () => gql(READER_CERTS));
   const denied = () => data.error instanceof DashError && data.error.code === 'role_insufficient';
   return (
     <section data-testid="reader-certs">
-      <h2 id="reader-certs-heading">Reader certificates</h2>
-      <p class="d-muted">
-        Apple Wallet and other wallets that require reader authentication accept a request only when it is
-        signed with a current reader certificate of the route. Your operator renews them.
-      </p>
+      <h2 id="reader-certs-heading">{dt('rc.title')}</h2>
+      <p class="d-muted">{dt('rc.text')}</p>
       <Show when={denied()}>
-        <p class="d-muted">Only owners and admins see the reader certificates.</p>
+        <p class="d-muted">{dt('rc.denied')}</p>
       </Show>
       <Show when={data.error && !denied()}>
         <ErrorNote error={data.error} />
@@ -43,8 +47,7 @@ export function ReaderCertificates() {
             when={certs().length > 0}
             fallback={
               <p class="d-note" data-testid="reader-certs-empty">
-                No reader certificates in {environment()}: requests are not reader-signed, so Apple Wallet
-                does not answer them yet.
+                {dt('rc.none', { in: dt(`env.in.${environment()}`) })}
               </p>
             }
           >
@@ -52,15 +55,15 @@ export function ReaderCertificates() {
               labelledby="reader-certs-heading"
               rows={certs()}
               columns={[
-                { header: 'Route', cell: (c) => c.route },
-                { header: 'Subject', cell: (c) => c.subjectCn },
-                { header: 'Expires', cell: (c) => c.notAfter.slice(0, 10) },
+                { header: dt('rc.col.route'), cell: (c) => c.route },
+                { header: dt('rc.col.subject'), cell: (c) => c.subjectCn },
+                { header: dt('rc.col.expires'), cell: (c) => day(c.notAfter) },
                 {
-                  header: 'Days left',
+                  header: dt('rc.col.days'),
                   cell: (c) => (
                     <span class={c.expiringSoon ? 'd-warn' : undefined} data-testid="reader-cert-days">
                       {daysWords(c)}
-                      {c.expiringSoon ? ' — renew soon' : ''}
+                      {c.expiringSoon ? dt('rc.renew') : ''}
                     </span>
                   ),
                 },

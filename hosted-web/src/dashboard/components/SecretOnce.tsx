@@ -2,6 +2,7 @@
 // phone shows all of it without scrolling sideways, selected on focus, with a Copy button, until the user says
 // it is stored. Nothing keeps it after that; the server stores only a hash or an encrypted copy.
 import { createSignal, type JSX } from 'solid-js';
+import { dt } from '../i18n';
 
 /**
  * Copies with the Clipboard API where the browser grants it (a secure context, a user gesture); otherwise, or
@@ -53,18 +54,14 @@ export function SecretOnce(props: {
       />
       <div class="d-secret-actions">
         <button type="button" onClick={() => void copy()}>
-          Copy
+          {dt('secret.copy')}
         </button>
         <button type="button" onClick={() => props.onDone()}>
-          I have stored it
+          {dt('secret.stored')}
         </button>
       </div>
       <p class="d-copy-result" data-testid="copy-result" aria-live="polite">
-        {copied() === 'yes'
-          ? 'Copied to the clipboard.'
-          : copied() === 'no'
-            ? 'This browser did not allow copying: the text is selected, copy it by hand.'
-            : ''}
+        {copied() === 'yes' ? dt('secret.copied') : copied() === 'no' ? dt('secret.copyFailed') : ''}
       </p>
     </div>
   );

@@ -9,6 +9,7 @@ import type {
   Primitive,
   StepConditionInput,
 } from '../../graphql/generated';
+import { dt } from '../i18n';
 import { SelectField, TextField } from './Field';
 
 /** A condition as edited: values stay the typed text until saved. */
@@ -32,29 +33,25 @@ interface StepConditionShape {
 
 export const hasConditions = (p: Primitive): boolean => p === 'identify' || p === 'age_verify';
 
+/** English claim names for matchSummary (the session detail's result cards, components/ResultCard.tsx). */
 const CLAIMS: Record<string, string> = {
   over: 'Old enough (minimum age)',
   nationality: 'Nationality',
   document_status: 'Document status',
 };
-const claimsOf = (p: Primitive): string[] =>
+type ConditionClaim = 'over' | 'nationality' | 'document_status';
+const isConditionClaim = (c: string): c is ConditionClaim => c in CLAIMS;
+const claimsOf = (p: Primitive): ConditionClaim[] =>
   p === 'age_verify' ? ['over'] : ['nationality', 'document_status'];
 
-const OPERATORS: { value: ConditionOperator; label: string }[] = [
-  { value: 'equals', label: 'is' },
-  { value: 'in', label: 'is one of' },
-  { value: 'not_in', label: 'is not one of' },
-];
-const OUTCOMES: { value: ConditionOutcome; label: string }[] = [
-  { value: 'fail', label: 'End the session as failed' },
-  { value: 'skip', label: 'Skip to a later step' },
-  { value: 'complete', label: 'Complete the session now' },
-];
-export const FAILURE_REASONS: { value: ConditionFailureReason; label: string }[] = [
-  { value: 'condition_not_met', label: 'Condition not met' },
-  { value: 'age_requirement_not_met', label: 'Age requirement not met' },
-  { value: 'nationality_not_accepted', label: 'Nationality not accepted' },
-  { value: 'document_not_accepted', label: 'Document not accepted' },
+// the choices, named in the dashboard's language (messages/workflows.ts, cond.*)
+const OPERATORS: ConditionOperator[] = ['equals', 'in', 'not_in'];
+const OUTCOMES: ConditionOutcome[] = ['fail', 'skip', 'complete'];
+export const FAILURE_REASONS: ConditionFailureReason[] = [
+  'condition_not_met',
+  'age_requirement_not_met',
+  'nationality_not_accepted',
+  'document_not_accepted',
 ];
 
 export const blankCondition = (p: Primitive): DraftCondition =>
@@ -100,16 +97,16 @@ export const toConditionInput = (c: DraftCondition): StepConditionInput => ({
 
 /** "If old enough is no: end as failed (age_requirement_not_met)", for the revisions list. */
 export function conditionSummary(c: StepConditionShape): string {
-  const what = c.claim === 'over' ? 'old enough' : (CLAIMS[c.claim] ?? c.claim).toLowerCase();
-  const values = c.claim === 'over' ? (c.values[0] === 'true' ? 'yes' : 'no') : c.values.join(', ');
-  const op = OPERATORS.find((o) => o.value === c.operator)?.label ?? c.operator;
+  const what = isConditionClaim(c.claim) ? dt(`cond.sum.${c.claim}`) : c.claim;
+  const values =
+    c.claim === 'over' ? dt(c.values[0] === 'true' ? 'cond.yes' : 'cond.no') : c.values.join(', ');
   const then =
     c.outcome === 'fail'
-      ? `end as failed (${c.failureReason ?? 'condition_not_met'})`
+      ? dt('cond.sum.fail', { reason: c.failureReason ?? 'condition_not_met' })
       : c.outcome === 'skip'
-        ? `skip to step ${(c.skipTo ?? 0) + 1}`
-        : 'complete the session';
-  return `If ${what} ${op} ${values}: ${then}`;
+        ? dt('cond.sum.skip', { n: String((c.skipTo ?? 0) + 1) })
+        : dt('cond.sum.complete');
+  return dt('cond.sum', { what, op: dt(`cond.op.${c.operator}`), values, then });
 }
 
 /** What a matched condition decided, from the audit record's `condition` (which never holds the value). */
@@ -142,77 +139,75 @@ export function StepConditions(props: {
   const id = (j: number, part: string) => `cond-${props.stage}-${j}-${part}`;
   return (
     <fieldset class="d-conditions" data-testid={`conditions-${props.stage}`}>
-      <legend>Conditions on the result</legend>
-      <p class="d-muted d-hint">
-        Checked as soon as the step is verified; the first that holds decides. A condition never waits for
-        you.
-      </p>
+      <legend>{dt('cond.legend')}</legend>
+      <p class="d-muted d-hint">{dt('cond.hint')}</p>
       <Index each={props.conditions}>
         {(c, j) => (
-          <fieldset class="d-condition" aria-label={`Condition ${j + 1} of step ${props.stage + 1}`}>
+          <fieldset
+            class="d-condition"
+            aria-label={dt('cond.group', { j: String(j + 1), n: String(props.stage + 1) })}
+          >
             <SelectField
               id={id(j, 'claim')}
-              label={`Condition ${j + 1}: when`}
+              label={dt('cond.when', { j: String(j + 1) })}
               value={c().claim}
               onChange={(e) => set(j, { claim: e.currentTarget.value })}
             >
-              <For each={claimsOf(props.primitive)}>{(k) => <option value={k}>{CLAIMS[k]}</option>}</For>
+              <For each={claimsOf(props.primitive)}>
+                {(k) => <option value={k}>{dt(`cond.claim.${k}`)}</option>}
+              </For>
             </SelectField>
             <Show
               when={c().claim !== 'over'}
               fallback={
                 <SelectField
                   id={id(j, 'values')}
-                  label="is"
+                  label={dt('cond.is')}
                   value={c().values}
                   onChange={(e) => set(j, { operator: 'equals', values: e.currentTarget.value })}
                 >
-                  <option value="true">yes</option>
-                  <option value="false">no</option>
+                  <option value="true">{dt('cond.yes')}</option>
+                  <option value="false">{dt('cond.no')}</option>
                 </SelectField>
               }
             >
               <SelectField
                 id={id(j, 'operator')}
-                label="Test"
+                label={dt('cond.test')}
                 value={c().operator}
                 onChange={(e) => set(j, { operator: e.currentTarget.value as ConditionOperator })}
               >
-                <For each={OPERATORS}>{(o) => <option value={o.value}>{o.label}</option>}</For>
+                <For each={OPERATORS}>{(o) => <option value={o}>{dt(`cond.op.${o}`)}</option>}</For>
               </SelectField>
               <TextField
                 id={id(j, 'values')}
-                label="Values (comma separated)"
-                hint={
-                  c().claim === 'nationality'
-                    ? 'Country codes, e.g. DE, AT'
-                    : 'valid, or not_applicable (a document without a status list)'
-                }
+                label={dt('cond.values')}
+                hint={dt(c().claim === 'nationality' ? 'cond.values.nationality' : 'cond.values.status')}
                 value={c().values}
                 onInput={(e) => set(j, { values: e.currentTarget.value })}
               />
             </Show>
             <SelectField
               id={id(j, 'outcome')}
-              label="Then"
+              label={dt('cond.then')}
               value={c().outcome}
               onChange={(e) => set(j, { outcome: e.currentTarget.value as ConditionOutcome })}
             >
-              <For each={OUTCOMES}>{(o) => <option value={o.value}>{o.label}</option>}</For>
+              <For each={OUTCOMES}>{(o) => <option value={o}>{dt(`cond.outcome.${o}`)}</option>}</For>
             </SelectField>
             <Show when={c().outcome === 'skip'}>
               <SelectField
                 id={id(j, 'skip')}
-                label="Skip to"
-                hint={targets().length ? undefined : 'Add a step after the next one to skip to.'}
+                label={dt('cond.skipTo')}
+                hint={targets().length ? undefined : dt('cond.noTarget')}
                 value={c().skipTo}
                 onChange={(e) => set(j, { skipTo: e.currentTarget.value })}
               >
-                <option value="">Choose a step</option>
+                <option value="">{dt('cond.chooseStep')}</option>
                 <For each={targets()}>
                   {(t) => (
                     <option value={String(t.k)}>
-                      Step {t.k + 1}: {t.label}
+                      {dt('wf.stepTitle', { n: String(t.k + 1), label: t.label })}
                     </option>
                   )}
                 </For>
@@ -221,25 +216,26 @@ export function StepConditions(props: {
             <Show when={c().outcome === 'fail'}>
               <SelectField
                 id={id(j, 'reason')}
-                label="Failure reason"
+                label={dt('cond.reason')}
                 hint={
                   <>
-                    The session's failure_reason code: <code>{c().failureReason}</code>
+                    {dt('cond.reasonHint')}
+                    <code>{c().failureReason}</code>
                   </>
                 }
                 value={c().failureReason}
                 onChange={(e) => set(j, { failureReason: e.currentTarget.value as ConditionFailureReason })}
               >
-                <For each={FAILURE_REASONS}>{(r) => <option value={r.value}>{r.label}</option>}</For>
+                <For each={FAILURE_REASONS}>{(r) => <option value={r}>{dt(`cond.reason.${r}`)}</option>}</For>
               </SelectField>
             </Show>
             <button
               type="button"
               class="d-danger d-condition-remove"
-              aria-label={`Remove condition ${j + 1} of step ${props.stage + 1}`}
+              aria-label={dt('cond.removeLabel', { j: String(j + 1), n: String(props.stage + 1) })}
               onClick={() => props.onChange(props.conditions.filter((_, k) => k !== j))}
             >
-              Remove condition
+              {dt('cond.remove')}
             </button>
           </fieldset>
         )}
@@ -247,10 +243,10 @@ export function StepConditions(props: {
       <Show when={props.conditions.length < 5}>
         <button
           type="button"
-          aria-label={`Add condition to step ${props.stage + 1}`}
+          aria-label={dt('cond.addLabel', { n: String(props.stage + 1) })}
           onClick={() => props.onChange([...props.conditions, blankCondition(props.primitive)])}
         >
-          Add condition
+          {dt('cond.add')}
         </button>
       </Show>
     </fieldset>

@@ -6,6 +6,7 @@ import { createResource, For, Show } from 'solid-js';
 import type { Primitive, StepRoutesQuery, StepRoutesQueryVariables } from '../../graphql/generated';
 import { environment, gql, operation } from '../api';
 import DOCUMENT from '../graphql/catalog.graphql?raw';
+import { dt } from '../i18n';
 
 const STEP_ROUTES = operation<StepRoutesQuery, StepRoutesQueryVariables>(DOCUMENT, 'StepRoutes');
 
@@ -39,16 +40,17 @@ export function StepRoutes(props: {
     const rest = props.value.filter((r) => r !== id);
     props.onChange(on ? [...rest, id] : rest);
   };
+  const envIn = () => dt(`env.in.${environment()}`);
   const describedBy = () =>
     [`${props.id}-hint`, props.error ? `${props.id}-error` : ''].filter(Boolean).join(' ');
   return (
     <fieldset class="d-claims d-routes" aria-describedby={describedBy()} data-testid={props.id}>
-      <legend>Routes whose issuers this step trusts</legend>
+      <legend>{dt('routes.legend')}</legend>
       <p id={`${props.id}-hint`} class="d-muted">
-        None ticked: every route in {environment()} that offers this step.
+        {dt('routes.hint', { in: envIn() })}
       </p>
       <Show when={catalog() && !offered().length && !others().length}>
-        <p class="d-muted">No route in {environment()} offers this step.</p>
+        <p class="d-muted">{dt('routes.none', { in: envIn() })}</p>
       </Show>
       <For each={offered()}>
         {(r) => (
@@ -59,7 +61,7 @@ export function StepRoutes(props: {
               onChange={(e) => toggle(r.id, e.currentTarget.checked)}
             />
             <span>
-              {r.wallet.name} with {r.issuer.name} <code>{r.id}</code>
+              {dt('routes.with', { wallet: r.wallet.name, issuer: r.issuer.name })} <code>{r.id}</code>
             </span>
           </label>
         )}
@@ -69,7 +71,7 @@ export function StepRoutes(props: {
           <label>
             <input type="checkbox" checked onChange={(e) => toggle(id, e.currentTarget.checked)} />
             <span>
-              <code>{id}</code> (not offered in {environment()} for this step)
+              <code>{id}</code> {dt('routes.notOffered', { in: envIn() })}
             </span>
           </label>
         )}

@@ -1,11 +1,16 @@
 // A workflow step as the editor holds it (screens/Workflows.tsx): text fields stay strings until saved, so a
-// half-typed number is never lost; converted from the server's step and back to its input, and summarised.
+// half-typed number is never lost; converted from the server's step and back to its input, and summarised
+// (in the dashboard's language, messages/workflows.ts).
 import type {
   Primitive,
   WorkflowStepFieldsFragment as WorkflowStep,
   WorkflowStepInput,
 } from '../../graphql/generated';
+import { dt } from '../i18n';
 import { type DraftCondition, hasConditions, toConditionInput, toDraftCondition } from './StepConditions';
+
+/** The primitive's name in the chosen language ("Age check"), for step headings and revisions. */
+export const primitiveLabel = (p: Primitive): string => dt(`wf.primitive.${p}`);
 
 export const wordCount = (s: string): number => s.split(/\s+/).filter(Boolean).length;
 
@@ -85,12 +90,12 @@ export const toInput = (s: DraftStep): WorkflowStepInput => {
 export const summary = (s: WorkflowStep): string => {
   switch (s.primitive) {
     case 'identify':
-      return `claims: ${(s.claims ?? []).join(', ')}`;
+      return dt('wf.sum.claims', { claims: (s.claims ?? []).join(', ') });
     case 'age_verify':
-      return `at least ${s.threshold} years`;
+      return dt('wf.sum.age', { n: String(s.threshold) });
     case 'sign':
-      return `${s.documents} document(s)`;
+      return dt('wf.sum.documents', { n: String(s.documents) });
     case 'attestation':
-      return `terms of ${wordCount(s.terms ?? '')} words`;
+      return dt('wf.sum.terms', { n: String(wordCount(s.terms ?? '')) });
   }
 };

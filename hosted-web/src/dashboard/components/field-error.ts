@@ -10,3 +10,23 @@ export function fieldErrorOf(error: unknown, field: string, words: Record<string
   if (named !== field) return null;
   return words[field] ?? error.detail ?? null;
 }
+
+/**
+ * The step (0-based), field and sentence of a workflow_invalid refusal whose `param` names a step field
+ * (steps[2].terms); the sentence without its "Step 3: " (the step card's heading says it).
+ */
+export function stepErrorOf(error: unknown): { step: number; field: string; text: string } | null {
+  if (!(error instanceof DashError) || error.code !== 'workflow_invalid' || !error.param) return null;
+  const m = /^steps\[(\d+)\](?:\.(\w+))?/.exec(error.param);
+  if (!m) return null;
+  return { step: Number(m[1]), field: m[2] ?? '', text: (error.detail ?? '').replace(/^Step \d+: /, '') };
+}
+
+/** The server's refusal of a workflow's intended use, for the field it names (param intendedUse.purpose). */
+export function useErrorOf(error: unknown, field: string): string | null {
+  return error instanceof DashError &&
+    error.code === 'workflow_invalid' &&
+    error.param === `intendedUse.${field}`
+    ? (error.detail ?? error.code)
+    : null;
+}

@@ -1,38 +1,30 @@
 // The hosted page branding of the current environment (issue 10, ADR 0019): display name, logo (upload with
-// preview, remove), accent colour with a live contrast verdict (the server's rule: white text on the accent
-// needs at least 4.5:1), a preview of the signer page header, and the origins a session return_url may use.
-import { createMemo, createResource, createSignal, For, Show } from 'solid-js';
+// preview, remove; components/BrandingLogo.tsx), accent colour with a live contrast verdict (the server's rule:
+// white text on the accent needs at least 4.5:1), a preview of the signer page header
+// (components/BrandingPreview.tsx), and the origins a session return_url may use (components/ReturnOrigins.tsx).
+// In the dashboard's language (messages/branding-rp.ts); the ratio is written as numbers are in that language.
+import { createMemo, createResource, createSignal, Show } from 'solid-js';
 import type {
   BrandingScreenQuery,
   BrandingScreenQueryVariables,
-  RemoveLogoMutation,
-  RemoveLogoMutationVariables,
   SetBrandingMutation,
   SetBrandingMutationVariables,
-  SetLogoMutation,
-  SetLogoMutationVariables,
-  SetReturnOriginsMutation,
-  SetReturnOriginsMutationVariables,
 } from '../../graphql/generated';
-import { environment, gql, gqlUpload, operation } from '../api';
+import { environment, gql, operation } from '../api';
+import { BrandingLogo } from '../components/BrandingLogo';
+import { BrandingPreview } from '../components/BrandingPreview';
+import { ReturnOrigins } from '../components/ReturnOrigins';
 import DOCUMENT from '../graphql/branding.graphql?raw';
+import { dashLocale, dt } from '../i18n';
+import { DATE_LOCALE, ErrorNote } from '../Screen';
+import '../branding.css';
 
 const BRANDING = operation<BrandingScreenQuery, BrandingScreenQueryVariables>(DOCUMENT, 'BrandingScreen');
 const SET_BRANDING = operation<SetBrandingMutation, SetBrandingMutationVariables>(DOCUMENT, 'SetBranding');
-const SET_LOGO = operation<SetLogoMutation, SetLogoMutationVariables>(DOCUMENT, 'SetLogo');
-const REMOVE_LOGO = operation<RemoveLogoMutation, RemoveLogoMutationVariables>(DOCUMENT, 'RemoveLogo');
-const SET_RETURN_ORIGINS = operation<SetReturnOriginsMutation, SetReturnOriginsMutationVariables>(
-  DOCUMENT,
-  'SetReturnOrigins',
-);
 
-import { ErrorNote } from '../Screen';
-import '../branding.css';
-
-/** What the server takes (branding.service.ts LOGO_LIMITS); checked there, shown here. */
-const LOGO_MAX_BYTES = 256 * 1024;
 const DEFAULT_ACCENT = '#0b57d0';
 const HEX = /^#[0-9a-fA-F]{6}$/;
+const WCAG_AA = 4.5;
 
 /** WCAG 2.x contrast ratio of `#rrggbb` against white: the same formula as the server's check. */
 export function contrastWithWhite(hex: string): number {
@@ -44,13 +36,18 @@ export function contrastWithWhite(hex: string): number {
   return 1.05 / (l + 0.05);
 }
 
+/** A ratio as the chosen language writes numbers (4.50 / 4,50), with `digits` decimals. */
+const num = (n: number, digits: number): string =>
+  new Intl.NumberFormat(DATE_LOCALE[dashLocale()], {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(n);
+
 export function Branding() {
   const [data, { refetch }] = createResource(environment, () => gql(BRANDING));
   const [name, setName] = createSignal<string | undefined>();
   const [accent, setAccent] = createSignal<string | undefined>();
-  const [file, setFile] = createSignal<File | null>(null);
   const [filePreview, setFilePreview] = createSignal<string | null>(null);
-  const [origin, setOrigin] = createSignal('');
   const [notice, setNotice] = createSignal('');
   const [error, setError] = createSignal<unknown>(null);
   const [busy, setBusy] = createSignal(false);
@@ -61,30 +58,26 @@ export function Branding() {
   const ratio = createMemo(() => (HEX.test(shownAccent()) ? contrastWithWhite(shownAccent()) : null));
   const verdict = () => {
     const r = ratio();
-    if (r === null)
-      return shownAccent()
-        ? 'Enter the colour as #rrggbb, for example #0f5132.'
-        : 'The default accent is used.';
-    return r >= 4.5
-      ? `Contrast with white button text: ${r.toFixed(2)}:1. Passes (WCAG AA needs 4.5:1).`
-      : `Contrast with white button text: ${r.toFixed(2)}:1. Too low: WCAG AA needs 4.5:1. Choose a darker colour.`;
+    if (r === null) return dt(shownAccent() ? 'br.hexHint' : 'br.defaultAccent');
+    return dt(r >= WCAG_AA ? 'br.passes' : 'br.tooLow', { r: num(r, 2), min: num(WCAG_AA, 1) });
   };
-  const previewAccent = () => (HEX.test(shownAccent()) ? shownAccent() : DEFAULT_ACCENT);
   /** What the page shows: the name typed here, else the page's public name (the relying party's first). */
   const previewName = () => name() || data()?.relyingPartyWallets.pageName || shownName();
   const previewWorkflow = () =>
-    data()?.workflows.find((w) => w.latestRevision > 0)?.name ?? 'Your workflow’s name';
-  const previewLogo = () => filePreview() ?? data()?.branding.logoUrl ?? null;
+    data()?.workflows.find((w) => w.latestRevision > 0)?.name ?? dt('br.workflowName');
 
-  const act = async (f: () => Promise<string>) => {
+  /** Runs a change: its notice or its error, then the screen reloads. True when it worked. */
+  const act = async (f: () => Promise<string>): Promise<boolean> => {
     setError(null);
     setNotice('');
     setBusy(true);
     try {
       setNotice(await f());
       await refetch();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     } finally {
       setBusy(false);
     }
@@ -98,91 +91,40 @@ export function Branding() {
       });
       setName(undefined);
       setAccent(undefined);
-      return 'Branding saved.';
-    });
-  };
-
-  // previewed as a data: URL: the dashboard's CSP allows images from 'self' and data: only (no blob:)
-  const pick = (e: Event) => {
-    const f = (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
-    setFile(f);
-    setFilePreview(null);
-    if (!f || f.size > LOGO_MAX_BYTES) return;
-    const reader = new FileReader();
-    reader.onload = () => {
-      if (file() === f && typeof reader.result === 'string') setFilePreview(reader.result);
-    };
-    reader.readAsDataURL(f);
-  };
-  const clearFile = (input: HTMLInputElement | undefined) => {
-    setFile(null);
-    setFilePreview(null);
-    if (input) input.value = '';
-  };
-  let fileInput: HTMLInputElement | undefined;
-  const upload = (e: SubmitEvent) => {
-    e.preventDefault();
-    const f = file();
-    if (!f) return;
-    void act(async () => {
-      await gqlUpload(SET_LOGO, { logo: f });
-      clearFile(fileInput);
-      return 'Logo uploaded.';
-    });
-  };
-  const removeLogo = () =>
-    act(async () => {
-      await gql(REMOVE_LOGO);
-      return 'Logo removed.';
-    });
-
-  const setOrigins = (origins: string[], done: string) =>
-    act(async () => {
-      await gql(SET_RETURN_ORIGINS, { origins });
-      return done;
-    });
-  const addOrigin = (e: SubmitEvent) => {
-    e.preventDefault();
-    const o = origin().trim();
-    if (!o) return;
-    void setOrigins([...(data()?.returnOrigins ?? []), o], `Added ${o}.`).then(() => {
-      if (!error()) setOrigin('');
+      return dt('br.saved');
     });
   };
 
   return (
     <>
       <p class="d-muted">
-        How the hosted page presents your business to signers in <strong>{environment()}</strong>. Sandbox and
-        production are branded separately.
+        {dt('br.introBefore')}
+        <strong>{dt(`env.name.${environment()}`)}</strong>
+        {dt('br.introAfter')}
       </p>
       <Show when={error()}>{(e) => <ErrorNote error={e()} />}</Show>
       <p role="status" class={notice() ? 'd-ok' : 'd-sr'}>
         {notice()}
       </p>
 
-      <h2 id="preview-h">Preview of the signer page header</h2>
-      <figure class="b-preview" aria-labelledby="preview-h" data-testid="branding-preview">
-        <Show when={previewLogo()}>
-          {(src) => <img class="b-preview-logo" src={src()} alt={shownName() || 'Your logo'} />}
-        </Show>
-        <p class="b-preview-workflow">{previewWorkflow()}</p>
-        <p class="b-preview-name">{previewName()}</p>
-        <span class="b-preview-button" style={{ background: previewAccent() }}>
-          Start
-        </span>
-      </figure>
+      <BrandingPreview
+        logo={filePreview() ?? data()?.branding.logoUrl ?? null}
+        logoAlt={shownName()}
+        workflow={previewWorkflow()}
+        name={previewName()}
+        accent={HEX.test(shownAccent()) ? shownAccent() : DEFAULT_ACCENT}
+      />
 
-      <h2>Name and accent colour</h2>
+      <h2>{dt('br.nameAndColour')}</h2>
       <form class="d-form b-form" onSubmit={saveBranding}>
-        <label for="branding-name">Display name (empty: your business name)</label>
+        <label for="branding-name">{dt('br.displayName')}</label>
         <input
           id="branding-name"
           maxLength={80}
           value={shownName()}
           onInput={(e) => setName(e.currentTarget.value)}
         />
-        <label for="branding-accent">Accent colour (#rrggbb; empty: the default)</label>
+        <label for="branding-accent">{dt('br.accent')}</label>
         <div class="b-accent">
           <input
             id="branding-accent"
@@ -193,7 +135,7 @@ export function Branding() {
           />
           <input
             type="color"
-            aria-label="Pick the accent colour"
+            aria-label={dt('br.pickAccent')}
             value={HEX.test(shownAccent()) ? shownAccent().toLowerCase() : DEFAULT_ACCENT}
             onInput={(e) => setAccent(e.currentTarget.value)}
           />
@@ -202,89 +144,12 @@ export function Branding() {
           {verdict()}
         </p>
         <button type="submit" class="d-primary" disabled={busy()}>
-          Save name and colour
+          {dt('br.saveNameColour')}
         </button>
       </form>
 
-      <h2>Logo</h2>
-      <Show
-        when={data()?.branding.logoUrl}
-        fallback={<p class="d-muted">No logo in {environment()}: the page shows the name only.</p>}
-      >
-        {(src) => (
-          <div class="b-current">
-            <img class="b-logo" src={src()} alt="Current logo" data-testid="current-logo" />
-            <button type="button" class="d-danger" disabled={busy()} onClick={removeLogo}>
-              Remove logo
-            </button>
-          </div>
-        )}
-      </Show>
-      <form class="d-form b-form" onSubmit={upload}>
-        <label for="branding-logo">
-          New logo: PNG, JPEG or WebP, at most 256 KiB, 16 to 2048 pixels a side
-        </label>
-        <input
-          id="branding-logo"
-          type="file"
-          accept="image/png,image/jpeg,image/webp"
-          ref={fileInput}
-          onChange={pick}
-        />
-        <Show when={file()}>
-          {(f) => (
-            <p class={f().size > LOGO_MAX_BYTES ? 'd-warn' : 'd-muted'}>
-              {f().name}: {Math.ceil(f().size / 1024)} KiB
-              {f().size > LOGO_MAX_BYTES ? ' (over 256 KiB: it will be refused)' : ' (shown in the preview)'}
-            </p>
-          )}
-        </Show>
-        <button type="submit" class="d-primary" disabled={busy() || !file()}>
-          Upload logo
-        </button>
-      </form>
-
-      <h2 id="origins-h">Return origins</h2>
-      <p class="d-muted">
-        A session's return_url may only point to these origins (scheme://host[:port]);
-        {environment() === 'production' ? ' https only in production.' : ' sandbox also allows http.'}
-      </p>
-      <Show when={data()?.returnOrigins.length} fallback={<p class="d-muted">No origins registered.</p>}>
-        <ul class="b-origins" aria-labelledby="origins-h" data-testid="return-origins">
-          <For each={data()?.returnOrigins}>
-            {(o) => (
-              <li>
-                <code>{o}</code>
-                <button
-                  type="button"
-                  disabled={busy()}
-                  aria-label={`Remove ${o}`}
-                  onClick={() =>
-                    setOrigins(
-                      (data()?.returnOrigins ?? []).filter((x) => x !== o),
-                      `Removed ${o}.`,
-                    )
-                  }
-                >
-                  Remove
-                </button>
-              </li>
-            )}
-          </For>
-        </ul>
-      </Show>
-      <form class="d-form b-form" onSubmit={addOrigin}>
-        <label for="branding-origin">Add an origin</label>
-        <input
-          id="branding-origin"
-          placeholder="https://shop.example"
-          value={origin()}
-          onInput={(e) => setOrigin(e.currentTarget.value)}
-        />
-        <button type="submit" disabled={busy()}>
-          Add origin
-        </button>
-      </form>
+      <BrandingLogo current={data()?.branding.logoUrl} busy={busy()} act={act} onPreview={setFilePreview} />
+      <ReturnOrigins origins={data()?.returnOrigins ?? []} busy={busy()} act={act} />
     </>
   );
 }

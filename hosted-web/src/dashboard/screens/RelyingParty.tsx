@@ -16,6 +16,7 @@ import { TextField } from '../components/Field';
 import { fieldErrorOf } from '../components/field-error';
 import { ReaderCertificates } from '../components/ReaderCertificates';
 import DOCUMENT from '../graphql/relying-party.graphql?raw';
+import { dt } from '../i18n';
 import { ErrorNote } from '../Screen';
 
 const RELYING_PARTY = operation<RelyingPartyScreenQuery, RelyingPartyScreenQueryVariables>(
@@ -33,23 +34,24 @@ const WALLETS = operation<RelyingPartyWalletsQuery, RelyingPartyWalletsQueryVari
 );
 type Wallets = RelyingPartyWalletsQuery['relyingPartyWallets'];
 
-/** Each field's refusal in words (the server's param names the field). */
-const WORDS: Record<string, string> = {
-  displayName: 'Enter a display name of 1 to 80 characters, or leave it empty to use your business name.',
-  legalName: 'Enter the legal name with 1 to 200 characters, or leave it empty.',
-  contactEmail: 'Enter an email address people can write to, such as privacy@example.com, or leave it empty.',
-  privacyPolicyUrl:
-    'Enter the full address of your privacy policy, starting with https:// and without a user name or password in it.',
-  purpose: 'Enter a purpose of at most 300 characters, or leave it empty.',
-};
+/** Each field's refusal in words, in the dashboard's language (the server's param names the field). */
+const words = (): Record<Fields, string> => ({
+  displayName: dt('rp.word.displayName'),
+  legalName: dt('rp.word.legalName'),
+  contactEmail: dt('rp.word.contactEmail'),
+  privacyPolicyUrl: dt('rp.word.privacyPolicyUrl'),
+  purpose: dt('rp.word.purpose'),
+});
 
 /** What a save does for wallets, in words: the truth per the server's answer (ADR 0052). */
 export function walletsWords(w: Wallets): string {
-  if (w.source === 'registrar')
-    return `Wallets show “${w.walletName ?? w.pageName}” and these details from the next request on; your hosted page shows the same name.`;
+  if (w.source === 'registrar') return dt('rp.wallets.registrar', { name: w.walletName ?? w.pageName });
   if (w.source === 'imported')
-    return `Wallets show “${w.walletName ?? 'the imported name'}” from the registration certificate your operator imported for this environment: changes here reach wallets only after the operator imports a new one (pnpm operator registration-cert import). Your hosted page shows “${w.pageName}”.`;
-  return `Wallets do not show these details yet: requests in this environment carry no registration certificate, so a wallet shows only the service's address. An operator turns this on (sandbox: pnpm operator registrar rotate; production: a certificate from a registrar, pnpm operator registration-cert import). Your hosted page shows “${w.pageName}”.`;
+    return dt('rp.wallets.imported', {
+      name: w.walletName ?? dt('rp.wallets.importedName'),
+      page: w.pageName,
+    });
+  return dt('rp.wallets.none', { page: w.pageName });
 }
 
 type Fields = 'legalName' | 'displayName' | 'contactEmail' | 'privacyPolicyUrl' | 'purpose';
@@ -81,7 +83,7 @@ export function RelyingParty() {
   const set = (f: Fields) => (e: { currentTarget: { value: string } }) =>
     setForm({ ...form(), [f]: e.currentTarget.value });
   const action = createAction();
-  const err = (f: string) => fieldErrorOf(action.error(), f, WORDS);
+  const err = (f: string) => fieldErrorOf(action.error(), f, words());
   const save = (e: SubmitEvent) => {
     e.preventDefault();
     void action.run(async () => {
@@ -89,14 +91,15 @@ export function RelyingParty() {
       await gql(SET_RELYING_PARTY, { input });
       const w = (await gql(WALLETS)).relyingPartyWallets;
       setWallets(w);
-      return `Saved. ${walletsWords(w)}`;
+      return dt('rp.saved', { words: walletsWords(w) });
     });
   };
   return (
     <>
       <p class="d-muted">
-        What a wallet shows about who is asking and why, in <strong>{environment()}</strong>. The display name
-        is also the name your hosted page shows. Owners and admins can change it.
+        {dt('rp.introBefore')}
+        <strong>{dt(`env.name.${environment()}`)}</strong>
+        {dt('rp.introAfter')}
       </p>
       <Show when={data.error}>{(e) => <ErrorNote error={e()} />}</Show>
       <Show when={wallets()}>
@@ -110,7 +113,7 @@ export function RelyingParty() {
         <TextField
           id="rp-display-name"
           error={err('displayName')}
-          label="Display name (empty: your business name)"
+          label={dt('rp.displayName')}
           maxlength="80"
           value={form().displayName}
           onInput={set('displayName')}
@@ -118,7 +121,7 @@ export function RelyingParty() {
         <TextField
           id="rp-legal-name"
           error={err('legalName')}
-          label="Legal name"
+          label={dt('rp.legalName')}
           maxlength="200"
           value={form().legalName}
           onInput={set('legalName')}
@@ -126,7 +129,7 @@ export function RelyingParty() {
         <TextField
           id="rp-contact"
           error={err('contactEmail')}
-          label="Contact email"
+          label={dt('rp.contact')}
           type="email"
           value={form().contactEmail}
           onInput={set('contactEmail')}
@@ -134,13 +137,13 @@ export function RelyingParty() {
         <TextField
           id="rp-privacy"
           error={err('privacyPolicyUrl')}
-          label="Privacy policy URL"
-          hint="https:// only"
+          label={dt('rp.privacy')}
+          hint={dt('rp.httpsOnly')}
           type="url"
           value={form().privacyPolicyUrl}
           onInput={set('privacyPolicyUrl')}
         />
-        <label for="rp-purpose">Purpose (shown by the wallet, at most 300 characters)</label>
+        <label for="rp-purpose">{dt('rp.purpose')}</label>
         <textarea
           id="rp-purpose"
           maxLength={300}
@@ -156,12 +159,12 @@ export function RelyingParty() {
           </p>
         </Show>
         <button type="submit" class="d-primary" disabled={action.busy()}>
-          Save
+          {dt('rp.save')}
         </button>
       </form>
       <ActionStatus
         action={action}
-        words={FIELDS.map((f) => err(f)).find(Boolean) ? 'Check the field marked above.' : null}
+        words={FIELDS.map((f) => err(f)).find(Boolean) ? dt('rp.checkField') : null}
       />
       <ReaderCertificates />
     </>
