@@ -16,10 +16,10 @@ import { newId } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
 import { HostedPageSettingsEntity } from '../branding/branding.entity';
 import { logoUrlOf } from '../branding/branding.service';
-import { relyingPartyOf } from '../relying-party/relying-party.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
+import { relyingPartyOf } from './relying-party.service';
 import type { KeySealer } from './response-encryption';
 import {
   cryptoKeyPair,
