@@ -23,6 +23,7 @@ import { FilesystemBlobStore } from './modules/document/blob-store';
 import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
+import { KeySealer } from './modules/kms/key-sealer';
 import { createKmsProvider } from './modules/kms/kms.factory';
 import { loadMasterKey } from './modules/kms/master-key';
 import { createMailSender } from './modules/mail/mail';
@@ -37,7 +38,7 @@ import {
   loadRegistrationAnchors,
   RegistrationCertificates,
 } from './modules/relying-party/registration-certificates';
-import { KeySealer, ResponseEncryption } from './modules/relying-party/response-encryption';
+import { ResponseEncryption } from './modules/relying-party/response-encryption';
 import { VerifierIdentityService } from './modules/relying-party/verifier-identity';
 import { SandboxMdocIssuer } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';

@@ -17,7 +17,7 @@ import { newId } from '../common/ids';
 import { createLogger } from '../common/logger';
 import { createDataSource, transactionWithRetry } from '../db/data-source';
 import { createTestDatabase } from '../db/test-database';
-import { KeySealer } from '../modules/relying-party/response-encryption';
+import { KeySealer } from '../modules/kms/key-sealer';
 import { enqueueEvent } from '../modules/webhook/outbox';
 import { WebhookSecretBox } from '../modules/webhook/secret-box';
 import { WebhookRelay } from '../modules/webhook/webhook.relay';

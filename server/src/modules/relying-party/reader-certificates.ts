@@ -14,11 +14,11 @@ import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { isUniqueViolation } from '../../db/data-source';
+import type { KeySealer } from '../kms/key-sealer';
 import type { ReaderSigner } from '../verification/mdoc/annex-c-reader-auth';
 import { requireRoute } from '../verification/trust';
 import { VerifierKeyEntity } from './access-certificate.entity';
 import { ReaderCertificateEntity } from './reader-certificate.entity';
-import type { KeySealer } from './response-encryption';
 import { DAY_MS, newSealedKey, openSealedJwk, SIGNING, spkiOfJwk } from './verifier-keys';
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

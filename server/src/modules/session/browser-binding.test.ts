@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../common/clock';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
-import { KeySealer } from '../relying-party/response-encryption';
+import { KeySealer } from '../kms/key-sealer';
 import { loadBrowserBinding } from './browser-binding';
 
 describe('browser-binding key storage', () => {

@@ -16,7 +16,7 @@ import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
 import { createDataSource, transactionWithRetry } from '../../db/data-source';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
-import { KeySealer } from '../relying-party/response-encryption';
+import { KeySealer } from '../kms/key-sealer';
 import { enqueueEvent } from './outbox';
 import { WebhookSecretBox } from './secret-box';
 import { WebhookRelay } from './webhook.relay';

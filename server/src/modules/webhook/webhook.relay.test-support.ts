@@ -13,7 +13,7 @@ import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
-import { KeySealer } from '../relying-party/response-encryption';
+import { KeySealer } from '../kms/key-sealer';
 import { enqueueEvent } from './outbox';
 import { WebhookSecretBox } from './secret-box';
 import { WebhookRelay } from './webhook.relay';
