@@ -10,7 +10,7 @@ import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql'
 import type { Ctx } from '../common/context';
 import { AppError, isAppError } from '../common/errors';
 import type { Logger } from '../common/logger';
-import { checkAccess } from '../modules/accounts/roles';
+import { checkAccess } from '../common/roles';
 import type { GqlContext } from './context';
 
 /**

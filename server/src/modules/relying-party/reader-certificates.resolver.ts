@@ -5,8 +5,8 @@
 // retires them (`pnpm operator reader-cert`).
 import { Field, Ctx as GqlCtx, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { tenantOf } from '../../common/context';
+import { type AccessRule, Roles } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { type AccessRule, Roles } from '../accounts/roles';
 
 const ADMIN: AccessRule = { sandbox: 'admin', production: 'admin' };
 

@@ -5,8 +5,8 @@
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import { FILE_FIELD } from '../document/multipart';
 import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';
