@@ -15,7 +15,7 @@ import {
   CredentialIssuerEntity,
   CredentialRouteEntity,
   WalletEntity,
-} from '../modules/catalog/catalog.entities';
+} from '../modules/credential-routes/catalog.entities';
 import { DocumentEntity } from '../modules/document/document.entity';
 import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
@@ -36,9 +36,9 @@ import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { WalletRedirectEntity } from '../modules/session/wallet-redirect.entity';
-import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { SessionEventEntity } from '../modules/timeline/session-event.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';

@@ -14,7 +14,7 @@ import { checkAccess } from '../common/roles';
 import type { GqlContext } from './context';
 
 /**
- * @Authorized(roles) operations: the roles encode an access rule (modules/accounts/roles.ts): the least role
+ * @Authorized(roles) operations: the roles encode an access rule (common/roles.ts): the least role
  * per environment for a dashboard user, and whether an API key (with which scope) may call it too.
  */
 export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) =>

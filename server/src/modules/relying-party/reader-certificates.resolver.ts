@@ -10,7 +10,7 @@ import type { GqlContext } from '../../graphql/context';
 
 const ADMIN: AccessRule = { sandbox: 'admin', production: 'admin' };
 
-/** What the resolver reads of a certificate (modules/verification/mdoc/reader-certificates.ts ReaderCertView). */
+/** What the resolver reads of a certificate (reader-certificates.ts ReaderCertView). */
 export interface ReaderCertFacts {
   id: string;
   route: string;

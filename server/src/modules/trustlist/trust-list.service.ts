@@ -13,7 +13,7 @@ import { newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
-import { CredentialIssuerEntity, CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import { type ListAnchor, replaceListAnchors } from '../verification/trust';
 import { fingerprintOf, readSignedTrustList, TrustListRefusal } from './etsi-xml';
 import { TrustListEntity, TrustListVersionEntity } from './trust-list.entity';

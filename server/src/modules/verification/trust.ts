@@ -31,7 +31,7 @@ import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { sql } from '../../db/fast-sql';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import { MdocTrustAnchorEntity } from './mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from './trust-anchor.entity';
 
