@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
+import { ENTITIES, LOGO_ENTITY } from '../app/entities';
 import { inSpan } from '../common/tracing';
 import type { Config } from '../config/config';
-import { ENTITIES, LOGO_ENTITY } from './entities';
 import { MIGRATIONS } from './migrations';
 import { serializeConnection, sqliteOptions } from './sqlite-engine';
 
