@@ -4,6 +4,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { declareApi } from './app/api';
+import { createDataSource } from './app/database';
 import { buildHttpApp } from './app/http-app';
 import { createRateLimiter } from './app/rate-limits';
 import type { ApiServices, Service, ServiceOptions } from './app/service-types';
@@ -14,7 +15,6 @@ import { createLogger } from './common/logger';
 import { startTracing } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
-import { createDataSource } from './db/data-source';
 import { guardDataSource } from './db/pool-guard';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { AuditService } from './modules/audit/audit.service';

@@ -5,11 +5,7 @@ import { RouteSpeakingEntity } from '../modules/relying-party/route-speaking.ent
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
-import {
-  HostedPageLogoMysqlEntity,
-  HostedPageLogoSqliteEntity,
-  HostedPageSettingsEntity,
-} from '../modules/branding/branding.entity';
+import { HostedPageSettingsEntity, LOGO_ENTITY } from '../modules/branding/branding.entity';
 import {
   CatalogVersionEntity,
   CredentialIssuerEntity,
@@ -96,4 +92,4 @@ export const ENTITIES = [
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */
-export const LOGO_ENTITY = { mysql: HostedPageLogoMysqlEntity, sqlite: HostedPageLogoSqliteEntity } as const;
+export { LOGO_ENTITY };

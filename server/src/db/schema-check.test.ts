@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createDataSource } from '../app/database';
 import { createTestDatabase, type TestDatabase } from '../app/test-database';
-import { createDataSource } from './data-source';
 import { pendingSchemaDiff } from './schema-check';
 
 describe('migrations from empty', () => {

@@ -3,13 +3,12 @@
 // colour, logo). Every change leaves an account_audit entry (who, what, when) in the same transaction.
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { LOGO_ENTITY } from '../../app/entities';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
 import { sql } from '../../db/fast-sql';
-import { type HostedPageLogoEntity, HostedPageSettingsEntity } from './branding.entity';
+import { type HostedPageLogoEntity, HostedPageSettingsEntity, LOGO_ENTITY } from './branding.entity';
 import { type LogoHeader, readLogoHeader } from './logo-image';
 
 export const RETURN_LIMITS = { maxOrigins: 20, urlMaxLength: 2048 } as const;
