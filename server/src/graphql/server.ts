@@ -82,7 +82,7 @@ export async function graphqlMiddleware(
     formatError: formatGraphqlError(logger, opts.classify),
     introspection: true,
     // Simple requests (GET, multipart/form-data uploads) need `apollo-require-preflight` or
-    // `x-apollo-operation-name`; graphql/uploads.ts applies the same rule before reading an upload.
+    // `x-apollo-operation-name`; app/graphql-uploads.ts applies the same rule before reading an upload.
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
   });

@@ -1,7 +1,7 @@
 // Thin GraphQL mirror of the /v1 session operations over the same SessionService methods: map arguments,
 // call, map results. Errors keep their code; `param` is renamed to the GraphQL argument at fault.
 // createSession takes a sign workflow's documents as `Upload` values (GraphQL multipart request, parsed by
-// graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
+// graphql-upload-ts in app/graphql-uploads.ts); they are read into the same UploadedFile list as the REST form.
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
