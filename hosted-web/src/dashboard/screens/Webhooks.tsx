@@ -57,7 +57,7 @@ const WEBHOOK_ATTEMPTS = operation<WebhookAttemptsQuery, WebhookAttemptsQueryVar
   'WebhookAttempts',
 );
 
-/** What the server accepts as an endpoint URL, per environment (server/src/modules/webhook/ssrf.ts). */
+/** What the server accepts as an endpoint URL, per environment (server/src/common/ssrf.ts). */
 const URL_RULE = {
   sandbox:
     'Sandbox: https:// or http://. A loopback or private address (e.g. http://127.0.0.1:8080/hooks, a ' +
