@@ -4,6 +4,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { declareApi } from './app/api';
+import { createDataSource } from './app/database';
 import { buildHttpApp } from './app/http-app';
 import { createRateLimiter } from './app/rate-limits';
 import type { ApiServices, Service, ServiceOptions } from './app/service-types';
@@ -14,7 +15,6 @@ import { createLogger } from './common/logger';
 import { startTracing } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
-import { createDataSource } from './db/data-source';
 import { guardDataSource } from './db/pool-guard';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { AuditService } from './modules/audit/audit.service';
@@ -23,6 +23,7 @@ import { FilesystemBlobStore } from './modules/document/blob-store';
 import { TransientUploadCleanup } from './modules/document/cleanup';
 import { DocumentService } from './modules/document/document.service';
 import { EvidenceService } from './modules/evidence/evidence.service';
+import { KeySealer } from './modules/kms/key-sealer';
 import { createKmsProvider } from './modules/kms/kms.factory';
 import { loadMasterKey } from './modules/kms/master-key';
 import { createMailSender } from './modules/mail/mail';
@@ -30,6 +31,15 @@ import { ServiceMetrics } from './modules/ops/metrics';
 import { OpsService } from './modules/ops/ops.service';
 import { readOutboxBacklog } from './modules/ops/outbox-backlog';
 import { ReceiptService } from './modules/receipt/receipt.service';
+import { GoogleRpMetadata } from './modules/relying-party/gw-rp-metadata';
+import { allowInsecureWalletUrls } from './modules/relying-party/jar';
+import { ReaderCertificates, readerCertWarnings } from './modules/relying-party/reader-certificates';
+import {
+  loadRegistrationAnchors,
+  RegistrationCertificates,
+} from './modules/relying-party/registration-certificates';
+import { ResponseEncryption } from './modules/relying-party/response-encryption';
+import { VerifierIdentityService } from './modules/relying-party/verifier-identity';
 import { SandboxMdocIssuer } from './modules/sandbox/mdoc/mdoc-issuer';
 import { ReferenceWallet } from './modules/sandbox/reference-wallet';
 import { SandboxIssuer } from './modules/sandbox/sandbox-issuer';
@@ -42,17 +52,9 @@ import { SupportService } from './modules/support/support.service';
 import { TenancyService } from './modules/tenancy/tenancy.service';
 import { configureTrustLists } from './modules/trustlist/trust-list.config';
 import { TrustListService } from './modules/trustlist/trust-list.service';
-import { GoogleRpMetadata } from './modules/verification/gw-rp-metadata';
-import { allowInsecureWalletUrls } from './modules/verification/jar';
 import { MdocTrustStore } from './modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from './modules/verification/mdoc/mdoc-verifier';
-import { ReaderCertificates, readerCertWarnings } from './modules/verification/mdoc/reader-certificates';
 import { PresentationVerifier } from './modules/verification/presentation-verifier';
-import {
-  loadRegistrationAnchors,
-  RegistrationCertificates,
-} from './modules/verification/registration-certificates';
-import { KeySealer, ResponseEncryption } from './modules/verification/response-encryption';
 import {
   cachingStatusListCwtFetcher,
   cachingStatusListFetcher,
@@ -60,7 +62,6 @@ import {
   httpStatusListFetcher,
 } from './modules/verification/status-list-fetch';
 import { TrustStore } from './modules/verification/trust';
-import { VerifierIdentityService } from './modules/verification/verifier-identity';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './modules/webhook/secret-box';
 import { WebhookRelay } from './modules/webhook/webhook.relay';
 import { WebhookService } from './modules/webhook/webhook.service';

@@ -10,8 +10,8 @@
 //    gets "not found" for sessions, workflows, webhook deliveries and audit records, never 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthDecision, isApiRoute } from '../../server/src/common/http';
+import { decodeRule, ROLES, type Role, roleRank } from '../../server/src/common/roles';
 import { operationDecisions } from '../../server/src/graphql/authorization';
-import { decodeRule, ROLES, type Role, roleRank } from '../../server/src/modules/accounts/roles';
 import { declaredApi } from '../../server/src/tools/api-contract';
 import {
   Api,

@@ -3,7 +3,7 @@
 // production supports is refused with route_unavailable and nothing is stored; sandbox sessions use the
 // sandbox reference route. Acceptance is an operator action (CatalogService.setAcceptance), not a business API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
+import { CredentialRouteEntity } from '../../server/src/modules/credential-routes/catalog.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import {
   Api,

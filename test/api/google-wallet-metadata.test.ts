@@ -12,8 +12,8 @@ import path from 'node:path';
 import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
 import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed';
+import { CredentialRouteEntity } from '../../server/src/modules/credential-routes/catalog.entities';
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import { runOperator } from '../support/dashboard';
 import {

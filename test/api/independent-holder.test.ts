@@ -33,8 +33,8 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowInsecureWalletUrls } from '../../server/src/modules/relying-party/jar';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
-import { allowInsecureWalletUrls } from '../../server/src/modules/verification/jar';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';

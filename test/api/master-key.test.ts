@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../server/src/app/test-database';
 import { configFrom } from '../../server/src/config/config';
-import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import {
   assertProductionKeys,
   CLEAR_MASTER_KEY_FILE,

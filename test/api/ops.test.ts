@@ -8,9 +8,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../server/src/app/test-database';
 import { ManualClock } from '../../server/src/common/clock';
 import { configFrom } from '../../server/src/config/config';
-import { createTestDatabase, type TestDatabase } from '../../server/src/db/test-database';
 import { createService, type Service } from '../../server/src/service';
 import {
   Api,

@@ -8,7 +8,7 @@
 // check (ADR 0044) refused anything.
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMysqlServerUrl } from '../../server/src/db/test-database';
+import { testMysqlServerUrl } from '../../server/src/app/test-database';
 import { testEngine } from '../support/config';
 import {
   Api,

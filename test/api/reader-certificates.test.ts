@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
-import type { ReaderCertificates } from '../../server/src/modules/verification/mdoc/reader-certificates';
+import type { ReaderCertificates } from '../../server/src/modules/relying-party/reader-certificates';
 import { annexCSuite } from '../support/annex-c-suite';
 import { runOperator } from '../support/dashboard';
 import { Api, type TestService } from '../support/harness';

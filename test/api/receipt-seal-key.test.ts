@@ -5,8 +5,8 @@
 // key; rotation keeps the old seal key published.
 import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../server/src/app/test-database';
 import { ManualClock } from '../../server/src/common/clock';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../server/src/db/test-database';
 import { AuditService } from '../../server/src/modules/audit/audit.service';
 import { type CloudSigner, CloudSigningKms } from '../../server/src/modules/kms/cloud-signing';
 import type { KmsProvider } from '../../server/src/modules/kms/kms';

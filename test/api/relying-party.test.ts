@@ -10,8 +10,8 @@ import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
+import { extensionDigest } from '../../server/src/modules/relying-party/registrar';
 import { verifyRequestObject } from '../../server/src/modules/sandbox/signed-request-wallet';
-import { extensionDigest } from '../../server/src/modules/verification/registrar';
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import {
   Api,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactionWithRetry } from '../../server/src/db/data-source';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { SessionEventEntity } from '../../server/src/modules/support/session-event.entity';
+import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
 import {
   Api,
   createBusiness,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../server/src/common/context';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { SessionEventEntity } from '../../server/src/modules/support/session-event.entity';
+import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig, testEngine } from '../support/config';

@@ -13,8 +13,8 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, importX509 } from 'jos
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
+import { setSpeaking, speakingFor } from '../../server/src/modules/relying-party/speaking';
 import { allowedRoutes } from '../../server/src/modules/verification/route-scope';
-import { setSpeaking, speakingFor } from '../../server/src/modules/verification/speaking';
 import { runOperator } from '../support/dashboard';
 import {
   Api,

@@ -20,6 +20,7 @@ import {
 } from '../modules/receipt/receipt.business';
 import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
+import { READER_CERT_WARN_DAYS } from '../modules/relying-party/reader-certificates';
 import { createReaderCertificatesResolver } from '../modules/relying-party/reader-certificates.resolver';
 import { createRelyingPartyResolver } from '../modules/relying-party/relying-party.resolver';
 import { RelyingPartyService } from '../modules/relying-party/relying-party.service';
@@ -33,7 +34,6 @@ import { createSignerResolver } from '../modules/session/signer.resolver';
 import { registerSignerRoutes } from '../modules/session/signer.rest';
 import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
-import { READER_CERT_WARN_DAYS } from '../modules/verification/mdoc/reader-certificates';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
 import { createWebhookResolver } from '../modules/webhook/webhook.resolver';

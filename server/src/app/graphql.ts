@@ -8,10 +8,10 @@ import type { AppRequest } from '../common/http';
 import type { Logger } from '../common/logger';
 import type { DatabaseAvailability } from '../db/availability';
 import { buildGraphqlSchema, graphqlMiddleware } from '../graphql/server';
-import { graphqlUploads } from '../graphql/uploads';
 import { CSRF_HEADER, dashboardCtx } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
+import { graphqlUploads } from './graphql-uploads';
 
 export interface GraphqlDeps {
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
@@ -52,7 +52,7 @@ export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promis
     classify: (e) => d.availability.classify(e),
   });
   // GraphQL multipart requests (createSession with documents): CSRF header and API key checked before the
-  // body is read, then parsed by graphql-upload-ts with the REST upload limits (graphql/uploads.ts).
+  // body is read, then parsed by graphql-upload-ts with the REST upload limits (app/graphql-uploads.ts).
   const uploads = graphqlUploads({
     param: 'documents',
     authenticate: async (req) => {

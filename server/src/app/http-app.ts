@@ -25,12 +25,12 @@ import {
 } from '../common/http';
 import type { Logger } from '../common/logger';
 import { apiKeyBudget, type HeaderSink, type RateLimiter, rateLimitByApiKey } from '../common/rate-limit';
+import { requireScope } from '../common/roles';
 import { traceRequests } from '../common/tracing';
 import type { Config } from '../config/config';
 import type { DatabaseAvailability } from '../db/availability';
 import { dashboardAuth } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
-import { requireScope } from '../modules/accounts/roles';
 import { routeTemplateOf, type ServiceMetrics } from '../modules/ops/metrics';
 import type { OpsService } from '../modules/ops/ops.service';
 import { walletBodyParser } from '../modules/session/session.wallet-routes';

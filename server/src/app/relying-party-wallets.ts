@@ -4,8 +4,8 @@
 // leaf wins (sandbox, or production with VERIFIER_INFO_PRODUCTION); else in the sandbox the registrar's, made
 // per request from the current relying-party data, when an operator has turned registrar mode on; else none.
 import { decodeJwt } from 'jose';
+import { registrationSubjectFor } from '../modules/relying-party/registration-certificates';
 import type { WalletNaming } from '../modules/relying-party/relying-party.resolver';
-import { registrationSubjectFor } from '../modules/verification/registration-certificates';
 import type { ApiServices } from './service-types';
 
 export function walletNamingOf(s: ApiServices) {

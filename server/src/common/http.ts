@@ -4,12 +4,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { ZodType } from 'zod';
-import type { ApiKeyScope } from '../modules/accounts/roles';
 import type { Clock } from './clock';
 import type { Actor, Ctx } from './context';
 import { AppError, type ErrorCode, toProblem } from './errors';
 import { newId } from './ids';
 import type { Logger } from './logger';
+import type { ApiKeyScope } from './roles';
 
 /**
  * Who may call a route:

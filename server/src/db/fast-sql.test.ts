@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataSource } from './data-source';
+import { createDataSource } from '../app/database';
 import { sql } from './fast-sql';
 
 describe('fast-sql on the embedded database (libsql)', () => {

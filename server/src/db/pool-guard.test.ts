@@ -6,14 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataSource } from '../app/database';
+import { createTestDatabase, type TestDatabase } from '../app/test-database';
 import { systemClock } from '../common/clock';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
 import { LocalKmsProvider } from '../modules/kms/local-kms.provider';
-import { createDataSource } from './data-source';
 import { sql } from './fast-sql';
 import { guardDataSource, isPoolExhausted, poolState } from './pool-guard';
 import { STRICT_VIOLATION, strictViolations } from './strict-connection';
-import { createTestDatabase, type TestDatabase } from './test-database';
 
 const STRICT = { acquireTimeoutMs: 2000, queryTimeoutMs: 5000, strictSingleConnection: true };
 

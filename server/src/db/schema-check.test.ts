@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDataSource } from './data-source';
+import { createDataSource } from '../app/database';
+import { createTestDatabase, type TestDatabase } from '../app/test-database';
 import { pendingSchemaDiff } from './schema-check';
-import { createTestDatabase, type TestDatabase } from './test-database';
 
 describe('migrations from empty', () => {
   let db: TestDatabase | undefined;

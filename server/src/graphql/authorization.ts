@@ -1,5 +1,5 @@
 // Owns the authorization decision of every GraphQL operation: @Roles(rule) (an @Authorized whose roles encode
-// the least role per environment and API-key access, modules/accounts/roles.ts) or an explicit @Public(reason). test/api/authorization.test.ts fails on any Query or Mutation that has neither.
+// the least role per environment and API-key access, common/roles.ts) or an explicit @Public(reason). test/api/authorization.test.ts fails on any Query or Mutation that has neither.
 import { Extensions, getMetadataStorage } from 'type-graphql';
 
 const PUBLIC_KEY = 'publicOperation';
@@ -19,7 +19,7 @@ export interface OperationDecision {
   field: string;
   /** 'authorized' (needs a business actor), `public: <reason>`, or null when nothing was declared. */
   decision: string | null;
-  /** The @Authorized role list: the access rule of modules/accounts/roles.ts (@Roles), empty if bare. */
+  /** The @Authorized role list: the access rule of common/roles.ts (@Roles), empty if bare. */
   roles: string[];
 }
 

@@ -1,6 +1,7 @@
-// Shared GraphQL scalars. JSON carries free-form business data (session metadata, primitive results) exactly
+// Shared GraphQL scalars and enums. JSON carries free-form business data (session metadata, primitive results) exactly
 // as the REST API carries it; literals in queries are accepted too.
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { registerEnumType } from 'type-graphql';
 
 function literalValue(node: ValueNode, variables: Record<string, unknown> | null | undefined): unknown {
   switch (node.kind) {
@@ -30,3 +31,10 @@ export const JSONScalar = new GraphQLScalarType({
   parseValue: (v) => v,
   parseLiteral: (node, variables) => literalValue(node, variables),
 });
+
+/** The environment a session or route belongs to (shared by the support views and the signer's session). */
+export enum EnvironmentGql {
+  sandbox = 'sandbox',
+  production = 'production',
+}
+registerEnumType(EnvironmentGql, { name: 'Environment' });

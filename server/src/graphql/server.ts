@@ -10,11 +10,11 @@ import { type AuthChecker, buildSchema, type NonEmptyArray } from 'type-graphql'
 import type { Ctx } from '../common/context';
 import { AppError, isAppError } from '../common/errors';
 import type { Logger } from '../common/logger';
-import { checkAccess } from '../modules/accounts/roles';
+import { checkAccess } from '../common/roles';
 import type { GqlContext } from './context';
 
 /**
- * @Authorized(roles) operations: the roles encode an access rule (modules/accounts/roles.ts): the least role
+ * @Authorized(roles) operations: the roles encode an access rule (common/roles.ts): the least role
  * per environment for a dashboard user, and whether an API key (with which scope) may call it too.
  */
 export const authChecker: AuthChecker<GqlContext> = ({ context }, roles) =>
@@ -82,7 +82,7 @@ export async function graphqlMiddleware(
     formatError: formatGraphqlError(logger, opts.classify),
     introspection: true,
     // Simple requests (GET, multipart/form-data uploads) need `apollo-require-preflight` or
-    // `x-apollo-operation-name`; graphql/uploads.ts applies the same rule before reading an upload.
+    // `x-apollo-operation-name`; app/graphql-uploads.ts applies the same rule before reading an upload.
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
   });

@@ -4,7 +4,7 @@
 // Each server runs in a child process; autocannon drives it from this process with 50 keep-alive connections,
 // each service row in alternating 2 s slices with its baseline.
 // Needs MySQL/MariaDB at BENCH_MYSQL_URL or TEST_MYSQL_URL (a fresh database is created and dropped).
-import { createTestDatabase } from '../db/test-database';
+import { createTestDatabase } from '../app/test-database';
 import {
   type LoadResult,
   type LoadSpec,

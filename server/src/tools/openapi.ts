@@ -31,7 +31,7 @@ export function contractOf(route: RouteDef): ResolvedContract {
   if (route.auth === 'api_key') {
     errors.add('unauthenticated');
     errors.add('rate_limited');
-    // scoped API keys: the scope the route declares (modules/accounts/roles.ts checks it)
+    // scoped API keys: the scope the route declares (common/roles.ts checks it)
     if (isApiRoute(route) && route.scope) errors.add('api_key_scope_missing');
   }
   errors.add('internal_error');

@@ -5,7 +5,7 @@
 // signs the Annex C readerAuthAll. Rotation: import the new one (both sign), then retire the old one.
 import fs from 'node:fs';
 import { AppError } from '../common/errors';
-import { isEnvironment } from '../modules/accounts/roles';
+import { isEnvironment } from '../common/roles';
 import type { Service } from '../service';
 
 export const READER_CERT_USAGE = `  reader-cert csr --env <sandbox|production> [--org <organisation>] [--country <XX>] [--out <file>]

@@ -3,7 +3,7 @@
 // Every change is audited in the same transaction as the change.
 import fs from 'node:fs';
 import { AppError } from '../common/errors';
-import { setSpeaking } from '../modules/verification/speaking';
+import { setSpeaking } from '../modules/relying-party/speaking';
 import type { Service } from '../service';
 
 export const SPEAKING_USAGE = `  set-route --route <route id> --env <sandbox|production> --speaking <intermediary|business-certificate|default>

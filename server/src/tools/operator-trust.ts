@@ -2,7 +2,7 @@
 // Changes leave an operator entry in account_audit like every other operator command.
 import fs from 'node:fs';
 import { AppError } from '../common/errors';
-import { isEnvironment } from '../modules/accounts/roles';
+import { isEnvironment } from '../common/roles';
 import { summary, whyTrusted } from '../modules/trustlist/why-trusted';
 import type { Service } from '../service';
 

@@ -2,8 +2,8 @@
 // environment, production only when a production session ever ran them (ADR 0007).
 import 'reflect-metadata';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDataSource } from '../data-source';
-import { createTestDatabase, type TestDatabase } from '../test-database';
+import { createDataSource } from '../../app/database';
+import { createTestDatabase, type TestDatabase } from '../../app/test-database';
 import { Boundaries1764000000200 } from './1764000000200-boundaries';
 import { MIGRATIONS } from './index';
 

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDataSource } from '../data-source';
-import { createTestDatabase, type TestDatabase } from '../test-database';
+import { createDataSource } from '../../app/database';
+import { createTestDatabase, type TestDatabase } from '../../app/test-database';
 import { IdempotencyKeyOnSession1764500000000 } from './1764500000000-idempotency-key-on-session';
 import { MIGRATIONS } from './index';
 

@@ -1,9 +1,7 @@
 // Tables of the accounts module (migration 1764000000400). Secrets are stored as SHA-256 hex only.
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { Role } from '../../common/roles';
 import { idCol, int, str, text, time } from '../../db/columns';
-
-export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** A person of a business. One account per email address (ADR 0011). */
 @Entity('dashboard_user')

@@ -1,5 +1,6 @@
 // Thin GraphQL resolver over AccountsService: people, invitations, own sessions and API keys.
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
 import {
   ApiKeyGql,
@@ -12,7 +13,6 @@ import {
   RoleGql,
 } from './accounts.graphql';
 import type { AccountsService } from './accounts.service';
-import { Roles, RULES } from './roles';
 
 export function createAccountsResolver(service: AccountsService) {
   @Resolver()

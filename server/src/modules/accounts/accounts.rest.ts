@@ -3,13 +3,13 @@
 // header on unsafe methods, X-Environment) is implemented by dashboardActor() below.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Ctx } from '../../common/context';
+import { readCookie } from '../../common/cookies';
 import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { type AppRequest, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
+import { isEnvironment } from '../../common/roles';
 import type { Environment } from '../../config/config';
-import { readCookie } from '../session/browser-cookie';
 import { type AccountsService, csrfFor, SESSION_ABSOLUTE_MS, type SignedIn } from './accounts.service';
-import { isEnvironment } from './roles';
 
 export const DASHBOARD_COOKIE = 'svc_dashboard';
 export const CSRF_HEADER = 'x-csrf-token';

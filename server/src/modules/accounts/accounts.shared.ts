@@ -5,10 +5,11 @@ import type { Clock } from '../../common/clock';
 import type { Actor, Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import { ROLES, type Role } from '../../common/roles';
 import type { Environment } from '../../config/config';
 import { BusinessEntity } from '../tenancy/business.entity';
 import type { TenancyService } from '../tenancy/tenancy.service';
-import { DashboardUserEntity, ROLES, type Role } from './accounts.entities';
+import { DashboardUserEntity } from './accounts.entities';
 import { type AccountAuditEntry, writeAccountAudit } from './audit';
 
 /** The part of the shared mail sender (modules/mail) this module uses. */

@@ -2,10 +2,10 @@
 import { IsNull } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/roles';
 import { transactionWithRetry } from '../../db/data-source';
 import { ApiKeyEntity } from '../tenancy/api-key.entity';
 import { AccountsPart, type ApiKeyView } from './accounts.shared';
-import { API_KEY_SCOPES, type ApiKeyScope } from './roles';
 
 export class ApiKeysService extends AccountsPart {
   // ---------------------------------------------------------------- API keys

@@ -4,9 +4,11 @@ import { IsNull } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId, randomToken, sha256Hex } from '../../common/ids';
+import type { Role } from '../../common/roles';
+import { atLeast } from '../../common/roles';
 import { transactionWithRetry } from '../../db/data-source';
 import { BusinessEntity } from '../tenancy/business.entity';
-import { DashboardUserEntity, InvitationEntity, type Role, SignInLinkEntity } from './accounts.entities';
+import { DashboardUserEntity, InvitationEntity, SignInLinkEntity } from './accounts.entities';
 import {
   type AccountsDeps,
   AccountsPart,
@@ -17,7 +19,6 @@ import {
   SIGN_IN_LINK_TTL_MS,
   type SignedIn,
 } from './accounts.shared';
-import { atLeast } from './roles';
 import type { SignInService } from './sign-in.service';
 
 export class InvitationsService extends AccountsPart {

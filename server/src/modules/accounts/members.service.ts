@@ -4,16 +4,16 @@ import { type EntityManager, IsNull } from 'typeorm';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
+import type { Role } from '../../common/roles';
+import { atLeast } from '../../common/roles';
 import { transactionWithRetry } from '../../db/data-source';
 import {
   AccountAuditEntity,
   DashboardSessionEntity,
   DashboardUserEntity,
   PasskeyEntity,
-  type Role,
 } from './accounts.entities';
 import { AccountsPart, normEmail, parseRole, type UserView, userView } from './accounts.shared';
-import { atLeast } from './roles';
 
 export class MembersService extends AccountsPart {
   /** Operator (and tests): a user with a role, without an invitation. Used to bootstrap and by harnesses. */

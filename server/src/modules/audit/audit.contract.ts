@@ -1,6 +1,7 @@
 // Owns the contract of the audit routes: the audit record (GET /v1/audits/{id}) and the audit key set.
 import { z } from 'zod';
-import { ConditionMatchSchema, sessionId, timestamp } from '../session/session.contract';
+import { sessionId, timestamp } from '../../common/contract-atoms';
+import { ConditionMatchSchema } from '../workflow/conditions.contract';
 import { PRIMITIVES } from '../workflow/workflow.steps';
 
 export const AuditRecordSchema = z

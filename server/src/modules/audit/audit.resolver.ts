@@ -1,8 +1,8 @@
 // Thin GraphQL mirror of GET /v1/audits/{id} for the dashboard (session detail: audit records verified in the
 // browser). Scoped like REST: another business's or environment's record is not_found, never forbidden.
 import { Arg, Ctx as GqlCtx, ID, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import { AuditRecordGql } from './audit.graphql';
 import type { AuditService } from './audit.service';
 

@@ -51,3 +51,6 @@ export class HostedPageLogoSqliteEntity extends HostedPageLogoColumns {
 }
 
 export type HostedPageLogoEntity = HostedPageLogoMysqlEntity | HostedPageLogoSqliteEntity;
+
+/** The logo table's entity by driver (app/entities.ts lists both, the DataSource takes its driver's). */
+export const LOGO_ENTITY = { mysql: HostedPageLogoMysqlEntity, sqlite: HostedPageLogoSqliteEntity } as const;

@@ -2,8 +2,8 @@
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Field, Ctx as GqlCtx, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import type { UploadValue } from '../document/uploads';
 import { type BrandingService, LOGO_LIMITS } from './branding.service';
 

@@ -7,9 +7,8 @@ import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { inTransaction, isMysql } from '../../db/data-source';
-import { LOGO_ENTITY } from '../../db/entities';
 import { sql } from '../../db/fast-sql';
-import { type HostedPageLogoEntity, HostedPageSettingsEntity } from './branding.entity';
+import { type HostedPageLogoEntity, HostedPageSettingsEntity, LOGO_ENTITY } from './branding.entity';
 import { type LogoHeader, readLogoHeader } from './logo-image';
 
 export const RETURN_LIMITS = { maxOrigins: 20, urlMaxLength: 2048 } as const;

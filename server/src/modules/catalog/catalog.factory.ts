@@ -2,7 +2,11 @@
 // created if missing, bumping the catalog version in the same transaction like every catalog write (ADR 0025).
 import type { DataSource } from 'typeorm';
 import { transactionWithRetry } from '../../db/data-source';
-import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
+import {
+  CredentialIssuerEntity,
+  CredentialRouteEntity,
+  WalletEntity,
+} from '../credential-routes/catalog.entities';
 import { bumpCatalogVersion } from './catalog.service';
 
 export async function ensureRoute(

@@ -1,6 +1,6 @@
 // Thin GraphQL resolver over CatalogService: the same data as GET /v1/catalog and GET /v1/wallets.
 import { Query, Resolver } from 'type-graphql';
-import { Roles, RULES } from '../accounts/roles';
+import { Roles, RULES } from '../../common/roles';
 import { CredentialRouteGql, type PrimitiveFlagsGql, WalletGql } from './catalog.graphql';
 import type { CatalogService, PrimitiveFlags, RouteView, WalletView } from './catalog.service';
 

@@ -10,11 +10,15 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
+import {
+  CredentialIssuerEntity,
+  CredentialRouteEntity,
+  WalletEntity,
+} from '../credential-routes/catalog.entities';
 import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
-import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
 import { routeNotes, STALE_SEED_NOTES } from './catalog.notes';
 import {
   SANDBOX_ISSUER_ID,

@@ -3,8 +3,8 @@
 // Two providers on one real MariaDB database stand for two nodes.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { KEY_VERSION_TTL_MS, LocalKmsProvider } from './local-kms.provider';
 
 describe('local KMS key versions cached per node', () => {

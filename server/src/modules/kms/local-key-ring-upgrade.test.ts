@@ -5,9 +5,9 @@
 import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import { configFrom } from '../../config/config';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { LocalKmsProvider } from './local-kms.provider';
 
 const OLD_DEFAULT = 'projects/local/locations/global/keyRings/service-audit/cryptoKeys/audit-signing';

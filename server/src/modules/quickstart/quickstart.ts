@@ -3,9 +3,9 @@
 // The key is written to DATA_DIR/quickstart.json (a local development file) because it is never stored.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Service } from '../../app/service-types';
 import type { Ctx } from '../../common/context';
 import type { Config } from '../../config/config';
-import type { Service } from '../../service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { WorkflowEntity } from '../workflow/workflow.entity';
 

@@ -2,9 +2,10 @@
 // key: each is a signer operation; ReceiptService authorizes the binding cookie of the session's bound
 // browser (SessionTransport.bindingOf). PDF and originals are plain GET downloads (receipt.rest.ts).
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { readCookie } from '../../common/cookies';
 import { SignerOperation } from '../../graphql/authorization';
 import type { GqlContext } from '../../graphql/context';
-import { BROWSER_COOKIE, readCookie } from '../session/browser-cookie';
+import { BROWSER_COOKIE } from '../session/browser-cookie';
 import { type ReceiptAccessGql, SignerReceiptGql } from './receipt.graphql';
 import type { ReceiptService, ReceiptState } from './receipt.service';
 import { presentationOf } from './receipt.words';

@@ -3,10 +3,11 @@
 // receipt page behind an emailed link (/r/{token}, an opaque capability). All over ReceiptService.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { readCookie } from '../../common/cookies';
 import { isAppError } from '../../common/errors';
 import type { RouteRegistry } from '../../common/http';
 import type { BrowserBinding } from '../session/browser-binding';
-import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/browser-cookie';
+import { BROWSER_COOKIE, setBrowserCookie } from '../session/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 import {
   LANG_NAMES,

@@ -5,12 +5,12 @@
 // retires them (`pnpm operator reader-cert`).
 import { Field, Ctx as GqlCtx, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { tenantOf } from '../../common/context';
+import { type AccessRule, Roles } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { type AccessRule, Roles } from '../accounts/roles';
 
 const ADMIN: AccessRule = { sandbox: 'admin', production: 'admin' };
 
-/** What the resolver reads of a certificate (modules/verification/mdoc/reader-certificates.ts ReaderCertView). */
+/** What the resolver reads of a certificate (reader-certificates.ts ReaderCertView). */
 export interface ReaderCertFacts {
   id: string;
   route: string;

@@ -1,8 +1,8 @@
 // Thin GraphQL operations of the business as the relying party over RelyingPartyService (ADR 0035).
 import { Arg, Field, Ctx as GqlCtx, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
+import { type AccessRule, Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { type AccessRule, Roles, RULES } from '../accounts/roles';
 import type { RelyingPartyService } from './relying-party.service';
 
 /** Who a wallet says is asking is the business's public identity: owners and admins only, in both environments. */

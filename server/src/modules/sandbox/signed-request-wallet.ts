@@ -19,12 +19,12 @@ import {
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { jsonObjectBody, type RouteRegistry, requireString, sendJson } from '../../common/http';
-import { RC_WRP_TYP } from '../verification/registrar';
+import { RC_WRP_TYP } from '../relying-party/registrar';
 import {
   anchorOf,
   registrationClaimsProblem,
   registrationSubjectFor,
-} from '../verification/registration-certificates';
+} from '../relying-party/registration-certificates';
 import type { PresentOverrides, ReferenceWallet } from './reference-wallet';
 
 type Json = Record<string, unknown>;

@@ -3,9 +3,9 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { systemClock } from '../../common/clock';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
-import { KeySealer } from '../verification/response-encryption';
+import { KeySealer } from '../kms/key-sealer';
 import { loadBrowserBinding } from './browser-binding';
 
 describe('browser-binding key storage', () => {

@@ -9,7 +9,7 @@ import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
 import { sha256Hex } from '../../common/ids';
 import { isUniqueViolation } from '../../db/data-source';
-import type { KeySealer } from '../verification/response-encryption';
+import type { KeySealer } from '../kms/key-sealer';
 import { ServiceSecretEntity } from './service-secret.entity';
 
 export const BROWSER_COOKIE_NAME = 'svc_browser';

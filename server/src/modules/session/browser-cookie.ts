@@ -2,6 +2,7 @@
 // scope and lifetime, and setting it. What a cookie value means (issued by us or not, bound or not) is
 // browser-binding.ts's decision.
 import type { IncomingMessage } from 'node:http';
+import { readCookie } from '../../common/cookies';
 import { BROWSER_COOKIE_NAME } from './browser-binding';
 
 /** The server-issued browser cookie (browser-binding.ts). */
@@ -13,30 +14,6 @@ export const BROWSER_COOKIE = BROWSER_COOKIE_NAME;
  * session may wait at a gate for days). ADR 0028.
  */
 export const BROWSER_COOKIE_MAX_AGE_S = 400 * 24 * 3600;
-
-/**
- * A cookie's value, or undefined when it is absent or not a value we could have set: the raw value must be
- * cookie-octets (RFC 6265) whose percent-escapes decode. Validated before decoding, because
- * decodeURIComponent throws on a malformed escape and any browser (or attacker) can send any cookie.
- */
-export function readCookie(req: Pick<IncomingMessage, 'headers'>, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) {
-      const raw = part.slice(i + 1).trim();
-      if (raw.length > 4096 || !/^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/.test(raw)) return undefined;
-      if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return undefined;
-      try {
-        return decodeURIComponent(raw);
-      } catch {
-        return undefined; // escapes that are not UTF-8
-      }
-    }
-  }
-  return undefined;
-}
 
 /**
  * The browser token as the transport reads it: a bounded URL-safe string (today 32 random bytes in base64url;

@@ -9,7 +9,7 @@ import type { Config } from '../../config/config';
 import { insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
-import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
+import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
   auditFactsForStep,
@@ -193,13 +193,17 @@ export class StepCompletion {
 
   /** Who presented this step, bound to the first step's holder or refused with holder_mismatch (holder-binding.ts). */
   private async holderBinding(s: SessionEntity, steps: WorkflowStep[], verified: Verified) {
+    const m = this.deps.ds.manager;
+    // the anchor step's stored result, read here (completion owns step_result) and handed to holder-binding.ts
+    const anchorRow =
+      s.currentStage === ANCHOR_STAGE
+        ? null
+        : // sql-lint-allow: session-scope: by (session_id, stage), session ids are unique across tenants (lookup vindex)
+          await m.getRepository(StepResultEntity).findOneBy({ sessionId: s.id, stage: ANCHOR_STAGE });
     return decideHolderBinding({
       steps,
       stage: s.currentStage,
-      anchor:
-        s.currentStage === 0
-          ? null
-          : await loadAnchorHolder(this.deps.ds.manager, this.deps.evidence, s, steps),
+      anchor: anchorRow ? await loadAnchorHolder(m, this.deps.evidence, s, steps, anchorRow.result) : null,
       holderKeyThumbprint: verified.holderKeyThumbprint,
       claims: verified.claims,
     });

@@ -3,12 +3,12 @@
 // the types inferred from them. The routes (session.rest.ts) carry these schemas; the OpenAPI and webhook
 // generators (tools/openapi.ts) and the contract tests read them from the routes.
 import { z } from 'zod';
+import { sessionId, timestamp } from '../../common/contract-atoms';
 import { AppError } from '../../common/errors';
 import { unknownParameter } from '../../common/unknown-parameter';
 import { RETURN_LIMITS } from '../branding/branding.service';
 import { ALLOWED_CONTENT_TYPES } from '../document/document.service';
 import { UPLOAD_LIMITS } from '../document/multipart';
-import { CONDITION_FAILURE_REASONS, CONDITION_OPERATORS, CONDITION_OUTCOMES } from '../workflow/conditions';
 import { PRIMITIVES } from '../workflow/workflow.steps';
 import { SESSION_STATUSES } from './session.machine';
 
@@ -20,9 +20,6 @@ export const SESSION_LIMITS = {
   metadataMaxBytes: 16 * 1024,
   idempotencyKeyMaxLength: 255,
 } as const;
-
-export const timestamp = z.iso.datetime().describe('RFC 3339 timestamp in UTC with milliseconds.');
-export const sessionId = z.string().regex(/^sess_[0-9a-z]+$/);
 
 const expiresInRange = `expires_in must be an integer number of seconds from ${SESSION_LIMITS.expiresInMin} to ${SESSION_LIMITS.expiresInMax}.`;
 const returnUrlShape = `return_url must be an absolute URL of at most ${RETURN_LIMITS.urlMaxLength} characters.`;
@@ -202,25 +199,6 @@ export const FailureReasonSchema = z
   })
   .strict()
   .meta({ title: 'FailureReason', description: 'Why a session failed or expired.' });
-
-/** A workflow condition that matched a step's result (ADR 0031): which one, and what it decided. */
-export const ConditionMatchSchema = z
-  .object({
-    index: z
-      .number()
-      .int()
-      .min(0)
-      .describe("Zero-based position in the step's conditions (first match wins)."),
-    claim: z
-      .string()
-      .describe('What it tested: `over` (age_verify), nationality or document_status (identify).'),
-    operator: z.enum(CONDITION_OPERATORS),
-    outcome: z.enum(CONDITION_OUTCOMES),
-    skip_to: z.number().int().min(0).optional().describe('skip: the zero-based step the session went on at.'),
-    failure_reason: z.enum(CONDITION_FAILURE_REASONS).optional().describe('fail: the failure_reason code.'),
-  })
-  .strict()
-  .meta({ title: 'ConditionMatch' });
 
 /** The condition that ended a session (session.completed / session.failed `condition`). */
 export const ConditionEndSchema = z

@@ -6,7 +6,7 @@ import type { Clock } from '../../common/clock';
 import { sql } from '../../db/fast-sql';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
-import { SessionEventEntity } from '../support/session-event.entity';
+import { SessionEventEntity } from '../timeline/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';

@@ -1,12 +1,12 @@
 // Thin GraphQL mirror of the /v1 session operations over the same SessionService methods: map arguments,
 // call, map results. Errors keep their code; `param` is renamed to the GraphQL argument at fault.
 // createSession takes a sign workflow's documents as `Upload` values (GraphQL multipart request, parsed by
-// graphql-upload-ts in graphql/uploads.ts); they are read into the same UploadedFile list as the REST form.
+// graphql-upload-ts in app/graphql-uploads.ts); they are read into the same UploadedFile list as the REST form.
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AppError, isAppError } from '../../common/errors';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import { FILE_FIELD } from '../document/multipart';
 import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';

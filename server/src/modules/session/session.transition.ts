@@ -14,7 +14,7 @@ import {
   type SessionEventInput,
   type SessionEventKind,
   sessionEventRow,
-} from '../support/session-events';
+} from '../timeline/session-events';
 import { enqueueEvents } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';

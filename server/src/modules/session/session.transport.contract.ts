@@ -6,7 +6,7 @@
 // the /t mutations answer a small ack, never the projection.
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../common/errors';
-import { SIGNED_DC_API_PROTOCOL } from '../verification/jar';
+import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { SESSION_STATUSES } from './session.machine';

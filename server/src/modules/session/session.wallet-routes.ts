@@ -5,7 +5,7 @@
 import express, { type Response } from 'express';
 import { AppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
-import { JAR_CONTENT_TYPE } from '../verification/jar';
+import { JAR_CONTENT_TYPE } from '../relying-party/jar';
 import { browserTokenOf } from './browser-cookie';
 import type { SessionTransport } from './session.transport';
 import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './session.transport.contract';

@@ -13,13 +13,22 @@ import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import type { GoogleRpMetadata } from '../verification/gw-rp-metadata';
+import type { GoogleRpMetadata } from '../relying-party/gw-rp-metadata';
 import {
   buildCrossDeviceRequest,
   buildSignedDcApiRequest,
   resignForWallet,
   SIGNED_DC_API_PROTOCOL,
-} from '../verification/jar';
+} from '../relying-party/jar';
+import type { ReaderCertificates } from '../relying-party/reader-certificates';
+import {
+  type RegistrationCertificates,
+  registrationSubjectFor,
+} from '../relying-party/registration-certificates';
+import { isEncryptedResponseMode, type ResponseEncryption } from '../relying-party/response-encryption';
+import type { SpeakingMode } from '../relying-party/speaking';
+import type { VerifierIdentityService } from '../relying-party/verifier-identity';
+import { encryptRequestObject, readWalletPost } from '../relying-party/wallet-metadata';
 import {
   ANNEX_C_PROTOCOL,
   ANNEX_C_RESPONSE_MODE,
@@ -28,16 +37,7 @@ import {
   buildAnnexCRequest,
   openAnnexCResponse,
 } from '../verification/mdoc/annex-c';
-import type { ReaderCertificates } from '../verification/mdoc/reader-certificates';
-import {
-  type RegistrationCertificates,
-  registrationSubjectFor,
-} from '../verification/registration-certificates';
 import { DC_API_PROTOCOL } from '../verification/request';
-import { isEncryptedResponseMode, type ResponseEncryption } from '../verification/response-encryption';
-import type { SpeakingMode } from '../verification/speaking';
-import type { VerifierIdentityService } from '../verification/verifier-identity';
-import { encryptRequestObject, readWalletPost } from '../verification/wallet-metadata';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
 import { SessionEntity } from './session.entity';

@@ -3,7 +3,7 @@
 // no personal data. The one read of the hosted page's session: the /t mutations answer acks (ADR 0043).
 // Timestamps are ISO strings as the server decided them (the page counts down against `serverTime`).
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { EnvironmentGql } from '../support/support.graphql';
+import { EnvironmentGql } from '../../graphql/scalars';
 import { PrimitiveGql } from '../workflow/workflow.graphql';
 import type { Primitive } from '../workflow/workflow.steps';
 import { SessionStatusGql } from './session.graphql';

@@ -1,15 +1,9 @@
 // GraphQL types of the support views (session list and timeline). Entities are never exposed directly.
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { JSONScalar } from '../../graphql/scalars';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { EnvironmentGql, JSONScalar } from '../../graphql/scalars';
 import { FailureReasonGql, SessionStatusGql } from '../session/session.graphql';
 import type { SessionStatus } from '../session/session.machine';
 import { PageInfoGql } from '../webhook/webhook.graphql';
-
-export enum EnvironmentGql {
-  sandbox = 'sandbox',
-  production = 'production',
-}
-registerEnumType(EnvironmentGql, { name: 'Environment' });
 
 @InputType('SessionListFilter')
 export class SessionListFilterGql {

@@ -1,7 +1,7 @@
 // Thin GraphQL resolver over SupportService (dashboard: sessions for support).
 import { Arg, Ctx as GqlCtx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import type { FailureReason } from '../session/session.state';
 import {
   SessionListFilterGql,

@@ -12,10 +12,10 @@ import type { Environment } from '../../config/config';
 import { SessionEntity } from '../session/session.entity';
 import { SESSION_STATUSES, type SessionStatus } from '../session/session.machine';
 import type { FailureReason } from '../session/session.state';
+import { SessionEventEntity } from '../timeline/session-event.entity';
 import { keyset } from '../webhook/webhook.service';
 import { WebhookAttemptEntity } from '../webhook/webhook-attempt.entity';
 import { WebhookEventEntity } from '../webhook/webhook-event.entity';
-import { SessionEventEntity } from './session-event.entity';
 
 export interface SessionListFilter {
   status?: SessionStatus | null;

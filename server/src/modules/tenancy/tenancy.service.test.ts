@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../db/test-database';
 import { ApiKeyEntity } from './api-key.entity';
 import { TenancyService } from './tenancy.service';
 

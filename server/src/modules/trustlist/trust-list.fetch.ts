@@ -4,8 +4,8 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { assertDeliverableUrl, guardedLookup } from '../../common/ssrf';
 import type { Environment } from '../../config/config';
-import { assertDeliverableUrl, guardedLookup } from '../webhook/ssrf';
 import { TrustListRefusal } from './etsi-xml';
 
 const MAX_BYTES = 8_000_000;

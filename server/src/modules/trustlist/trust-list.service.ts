@@ -13,9 +13,8 @@ import { newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
-import { CredentialIssuerEntity, CredentialRouteEntity } from '../catalog/catalog.entities';
-import { MdocTrustAnchorEntity } from '../verification/mdoc/mdoc-trust-anchor.entity';
-import { TrustAnchorEntity } from '../verification/trust-anchor.entity';
+import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
+import { type ListAnchor, replaceListAnchors } from '../verification/trust';
 import { fingerprintOf, readSignedTrustList, TrustListRefusal } from './etsi-xml';
 import { TrustListEntity, TrustListVersionEntity } from './trust-list.entity';
 import { fetchListSource, isUrlSource } from './trust-list.fetch';
@@ -340,75 +339,9 @@ export class TrustListService {
         (i) => [i.id, i.identifier],
       ),
     );
-    const want = new Map<string, EntityCert & { routeId: string }>();
+    const want: ListAnchor[] = [];
     for (const route of routes)
-      for (const e of cas) want.set(`${route.id}|${keyOf(e)}`, { ...e, routeId: route.id });
-    const anchors = m.getRepository(TrustAnchorEntity);
-    const held = await anchors.findBy({
-      trustListId: list.id,
-      environment: list.environment,
-      retiredAt: IsNull(),
-    });
-    const heldKeys = new Set<string>();
-    for (const a of held) {
-      const k = `${a.routeId}|${a.entity}|${a.fingerprint}`;
-      if (want.has(k)) heldKeys.add(k);
-      else await anchors.update({ id: a.id }, { retiredAt: now });
-    }
-    for (const [k, e] of want) {
-      if (heldKeys.has(k)) continue;
-      const cert = new X509Certificate(e.pem);
-      const route = routes.find((r) => r.id === e.routeId) as CredentialRouteEntity;
-      await anchors.insert({
-        id: newId('tan'),
-        issuer: issuers.get(route.issuerId) ?? '',
-        environment: list.environment,
-        routeId: e.routeId,
-        trustListId: list.id,
-        entity: e.entity,
-        name: `${list.name}: ${e.entity}`.slice(0, 200),
-        certificate: cert.toString('pem'),
-        fingerprint: e.fingerprint,
-        notAfter: cert.notAfter,
-        createdAt: now,
-        retiredAt: null,
-      });
-    }
-    // mdoc: the same certificates as IACAs for the list's docTypes on its routes
-    const doctypes = jsonList(list.doctypes);
-    const iacas = m.getRepository(MdocTrustAnchorEntity);
-    const heldIacas = await iacas.findBy({
-      trustListId: list.id,
-      environment: list.environment,
-      retiredAt: IsNull(),
-    });
-    const fpOf = (pem: string) => fingerprintOf(new X509Certificate(pem));
-    const wantIaca = new Set<string>();
-    for (const [, e] of want)
-      for (const d of doctypes) wantIaca.add(`${e.routeId}|${e.entity}|${e.fingerprint}|${d}`);
-    const heldIacaKeys = new Set<string>();
-    for (const a of heldIacas) {
-      const k = `${a.routeId}|${a.entity}|${fpOf(a.certificatePem)}|${a.doctype}`;
-      if (wantIaca.has(k)) heldIacaKeys.add(k);
-      else await iacas.update({ id: a.id }, { retiredAt: now });
-    }
-    for (const [, e] of want)
-      for (const doctype of doctypes) {
-        if (heldIacaKeys.has(`${e.routeId}|${e.entity}|${e.fingerprint}|${doctype}`)) continue;
-        const cert = new X509Certificate(e.pem);
-        await iacas.insert({
-          id: newId('mta'),
-          environment: list.environment,
-          routeId: e.routeId,
-          trustListId: list.id,
-          entity: e.entity,
-          doctype,
-          name: `${list.name}: ${e.entity}`.slice(0, 200),
-          subject: cert.subject.slice(0, 500),
-          certificatePem: cert.toString('pem'),
-          createdAt: now,
-          retiredAt: null,
-        });
-      }
+      for (const e of cas) want.push({ ...e, routeId: route.id, issuer: issuers.get(route.issuerId) ?? '' });
+    await replaceListAnchors(m, list, want, jsonList(list.doctypes), now);
   }
 }

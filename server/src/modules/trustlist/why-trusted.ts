@@ -9,7 +9,7 @@ import { base64url, compactVerify, decodeJwt, decodeProtectedHeader, importJWK }
 import { type DataSource, In } from 'typeorm';
 import { isAppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import { verifyIacaChain } from '../verification/mdoc/mdoc-context';
 import { MdocTrustStore } from '../verification/mdoc/mdoc-trust';
 import { TrustStore } from '../verification/trust';

@@ -1,7 +1,12 @@
 // The comparison rule of binding by claims (ADR 0026) and the decision table, without a database.
 import { describe, expect, it } from 'vitest';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { anchorIdentifyingClaims, decideHolderBinding, sameClaimValue } from './holder-binding';
+import {
+  anchorIdentifyingClaims,
+  decideHolderBinding,
+  loadAnchorHolder,
+  sameClaimValue,
+} from './holder-binding';
 
 describe('holder binding', () => {
   it('normalises NFC, case (full folding of ß) and whitespace, but keeps diacritics', () => {
@@ -56,5 +61,36 @@ describe('holder binding', () => {
     expect(() => at(1, 'k2', { given_name: 'Erika', family_name: 'Mustermann' })).toThrow(
       expect.objectContaining({ code: 'holder_mismatch' }),
     );
+  });
+
+  it('reads the anchor holder from the stored result completion hands it, not from the session tables', async () => {
+    const noEvidence = {
+      open: async () => {
+        throw new Error('an identify anchor keeps its claims in its result, not in evidence');
+      },
+    };
+    const steps: WorkflowStep[] = [
+      { primitive: 'identify', claims: ['given_name', 'family_name'] },
+      { primitive: 'sign', documents: 1 },
+    ];
+    const result = JSON.stringify({
+      claims: { given_name: 'Erika', family_name: 'Mustermann', nationality: 'DE' },
+    });
+    const m = {} as never; // no database: the function is given everything it reads
+    expect(
+      await loadAnchorHolder(m, noEvidence, { id: 'ses_1', anchorHolderKey: 'tp-row' }, steps, result),
+    ).toEqual({
+      holderKeyThumbprint: 'tp-row',
+      claims: { given_name: 'Erika', family_name: 'Mustermann' },
+    });
+    // a session whose anchor completed before ADR 0046 has the thumbprint in its result
+    const old = JSON.stringify({ claims: {}, holder_binding: { holder_key_thumbprint: 'tp-old' } });
+    expect(
+      (await loadAnchorHolder(m, noEvidence, { id: 'ses_1', anchorHolderKey: null }, steps, old))
+        .holderKeyThumbprint,
+    ).toBe('tp-old');
+    await expect(
+      loadAnchorHolder(m, noEvidence, { id: 'ses_1', anchorHolderKey: null }, steps, '{}'),
+    ).rejects.toThrow('no recorded holder key');
   });
 });

@@ -13,7 +13,6 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { EvidenceService } from '../evidence/evidence.service';
-import { StepResultEntity } from '../session/step-result.entity';
 import { holderPolicyOf, type WorkflowStep } from '../workflow/workflow.steps';
 
 /** The claims that identify a person across credentials, in the names businesses use (dcql.ts). */
@@ -138,20 +137,19 @@ function constantTimeEqual(a: string, b: string): boolean {
 /**
  * The anchor's holder: its key thumbprint from the session row (`anchor_holder_key`, written when the anchor
  * completed; a session whose anchor completed before ADR 0046 has it in its stored result instead), its
- * identifying claims from its result (identify) or its sealed evidence (sign, attestation). Null when the anchor
- * has not completed (then the step being verified is the anchor).
+ * identifying claims from its result (identify) or its sealed evidence (sign, attestation). The caller
+ * (completion, which owns the session's tables) passes the anchor step's stored result (`anchorResult`, its
+ * step_result JSON), so this module reads no session table.
  */
 export async function loadAnchorHolder(
   m: EntityManager,
   evidence: Pick<EvidenceService, 'open'>,
   session: { id: string; anchorHolderKey: string | null },
   steps: readonly WorkflowStep[],
-): Promise<AnchorHolder | null> {
+  anchorResult: string,
+): Promise<AnchorHolder> {
   const sessionId = session.id;
-  // sql-lint-allow: session-scope: by (session_id, stage), session ids are unique across tenants (lookup vindex)
-  const row = await m.getRepository(StepResultEntity).findOneBy({ sessionId, stage: ANCHOR_STAGE });
-  if (!row) return null;
-  const result = JSON.parse(row.result) as {
+  const result = JSON.parse(anchorResult) as {
     claims?: Record<string, unknown>;
     holder_binding?: { holder_key_thumbprint?: string };
   };

@@ -5,7 +5,7 @@
 import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
-import { CredentialIssuerEntity, CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 
 const PRIMITIVE_PROPERTY = {

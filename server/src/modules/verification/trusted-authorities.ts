@@ -17,7 +17,7 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 
 type Json = Record<string, unknown>;
 export interface AkiAuthority {

@@ -1,4 +1,4 @@
-// Test support (like db/test-database.ts; never used by the service): small X.509 PKIs made in memory with
+// Test support (like app/test-database.ts; never used by the service): small X.509 PKIs made in memory with
 // @peculiar/x509 (root, issuing CAs, signer certificates with SANs), and issuer-side signing helpers (SD-JWT VC
 // with an x5c header, status-list tokens) for the trust tests of the server and of the black-box suites.
 import { randomBytes, webcrypto } from 'node:crypto';

@@ -5,7 +5,7 @@
 // the relay signs. Secrets stored in clear by an earlier version are sealed at start-up (sealClearWebhookSecrets).
 import type { DataSource } from 'typeorm';
 import { transactionWithRetry } from '../../db/data-source';
-import type { KeySealer } from '../verification/response-encryption';
+import type { KeySealer } from '../kms/key-sealer';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 const aadFor = (endpointId: string) => `webhook_endpoint:${endpointId}:signing-secret`;

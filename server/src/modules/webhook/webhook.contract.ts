@@ -2,8 +2,8 @@
 // events are declared with the session routes (session.contract.ts); every event is registered on the route
 // registry (RouteRegistry.addEvent), where the webhook schema generator reads them.
 import { z } from 'zod';
+import { timestamp } from '../../common/contract-atoms';
 import type { RouteRegistry } from '../../common/http';
-import { timestamp } from '../session/session.contract';
 
 /** The sandbox test event (sendTestWebhook): not tied to a session; its stream id is a `whtest_` id. */
 export const WebhookTestEventSchema = z

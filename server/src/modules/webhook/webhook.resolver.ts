@@ -2,8 +2,8 @@
 import { Arg, Ctx as GqlCtx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Page } from '../../common/cursor';
 import { AppError, isAppError } from '../../common/errors';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import {
   ConfiguredWebhookEndpointGql,
   RotatedWebhookSecretGql,

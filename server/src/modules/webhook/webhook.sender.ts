@@ -8,11 +8,11 @@ import { performance } from 'node:perf_hooks';
 import { SpanKind } from '@opentelemetry/api';
 import type { Clock } from '../../common/clock';
 import { isAppError } from '../../common/errors';
+import { assertDeliverableUrl, type DeliverableOpts, guardedLookup } from '../../common/ssrf';
 import { injectTraceHeaders, inSpan } from '../../common/tracing';
 import { RESPONSE_EXCERPT_BYTES } from './delivery-log';
 import type { WebhookSecretBox } from './secret-box';
 import { activeSecrets, webhookDeliveryHeaders } from './signature';
-import { assertDeliverableUrl, type DeliverableOpts, guardedLookup } from './ssrf';
 
 /** A URL that passed assertDeliverableUrl is not re-resolved for this long (new connections still are). */
 const URL_CHECK_TTL_MS = 30_000;

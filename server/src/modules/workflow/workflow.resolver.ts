@@ -1,7 +1,7 @@
 // Thin GraphQL resolver over WorkflowService: map arguments, call, map results.
 import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Roles, RULES } from '../../common/roles';
 import type { GqlContext } from '../../graphql/context';
-import { Roles, RULES } from '../accounts/roles';
 import {
   CreateWorkflowInput,
   IntendedUseInput,

@@ -9,7 +9,7 @@ import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { inTransaction } from '../../db/data-source';
 import { auditActorOf, writeAccountAudit } from '../accounts/audit';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import { WorkflowEntity } from './workflow.entity';
 import {
   type IntendedUse,

@@ -9,8 +9,8 @@
 // signature over the raw server's nonce per session (two ES256 verifies there, as in the service).
 import 'reflect-metadata';
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { createDataSource } from '../../app/database';
 import { systemClock } from '../../common/clock';
-import { createDataSource } from '../../db/data-source';
 import { ReferenceWallet } from '../../modules/sandbox/reference-wallet';
 import { Browser, Receiver } from './session-parts';
 

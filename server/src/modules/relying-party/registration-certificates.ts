@@ -14,10 +14,10 @@ import type { Clock } from '../../common/clock';
 import { AppError, type ErrorCode } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
-import { relyingPartyOf } from '../relying-party/relying-party.service';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { RC_WRP_TYP } from './registrar';
 import { RegistrationCertificateEntity } from './registration-certificate.entity';
+import { relyingPartyOf } from './relying-party.service';
 
 type Json = Record<string, unknown>;
 type Env = 'sandbox' | 'production';

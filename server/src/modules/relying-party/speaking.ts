@@ -14,11 +14,11 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { isUniqueViolation, transactionWithRetry } from '../../db/data-source';
-import { CredentialRouteEntity } from '../catalog/catalog.entities';
+import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
+import type { KeySealer } from '../kms/key-sealer';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { AccessCertificates, assertChainUsable, keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
-import type { KeySealer } from './response-encryption';
 import { RouteSpeakingEntity, SPEAKING_MODES, type SpeakingMode } from './route-speaking.entity';
 import {
   cryptoKeyPair,

@@ -2,12 +2,12 @@
 // A rule names the least role needed in each environment, and whether (and with which scope) an API key may
 // call the operation. Production needs more than sandbox: a developer builds in sandbox, an admin ships.
 import { Authorized } from 'type-graphql';
-import type { Actor } from '../../common/context';
-import { AppError } from '../../common/errors';
-import type { Environment } from '../../config/config';
-import { ROLES, type Role } from './accounts.entities';
-
-export { ROLES, type Role };
+import type { Environment } from '../config/config';
+import type { Actor } from './context';
+import { AppError } from './errors';
+/** Dashboard roles, least first (ADR 0011). */
+export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
 
 export const API_KEY_SCOPES = ['sessions:create', 'sessions:read', 'sessions:write', 'audits:read'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { bool, idCol, str, text, time } from '../../../db/columns';
+import { bool, idCol, str, text, time } from '../../db/columns';
 
 /**
  * A reader certificate (ISO 18013-5 reader authentication, ADR 0049): the chain a wallet ecosystem issued for

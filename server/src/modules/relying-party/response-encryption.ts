@@ -3,7 +3,6 @@
 // sealed at rest under the local master key and bound to the request id, and the decryption of the wallet's
 // `response` JWE (direct_post.jwt, dc_api.jwt) with the checks the libraries leave to the caller: compact JWE,
 // `alg` equal to the key's alg, `kid` echoing the key's kid, `enc` from the advertised list.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import {
   compactDecrypt,
   decodeProtectedHeader,
@@ -15,6 +14,7 @@ import {
 } from 'jose';
 import { AppError } from '../../common/errors';
 import { randomToken } from '../../common/ids';
+import type { KeySealer } from '../kms/key-sealer';
 
 /** Key agreement and content encryption we offer (HAIP: ECDH-ES on P-256; A128GCM and A256GCM). */
 export const RESPONSE_ENCRYPTION_ALG = 'ECDH-ES';
@@ -24,36 +24,6 @@ export const RESPONSE_ENCRYPTION_ENC_VALUES = ['A128GCM', 'A256GCM'] as const;
 export const ENCRYPTED_RESPONSE_MODES = ['direct_post.jwt', 'dc_api.jwt'] as const;
 export const isEncryptedResponseMode = (mode: string | null | undefined): boolean =>
   (ENCRYPTED_RESPONSE_MODES as readonly (string | null | undefined)[]).includes(mode);
-
-/**
- * AES-256-GCM sealing of small secrets (private keys) under the local master key (DATA_DIR), the same master
- * key the local KMS provider uses. The AAD names the row the secret belongs to, so a sealed value cannot be
- * moved to another row. Format: `v1.<iv>.<tag>.<ciphertext>` (base64url).
- */
-export class KeySealer {
-  constructor(private readonly masterKey: Buffer) {
-    if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
-  }
-
-  seal(aad: string, plaintext: Uint8Array): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.masterKey, iv);
-    c.setAAD(Buffer.from(aad, 'utf8'));
-    const ct = Buffer.concat([c.update(plaintext), c.final()]);
-    return ['v1', iv, c.getAuthTag(), ct]
-      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
-      .join('.');
-  }
-
-  open(aad: string, sealed: string): Buffer {
-    const [v, iv, tag, ct] = sealed.split('.');
-    if (v !== 'v1' || !iv || !tag || !ct) throw new Error('unreadable sealed value');
-    const d = createDecipheriv('aes-256-gcm', this.masterKey, Buffer.from(iv, 'base64url'));
-    d.setAAD(Buffer.from(aad, 'utf8'));
-    d.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]);
-  }
-}
 
 export interface EphemeralResponseKey {
   /** Public JWK for client_metadata.jwks: kty, crv, x, y, kid, alg, use. */

@@ -16,11 +16,11 @@ import { newId } from '../../common/ids';
 import { transactionWithRetry } from '../../db/data-source';
 import { HostedPageSettingsEntity } from '../branding/branding.entity';
 import { logoUrlOf } from '../branding/branding.service';
-import { relyingPartyOf } from '../relying-party/relying-party.service';
+import type { KeySealer } from '../kms/key-sealer';
 import { BusinessEntity } from '../tenancy/business.entity';
 import { keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
-import type { KeySealer } from './response-encryption';
+import { relyingPartyOf } from './relying-party.service';
 import {
   cryptoKeyPair,
   DAY_MS,

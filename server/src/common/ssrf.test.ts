@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../common/errors';
+import { AppError } from './errors';
 import { assertDeliverableUrl, guardedLookup, isForbiddenAddress } from './ssrf';
 
 const refused = async (url: string, environment: 'sandbox' | 'production', allowPrivate = false) => {

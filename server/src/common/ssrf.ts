@@ -5,8 +5,8 @@
 // for the connect (DNS rebinding).
 import dns from 'node:dns';
 import net from 'node:net';
-import { AppError } from '../../common/errors';
-import type { Environment } from '../../config/config';
+import type { Environment } from '../config/config';
+import { AppError } from './errors';
 
 export interface DeliverableOpts {
   environment: Environment;

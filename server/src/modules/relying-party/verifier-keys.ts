@@ -5,7 +5,7 @@ import { createHash, createPublicKey, webcrypto } from 'node:crypto';
 import { calculateX509HashClientIdPrefixValue } from '@openid4vc/openid4vp';
 import * as x509 from '@peculiar/x509';
 import { CompactSign, importJWK, type JWK } from 'jose';
-import type { KeySealer } from './response-encryption';
+import type { KeySealer } from '../kms/key-sealer';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 

@@ -1,21 +1,17 @@
 // Every entity of the service, in one list for the DataSource and the schema check.
 
-import { ReaderCertificateEntity } from '../modules/verification/mdoc/reader-certificate.entity';
-import { RouteSpeakingEntity } from '../modules/verification/route-speaking.entity';
+import { ReaderCertificateEntity } from '../modules/relying-party/reader-certificate.entity';
+import { RouteSpeakingEntity } from '../modules/relying-party/route-speaking.entity';
 import 'reflect-metadata';
 import { ACCOUNT_ENTITIES } from '../modules/accounts/accounts.entities';
 import { AuditRecordEntity } from '../modules/audit/audit-record.entity';
-import {
-  HostedPageLogoMysqlEntity,
-  HostedPageLogoSqliteEntity,
-  HostedPageSettingsEntity,
-} from '../modules/branding/branding.entity';
+import { HostedPageSettingsEntity, LOGO_ENTITY } from '../modules/branding/branding.entity';
 import {
   CatalogVersionEntity,
   CredentialIssuerEntity,
   CredentialRouteEntity,
   WalletEntity,
-} from '../modules/catalog/catalog.entities';
+} from '../modules/credential-routes/catalog.entities';
 import { DocumentEntity } from '../modules/document/document.entity';
 import { StepEvidenceEntity } from '../modules/evidence/step-evidence.entity';
 import { KmsKeyVersionEntity } from '../modules/kms/kms-key-version.entity';
@@ -24,7 +20,11 @@ import {
   ReceiptCodeEntity,
   ReceiptDeliveryEntity,
 } from '../modules/receipt/receipt.entities';
+import { VerifierChainEntity, VerifierKeyEntity } from '../modules/relying-party/access-certificate.entity';
+import { GwRpMetadataEntity } from '../modules/relying-party/gw-rp-metadata.entity';
+import { RegistrationCertificateEntity } from '../modules/relying-party/registration-certificate.entity';
 import { RelyingPartyEntity } from '../modules/relying-party/relying-party.entity';
+import { VerifierIdentityEntity } from '../modules/relying-party/verifier-identity.entity';
 import { SandboxCredentialEntity } from '../modules/sandbox/sandbox-credential.entity';
 import { SandboxKeyEntity } from '../modules/sandbox/sandbox-key.entity';
 import { StatusListEntity } from '../modules/sandbox/status-list.entity';
@@ -32,17 +32,13 @@ import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
 import { WalletRedirectEntity } from '../modules/session/wallet-redirect.entity';
-import { SessionEventEntity } from '../modules/support/session-event.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
+import { SessionEventEntity } from '../modules/timeline/session-event.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
-import { VerifierChainEntity, VerifierKeyEntity } from '../modules/verification/access-certificate.entity';
-import { GwRpMetadataEntity } from '../modules/verification/gw-rp-metadata.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
-import { RegistrationCertificateEntity } from '../modules/verification/registration-certificate.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
-import { VerifierIdentityEntity } from '../modules/verification/verifier-identity.entity';
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
@@ -96,4 +92,4 @@ export const ENTITIES = [
 ];
 
 /** The logo table's entity differs by driver only in its bytes column type (branding.entity.ts). */
-export const LOGO_ENTITY = { mysql: HostedPageLogoMysqlEntity, sqlite: HostedPageLogoSqliteEntity } as const;
+export { LOGO_ENTITY };

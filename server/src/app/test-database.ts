@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from './data-source';
+import { createDataSource } from './database';
 
 export interface TestDatabase {
   url: string;

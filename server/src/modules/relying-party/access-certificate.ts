@@ -11,8 +11,8 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { isUniqueViolation, transactionWithRetry } from '../../db/data-source';
+import type { KeySealer } from '../kms/key-sealer';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
-import type { KeySealer } from './response-encryption';
 import { cryptoKeyPair, newSealedKey, openSealedJwk, SIGNING, spkiOfJwk } from './verifier-keys';
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

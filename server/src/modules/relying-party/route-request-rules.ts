@@ -6,10 +6,14 @@
 // next request.
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
+import { allowedRoutesSql } from '../verification/route-scope';
+import {
+  type OmittedReason,
+  readRouteTrust,
+  withTrustedAuthorities,
+} from '../verification/trusted-authorities';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { allowedRoutesSql } from './route-scope';
 import { type SpeakingMode, strictestSpeaking } from './speaking';
-import { type OmittedReason, readRouteTrust, withTrustedAuthorities } from './trusted-authorities';
 
 type Json = Record<string, unknown>;
 
