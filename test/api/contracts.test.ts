@@ -12,7 +12,7 @@ import { SessionCreatedSchema, SessionSchema } from '../../server/src/modules/se
 import {
   TransportAckSchema,
   UnsignedWalletRequestSchema,
-} from '../../server/src/modules/session/session.transport.contract';
+} from '../../server/src/modules/signer/signer.contract';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
   type ContractSchema,

@@ -7,7 +7,7 @@
 // session (ADR 0043: GET /t/sessions/{id} is gone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { AnyWalletRequestSchema } from '../../server/src/modules/session/session.transport.contract';
+import { AnyWalletRequestSchema } from '../../server/src/modules/signer/signer.contract';
 import {
   Api,
   createBusiness,

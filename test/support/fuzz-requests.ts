@@ -1,5 +1,5 @@
 import type { RouteDef } from '../../server/src/common/http';
-import { minimalPdf } from '../support/workflows';
+import { minimalPdf } from './workflows';
 
 /** mulberry32: a small seeded PRNG, so a run is reproducible from its seed. */
 export function prng(seed: number) {

@@ -28,10 +28,10 @@ import { registerSandboxWalletConsentRoutes } from '../modules/sandbox/sandbox-w
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
-import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
-import { createSignerResolver } from '../modules/session/signer.resolver';
-import { registerSignerRoutes } from '../modules/session/signer.rest';
-import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
+import { createSignerResolver } from '../modules/signer/signer.resolver';
+import { registerSignerRoutes } from '../modules/signer/signer.rest';
+import { registerWalletRoutes } from '../modules/signer/signer.wallet-routes';
+import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/signer/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { READER_CERT_WARN_DAYS } from '../modules/verification/mdoc/reader-certificates';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';

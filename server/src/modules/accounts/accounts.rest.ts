@@ -7,7 +7,7 @@ import { safeEqual } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { type AppRequest, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import type { Environment } from '../../config/config';
-import { readCookie } from '../session/browser-cookie';
+import { readCookie } from '../signer/browser-cookie';
 import { type AccountsService, csrfFor, SESSION_ABSOLUTE_MS, type SignedIn } from './accounts.service';
 import { isEnvironment } from './roles';
 

@@ -5,8 +5,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { isAppError } from '../../common/errors';
 import type { RouteRegistry } from '../../common/http';
-import type { BrowserBinding } from '../session/browser-binding';
-import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../session/browser-cookie';
+import type { BrowserBinding } from '../signer/browser-binding';
+import { BROWSER_COOKIE, readCookie, setBrowserCookie } from '../signer/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 import {
   LANG_NAMES,

@@ -1,14 +1,25 @@
 // Thin /v1 routes for sessions over SessionService (answered by the /v1 pipeline, app/pipeline.ts, each with
 // its contract from session.contract.ts and the scope a scoped key needs), and the hosted transport routes
-// over SessionTransport (cookie-bound browser, Express; contracts from session.transport.contract.ts, answers
+// over SessionTransport (cookie-bound browser, Express; contracts from signer.contract.ts, answers
 // typed from them: the mutations answer an ack, the session is read over GraphQL, ADR 0043).
 import type { Response } from 'express';
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
 import { type ApiInput, jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
 import { readMultipart } from '../document/multipart';
+import { browserTokenOf, setBrowserCookie } from '../signer/browser-cookie';
+import {
+  type DocumentsShown,
+  DocumentsShownSchema,
+  parseWalletResponse,
+  type TransportAck,
+  TransportAckSchema,
+  UnsignedWalletRequestSchema,
+  WALLET_REQUEST_ERRORS,
+  WalletResponseRequestSchema,
+} from '../signer/signer.contract';
+import type { SessionTransport } from '../signer/signer.transport';
 import type { TenancyService } from '../tenancy/tenancy.service';
-import { browserTokenOf, setBrowserCookie } from './browser-cookie';
 import {
   CreateSessionMultipartSchema,
   CreateSessionRequestSchema,
@@ -21,17 +32,6 @@ import {
   sessionEndedEventSchema,
 } from './session.contract';
 import type { SessionService } from './session.service';
-import type { SessionTransport } from './session.transport';
-import {
-  type DocumentsShown,
-  DocumentsShownSchema,
-  parseWalletResponse,
-  type TransportAck,
-  TransportAckSchema,
-  UnsignedWalletRequestSchema,
-  WALLET_REQUEST_ERRORS,
-  WalletResponseRequestSchema,
-} from './session.transport.contract';
 
 /** The form fields of a multipart create (besides the `file` parts). */
 const FORM_FIELDS = ['workflow_id', 'metadata', 'expires_in', 'return_url'] as const;

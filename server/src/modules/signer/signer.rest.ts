@@ -4,7 +4,7 @@
 // browser without this cookie.
 import type { RouteRegistry } from '../../common/http';
 import { browserTokenOf, setBrowserCookie } from './browser-cookie';
-import type { SessionTransport } from './session.transport';
+import type { SessionTransport } from './signer.transport';
 
 export function registerSignerRoutes(
   reg: RouteRegistry,

@@ -13,6 +13,7 @@ import QRCode from 'qrcode';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
+import { SessionEntity } from '../session/session.entity';
 import type { GoogleRpMetadata } from '../verification/gw-rp-metadata';
 import {
   buildCrossDeviceRequest,
@@ -40,12 +41,7 @@ import type { VerifierIdentityService } from '../verification/verifier-identity'
 import { encryptRequestObject, readWalletPost } from '../verification/wallet-metadata';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
-import { SessionEntity } from './session.entity';
-import type {
-  AnnexCWalletRequest,
-  CrossDeviceRequest,
-  SignedWalletRequest,
-} from './session.transport.contract';
+import type { AnnexCWalletRequest, CrossDeviceRequest, SignedWalletRequest } from './signer.contract';
 
 type Json = Record<string, unknown>;
 

@@ -13,6 +13,9 @@ import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { SessionEntity } from '../session/session.entity';
+import { stepWindowEnd } from '../session/session.input';
+import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../support/session-event.entity';
 import { recordSessionEventOnce } from '../support/session-events';
 import { bindingClaimsFor } from '../verification/holder-binding';
@@ -28,21 +31,18 @@ import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-u
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import { StepCompletion } from './session.completion';
-import { SessionEntity } from './session.entity';
-import { stepWindowEnd } from './session.input';
-import { type Persona, type Projection, SessionProjector } from './session.projection';
-import { SessionTransitions } from './session.transition';
+import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,
   DocumentsShown,
   TransportAck,
   UnsignedWalletRequest,
   WalletResponseSubmission,
-} from './session.transport.contract';
-import type { WalletRequestKind, WalletTransports } from './session.wallet-transports';
+} from './signer.contract';
+import { type Persona, type Projection, SessionProjector } from './signer.projection';
+import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
-export type { Persona, Projection } from './session.projection';
+export type { Persona, Projection } from './signer.projection';
 
 export interface TransportDeps {
   ds: DataSource;
@@ -59,7 +59,7 @@ export interface TransportDeps {
   evidence: Pick<EvidenceService, 'seal' | 'insert' | 'open'>;
   /** Reference-wallet personas offered on sandbox sessions (none in production), those that can answer `request`. */
   sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
-  /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
+  /** Signed DC API and cross-device requests, and opening encrypted responses (signer.wallet-routes.ts). */
   wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
   onEventsQueued?: () => void;
   /** Signer access to materials (modules/receipt): refuses downloads after the 48 h window or closing. */
@@ -308,7 +308,7 @@ export class SessionTransport {
     await this.completeWalletRequest(s, req, answer);
   }
 
-  /** The one completion path (session.completion.ts): verify the answer to `req`, then complete or refuse. */
+  /** The one completion path (signer.completion.ts): verify the answer to `req`, then complete or refuse. */
   private async completeWalletRequest(
     s: SessionEntity,
     req: WalletRequestEntity,

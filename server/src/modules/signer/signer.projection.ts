@@ -6,16 +6,16 @@ import type { Clock } from '../../common/clock';
 import { sql } from '../../db/fast-sql';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
+import type { SessionEntity } from '../session/session.entity';
+import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from '../session/session.machine';
+import { conditionFailedStage, failureReasonOf } from '../session/session.state';
+import { StepResultEntity } from '../session/step-result.entity';
 import { SessionEventEntity } from '../support/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import type { SessionEntity } from './session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
-import { conditionFailedStage, failureReasonOf } from './session.state';
-import type { SandboxPersonaSchema } from './session.transport.contract';
-import { StepResultEntity } from './step-result.entity';
+import type { SandboxPersonaSchema } from './signer.contract';
 
 /**
  * The status projection, in the words of the GraphQL schema's SignerSession (signer.graphql.ts), which is its

@@ -9,8 +9,8 @@ import type { Clock } from '../../common/clock';
 import { safeEqual } from '../../common/crypto';
 import { sha256Hex } from '../../common/ids';
 import { isUniqueViolation } from '../../db/data-source';
+import { ServiceSecretEntity } from '../session/service-secret.entity';
 import type { KeySealer } from '../verification/response-encryption';
-import { ServiceSecretEntity } from './service-secret.entity';
 
 export const BROWSER_COOKIE_NAME = 'svc_browser';
 const SECRET_NAME = 'browser_binding_v1';

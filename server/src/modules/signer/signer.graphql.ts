@@ -3,11 +3,11 @@
 // no personal data. The one read of the hosted page's session: the /t mutations answer acks (ADR 0043).
 // Timestamps are ISO strings as the server decided them (the page counts down against `serverTime`).
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { SessionStatusGql } from '../session/session.graphql';
+import type { SessionStatus } from '../session/session.machine';
 import { EnvironmentGql } from '../support/support.graphql';
 import { PrimitiveGql } from '../workflow/workflow.graphql';
 import type { Primitive } from '../workflow/workflow.steps';
-import { SessionStatusGql } from './session.graphql';
-import type { SessionStatus } from './session.machine';
 
 export enum BrowserBindingGql {
   none = 'none',

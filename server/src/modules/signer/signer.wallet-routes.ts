@@ -1,15 +1,15 @@
 // Owns the routes of the wallet transports: the hosted page's signed, cross-device and Annex C requests
 // (cookie-bound), and the routes a wallet calls directly (the verifier root, request_uri, response_uri; the
-// unguessable request id is the capability). The requests themselves are built in session.wallet-transports.ts;
+// unguessable request id is the capability). The requests themselves are built in signer.wallet-transports.ts;
 // every answer completes through SessionTransport's one completion path.
 import express, { type Response } from 'express';
 import { AppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { JAR_CONTENT_TYPE } from '../verification/jar';
 import { browserTokenOf } from './browser-cookie';
-import type { SessionTransport } from './session.transport';
-import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './session.transport.contract';
-import { WALLET_PATH, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
+import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './signer.contract';
+import type { SessionTransport } from './signer.transport';
+import { WALLET_PATH, type WalletRequestKind, type WalletTransports } from './signer.wallet-transports';
 import type { WalletRedirects } from './wallet-redirect';
 
 type Json = Record<string, unknown>;

@@ -12,7 +12,7 @@ import { AppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { browserTokenOf } from './browser-cookie';
-import type { SessionTransport } from './session.transport';
+import type { SessionTransport } from './signer.transport';
 import { WalletRedirectEntity } from './wallet-redirect.entity';
 
 /** How long the wallet's redirect may take to reach the browser. */

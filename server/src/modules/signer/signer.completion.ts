@@ -9,6 +9,12 @@ import type { Config } from '../../config/config';
 import { insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { SessionEntity } from '../session/session.entity';
+import { stepCompleted } from '../session/session.events';
+import { stepWindowEnd } from '../session/session.input';
+import { MAX_REFUSED_RESPONSES_PER_STEP } from '../session/session.machine';
+import type { SessionTransitions, TransitionTx } from '../session/session.transition';
+import { StepResultEntity } from '../session/step-result.entity';
 import { decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
@@ -21,13 +27,7 @@ import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { SessionEntity } from './session.entity';
-import { stepCompleted } from './session.events';
-import { stepWindowEnd } from './session.input';
-import { MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
-import type { SessionTransitions, TransitionTx } from './session.transition';
-import { protocolOf, type WalletTransports } from './session.wallet-transports';
-import { StepResultEntity } from './step-result.entity';
+import { protocolOf, type WalletTransports } from './signer.wallet-transports';
 
 export interface CompletionDeps {
   ds: DataSource;
