@@ -54,7 +54,8 @@ export class StepCompletion {
     steps: WorkflowStep[],
     req: WalletRequestEntity,
     answer: unknown,
-    shownToEnd: (s: SessionEntity) => Promise<ShownToEnd>,
+    /** sign: the documents the page showed to the end (the caller's read of the timeline), as data. */
+    shown: ShownToEnd | undefined,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
@@ -85,7 +86,7 @@ export class StepCompletion {
     // and inserted inside it: the evidence exists if and only if the step completed.
     const evidence = evidenceForStep(step, verified);
     // sign: the audit record says which documents the page showed to the end, and when (never "read")
-    const shown = step.primitive === 'sign' ? await shownToEnd(s) : undefined;
+    const shownToEnd = step.primitive === 'sign' ? shown : undefined;
     const sealed = evidence
       ? await this.deps.evidence.seal({
           sessionId: s.id,
@@ -135,7 +136,7 @@ export class StepCompletion {
             status: auditStatusForStep(step, verified),
             checks: verified.checks,
             ...auditFactsForStep(step, verified),
-            ...(shown ? { documents_shown_to_end: shown } : {}),
+            ...(shownToEnd ? { documents_shown_to_end: shownToEnd } : {}),
             ...(sealed
               ? {
                   evidence: {

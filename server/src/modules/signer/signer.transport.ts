@@ -314,9 +314,11 @@ export class SessionTransport {
     req: WalletRequestEntity,
     answer: unknown,
   ): Promise<SessionEntity> {
-    return this.completion.complete(s, await this.steps(s), req, answer, (x) =>
-      this.shownToEnd(x, x.currentStage),
-    );
+    const steps = await this.steps(s);
+    // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
+    const shown =
+      steps[s.currentStage]?.primitive === 'sign' ? await this.shownToEnd(s, s.currentStage) : undefined;
+    return this.completion.complete(s, steps, req, answer, shown);
   }
 
   /**
