@@ -40,6 +40,7 @@ import type {
   WalletResponseSubmission,
 } from './signer.contract';
 import { type Persona, type Projection, SessionProjector } from './signer.projection';
+import { readPage } from './signer.read-model';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { Persona, Projection } from './signer.projection';
@@ -109,8 +110,11 @@ export class SessionTransport {
    * GraphQL read (signer.resolver.ts). Records nothing and issues no cookie; opening the link does that.
    */
   async read(id: string, cookie: string): Promise<{ session: SessionEntity; projection: Projection }> {
-    const s = await this.open(id);
-    return { session: s, projection: await this.project(s, cookie) };
+    // the page's read model: the session, its brand and the step's refused answers in one statement
+    const page = await readPage(this.deps.ds, id);
+    if (!page) throw new AppError('not_found', 'This session link is not valid.');
+    const s = await this.transitions.current(page.session);
+    return { session: s, projection: await this.projector.project(s, cookie, page) };
   }
 
   /**
