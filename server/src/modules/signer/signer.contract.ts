@@ -1,6 +1,6 @@
 // Owns the contract of the hosted transport routes (/t, ADR 0043): the request bodies and answers of the
-// wallet protocol and the binding writes, as zod schemas. The routes (session.rest.ts, signer.wallet-routes.ts,
-// signer.rest.ts) carry them; `pnpm contract:check` snapshots them beside /v1 (they are not in the public
+// wallet protocol and the binding writes, as zod schemas. The routes (all in signer.rest.ts, ADR 0056) carry
+// them; `pnpm contract:check` snapshots them beside /v1 (they are not in the public
 // OpenAPI document); the hosted page's types are generated from them (tools/transport-types.ts writes
 // hosted-web/src/transport.generated.ts). The session itself is read over GraphQL (signerSession, ADR 0041):
 // the /t mutations answer a small ack, never the projection.
