@@ -22,8 +22,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * allowed routes and their trust in one statement (wallet request 7), writes `opened` with INSERT IGNORE alone
  * (open 2), reads the session and its open request in one join and carries the holder key in the move's
  * UPDATE (wallet response 14). The signer's read model (ADR 0056) reads the session, its brand and the step's
- * refused answers in one statement (reads 7 -> 3: one each; the pinned revision comes from the workflow cache). The goal is 15 per
- * complete session (issue 27).
+ * refused answers in one statement (reads 7 -> 3: one each; the pinned revision comes from the workflow
+ * cache). The goal is 15 per complete session (issue 27).
  */
 const BUDGET = {
   create: 1,
