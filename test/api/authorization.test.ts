@@ -38,7 +38,7 @@ const ALLOWLIST: Record<string, string> = {
   'GET /openapi.v1.json':
     'the committed OpenAPI contract (schema/openapi.v1.json), public like the repository',
   'USE /graphql': 'the GraphQL endpoint: each operation declares its decision (checked below)',
-  'USE /t,/sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
+  'USE /sandbox': 'JSON body parser; answers only 400 invalid_json / 413 before any route runs',
   'USE /auth':
     'JSON body parser of the dashboard sign-in routes (registry routes); only 400 / 413 of its own',
   'USE /oid4vp':

@@ -6,13 +6,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { ERROR_CODES } from '../../server/src/common/errors';
+import { isApiRoute, type RouteDef, RouteRegistry } from '../../server/src/common/http';
 import { AuditRecordSchema, JwksSchema } from '../../server/src/modules/audit/audit.contract';
 import { ProblemSchema } from '../../server/src/modules/errors/problem.contract';
 import { SessionCreatedSchema, SessionSchema } from '../../server/src/modules/session/session.contract';
 import {
   TransportAckSchema,
   UnsignedWalletRequestSchema,
-} from '../../server/src/modules/session/session.transport.contract';
+} from '../../server/src/modules/signer/signer.contract';
+import { registerSignerRoutes } from '../../server/src/modules/signer/signer.rest';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import {
   type ContractSchema,
@@ -104,6 +106,16 @@ describe('contracts against the running service', () => {
     }
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Json));
     expect(ops).toHaveLength(v1.length);
+  });
+
+  it('declares every /t route in signer.rest.ts, answered by the pipeline as a signer route (ADR 0056)', () => {
+    const own = new RouteRegistry();
+    const none = {} as never;
+    registerSignerRoutes(own, { transport: none, redirects: none, receipts: none });
+    const key = (r: RouteDef) => `${r.method} ${r.path}`;
+    const t_ = t.svc.routes.routes.filter((r) => /^\/t\//i.test(r.path));
+    expect(t_.map(key).sort()).toEqual(own.routes.map(key).sort());
+    for (const r of t_) expect([key(r), isApiRoute(r) && r.auth]).toEqual([key(r), 'signer']);
   });
 
   it('gives every /t route answering JSON a contract (the page types and contract:check follow it)', () => {

@@ -7,7 +7,7 @@
 // session (ADR 0043: GET /t/sessions/{id} is gone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
-import { AnyWalletRequestSchema } from '../../server/src/modules/session/session.transport.contract';
+import { AnyWalletRequestSchema } from '../../server/src/modules/signer/signer.contract';
 import {
   Api,
   createBusiness,
@@ -178,6 +178,23 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     expect(offers2).toHaveLength(after.walletRequests.length);
     for (const offer of offers2)
       expect(offer.path).toMatch(new RegExp(`^/t/sessions/${second}/wallet-request`));
+  });
+
+  it('counts the tries a refused answer leaves on the next read (the read model counts the running step only)', async () => {
+    const id = await newSession();
+    const b = new Browser(t.baseUrl, id);
+    await b.open();
+    const c = b.transport();
+    expect((await c.start()).status).toBe(200);
+    expect((await b.read()).body.triesLeft).toBeNull();
+    for (const left of [4, 3]) {
+      const wr = await c.rawWalletRequest();
+      expect(wr.status).toBe(200);
+      const refused = await c.submit(wr.body.request_id as string, { vp_token: 'not a presentation' });
+      expect(refused.status).toBe(422);
+      const read = (await b.read()).body;
+      expect([read.status, read.currentStage, read.triesLeft]).toEqual(['in_progress', 0, left]);
+    }
   });
 
   it('another browser (bound to another session) sees the session but gets nothing to act with', async () => {

@@ -21,12 +21,14 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * 0050 (trusted_authorities) brought the wallet request to 13 and the session to 55; the amendment reads the
  * allowed routes and their trust in one statement (wallet request 7), writes `opened` with INSERT IGNORE alone
  * (open 2), reads the session and its open request in one join and carries the holder key in the move's
- * UPDATE (wallet response 14). The goal is 15 per complete session (issue 27).
+ * UPDATE (wallet response 14). The signer's read model (ADR 0056) reads the session, its brand and the step's
+ * refused answers in one statement (reads 7 -> 3: one each; the pinned revision comes from the workflow
+ * cache). The goal is 15 per complete session (issue 27).
  */
 const BUDGET = {
   create: 1,
   open: 2,
-  read: 7,
+  read: 3,
   start: 6,
   walletRequest: 7,
   walletResponse: 14,

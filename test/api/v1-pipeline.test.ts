@@ -411,8 +411,8 @@ describe('the /v1 pipeline', () => {
     for (const r of v1) {
       expect(isApiRoute(r), r.path).toBe(true);
       if (!isApiRoute(r)) continue;
-      expect(r.contract.operationId, r.path).toEqual(expect.any(String));
-      expect(r.contract.response?.schema, r.path).toBeDefined();
+      expect(r.contract?.operationId, r.path).toEqual(expect.any(String));
+      expect(r.contract?.response?.schema, r.path).toBeDefined();
       if (r.auth === 'api_key') expect(r.scope, r.path).not.toBeUndefined();
     }
     const keys = v1.map((r) => `${r.method} ${r.path}`);

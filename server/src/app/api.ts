@@ -20,6 +20,7 @@ import {
 } from '../modules/receipt/receipt.business';
 import { createReceiptResolver } from '../modules/receipt/receipt.resolver';
 import { registerReceiptRoutes } from '../modules/receipt/receipt.rest';
+import { presentationOf } from '../modules/receipt/receipt.words';
 import { READER_CERT_WARN_DAYS } from '../modules/relying-party/reader-certificates';
 import { createReaderCertificatesResolver } from '../modules/relying-party/reader-certificates.resolver';
 import { createRelyingPartyResolver } from '../modules/relying-party/relying-party.resolver';
@@ -28,11 +29,11 @@ import { registerSandboxRoutes } from '../modules/sandbox/sandbox.rest';
 import { registerSandboxWalletConsentRoutes } from '../modules/sandbox/sandbox-wallet-consent';
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
-import { registerSessionRoutes, registerTransportRoutes } from '../modules/session/session.rest';
-import { registerWalletRoutes } from '../modules/session/session.wallet-routes';
-import { createSignerResolver } from '../modules/session/signer.resolver';
-import { registerSignerRoutes } from '../modules/session/signer.rest';
-import { registerWalletRedirectRoutes, WalletRedirects } from '../modules/session/wallet-redirect';
+import { registerSessionRoutes } from '../modules/session/session.rest';
+import { createSignerResolver } from '../modules/signer/signer.resolver';
+import { registerSignerRoutes } from '../modules/signer/signer.rest';
+import { registerWalletRoutes } from '../modules/signer/signer.wallet-routes';
+import { WalletRedirects } from '../modules/signer/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
 import { registerDevReceiver } from '../modules/webhook/dev-receiver';
 import { registerWebhookEvents } from '../modules/webhook/webhook.contract';
@@ -56,8 +57,6 @@ export function declareApi(s: ApiServices): {
   const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
   const relyingParty = new RelyingPartyService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
   registerSessionRoutes(routes, s.sessions, s.tenancy);
-  registerTransportRoutes(routes, s.transport);
-  registerSignerRoutes(routes, s.transport);
   // the same-device redirect after a direct_post.jwt answer, bound to the session's browser (ADR 0050)
   const redirects = new WalletRedirects({
     ds: s.ds,
@@ -65,8 +64,16 @@ export function declareApi(s: ApiServices): {
     hostedUrl: s.config.hostedUrl,
     transport: s.transport,
   });
+  // every /t route, in one file, on the pipeline (ADR 0056); the receipt's downloads answered by receipts
+  registerSignerRoutes(routes, {
+    transport: s.transport,
+    redirects,
+    receipts: {
+      pdf: (id, cookie, lang, tz) => s.receipts.pdf(id, cookie, presentationOf(lang, tz)),
+      original: (id, cookie, position) => s.receipts.original(id, cookie, position),
+    },
+  });
   registerWalletRoutes(routes, { transport: s.transport, wallets: s.walletTransports, redirects });
-  registerWalletRedirectRoutes(routes, redirects);
   registerAuditRoutes(routes, s.audit);
   registerCatalogRoutes(routes, s.catalog);
   registerOpsRoutes(routes, s.ops);

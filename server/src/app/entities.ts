@@ -31,7 +31,7 @@ import { StatusListEntity } from '../modules/sandbox/status-list.entity';
 import { ServiceSecretEntity } from '../modules/session/service-secret.entity';
 import { SessionEntity } from '../modules/session/session.entity';
 import { StepResultEntity } from '../modules/session/step-result.entity';
-import { WalletRedirectEntity } from '../modules/session/wallet-redirect.entity';
+import { WalletRedirectEntity } from '../modules/signer/wallet-redirect.entity';
 import { ApiKeyEntity } from '../modules/tenancy/api-key.entity';
 import { BusinessEntity } from '../modules/tenancy/business.entity';
 import { SessionEventEntity } from '../modules/timeline/session-event.entity';

@@ -1,6 +1,6 @@
-// The HTTP listener: the /v1 pipeline (app/pipeline.ts) for every /v1 route, with the API-key decision (key,
-// the route's scope, the per-key budget); Express for the rest (GraphQL, /t, /auth, /sandbox, /oid4vp, /dev,
-// /.well-known, /r, /errors, the hosted page, the dashboard and static files).
+// The HTTP listener: the pipeline (app/pipeline.ts) for every /v1 and /t route, with the API-key decision (key,
+// the route's scope, the per-key budget) or the signer's binding cookie; Express for the rest (GraphQL, /auth,
+// /sandbox, /oid4vp, /dev, /.well-known, /r, /errors, the hosted page, the dashboard and static files).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import {
   type AuthDecision,
   ERROR_TYPE_BASE,
   errorHandler,
+  isPipelinePath,
   type KeyAuth,
   notFoundHandler,
   pathEncodingGuard,
@@ -33,13 +34,13 @@ import { dashboardAuth } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
 import { routeTemplateOf, type ServiceMetrics } from '../modules/ops/metrics';
 import type { OpsService } from '../modules/ops/ops.service';
-import { walletBodyParser } from '../modules/session/session.wallet-routes';
-import { WALLET_PATH } from '../modules/session/session.wallet-transports';
+import { walletBodyParser } from '../modules/signer/signer.wallet-routes';
+import { WALLET_PATH } from '../modules/signer/signer.wallet-transports';
 import { mountStartPage } from '../modules/start/start-page';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { mountFavicon } from './favicon';
 import { mountGraphql } from './graphql';
-import { createPipeline, isV1Path, type ReadKey } from './pipeline';
+import { createPipeline, type ReadKey } from './pipeline';
 import { mountVerifyPage } from './verify-page';
 
 export interface HttpAppDeps {
@@ -61,7 +62,7 @@ export interface HttpApp {
   app: express.Express;
   /** Stops Apollo (shutdown). */
   stopGraphql(): Promise<void>;
-  /** Builds the node:http listener: the /v1 pipeline for /v1, Express for the rest (ADR 0037). */
+  /** Builds the node:http listener: the pipeline for /v1 and /t, Express for the rest (ADR 0037, 0056). */
   createServer(tracing: boolean): http.Server;
 }
 
@@ -120,7 +121,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
   app.use(pathEncodingGuard());
   app.use('/dev/webhook-receiver', express.raw({ type: '*/*', limit: '1mb' }));
   app.use(WALLET_PATH, walletBodyParser());
-  app.use(['/t', '/sandbox'], express.json({ limit: API_JSON_LIMIT, type: API_JSON_TYPES }));
+  app.use('/sandbox', express.json({ limit: API_JSON_LIMIT, type: API_JSON_TYPES }));
   app.use('/auth', express.json({ limit: '64kb' })); // dashboard sign-in (modules/accounts)
 
   const router = express.Router();
@@ -148,7 +149,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
     app,
     stopGraphql: () => gql.stop(),
     createServer(tracing) {
-      const v1 = createPipeline(d.routes.apiRoutes(), {
+      const pipeline = createPipeline(d.routes.apiRoutes(), {
         clock,
         logger,
         authorize: authorizeApiKey,
@@ -158,7 +159,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
         errorTypeBase: app.locals[ERROR_TYPE_BASE] as string,
       });
       const listener: http.RequestListener = (req, res) =>
-        isV1Path(req.url ?? '') ? v1(req, res) : app(req, res);
+        isPipelinePath(req.url ?? '') ? pipeline(req, res) : app(req, res);
       return http.createServer(tracing ? traceRequests(listener, routeTemplateOf) : listener);
     },
   };

@@ -1,9 +1,9 @@
-// Owns the one `/v1` pipeline (ADR 0037): every request whose path is under /v1 is answered here on node:http,
-// never by Express. In order: request id and base headers (drain, security), the path's percent-encoding, the
+// Owns the one pipeline (ADR 0037, ADR 0056): every request whose path is under /v1 (the business's API) or /t
+// (the hosted page's transport, `signer` routes) is answered here on node:http, never by Express. In order: request id and base headers (drain, security), the path's percent-encoding, the
 // JSON body (body-parser, the same configuration as Express's /t and /sandbox: any framing, Content-Encoding
 // gzip/deflate/br, UTF-8 only, 256 KiB), the route (a small table of method + path pattern), the key, its
-// scope and budget (api_key routes), the route's `answer(ctx, input)`, the remembered-key confirmation (once,
-// before any answer the route's own write did not check), and one answer: JSON or problem+json, metrics,
+// scope and budget (api_key routes) or the browser's binding cookie (signer routes), the route's `answer(ctx, input)`, the remembered-key confirmation (once,
+// before any answer the route's own write did not check), and one answer: JSON, bytes or problem+json, metrics,
 // the tracing span's route name, and the unhandled-error log (once).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
@@ -29,6 +29,7 @@ import type { Logger } from '../common/logger';
 import type { HeaderSink } from '../common/rate-limit';
 import { nameRoute } from '../common/tracing';
 import { fieldOfBodyless, unknownParameter } from '../common/unknown-parameter';
+import { browserTokenOf } from '../modules/signer/browser-cookie';
 
 export interface PipelineDeps {
   clock: Clock;
@@ -48,11 +49,15 @@ export interface PipelineDeps {
 
 export type ReadKey = (presented: string | undefined) => Promise<KeyAuth>;
 
-/** True for a path the pipeline owns (Express routes paths case-insensitively, so this does too). */
-export const isV1Path = (url: string): boolean => {
-  if (url.slice(0, 3).toLowerCase() !== '/v1') return false;
-  return url.length === 3 || url[3] === '/' || url[3] === '?';
-};
+/** A query parameter given exactly once, as Express's query parser would hand it to a route. */
+function queryParam(url: string, q: number, name: string): string | undefined {
+  if (q === -1) return undefined;
+  const all = new URLSearchParams(url.slice(q + 1)).getAll(name);
+  return all.length === 1 ? all[0] : undefined;
+}
+
+/** The media type of a download as Express's `res.type` wrote it: text in UTF-8. */
+const downloadType = (t: string) => (/^text\//i.test(t) && !/charset=/i.test(t) ? `${t}; charset=utf-8` : t);
 
 interface Compiled {
   route: ApiRoute;
@@ -95,7 +100,7 @@ function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   });
 }
 
-/** The `/v1` request listener over the routes of the registry. */
+/** The `/v1` and `/t` request listener over the routes of the registry. */
 export function createPipeline(routes: readonly ApiRoute[], deps: PipelineDeps): RequestListener {
   const table: Compiled[] = routes.map((route) => {
     const names: string[] = [];
@@ -178,6 +183,7 @@ class Exchange implements HeaderSink {
         auth = { ...auth, confirm: this.confirm };
       }
     }
+    const signer = route.auth === 'signer';
     const ctx: Ctx = {
       actor: auth?.actor ?? { kind: 'system', name: 'anonymous' },
       requestId: this.requestId,
@@ -188,15 +194,18 @@ class Exchange implements HeaderSink {
       params,
       body,
       auth,
+      browserToken: signer ? browserTokenOf(req) : undefined,
+      query: (name) => queryParam(url, q, name),
       header: (name) => {
         const v = req.headers[name.toLowerCase()];
         return Array.isArray(v) ? v[0] : v;
       },
       setHeader: (name, value) => this.setHeader(name, value),
     };
-    // a route that takes no body has no parameters to send in one (ADR 0051); a route with a JSON request
-    // contract refuses unknown ones through its strict schema
-    const extra = route.contract.request ? undefined : fieldOfBodyless(body);
+    // a /v1 route that takes no body has no parameters to send in one (ADR 0051); a route with a JSON request
+    // contract refuses unknown ones through its strict schema (the hosted page's /t routes ignore a body they
+    // do not read, as they always have)
+    const extra = route.contract?.request || signer ? undefined : fieldOfBodyless(body);
     if (extra !== undefined) throw unknownParameter(extra);
     const out: ApiAnswer = await route.answer(ctx, input);
     // a key recognised from memory may have been revoked since: only an answer whose own write checked it
@@ -210,7 +219,20 @@ class Exchange implements HeaderSink {
       this.observe(out.status);
       return;
     }
-    writeBody(this.res, out.status, 'application/json', JSON.stringify(out.body), this.headers);
+    if (out.bytes) {
+      const data = out.bytes.data;
+      this.headers.push(
+        'Content-Type',
+        downloadType(out.bytes.contentType),
+        'Content-Length',
+        data.byteLength,
+      );
+      this.res.writeHead(out.status, this.headers as string[]);
+      this.res.end(data);
+    } else if (out.status === 204) {
+      this.res.writeHead(204, this.headers as string[]);
+      this.res.end();
+    } else writeBody(this.res, out.status, 'application/json', JSON.stringify(out.body), this.headers);
     this.observe(out.status);
   }
 

@@ -27,8 +27,8 @@ import type { ReferenceWallet } from '../modules/sandbox/reference-wallet';
 import type { SandboxIssuer } from '../modules/sandbox/sandbox-issuer';
 import type { SignedRequestWallet } from '../modules/sandbox/signed-request-wallet';
 import type { SessionService } from '../modules/session/session.service';
-import type { SessionTransport } from '../modules/session/session.transport';
-import type { WalletTransports } from '../modules/session/session.wallet-transports';
+import type { SessionTransport } from '../modules/signer/signer.transport';
+import type { WalletTransports } from '../modules/signer/signer.wallet-transports';
 import type { SupportService } from '../modules/support/support.service';
 import type { TenancyService } from '../modules/tenancy/tenancy.service';
 import type { TrustListService } from '../modules/trustlist/trust-list.service';
@@ -72,7 +72,7 @@ export interface Service {
   sandboxMdocIssuer: SandboxMdocIssuer;
   wallet: ReferenceWallet;
   catalog: CatalogService;
-  /** Signed DC API and cross-device wallet requests (session.wallet-routes.ts). */
+  /** Signed DC API and cross-device wallet requests (signer.wallet-routes.ts). */
   walletTransports: WalletTransports;
   /** The verifier's request-signing identity and its access certificates (ADR 0034). */
   verifierIdentity: VerifierIdentityService;

@@ -1,5 +1,5 @@
 // Owns the HTTP plumbing shared by both stacks: the route registry (every route declares its authorization
-// decision; `/v1` routes are answered by the one node:http pipeline, app/pipeline.ts, the others by Express),
+// decision; `/v1` and `/t` routes are answered by the one node:http pipeline, app/pipeline.ts, the others by Express),
 // the request context, the one problem writer, the base headers and the error handler of the Express side.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
@@ -30,7 +30,7 @@ export interface AppRequest extends Request {
 
 export type Handler = (req: AppRequest, res: Response) => Promise<void> | void;
 
-/** A route answered by Express (everything outside `/v1`). */
+/** A route answered by Express (everything outside `/v1` and `/t`). */
 export interface ExpressRoute {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
@@ -58,7 +58,7 @@ export interface KeyAuth {
   confirm?: () => Promise<void>;
 }
 
-/** What a `/v1` route's answer function receives besides the context. */
+/** What a pipeline route's (`/v1`, `/t`) answer function receives besides the context. */
 export interface ApiInput {
   req: IncomingMessage;
   params: Record<string, string>;
@@ -66,16 +66,25 @@ export interface ApiInput {
   body: unknown;
   /** The key check of an `api_key` route (undefined on `signer` routes). */
   auth?: KeyAuth;
+  /**
+   * A `signer` route's browser: the binding cookie's token when the request carries a well-formed one
+   * (browser-cookie.ts reads it; what it means is the transport's decision).
+   */
+  browserToken?: string;
+  /** A query parameter given exactly once (absent or repeated: undefined). */
+  query(name: string): string | undefined;
   /** A request header (first value). */
   header(name: string): string | undefined;
   /** Adds a header to the answer (kept on an error answer too, as on any HTTP response). */
   setHeader(name: string, value: string): void;
 }
 
-/** A `/v1` answer: JSON (or a redirect), with extra headers. */
+/** A pipeline answer: JSON, bytes (a download), none (204) or a redirect, with extra headers. */
 export interface ApiAnswer {
   status: number;
   body?: unknown;
+  /** A non-JSON answer (a `/t` download): the bytes as they are, with their media type. */
+  bytes?: { contentType: string; data: Uint8Array };
   headers?: Record<string, string>;
   /** A redirect target (`Location`), answered without a body. */
   location?: string;
@@ -84,18 +93,19 @@ export interface ApiAnswer {
 }
 
 /**
- * A `/v1` route: answered by the node:http pipeline (app/pipeline.ts), never by Express. It carries its
+ * A `/v1` or `/t` route: answered by the node:http pipeline (app/pipeline.ts), never by Express. It carries its
  * contract (zod request and response schemas, used by the OpenAPI generator and the contract tests) and, for
- * an `api_key` route, the scope a scoped key needs.
+ * an `api_key` route, the scope a scoped key needs; a `signer` route is the hosted page's (binding cookie).
  */
 export interface ApiRoute {
   method: 'get' | 'post';
-  path: `/v1/${string}`;
+  path: `/v1/${string}` | `/t/${string}`;
   auth: 'api_key' | 'signer';
   /** The scope a scoped API key needs (null: any key). Required on `api_key` routes. */
   scope?: ApiKeyScope | null;
   summary: string;
-  contract: RouteContract;
+  /** The route's contract; only a `/t` download (bytes, not JSON) has none. */
+  contract?: RouteContract;
   /** Multipart form fields the route accepts besides `file` parts (read by the route with `readForm`). */
   multipart?: readonly string[];
   /**
@@ -109,6 +119,14 @@ export interface ApiRoute {
 export type RouteDef = ExpressRoute | ApiRoute;
 
 export const isApiRoute = (r: RouteDef): r is ApiRoute => 'answer' in r;
+
+/** True for a path the pipeline owns: `/v1` and `/t` (case-insensitively, as Express routes them). */
+export const isPipelinePath = (url: string): boolean => {
+  const head = url.slice(0, 3).toLowerCase();
+  const n = head === '/v1' ? 3 : head.slice(0, 2) === '/t' ? 2 : 0;
+  if (n === 0) return false;
+  return url.length === n || url[n] === '/' || url[n] === '?';
+};
 
 /** The JSON body limit of /v1, /t and /sandbox. */
 export const API_JSON_LIMIT = 256 * 1024;
@@ -135,7 +153,7 @@ export interface RouteContract {
 }
 
 /**
- * Collects routes from every module; `/v1` routes go to the pipeline, the others are mounted on Express. It
+ * Collects routes from every module; `/v1` and `/t` routes go to the pipeline, the others are mounted on Express. It
  * also collects the webhook event payloads the modules send (`addEvent`), for the schema generator and tests.
  */
 export class RouteRegistry {
@@ -146,20 +164,20 @@ export class RouteRegistry {
     this.events[event] = payload;
   }
   add(def: RouteDef): void {
-    const v1 = /^\/v1(\/|$)/i.test(def.path);
-    if (v1 !== isApiRoute(def)) throw new Error(`${def.path}: /v1 routes (and only they) are ApiRoutes`);
+    if (isPipelinePath(def.path) !== isApiRoute(def))
+      throw new Error(`${def.path}: /v1 and /t routes (and only they) are ApiRoutes`);
     if (isApiRoute(def) && def.auth === 'api_key' && def.scope === undefined)
       throw new Error(`${def.path}: an api_key route declares its scope (null: any key)`);
     if (this.routes.some((r) => r.method === def.method && r.path === def.path))
       throw new Error(`${def.method} ${def.path} is registered twice`);
     this.routes.push(def);
   }
-  /** The routes of the `/v1` pipeline. */
+  /** The routes of the node:http pipeline (`/v1` and `/t`). */
   apiRoutes(): ApiRoute[] {
     return this.routes.filter(isApiRoute);
   }
   /**
-   * Mounts every route outside `/v1` with its auth middleware. `dashboard` may be left out (e.g. a unit
+   * Mounts every route outside `/v1` and `/t` with its auth middleware. `dashboard` may be left out (e.g. a unit
    * test's app without accounts): its routes then answer 401, never run unauthenticated.
    */
   mount(

@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPipeline, isV1Path } from '../../app/pipeline';
+import { createPipeline } from '../../app/pipeline';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { errorHandler, RouteRegistry, requestContext } from '../../common/http';
+import { errorHandler, isPipelinePath, RouteRegistry, requestContext } from '../../common/http';
 import { createLogger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
@@ -133,7 +133,7 @@ describe('audit records', () => {
       observe: () => {},
       errorTypeBase: 'http://localhost/errors/',
     });
-    server = http.createServer((req, res) => (isV1Path(req.url ?? '') ? v1(req, res) : app(req, res)));
+    server = http.createServer((req, res) => (isPipelinePath(req.url ?? '') ? v1(req, res) : app(req, res)));
     server.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

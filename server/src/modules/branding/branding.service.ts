@@ -345,16 +345,24 @@ export async function pageBrandOf(
     'SELECT b.name, h.display_name, h.accent_color, h.logo_sha256, r.display_name AS rp_display_name FROM business b LEFT JOIN hosted_page_settings h ON h.business_id = b.id AND h.environment = ? LEFT JOIN relying_party r ON r.business_id = b.id AND r.environment = ? WHERE b.id = ?',
     [environment, environment, businessId],
   );
-  const r = rows[0];
+  return pageBrandOfRow(rows[0]);
+}
+
+/**
+ * The page's brand from a row of business `name`, hosted_page_settings `display_name`, `accent_color`,
+ * `logo_sha256` and relying_party `rp_display_name` (pageBrandOf's statement, or a read model joining the same).
+ */
+export function pageBrandOfRow(r: Record<string, unknown> | undefined): Branding & { name: string } {
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const brand = viewOf(
     r && {
-      displayName: r.display_name ?? null,
-      accentColor: r.accent_color ?? null,
-      logoSha256: r.logo_sha256 ?? null,
+      displayName: str(r.display_name),
+      accentColor: str(r.accent_color),
+      logoSha256: str(r.logo_sha256),
     },
   );
   // one public name for the page and the wallet (ADR 0052): the relying party's, else the page's, else the business's
-  return { ...brand, name: r?.rp_display_name ?? brand.displayName ?? r?.name ?? '' };
+  return { ...brand, name: str(r?.rp_display_name) ?? brand.displayName ?? str(r?.name) ?? '' };
 }
 
 async function readOrigins(

@@ -13,8 +13,8 @@ import { SessionEntity } from '../session/session.entity';
 import { isTerminal } from '../session/session.machine';
 import type { StepResultView } from '../session/session.service';
 import { enforceExpiry } from '../session/session.transition';
-import type { SessionTransport } from '../session/session.transport';
 import { StepResultEntity } from '../session/step-result.entity';
+import type { SessionTransport } from '../signer/signer.transport';
 import type { WorkflowService } from '../workflow/workflow.service';
 import { ReceiptAccessEntity } from './receipt.entities';
 

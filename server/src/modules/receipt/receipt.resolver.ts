@@ -5,7 +5,7 @@ import { Arg, Ctx as GqlCtx, ID, Mutation, Query, Resolver } from 'type-graphql'
 import { readCookie } from '../../common/cookies';
 import { SignerOperation } from '../../graphql/authorization';
 import type { GqlContext } from '../../graphql/context';
-import { BROWSER_COOKIE } from '../session/browser-cookie';
+import { BROWSER_COOKIE } from '../signer/browser-cookie';
 import { type ReceiptAccessGql, SignerReceiptGql } from './receipt.graphql';
 import type { ReceiptService, ReceiptState } from './receipt.service';
 import { presentationOf } from './receipt.words';

@@ -1,18 +1,17 @@
 // Thin REST side of the signer's record: the spec's signer receipt read (GET /v1/sessions/{id}/receipt,
-// binding cookie, no API key), the receipt PDF and signed-original downloads of the bound browser, and the
-// receipt page behind an emailed link (/r/{token}, an opaque capability). All over ReceiptService.
+// binding cookie, no API key) and the receipt page behind an emailed link (/r/{token}, an opaque capability),
+// over ReceiptService. The bound browser's /t downloads (receipt PDF, signed originals) are in signer.rest.ts.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { readCookie } from '../../common/cookies';
 import { isAppError } from '../../common/errors';
 import type { RouteRegistry } from '../../common/http';
-import type { BrowserBinding } from '../session/browser-binding';
-import { BROWSER_COOKIE, setBrowserCookie } from '../session/browser-cookie';
+import type { BrowserBinding } from '../signer/browser-binding';
+import { BROWSER_COOKIE, setBrowserCookie } from '../signer/browser-cookie';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 import {
   LANG_NAMES,
   localTime,
-  presentationOf,
   RECEIPT_LANGS,
   RECEIPT_LINK_PAGE_WORDS,
   type ReceiptLang,
@@ -43,7 +42,7 @@ export const SignerReceiptReadSchema = z
   .meta({ title: 'SignerReceiptRead' });
 
 const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
-const token = (req: Request) => readCookie(req, BROWSER_COOKIE);
+const _token = (req: Request) => readCookie(req, BROWSER_COOKIE);
 
 /** A download that is never rendered as part of a page. */
 export function sendDownload(
@@ -163,29 +162,6 @@ export function registerReceiptRoutes(
       // a use of the cookie renews its lifetime (ADR 0028)
       if (cookie) setBrowserCookie(input, cookie);
       return { status: 200, body: read };
-    },
-  });
-  reg.add({
-    method: 'get',
-    path: '/t/sessions/:id/receipt.pdf',
-    auth: 'signer',
-    summary: 'Hosted page: the receipt PDF (partial until the session completed), bound browser only',
-    handler: async (req, res) => {
-      // the page in the signer's language and time zone (the hosted page adds them; unknown values: en, UTC)
-      const presentation = presentationOf(req.query.lang, req.query.tz);
-      const { bytes, filename } = await receipts.pdf(String(req.params.id), token(req), presentation);
-      sendDownload(res, bytes, 'application/pdf', filename);
-    },
-  });
-  reg.add({
-    method: 'get',
-    path: '/t/sessions/:id/originals/:position',
-    auth: 'signer',
-    summary: 'Hosted page: a signed original (exact bytes) of a completed sign step, bound browser only',
-    handler: async (req, res) => {
-      const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
-      const { doc, bytes } = await receipts.original(String(req.params.id), token(req), position);
-      sendDownload(res, bytes, doc.contentType, doc.label, doc.sha256);
     },
   });
   // The receipt page of an emailed link: a server-rendered page without script (the token in the path is the

@@ -1,14 +1,11 @@
-// Thin /v1 routes for sessions over SessionService (answered by the /v1 pipeline, app/pipeline.ts, each with
-// its contract from session.contract.ts and the scope a scoped key needs), and the hosted transport routes
-// over SessionTransport (cookie-bound browser, Express; contracts from session.transport.contract.ts, answers
-// typed from them: the mutations answer an ack, the session is read over GraphQL, ADR 0043).
-import type { Response } from 'express';
+// Thin /v1 routes for sessions over SessionService (answered by the pipeline, app/pipeline.ts, each with its
+// contract from session.contract.ts and the scope a scoped key needs). The hosted page's /t routes are the
+// signer's (signer/signer.rest.ts).
 import type { Ctx } from '../../common/context';
 import { AppError } from '../../common/errors';
-import { type ApiInput, jsonObject, jsonObjectBody, type RouteRegistry, sendJson } from '../../common/http';
+import { type ApiInput, jsonObject, type RouteRegistry } from '../../common/http';
 import { readMultipart } from '../document/multipart';
 import type { TenancyService } from '../tenancy/tenancy.service';
-import { browserTokenOf, setBrowserCookie } from './browser-cookie';
 import {
   CreateSessionMultipartSchema,
   CreateSessionRequestSchema,
@@ -21,17 +18,6 @@ import {
   sessionEndedEventSchema,
 } from './session.contract';
 import type { SessionService } from './session.service';
-import type { SessionTransport } from './session.transport';
-import {
-  type DocumentsShown,
-  DocumentsShownSchema,
-  parseWalletResponse,
-  type TransportAck,
-  TransportAckSchema,
-  UnsignedWalletRequestSchema,
-  WALLET_REQUEST_ERRORS,
-  WalletResponseRequestSchema,
-} from './session.transport.contract';
 
 /** The form fields of a multipart create (besides the `file` parts). */
 const FORM_FIELDS = ['workflow_id', 'metadata', 'expires_in', 'return_url'] as const;
@@ -173,106 +159,4 @@ function createInputFromForm(fields: Record<string, string>): Record<string, unk
     }
   }
   return out;
-}
-
-export function registerTransportRoutes(reg: RouteRegistry, transport: SessionTransport): void {
-  const token = browserTokenOf;
-  const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/start',
-    auth: 'signer',
-    summary: 'Hosted page: explicit start, binds this browser',
-    contract: {
-      operationId: 'transportStart',
-      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
-      errors: ['not_found', 'session_bound_elsewhere', 'session_expired'],
-    },
-    handler: async (req, res) => {
-      noStore(res);
-      const out = await transport.start(String(req.params.id), token(req));
-      setBrowserCookie(res, out.cookie);
-      sendJson(res, 200, out.ack satisfies TransportAck);
-    },
-  });
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/wallet-request',
-    auth: 'signer',
-    summary: 'Hosted page: OpenID4VP request for the current step',
-    contract: {
-      operationId: 'transportWalletRequest',
-      response: { status: 200, description: 'single-use request', schema: UnsignedWalletRequestSchema },
-      errors: WALLET_REQUEST_ERRORS,
-    },
-    handler: async (req, res) => {
-      noStore(res);
-      sendJson(res, 200, await transport.walletRequest(String(req.params.id), token(req)));
-    },
-  });
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/wallet-response',
-    auth: 'signer',
-    summary: 'Hosted page: submit the wallet response for the current step',
-    contract: {
-      operationId: 'transportWalletResponse',
-      request: WalletResponseRequestSchema,
-      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
-      errors: [
-        'not_found',
-        'session_bound_elsewhere',
-        'session_expired',
-        'session_state_conflict',
-        'request_not_found',
-        'step_window_expired',
-      ],
-    },
-    handler: async (req, res) => {
-      noStore(res);
-      const body = parseWalletResponse(jsonObjectBody(req));
-      const ack: TransportAck = await transport.submitWalletResponse(String(req.params.id), token(req), body);
-      sendJson(res, 200, ack);
-    },
-  });
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/documents/:position/shown',
-    auth: 'signer',
-    summary: 'Hosted page: a document of the current sign step was shown to its end (recorded, never "read")',
-    contract: {
-      operationId: 'transportDocumentShown',
-      response: { status: 200, description: 'positions shown so far', schema: DocumentsShownSchema },
-      errors: ['not_found', 'session_bound_elsewhere', 'session_expired', 'session_state_conflict'],
-    },
-    handler: async (req, res) => {
-      noStore(res);
-      const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
-      const shown: DocumentsShown = await transport.documentShown(
-        String(req.params.id),
-        token(req),
-        position,
-      );
-      sendJson(res, 200, shown);
-    },
-  });
-  reg.add({
-    method: 'get',
-    path: '/t/sessions/:id/documents/:position',
-    auth: 'signer',
-    summary: 'Hosted page: download an original document of a sign step (bound browser only)',
-    handler: async (req, res) => {
-      const position = /^\d{1,2}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
-      const { doc, bytes } = await transport.documentFile(String(req.params.id), token(req), position);
-      noStore(res);
-      // Served as a download in a sandboxed context: never rendered as part of the hosted page.
-      res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
-      res.setHeader(
-        'Content-Disposition',
-        `attachment; filename="${doc.label.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(doc.label)}`,
-      );
-      res.setHeader('X-Document-SHA256', doc.sha256);
-      res.status(200).type(doc.contentType).send(bytes);
-    },
-  });
 }

@@ -1,15 +1,15 @@
 // Owns the contract of the hosted transport routes (/t, ADR 0043): the request bodies and answers of the
-// wallet protocol and the binding writes, as zod schemas. The routes (session.rest.ts, session.wallet-routes.ts,
-// signer.rest.ts) carry them; `pnpm contract:check` snapshots them beside /v1 (they are not in the public
+// wallet protocol and the binding writes, as zod schemas. The routes (all in signer.rest.ts, ADR 0056) carry
+// them; `pnpm contract:check` snapshots them beside /v1 (they are not in the public
 // OpenAPI document); the hosted page's types are generated from them (tools/transport-types.ts writes
 // hosted-web/src/transport.generated.ts). The session itself is read over GraphQL (signerSession, ADR 0041):
 // the /t mutations answer a small ack, never the projection.
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../common/errors';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
+import { SESSION_STATUSES } from '../session/session.machine';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { DC_API_PROTOCOL } from '../verification/request';
-import { SESSION_STATUSES } from './session.machine';
 
 const requestId = z.string().regex(/^wreq_[0-9a-z]+$/);
 const expires = z.iso

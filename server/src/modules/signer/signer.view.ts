@@ -9,19 +9,19 @@ import { randomToken } from '../../common/ids';
 import type { DocumentService } from '../document/document.service';
 import { toDocumentView } from '../document/document.service';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
+import type { SessionEntity } from '../session/session.entity';
 import { bindingClaimsFor } from '../verification/holder-binding';
 import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
-import type { SessionEntity } from './session.entity';
-import { asksForMdoc, type Persona, type SessionTransport } from './session.transport';
 import {
   type BrowserBindingGql,
   type DeadlineKindGql,
   type SignerSessionGql,
   WalletTransportGql,
 } from './signer.graphql';
+import { asksForMdoc, type Persona, type SessionTransport } from './signer.transport';
 
 export interface SignerViewDeps {
   ds: DataSource;

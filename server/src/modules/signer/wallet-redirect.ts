@@ -9,10 +9,8 @@ import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { type RouteRegistry, sendJson } from '../../common/http';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
-import { browserTokenOf } from './browser-cookie';
-import type { SessionTransport } from './session.transport';
+import type { SessionTransport } from './signer.transport';
 import { WalletRedirectEntity } from './wallet-redirect.entity';
 
 /** How long the wallet's redirect may take to reach the browser. */
@@ -94,33 +92,4 @@ export class WalletRedirects {
       throw new AppError('redirect_other_browser');
     return { session_id: session.id, status: session.status, stage: session.currentStage };
   }
-}
-
-export function registerWalletRedirectRoutes(reg: RouteRegistry, redirects: WalletRedirects): void {
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/wallet-redirect',
-    auth: 'signer',
-    summary:
-      'Hosted page: the same-device redirect came back — JSON {response_code}; the outcome for the bound browser only',
-    contract: {
-      operationId: 'transportWalletRedirect',
-      request: WalletRedirectRequestSchema,
-      response: {
-        status: 200,
-        description: 'the outcome, to the bound browser only',
-        schema: WalletRedirectOutcomeSchema,
-      },
-      errors: ['request_not_found', 'redirect_other_browser'],
-    },
-    handler: async (req, res) => {
-      res.setHeader('Cache-Control', 'no-store');
-      const body = (req.body ?? {}) as { response_code?: unknown };
-      sendJson(
-        res,
-        200,
-        await redirects.redeem(String(req.params.id), body.response_code, browserTokenOf(req)),
-      );
-    },
-  });
 }

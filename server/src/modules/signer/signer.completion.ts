@@ -9,6 +9,12 @@ import type { Config } from '../../config/config';
 import { insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { SessionEntity } from '../session/session.entity';
+import { stepCompleted } from '../session/session.events';
+import { stepWindowEnd } from '../session/session.input';
+import { MAX_REFUSED_RESPONSES_PER_STEP } from '../session/session.machine';
+import type { SessionTransitions, TransitionTx } from '../session/session.transition';
+import { StepResultEntity } from '../session/step-result.entity';
 import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import {
@@ -21,13 +27,7 @@ import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import { SessionEntity } from './session.entity';
-import { stepCompleted } from './session.events';
-import { stepWindowEnd } from './session.input';
-import { MAX_REFUSED_RESPONSES_PER_STEP } from './session.machine';
-import type { SessionTransitions, TransitionTx } from './session.transition';
-import { protocolOf, type WalletTransports } from './session.wallet-transports';
-import { StepResultEntity } from './step-result.entity';
+import { protocolOf, type WalletTransports } from './signer.wallet-transports';
 
 export interface CompletionDeps {
   ds: DataSource;
@@ -54,7 +54,8 @@ export class StepCompletion {
     steps: WorkflowStep[],
     req: WalletRequestEntity,
     answer: unknown,
-    shownToEnd: (s: SessionEntity) => Promise<ShownToEnd>,
+    /** sign: the documents the page showed to the end (the caller's read of the timeline), as data. */
+    shown: ShownToEnd | undefined,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
@@ -85,7 +86,7 @@ export class StepCompletion {
     // and inserted inside it: the evidence exists if and only if the step completed.
     const evidence = evidenceForStep(step, verified);
     // sign: the audit record says which documents the page showed to the end, and when (never "read")
-    const shown = step.primitive === 'sign' ? await shownToEnd(s) : undefined;
+    const shownToEnd = step.primitive === 'sign' ? shown : undefined;
     const sealed = evidence
       ? await this.deps.evidence.seal({
           sessionId: s.id,
@@ -135,7 +136,7 @@ export class StepCompletion {
             status: auditStatusForStep(step, verified),
             checks: verified.checks,
             ...auditFactsForStep(step, verified),
-            ...(shown ? { documents_shown_to_end: shown } : {}),
+            ...(shownToEnd ? { documents_shown_to_end: shownToEnd } : {}),
             ...(sealed
               ? {
                   evidence: {

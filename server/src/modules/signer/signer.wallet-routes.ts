@@ -1,15 +1,14 @@
-// Owns the routes of the wallet transports: the hosted page's signed, cross-device and Annex C requests
-// (cookie-bound), and the routes a wallet calls directly (the verifier root, request_uri, response_uri; the
-// unguessable request id is the capability). The requests themselves are built in session.wallet-transports.ts;
+// Owns the routes a wallet calls directly (the verifier root, request_uri, response_uri; the unguessable
+// request id is the capability); the hosted page's signed, cross-device and Annex C requests are in signer.rest.ts.
+// The requests themselves are built in signer.wallet-transports.ts;
 // every answer completes through SessionTransport's one completion path.
 import express, { type Response } from 'express';
 import { AppError } from '../../common/errors';
 import { type RouteRegistry, sendJson } from '../../common/http';
 import { JAR_CONTENT_TYPE } from '../relying-party/jar';
 import { browserTokenOf } from './browser-cookie';
-import type { SessionTransport } from './session.transport';
-import { AnyWalletRequestSchema, WALLET_REQUEST_ERRORS } from './session.transport.contract';
-import { WALLET_PATH, type WalletRequestKind, type WalletTransports } from './session.wallet-transports';
+import type { SessionTransport } from './signer.transport';
+import { WALLET_PATH, type WalletTransports } from './signer.wallet-transports';
 import type { WalletRedirects } from './wallet-redirect';
 
 type Json = Record<string, unknown>;
@@ -20,41 +19,8 @@ export function registerWalletRoutes(
   reg: RouteRegistry,
   deps: { transport: SessionTransport; wallets: WalletTransports; redirects: WalletRedirects },
 ): void {
-  const token = browserTokenOf;
+  const _token = browserTokenOf;
   const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
-  const kindOf = (v: unknown): WalletRequestKind => {
-    if (
-      v === undefined ||
-      v === 'dc_api' ||
-      v === 'dc_api_signed' ||
-      v === 'cross_device' ||
-      v === 'org_iso_mdoc'
-    )
-      return v ?? 'dc_api';
-    throw new AppError(
-      'validation_failed',
-      'transport must be dc_api, dc_api_signed, cross_device or org_iso_mdoc.',
-      { param: 'transport' },
-    );
-  };
-
-  reg.add({
-    method: 'post',
-    path: '/t/sessions/:id/wallet-request/:transport',
-    auth: 'signer',
-    summary:
-      'Hosted page: a signed (dc_api_signed), cross-device (cross_device) or ISO 18013-7 Annex C (org_iso_mdoc) request for the current step',
-    contract: {
-      operationId: 'transportWalletRequestOf',
-      response: { status: 200, description: 'single-use request', schema: AnyWalletRequestSchema },
-      errors: WALLET_REQUEST_ERRORS,
-    },
-    handler: async (req, res) => {
-      noStore(res);
-      const kind = kindOf(String(req.params.transport));
-      sendJson(res, 200, await deps.transport.walletRequest(String(req.params.id), token(req), kind));
-    },
-  });
 
   reg.add({
     method: 'get',

@@ -29,6 +29,7 @@ import { isEncryptedResponseMode, type ResponseEncryption } from '../relying-par
 import type { SpeakingMode } from '../relying-party/speaking';
 import type { VerifierIdentityService } from '../relying-party/verifier-identity';
 import { encryptRequestObject, readWalletPost } from '../relying-party/wallet-metadata';
+import { SessionEntity } from '../session/session.entity';
 import {
   ANNEX_C_PROTOCOL,
   ANNEX_C_RESPONSE_MODE,
@@ -40,12 +41,7 @@ import {
 import { DC_API_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
-import { SessionEntity } from './session.entity';
-import type {
-  AnnexCWalletRequest,
-  CrossDeviceRequest,
-  SignedWalletRequest,
-} from './session.transport.contract';
+import type { AnnexCWalletRequest, CrossDeviceRequest, SignedWalletRequest } from './signer.contract';
 
 type Json = Record<string, unknown>;
 

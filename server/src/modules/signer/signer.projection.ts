@@ -6,16 +6,17 @@ import type { Clock } from '../../common/clock';
 import { sql } from '../../db/fast-sql';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
+import type { SessionEntity } from '../session/session.entity';
+import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from '../session/session.machine';
+import { conditionFailedStage, failureReasonOf } from '../session/session.state';
+import { StepResultEntity } from '../session/step-result.entity';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import type { SessionEntity } from './session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
-import { conditionFailedStage, failureReasonOf } from './session.state';
-import type { SandboxPersonaSchema } from './session.transport.contract';
-import { StepResultEntity } from './step-result.entity';
+import type { SandboxPersonaSchema } from './signer.contract';
+import type { PageRead } from './signer.read-model';
 
 /**
  * The status projection, in the words of the GraphQL schema's SignerSession (signer.graphql.ts), which is its
@@ -98,11 +99,19 @@ export class SessionProjector {
     return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
   }
 
-  async project(s: SessionEntity, token: unknown): Promise<Projection> {
+  /**
+   * The page's projection of `s`; `known` is what the read model (signer.read-model.ts) already read with the
+   * session, so nothing is read twice.
+   */
+  async project(
+    s: SessionEntity,
+    token: unknown,
+    known?: Partial<Pick<PageRead, 'brand' | 'refused'>>,
+  ): Promise<Projection> {
     const rev = toRevisionView(
       await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision),
     );
-    const brand = await pageBrandOf(this.deps.ds, s.businessId, s.environment);
+    const brand = known?.brand ?? (await pageBrandOf(this.deps.ds, s.businessId, s.environment));
     const done = Math.min(s.currentStage, rev.steps.length);
     const hasSign = rev.steps.some((st) => st.primitive === 'sign');
     const documents = hasSign ? await this.deps.documents.forSession(this.deps.ds.manager, s.id) : [];
@@ -146,7 +155,7 @@ export class SessionProjector {
       serverTime: this.deps.clock.now().toISOString(),
       binding: this.bindingOf(s, token),
       returnUrl: isTerminal(s.status) && s.returnUrl ? s.returnUrl : null,
-      triesLeft: await this.triesLeft(s),
+      triesLeft: await this.triesLeft(s, known?.refused),
       failure: failure ? { code: failure.code, stage: failure.stage, window: failure.window } : null,
     };
   }
@@ -167,8 +176,9 @@ export class SessionProjector {
   }
 
   /** Refused answers for the running step, as the tries the page may still offer (none before a refusal). */
-  private async triesLeft(s: SessionEntity): Promise<number | null> {
+  private async triesLeft(s: SessionEntity, known?: number): Promise<number | null> {
     if (s.status !== 'in_progress') return null;
+    if (known !== undefined) return known > 0 ? Math.max(0, MAX_REFUSED_RESPONSES_PER_STEP - known) : null;
     // one plain statement (fast-sql.ts): the page reads this on every load while a step runs (ADR 0045)
     const rows = await sql<{ n: number | string }[]>(
       this.deps.ds,

@@ -14,6 +14,9 @@ import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { applyRouteRules } from '../relying-party/route-request-rules';
+import { SessionEntity } from '../session/session.entity';
+import { stepWindowEnd } from '../session/session.input';
+import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import { bindingClaimsFor } from '../verification/holder-binding';
@@ -28,21 +31,19 @@ import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-u
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import { StepCompletion } from './session.completion';
-import { SessionEntity } from './session.entity';
-import { stepWindowEnd } from './session.input';
-import { type Persona, type Projection, SessionProjector } from './session.projection';
-import { SessionTransitions } from './session.transition';
+import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,
   DocumentsShown,
   TransportAck,
   UnsignedWalletRequest,
   WalletResponseSubmission,
-} from './session.transport.contract';
-import type { WalletRequestKind, WalletTransports } from './session.wallet-transports';
+} from './signer.contract';
+import { type Persona, type Projection, SessionProjector } from './signer.projection';
+import { readPage } from './signer.read-model';
+import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
-export type { Persona, Projection } from './session.projection';
+export type { Persona, Projection } from './signer.projection';
 
 export interface TransportDeps {
   ds: DataSource;
@@ -59,7 +60,7 @@ export interface TransportDeps {
   evidence: Pick<EvidenceService, 'seal' | 'insert' | 'open'>;
   /** Reference-wallet personas offered on sandbox sessions (none in production), those that can answer `request`. */
   sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
-  /** Signed DC API and cross-device requests, and opening encrypted responses (session.wallet-routes.ts). */
+  /** Signed DC API and cross-device requests, and opening encrypted responses (signer.wallet-routes.ts). */
   wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
   onEventsQueued?: () => void;
   /** Signer access to materials (modules/receipt): refuses downloads after the 48 h window or closing. */
@@ -109,8 +110,11 @@ export class SessionTransport {
    * GraphQL read (signer.resolver.ts). Records nothing and issues no cookie; opening the link does that.
    */
   async read(id: string, cookie: string): Promise<{ session: SessionEntity; projection: Projection }> {
-    const s = await this.open(id);
-    return { session: s, projection: await this.project(s, cookie) };
+    // the page's read model: the session, its brand and the step's refused answers in one statement
+    const page = await readPage(this.deps.ds, id);
+    if (!page) throw new AppError('not_found', 'This session link is not valid.');
+    const s = await this.transitions.current(page.session);
+    return { session: s, projection: await this.projector.project(s, cookie, page) };
   }
 
   /**
@@ -308,15 +312,17 @@ export class SessionTransport {
     await this.completeWalletRequest(s, req, answer);
   }
 
-  /** The one completion path (session.completion.ts): verify the answer to `req`, then complete or refuse. */
+  /** The one completion path (signer.completion.ts): verify the answer to `req`, then complete or refuse. */
   private async completeWalletRequest(
     s: SessionEntity,
     req: WalletRequestEntity,
     answer: unknown,
   ): Promise<SessionEntity> {
-    return this.completion.complete(s, await this.steps(s), req, answer, (x) =>
-      this.shownToEnd(x, x.currentStage),
-    );
+    const steps = await this.steps(s);
+    // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
+    const shown =
+      steps[s.currentStage]?.primitive === 'sign' ? await this.shownToEnd(s, s.currentStage) : undefined;
+    return this.completion.complete(s, steps, req, answer, shown);
   }
 
   /**

@@ -10,7 +10,7 @@ import { safeEqual } from '../../common/crypto';
 import { sha256Hex } from '../../common/ids';
 import { isUniqueViolation } from '../../db/data-source';
 import type { KeySealer } from '../kms/key-sealer';
-import { ServiceSecretEntity } from './service-secret.entity';
+import { ServiceSecretEntity } from '../session/service-secret.entity';
 
 export const BROWSER_COOKIE_NAME = 'svc_browser';
 const SECRET_NAME = 'browser_binding_v1';

@@ -1,6 +1,6 @@
 // Thin GraphQL read of the signer page (hosted SPA): the session as its page shows it. No API key: a signer
 // operation authorised by the browser's binding cookie (signer.view.ts decides, as the /t routes do). Start,
-// the wallet requests and the wallet response stay on the /t transport routes (session.rest.ts).
+// the wallet requests and the wallet response stay on the /t transport routes (signer.rest.ts).
 import { Arg, Ctx as GqlCtx, ID, Query, Resolver } from 'type-graphql';
 import { SignerOperation } from '../../graphql/authorization';
 import type { GqlContext } from '../../graphql/context';

@@ -4,10 +4,10 @@
 // Timestamps are ISO strings as the server decided them (the page counts down against `serverTime`).
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { EnvironmentGql } from '../../graphql/scalars';
+import { SessionStatusGql } from '../session/session.graphql';
+import type { SessionStatus } from '../session/session.machine';
 import { PrimitiveGql } from '../workflow/workflow.graphql';
 import type { Primitive } from '../workflow/workflow.steps';
-import { SessionStatusGql } from './session.graphql';
-import type { SessionStatus } from './session.machine';
 
 export enum BrowserBindingGql {
   none = 'none',
