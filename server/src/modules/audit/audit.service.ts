@@ -67,12 +67,16 @@ export class AuditService {
     input: AuditStepInput,
   ): Promise<{ auditId: string; digest: string }> {
     const auditId = auditIdOf(input.sessionId, input.stage);
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const previous = await manager.getRepository(AuditRecordEntity).findOne({
-      where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
-      order: { stage: 'DESC' },
-      select: { digest: true },
-    });
+    // the first step has no record before it: no read (ADR 0045, statements per session)
+    const previous =
+      input.stage === 0
+        ? null
+        : // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+          await manager.getRepository(AuditRecordEntity).findOne({
+            where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
+            order: { stage: 'DESC' },
+            select: { digest: true },
+          });
     const content: AuditRecordContent = {
       audit_id: auditId,
       version: 1,

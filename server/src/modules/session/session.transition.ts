@@ -79,6 +79,17 @@ export interface TransitionTx {
   emit(event: SessionOutboxEvent): Promise<void>;
 }
 
+/** How a unit runs (see `run`). */
+export interface UnitOptions {
+  /**
+   * Take the session row lock first (default). A unit whose every decision is a guarded write (the moves,
+   * a consuming `state = 'open'` UPDATE) and that reads nothing inside to decide on passes `false`: its first
+   * guarded write of the session row takes the same lock, one statement less (ADR 0045, statements per
+   * session). A unit that counts or reads rows to decide (refusals, reminders) keeps the lock.
+   */
+  lock?: boolean;
+}
+
 export interface TransitionDeps {
   ds: DataSource;
   clock: Clock;
@@ -102,7 +113,8 @@ export class SessionTransitions {
   /**
    * One change of session `s` in one transaction, re-run whole on a deadlock or certification conflict.
    * `write` decides only on what it reads inside (the lock is held) and on `s`, whose version every move
-   * checks. Events queued by a committed unit wake the relay once.
+   * checks; with `lock: false` only on `s` and its own guarded writes. Events queued by a committed unit wake
+   * the relay once.
    *
    * The lost race, one rule: when a move lost (another writer changed the session, or its window passed),
    * nothing of the unit is written; the row is read again with expiry enforced and the request is answered as
@@ -114,8 +126,9 @@ export class SessionTransitions {
     s: SessionEntity,
     write: (tx: TransitionTx) => Promise<T>,
     recheck?: (fresh: SessionEntity) => T | undefined | Promise<T | undefined>,
+    opts: UnitOptions = {},
   ): Promise<T> {
-    const out = await this.unit(s, write);
+    const out = await this.unit(s, write, undefined, opts.lock ?? true);
     if (out.won) return out.value;
     const fresh = await this.reread(s.id);
     const answer = fresh && recheck ? await recheck(fresh) : undefined;
@@ -128,6 +141,7 @@ export class SessionTransitions {
     s: SessionEntity,
     write: (tx: TransitionTx) => Promise<T>,
     attempts?: number,
+    lock = true,
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
     try {
@@ -135,7 +149,7 @@ export class SessionTransitions {
         this.deps.ds,
         async (m) => {
           queued = 0;
-          await lockSessionRow(m, s.id);
+          if (lock) await lockSessionRow(m, s.id);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
           await tx.flush();
