@@ -15,7 +15,7 @@ import {
   type SessionEventKind,
   sessionEventRow,
 } from '../support/session-events';
-import { enqueueEvents } from '../webhook/outbox';
+import { enqueueSessionEvents } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -252,7 +252,7 @@ export class SessionTransitions {
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
-        await enqueueEvents(m, events.splice(0));
+        await enqueueSessionEvents(m, events.splice(0));
       },
     };
   }
