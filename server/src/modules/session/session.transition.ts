@@ -9,6 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
@@ -243,12 +244,7 @@ export class SessionTransitions {
       emit,
       flush: async () => {
         if (carried) {
-          await m
-            .createQueryBuilder()
-            .update(SessionEntity)
-            .set(carried)
-            .where('id = :id', { id: first.id })
-            .execute();
+          await updateSession(m, carried, first.id);
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
@@ -300,22 +296,44 @@ async function guardedMove(
     // the first step's holder key is needed only while steps remain (ADR 0046)
     ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
-  const res = await m
-    .createQueryBuilder()
-    .update(SessionEntity)
-    .set(set)
-    .where('id = :id AND status = :status AND version = :version', {
-      id: s.id,
-      status: s.status,
-      version: s.version,
-    })
-    .execute();
-  if (res.affected !== 1) return null;
+  if ((await updateSession(m, set, s.id, { status: s.status, version: s.version })) !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
   await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
     await emit(sessionEnded(next, to, reason, condition, now));
   return next;
+}
+
+/**
+ * One plain UPDATE of the session row (fast-sql.ts: no query builder on the hot path, ADR 0045), the columns
+ * from the entity's metadata and values converted by the driver as TypeORM would; guarded by `status` and
+ * `version` when given. Answers the rows it changed.
+ */
+async function updateSession(
+  m: EntityManager,
+  set: Partial<Record<keyof SessionEntity, unknown>>,
+  id: string,
+  guard?: { status: SessionEntity['status']; version: number },
+): Promise<number> {
+  const ds = m.dataSource;
+  const meta = ds.getMetadata(SessionEntity);
+  const names: string[] = [];
+  const values: unknown[] = [];
+  for (const [property, value] of Object.entries(set)) {
+    if (value === undefined) continue;
+    const column = meta.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`no session column ${property}`);
+    names.push(`${ds.driver.escape(column.databaseName)} = ?`);
+    values.push(ds.driver.preparePersistentValue(value, column));
+  }
+  const res = await sql<{ affectedRows: number }>(
+    ds,
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+    `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`,
+    [...values, id, ...(guard ? [guard.status, guard.version] : [])],
+    m,
+  );
+  return res.affectedRows;
 }
 
 /** The timeline rows of one move, in its transaction. */

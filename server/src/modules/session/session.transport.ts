@@ -8,7 +8,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { columnList, hydrate, sql } from '../../db/fast-sql';
+import { columnList, hydrate, insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
@@ -245,7 +245,8 @@ export class SessionTransport {
     await this.transitions.run(
       s,
       async (tx) => {
-        await tx.m.getRepository(WalletRequestEntity).insert(row);
+        // plain INSERT (fast-sql.ts), every column set
+        await insertRow(tx.m.dataSource, WalletRequestEntity, row, tx.m);
         await tx.timeline({
           kind: 'wallet_request',
           at: now,

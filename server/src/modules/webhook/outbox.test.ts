@@ -55,9 +55,10 @@ describe('outbox', () => {
     for (const batch of batches(a)) await transactionWithRetry(db.ds, (m) => enqueueEvents(m, batch));
     for (const [i, batch] of batches(b).entries())
       // mixed: the first batch by the old writer, the rest in one statement each
-      await transactionWithRetry(db.ds, (m) =>
-        i === 0 ? enqueueEvents(m, batch) : enqueueSessionEvents(m, batch),
-      );
+      await transactionWithRetry(db.ds, async (m) => {
+        if (i === 0) await enqueueEvents(m, batch);
+        else await enqueueSessionEvents(m, batch);
+      });
     const expected = (await rows(a)).map((r) => ({
       ...r,
       deliveryId: r.deliveryId.replace(a, b),

@@ -119,7 +119,7 @@ export class WebhookOutboxStore {
   /** SQLite: one connection, so one write transaction at a time (the loop reads this). */
   readonly sqlite: boolean;
   /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
-  private prefetched: { rows: Record<string, unknown>[]; at: number } | undefined;
+  private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
 
   constructor(private readonly deps: WebhookOutboxStoreDeps) {
     this.sqlite = !isMysql(deps.ds);
@@ -220,7 +220,12 @@ export class WebhookOutboxStore {
       // wake-ups of record() drop it when that may have changed).
       const pre = this.prefetched;
       this.prefetched = undefined;
-      const fresh = round === 0 && pre !== undefined && performance.now() - pre.at < PREFETCH_TTL_MS;
+      // fresh by both clocks: the service clock may move on faster than real time (and retries come due)
+      const fresh =
+        round === 0 &&
+        pre !== undefined &&
+        performance.now() - pre.at < PREFETCH_TTL_MS &&
+        Math.abs(now.getTime() - pre.clockAt) < PREFETCH_TTL_MS;
       const due: Record<string, unknown>[] =
         fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
@@ -288,7 +293,7 @@ export class WebhookOutboxStore {
             [...casParams, this.t(now)],
           );
           took = changedRows(res);
-          this.prefetched = { rows: next, at: performance.now() };
+          this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
         } else {
           took = changedRows(await ds.query(casSql, casParams));
         }
