@@ -28,9 +28,7 @@ const ev = (sessionId: string, event: string, data: object): OutboxEvent => ({
 });
 const rows = async (sessionId: string) =>
   (
-    await db.ds
-      .getRepository(WebhookEventEntity)
-      .find({ where: { sessionId }, order: { sequence: 'ASC' } })
+    await db.ds.getRepository(WebhookEventEntity).find({ where: { sessionId }, order: { sequence: 'ASC' } })
   ).map(({ sequence, event, counter, deliveryId, body, status, attempts, nextAttemptAt, createdAt }) => ({
     sequence,
     event,
@@ -53,8 +51,8 @@ describe('outbox', () => {
       [ev(s, 'step.completed', { stage: 3 }), ev(s, 'session.completed', { status: 'completed' })],
     ];
     for (const batch of batches(a)) await transactionWithRetry(db.ds, (m) => enqueueEvents(m, batch));
+    // mixed: the first batch by the old writer, the rest in one statement each
     for (const [i, batch] of batches(b).entries())
-      // mixed: the first batch by the old writer, the rest in one statement each
       await transactionWithRetry(db.ds, async (m) => {
         if (i === 0) await enqueueEvents(m, batch);
         else await enqueueSessionEvents(m, batch);

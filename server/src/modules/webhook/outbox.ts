@@ -93,7 +93,10 @@ const PLAIN = /^[\w.-]+$/;
  * (session_id, sequence) and delivery_id indexes still refuse a duplicate. The embedded engine keeps
  * enqueueEvents (its one writer needs no lock, and its statements are not the hot path's).
  */
-export async function enqueueSessionEvents(manager: EntityManager, events: readonly OutboxEvent[]): Promise<void> {
+export async function enqueueSessionEvents(
+  manager: EntityManager,
+  events: readonly OutboxEvent[],
+): Promise<void> {
   const first = events[0];
   if (!first) return;
   const ds = manager.dataSource;

@@ -318,7 +318,8 @@ export class WebhookOutboxStore {
         // a chain is ours up to its first member another relay took; what we took after that is given back
         let k = 0;
         while (k < chain.length && (own === null || own.has(String(chain[k]?.id)))) k++;
-        if (own !== null) for (const e of chain.slice(k)) if (own.has(String(e.id))) giveBack.push(String(e.id));
+        if (own !== null)
+          for (const e of chain.slice(k)) if (own.has(String(e.id))) giveBack.push(String(e.id));
         const [head, ...rest] = chain.slice(0, k).map((r) => this.delivery(r, token));
         if (head) mine.push(rest.length > 0 ? { ...head, successors: rest } : head);
       }
@@ -499,7 +500,9 @@ export class WebhookOutboxStore {
     // with it, sent or released in this batch, is not woken). Written as two IN lists so the (session_id,
     // sequence) index is used as a range; a cross-product match (another session's later event) is only made
     // due early, and the claim parks it again.
-    const inBatch = new Set([...batch.map((a) => a.d), ...released].map((d) => `${d.sessionId}:${d.sequence}`));
+    const inBatch = new Set(
+      [...batch.map((a) => a.d), ...released].map((d) => `${d.sessionId}:${d.sequence}`),
+    );
     const heads = [...delivered.values()]
       .flat()
       .map((a) => a.d)
