@@ -21,19 +21,23 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * 0050 (trusted_authorities) brought the wallet request to 13 and the session to 55; the amendment reads the
  * allowed routes and their trust in one statement (wallet request 7), writes `opened` with INSERT IGNORE alone
  * (open 2), reads the session and its open request in one join and carries the holder key in the move's
- * UPDATE (wallet response 14). The signer's read model (ADR 0056) reads the session, its brand and the step's
- * refused answers in one statement (reads 7 -> 3: one each; the pinned revision comes from the workflow
- * cache). The goal is 15 per complete session (issue 27).
+ * UPDATE (wallet response 14): 46. "Statements per session" (ADR 0045): start, wallet request and the
+ * completion take no session row lock before their guarded writes, the first step's audit record reads no
+ * previous one, the transition's events are one INSERT … SELECT (wallet response 11), and the relay claims a
+ * session's next events with its head and writes their outcomes together (delivery 9 → 3). The goal is
+ * 15 per complete session (issue 27).
+ * The signer's read model (ADR 0056) reads the session, its brand and the step's refused answers in one
+ * statement (reads 7 -> 3). Together: 31.
  */
 const BUDGET = {
   create: 1,
   open: 2,
   read: 3,
-  start: 6,
-  walletRequest: 7,
-  walletResponse: 14,
-  deliver: 9,
-  session: 46,
+  start: 5,
+  walletRequest: 6,
+  walletResponse: 11,
+  deliver: 3,
+  session: 31,
 };
 
 describe.skipIf(testEngine() === 'embedded')('statements per complete session (MySQL)', () => {
@@ -100,6 +104,10 @@ describe.skipIf(testEngine() === 'embedded')('statements per complete session (M
     });
     const mine = receiver.deliveries.filter((d) => d.body.data.session_id === id).map((d) => d.body.event);
     expect(mine).toEqual(['step.completed', 'session.completed']);
+    // written by the transition's one INSERT … SELECT: numbered from the session's earlier rows
+    expect(
+      receiver.deliveries.filter((d) => d.body.data.session_id === id).map((d) => d.body.delivery_id),
+    ).toEqual([`${id}:step.completed:0`, `${id}:session.completed:0`]);
     counts.session = Object.values(counts).reduce((a, n) => a + n, 0);
     return counts;
   }

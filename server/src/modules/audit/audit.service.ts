@@ -6,6 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { LessThan } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
+import { insertRow } from '../../db/fast-sql';
 import type { AuditJwk, KmsProvider } from '../kms/kms';
 import { AuditRecordEntity } from './audit-record.entity';
 import { canonicalDigest, canonicalJson } from './canonical-json';
@@ -67,12 +68,16 @@ export class AuditService {
     input: AuditStepInput,
   ): Promise<{ auditId: string; digest: string }> {
     const auditId = auditIdOf(input.sessionId, input.stage);
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const previous = await manager.getRepository(AuditRecordEntity).findOne({
-      where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
-      order: { stage: 'DESC' },
-      select: { digest: true },
-    });
+    // the first step has no record before it: no read (ADR 0045, statements per session)
+    const previous =
+      input.stage === 0
+        ? null
+        : // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
+          await manager.getRepository(AuditRecordEntity).findOne({
+            where: { sessionId: input.sessionId, stage: LessThan(input.stage) },
+            order: { stage: 'DESC' },
+            select: { digest: true },
+          });
     const content: AuditRecordContent = {
       audit_id: auditId,
       version: 1,
@@ -96,17 +101,23 @@ export class AuditService {
     // through the caller's transaction: never a second pool connection while it holds one (ADR 0044)
     const kid = await this.kms.currentKeyVersion('audit-signing', manager);
     const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager)).toString('base64url');
-    await manager.getRepository(AuditRecordEntity).insert({
-      id: auditId,
-      businessId: input.businessId,
-      sessionId: input.sessionId,
-      stage: input.stage,
-      record: canonical,
-      digest: digest.toString('hex'),
-      kid,
-      signature,
-      createdAt: input.completedAt,
-    });
+    // plain INSERT (fast-sql.ts), every column set
+    await insertRow(
+      manager.dataSource,
+      AuditRecordEntity,
+      Object.assign(new AuditRecordEntity(), {
+        id: auditId,
+        businessId: input.businessId,
+        sessionId: input.sessionId,
+        stage: input.stage,
+        record: canonical,
+        digest: digest.toString('hex'),
+        kid,
+        signature,
+        createdAt: input.completedAt,
+      }),
+      manager,
+    );
     return { auditId, digest: digest.toString('hex') };
   }
 

@@ -9,13 +9,14 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
+import { sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
   type SessionEventKind,
   sessionEventRow,
 } from '../timeline/session-events';
-import { enqueueEvents } from '../webhook/outbox';
+import { enqueueSessionEvents } from '../webhook/outbox';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -79,6 +80,17 @@ export interface TransitionTx {
   emit(event: SessionOutboxEvent): Promise<void>;
 }
 
+/** How a unit runs (see `run`). */
+export interface UnitOptions {
+  /**
+   * Take the session row lock first (default). A unit whose every decision is a guarded write (the moves,
+   * a consuming `state = 'open'` UPDATE) and that reads nothing inside to decide on passes `false`: its first
+   * guarded write of the session row takes the same lock, one statement less (ADR 0045, statements per
+   * session). A unit that counts or reads rows to decide (refusals, reminders) keeps the lock.
+   */
+  lock?: boolean;
+}
+
 export interface TransitionDeps {
   ds: DataSource;
   clock: Clock;
@@ -102,7 +114,8 @@ export class SessionTransitions {
   /**
    * One change of session `s` in one transaction, re-run whole on a deadlock or certification conflict.
    * `write` decides only on what it reads inside (the lock is held) and on `s`, whose version every move
-   * checks. Events queued by a committed unit wake the relay once.
+   * checks; with `lock: false` only on `s` and its own guarded writes. Events queued by a committed unit wake
+   * the relay once.
    *
    * The lost race, one rule: when a move lost (another writer changed the session, or its window passed),
    * nothing of the unit is written; the row is read again with expiry enforced and the request is answered as
@@ -114,8 +127,9 @@ export class SessionTransitions {
     s: SessionEntity,
     write: (tx: TransitionTx) => Promise<T>,
     recheck?: (fresh: SessionEntity) => T | undefined | Promise<T | undefined>,
+    opts: UnitOptions = {},
   ): Promise<T> {
-    const out = await this.unit(s, write);
+    const out = await this.unit(s, write, undefined, opts.lock ?? true);
     if (out.won) return out.value;
     const fresh = await this.reread(s.id);
     const answer = fresh && recheck ? await recheck(fresh) : undefined;
@@ -128,6 +142,7 @@ export class SessionTransitions {
     s: SessionEntity,
     write: (tx: TransitionTx) => Promise<T>,
     attempts?: number,
+    lock = true,
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
     try {
@@ -135,7 +150,7 @@ export class SessionTransitions {
         this.deps.ds,
         async (m) => {
           queued = 0;
-          await lockSessionRow(m, s.id);
+          if (lock) await lockSessionRow(m, s.id);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
           await tx.flush();
@@ -229,16 +244,11 @@ export class SessionTransitions {
       emit,
       flush: async () => {
         if (carried) {
-          await m
-            .createQueryBuilder()
-            .update(SessionEntity)
-            .set(carried)
-            .where('id = :id', { id: first.id })
-            .execute();
+          await updateSession(m, carried, first.id);
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
-        await enqueueEvents(m, events.splice(0));
+        await enqueueSessionEvents(m, events.splice(0));
       },
     };
   }
@@ -286,22 +296,44 @@ async function guardedMove(
     // the first step's holder key is needed only while steps remain (ADR 0046)
     ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
-  const res = await m
-    .createQueryBuilder()
-    .update(SessionEntity)
-    .set(set)
-    .where('id = :id AND status = :status AND version = :version', {
-      id: s.id,
-      status: s.status,
-      version: s.version,
-    })
-    .execute();
-  if (res.affected !== 1) return null;
+  if ((await updateSession(m, set, s.id, { status: s.status, version: s.version })) !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
   await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
     await emit(sessionEnded(next, to, reason, condition, now));
   return next;
+}
+
+/**
+ * One plain UPDATE of the session row (fast-sql.ts: no query builder on the hot path, ADR 0045), the columns
+ * from the entity's metadata and values converted by the driver as TypeORM would; guarded by `status` and
+ * `version` when given. Answers the rows it changed.
+ */
+async function updateSession(
+  m: EntityManager,
+  set: Partial<Record<keyof SessionEntity, unknown>>,
+  id: string,
+  guard?: { status: SessionEntity['status']; version: number },
+): Promise<number> {
+  const ds = m.dataSource;
+  const meta = ds.getMetadata(SessionEntity);
+  const names: string[] = [];
+  const values: unknown[] = [];
+  for (const [property, value] of Object.entries(set)) {
+    if (value === undefined) continue;
+    const column = meta.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`no session column ${property}`);
+    names.push(`${ds.driver.escape(column.databaseName)} = ?`);
+    values.push(ds.driver.preparePersistentValue(value, column));
+  }
+  const res = await sql<{ affectedRows: number }>(
+    ds,
+    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+    `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`,
+    [...values, id, ...(guard ? [guard.status, guard.version] : [])],
+    m,
+  );
+  return res.affectedRows;
 }
 
 /** The timeline rows of one move, in its transaction. */

@@ -189,6 +189,8 @@ export class StepCompletion {
         if (fresh.status === 'expired') throw new AppError('session_expired');
         return undefined;
       },
+      // decided by guarded writes only (the request's consuming UPDATE, the move): no row lock first
+      { lock: false },
     );
   }
 

@@ -8,7 +8,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { columnList, hydrate, sql } from '../../db/fast-sql';
+import { columnList, hydrate, insertRow, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
@@ -147,6 +147,8 @@ export class SessionTransport {
           stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
         }),
       (fresh) => (fresh.status === 'created' ? undefined : fresh),
+      // the guarded move is the only decision: it takes the row lock itself
+      { lock: false },
     );
     this.requireBound(started, token);
     return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}) };
@@ -242,15 +244,23 @@ export class SessionTransport {
       requestObject: signed?.requestObject ?? null,
       responseKey: signed?.responseKey ?? null,
     } satisfies Partial<WalletRequestEntity>);
-    await this.transitions.run(s, async (tx) => {
-      await tx.m.getRepository(WalletRequestEntity).insert(row);
-      await tx.timeline({
-        kind: 'wallet_request',
-        at: now,
-        stage: row.stage,
-        detail: { request_id: row.id, transport: kind },
-      });
-    });
+    // two inserts, no decision inside: no session row lock (a request of a session that moved on meanwhile is
+    // never answered: the completion joins it on the current stage and its move is guarded)
+    await this.transitions.run(
+      s,
+      async (tx) => {
+        // plain INSERT (fast-sql.ts), every column set
+        await insertRow(tx.m.dataSource, WalletRequestEntity, row, tx.m);
+        await tx.timeline({
+          kind: 'wallet_request',
+          at: now,
+          stage: row.stage,
+          detail: { request_id: row.id, transport: kind },
+        });
+      },
+      undefined,
+      { lock: false },
+    );
     const common = {
       request_id: row.id,
       expires: row.expiresAt.toISOString(),

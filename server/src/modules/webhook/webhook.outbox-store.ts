@@ -26,6 +26,8 @@ const LEASE_MARGIN_MS = 30_000;
 const PARK_MS = 24 * 3600 * 1000;
 /** Candidates read along with a claim are used for the next claim only within this age (endpoint changes). */
 const PREFETCH_TTL_MS = 1_000;
+/** Events of one session claimed together: the head and up to three successors (each sent after a 2xx). */
+const MAX_CHAIN = 4;
 
 /** Next retry delay after `failedAttempts` failures, with +-10% jitter; Retry-After wins when later. */
 export function nextRetryDelayMs(
@@ -62,6 +64,11 @@ export interface ClaimedDelivery {
   /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
+  /**
+   * The session's next events, claimed with this one (same token): sent one after the other, each only after
+   * the one before it got its 2xx; those not sent are released by `record` (ADR 0045, statements per session).
+   */
+  successors?: ClaimedDelivery[];
 }
 
 /** What the store records of one attempt (the sender's outcome, webhook.sender.ts, has this shape). */
@@ -112,10 +119,18 @@ export class WebhookOutboxStore {
   /** SQLite: one connection, so one write transaction at a time (the loop reads this). */
   readonly sqlite: boolean;
   /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
-  private prefetched: { rows: Record<string, unknown>[]; at: number } | undefined;
+  private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
 
   constructor(private readonly deps: WebhookOutboxStoreDeps) {
     this.sqlite = !isMysql(deps.ds);
+  }
+
+  /**
+   * Forgets the candidates read with the last claim: something may be due that they do not show (an event
+   * queued in this process, a successor released). A fresh empty read answers the next claim without a read.
+   */
+  invalidatePrefetch(): void {
+    this.prefetched = undefined;
   }
 
   /** Dates as the driver stores them: mysql2 takes Date (UTC connection); SQLite holds TypeORM's UTC text. */
@@ -144,9 +159,12 @@ export class WebhookOutboxStore {
    * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
    * failing statement; the transaction is then rolled back on the same connection before it goes back to the
    * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
-   * Returns how many fenced rows were not ours any more (lease lost).
+   * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
    */
-  private async recordInOneRoundTrip(pool: MysqlPool, stmts: Stmt[]): Promise<number> {
+  private async recordInOneRoundTrip(
+    pool: MysqlPool,
+    stmts: Stmt[],
+  ): Promise<{ lost: number; woke: boolean }> {
     const text = [
       'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
       'START TRANSACTION',
@@ -166,9 +184,12 @@ export class WebhookOutboxStore {
         );
         conn.release();
         let lost = 0;
-        for (const [k, st] of stmts.entries())
+        let woke = false;
+        for (const [k, st] of stmts.entries()) {
           if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
-        return lost;
+          if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
+        }
+        return { lost, woke };
       } catch (e) {
         // whatever ran before the failing statement is undone before the connection is reused
         await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
@@ -192,41 +213,68 @@ export class WebhookOutboxStore {
     const { ds, clock } = this.deps;
     const now = clock.now();
     const leaseMs = this.deps.timeoutMs + LEASE_MARGIN_MS;
-    const lease = new Date(now.getTime() + leaseMs);
     const limit = Math.max(1, Math.min(max, 500));
     for (let round = 0; round < 5; round++) {
       // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
-      // still fresh; else read now.
+      // still fresh; else read now. A fresh empty read answers "nothing due" once (invalidatePrefetch and the
+      // wake-ups of record() drop it when that may have changed).
       const pre = this.prefetched;
       this.prefetched = undefined;
+      // fresh by both clocks: the service clock may move on faster than real time (and retries come due)
+      const fresh =
+        round === 0 &&
+        pre !== undefined &&
+        performance.now() - pre.at < PREFETCH_TTL_MS &&
+        Math.abs(now.getTime() - pre.clockAt) < PREFETCH_TTL_MS;
       const due: Record<string, unknown>[] =
-        round === 0 && pre && performance.now() - pre.at < PREFETCH_TTL_MS && pre.rows.length > 0
-          ? pre.rows.slice(0, limit)
-          : await ds.query(candidatesSql(limit), [this.t(now)]);
+        fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
 
       const go: Record<string, unknown>[] = [];
-      const behindRetry: string[] = [];
+      const behind: Record<string, unknown>[] = [];
       const behindFailed: string[] = [];
       for (const e of due) {
         if (e.head_seq == null || Number(e.head_seq) >= Number(e.sequence)) go.push(e);
         else if (Number(e.failed_before) > 0) behindFailed.push(String(e.id));
+        else behind.push(e);
+      }
+      // A head's due successors (the next sequences, nothing failed before them) are claimed with it and sent
+      // after its 2xx, in order: one claim and one outcome write for a session's events instead of one each.
+      const chains = new Map<string, Record<string, unknown>[]>();
+      for (const e of go) if (!chains.has(String(e.session_id))) chains.set(String(e.session_id), [e]);
+      const behindRetry: string[] = [];
+      for (const e of behind.sort((a, b) => Number(a.sequence) - Number(b.sequence))) {
+        const chain = chains.get(String(e.session_id));
+        const last = chain?.[chain.length - 1];
+        if (chain && last && chain.length < MAX_CHAIN && Number(e.sequence) === Number(last.sequence) + 1)
+          chain.push(e);
         else behindRetry.push(String(e.id));
       }
+      // the lease covers every send of the longest chain
+      const longest = Math.max(1, ...[...chains.values()].map((c) => c.length));
+      const lease = new Date(now.getTime() + this.deps.timeoutMs * longest + LEASE_MARGIN_MS);
       // Parked behind a head still being tried: looked at again after a lease period (the head's delivery wakes
       // it sooner; the bound covers a wake missed on a member that had not yet applied the successor's insert).
       // Behind a failed head: until a redelivery wakes it (and daily).
       await this.park(behindRetry, new Date(now.getTime() + leaseMs), now);
       await this.park(behindFailed, new Date(now.getTime() + PARK_MS), now);
+      // A parked event whose head this claim takes is woken by this relay's own outcome write, after the park:
+      // only the others can have been overtaken (checked again below when another relay took a head first).
+      const parked = [...behindRetry, ...behindFailed];
+      const candidates = due.map((e) => ({ id: String(e.id), session_id: String(e.session_id) }));
+      const sessionOf = new Map(candidates.map((c) => [c.id, c.session_id]));
       await this.unparkOvertaken(
-        [...behindRetry, ...behindFailed],
-        due.map((e) => ({ id: String(e.id), session_id: String(e.session_id) })),
+        parked.filter((id) => !chains.has(sessionOf.get(id) as string)),
+        candidates,
         now,
       );
       if (go.length === 0) continue;
 
       const token = newId('clm');
-      const ids = go.map((e) => String(e.id)).sort();
+      const ids = [...chains.values()]
+        .flat()
+        .map((e) => String(e.id))
+        .sort();
       let took: number;
       // sql-lint-allow: session-scope: the relay claims due deliveries across every tenant by design (a scatter query on Vitess; ADR 0014)
       const casSql = `UPDATE webhook_event SET claim_token = ?, lease_until = ?, next_attempt_at = ?
@@ -245,7 +293,7 @@ export class WebhookOutboxStore {
             [...casParams, this.t(now)],
           );
           took = changedRows(res);
-          this.prefetched = { rows: next, at: performance.now() };
+          this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
         } else {
           took = changedRows(await ds.query(casSql, casParams));
         }
@@ -255,37 +303,74 @@ export class WebhookOutboxStore {
         if (isDeadlock(e)) return [];
         throw e;
       }
-      let mine = go;
+      let own: Set<string> | null = null;
       if (took !== ids.length) {
         // Some candidates went to another relay between our read and our update: ours are those with our token.
         // sql-lint-allow: session-scope: read back by this claim's random token (globally unique), across tenants by design
         const rows: { id: string }[] = await ds.query('SELECT id FROM webhook_event WHERE claim_token = ?', [
           token,
         ]);
-        const own = new Set(rows.map((r) => String(r.id)));
-        mine = go.filter((e) => own.has(String(e.id)));
+        own = new Set(rows.map((r) => String(r.id)));
+      }
+      const mine: ClaimedDelivery[] = [];
+      const giveBack: string[] = [];
+      for (const chain of chains.values()) {
+        // a chain is ours up to its first member another relay took; what we took after that is given back
+        let k = 0;
+        while (k < chain.length && (own === null || own.has(String(chain[k]?.id)))) k++;
+        if (own !== null)
+          for (const e of chain.slice(k)) if (own.has(String(e.id))) giveBack.push(String(e.id));
+        const [head, ...rest] = chain.slice(0, k).map((r) => this.delivery(r, token));
+        if (head) mine.push(rest.length > 0 ? { ...head, successors: rest } : head);
+      }
+      if (own !== null) {
+        if (giveBack.length > 0) await this.release(token, giveBack, now);
+        const lostHeads = new Set(
+          [...chains.entries()].filter(([, c]) => !own?.has(String(c[0]?.id))).map(([sid]) => sid),
+        );
+        await this.unparkOvertaken(
+          parked.filter((id) => lostHeads.has(sessionOf.get(id) as string)),
+          candidates,
+          now,
+        );
       }
       if (mine.length === 0) continue;
-      return mine.map((r) => ({
-        id: String(r.id),
-        businessId: String(r.business_id),
-        environment: r.environment as 'sandbox' | 'production',
-        sessionId: String(r.session_id),
-        sequence: Number(r.sequence),
-        event: String(r.event),
-        deliveryId: String(r.delivery_id),
-        body: String(r.body),
-        attempts: Number(r.attempts),
-        claimToken: token,
-        url: r.url == null ? null : String(r.url),
-        endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
-        secret: r.secret == null ? null : String(r.secret),
-        previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
-        previousSecretExpiresAt:
-          r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
-      }));
+      return mine;
     }
     return [];
+  }
+
+  /** Undoes the claim of `ids` (still carrying `token`): due again at once, as before the claim. */
+  private async release(token: string, ids: string[], now: Date): Promise<void> {
+    this.prefetched = undefined;
+    await this.deps.ds.query(
+      // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+      `UPDATE webhook_event SET claim_token = NULL, lease_until = NULL, next_attempt_at = ?
+       WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
+      [this.t(now), token, ...ids.sort()],
+    );
+  }
+
+  /** A claimed row as a delivery. */
+  private delivery(r: Record<string, unknown>, token: string): ClaimedDelivery {
+    return {
+      id: String(r.id),
+      businessId: String(r.business_id),
+      environment: r.environment as 'sandbox' | 'production',
+      sessionId: String(r.session_id),
+      sequence: Number(r.sequence),
+      event: String(r.event),
+      deliveryId: String(r.delivery_id),
+      body: String(r.body),
+      attempts: Number(r.attempts),
+      claimToken: token,
+      url: r.url == null ? null : String(r.url),
+      endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
+      secret: r.secret == null ? null : String(r.secret),
+      previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
+      previousSecretExpiresAt:
+        r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
+    };
   }
 
   /**
@@ -338,7 +423,11 @@ export class WebhookOutboxStore {
    * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
    * an attempt row only. Returns how each outcome was recorded, once committed.
    */
-  async record(batch: Attempted[]): Promise<{ a: Attempted; result: RecordedResult }[]> {
+  async record(
+    batch: Attempted[],
+    /** Successors claimed with a head that did not get its 2xx: not sent, their claim undone (due again). */
+    released: ClaimedDelivery[] = [],
+  ): Promise<{ a: Attempted; result: RecordedResult }[]> {
     if (batch.length === 0) return [];
     const now = this.deps.clock.now();
     const delivered = new Map<string, Attempted[]>();
@@ -394,11 +483,30 @@ export class WebhookOutboxStore {
             },
       );
     }
+    const releasedByToken = new Map<string, string[]>();
+    for (const d of released)
+      releasedByToken.set(d.claimToken, [...(releasedByToken.get(d.claimToken) ?? []), d.id]);
+    for (const [token, list] of releasedByToken) {
+      const ids = [...list].sort();
+      stmts.push({
+        // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
+        sql: `UPDATE webhook_event SET claim_token = NULL, lease_until = NULL, next_attempt_at = ?
+           WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
+        params: [this.t(now), token, ...ids],
+      });
+    }
     // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
-    // cannot have been claimed yet: its predecessor was not delivered until this commit. Written as two IN
-    // lists so the (session_id, sequence) index is used as a range; a cross-product match (another session's
-    // later event) is only made due early, and the claim parks it again.
-    const heads = [...delivered.values()].flat().map((a) => a.d);
+    // cannot have been claimed yet: its predecessor was not delivered until this commit (a successor claimed
+    // with it, sent or released in this batch, is not woken). Written as two IN lists so the (session_id,
+    // sequence) index is used as a range; a cross-product match (another session's later event) is only made
+    // due early, and the claim parks it again.
+    const inBatch = new Set(
+      [...batch.map((a) => a.d), ...released].map((d) => `${d.sessionId}:${d.sequence}`),
+    );
+    const heads = [...delivered.values()]
+      .flat()
+      .map((a) => a.d)
+      .filter((d) => !inBatch.has(`${d.sessionId}:${d.sequence + 1}`));
     if (heads.length > 0) {
       const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
       const next = [...new Set(heads.map((d) => d.sequence + 1))];
@@ -407,12 +515,18 @@ export class WebhookOutboxStore {
         sql: `UPDATE webhook_event SET next_attempt_at = ?
            WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
         params: [this.t(now), ...sessions, ...next],
+        wake: true,
       });
     }
+    // released successors are due again: the candidates read with the last claim no longer tell
+    if (released.length > 0) this.prefetched = undefined;
     let lost = 0;
     const pool = this.multiStatementPool();
     if (pool) {
-      lost = await this.recordInOneRoundTrip(pool, stmts);
+      const out = await this.recordInOneRoundTrip(pool, stmts);
+      lost = out.lost;
+      // a successor made due here is not in the candidates read with the last claim
+      if (out.woke) this.prefetched = undefined;
     } else {
       await this.tx(async (m) => {
         lost = 0;
@@ -459,7 +573,7 @@ const candidatesSql = (limit: number): string =>
    ORDER BY e.next_attempt_at LIMIT ${limit}`;
 
 /** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
-type Stmt = { sql: string; params: unknown[]; fenced?: number };
+type Stmt = { sql: string; params: unknown[]; fenced?: number; wake?: true };
 
 /** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
 function multiQuery<T>(pool: MysqlPool, text: string, params: unknown[]): Promise<T> {

@@ -174,6 +174,34 @@ describe('webhook relay', () => {
     expect((await eventsOf(sess)).map((e) => e.status)).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
+  it("sends a session's next events in the same run, each after the previous 2xx, and leaves nothing claimed", async () => {
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
+    await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
+    const sess = newId('sess');
+    await enqueue('biz_a', sess, 'step.completed', { stage: 0 });
+    await enqueue('biz_a', sess, 'session.completed');
+    const r = relay();
+    expect(await r.runOnce()).toBe(1); // one claim: the head, its successor claimed with it
+    expect(receiver.requests.map((q) => q.headers['x-service-delivery-id'])).toEqual([
+      `${sess}:step.completed:0`,
+      `${sess}:session.completed:0`,
+    ]);
+    expect(await r.runOnce()).toBe(0);
+    expect(await eventsOf(sess)).toMatchObject([
+      { status: 'delivered', attempts: 1, claimToken: null, leaseUntil: null },
+      { status: 'delivered', attempts: 1, claimToken: null, leaseUntil: null },
+    ]);
+    // the head refused: its successor is not sent, and is given back at once (due, not claimed)
+    const next = newId('sess');
+    await enqueue('biz_a', next, 'step.completed', { stage: 0 });
+    await enqueue('biz_a', next, 'session.completed');
+    receiver.replies.push({ status: 500 });
+    expect(await r.runOnce()).toBe(1);
+    expect(receiver.requests).toHaveLength(3);
+    const [, second] = await eventsOf(next);
+    expect(second).toMatchObject({ status: 'pending', attempts: 0, claimToken: null, leaseUntil: null });
+  });
+
   it('a long queue of one session does not hold up the events of other sessions', async () => {
     const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
@@ -187,10 +215,11 @@ describe('webhook relay', () => {
     await r.runOnce();
     const ids = receiver.requests.map((q) => String(q.headers['x-service-delivery-id']));
     expect(ids).toContain(`${other}:session.completed:0`);
-    expect(ids.filter((id) => id.startsWith(busy))).toEqual([
-      `${busy}:step.completed:0`,
-      `${busy}:step.completed:1`,
-    ]);
+    // a run sends a session's head and at most three successors claimed with it, in order (ADR 0045): the
+    // busy session's first run sends 0-3, its second the next one its delivered predecessor woke
+    expect(ids.filter((id) => id.startsWith(busy))).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `${busy}:step.completed:${i}`),
+    );
   });
 
   it('numbers events per (session, event) from 0 and orders them per session', async () => {

@@ -58,6 +58,8 @@ export class WebhookRelay {
   private claiming: Promise<void> | undefined;
   private again = false;
   private pending: Attempted[] = [];
+  /** Successors claimed with a head that got no 2xx, given back with the next outcome write. */
+  private released: ClaimedDelivery[] = [];
   private readonly flushing = new Set<Promise<void>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly idle = new Set<() => void>();
@@ -82,9 +84,25 @@ export class WebhookRelay {
    */
   async runOnce(): Promise<number> {
     const claimed = await this.claim(this.concurrency);
-    const attempts = await Promise.all(claimed.map((d) => this.sender.attempt(d)));
-    await this.record(attempts);
+    const sent = await Promise.all(claimed.map((d) => this.send(d)));
+    await this.record(
+      sent.flatMap((x) => x.attempted),
+      sent.flatMap((x) => x.released),
+    );
     return claimed.length;
+  }
+
+  /**
+   * Sends a claimed delivery, then its successors claimed with it (a session's next events), each only after
+   * the one before it got its 2xx; the successors not sent are released when the outcomes are written.
+   */
+  private async send(d: ClaimedDelivery): Promise<{ attempted: Attempted[]; released: ClaimedDelivery[] }> {
+    const attempted: Attempted[] = [await this.sender.attempt(d)];
+    const rest = d.successors ?? [];
+    let i = 0;
+    while (i < rest.length && attempted[attempted.length - 1]?.outcome.error === null)
+      attempted.push(await this.sender.attempt(rest[i++] as ClaimedDelivery));
+    return { attempted, released: rest.slice(i) };
   }
 
   start(pollMs = 500): void {
@@ -114,6 +132,8 @@ export class WebhookRelay {
 
   /** Run soon (e.g. right after a transaction queued an event) instead of at the next poll. */
   kick(): void {
+    // something was queued here: the candidates read with the last claim do not show it
+    this.store.invalidatePrefetch();
     if (this.stopped) return;
     if (this.claiming) this.again = true;
     else this.schedule(0);
@@ -166,9 +186,10 @@ export class WebhookRelay {
 
   private launch(d: ClaimedDelivery): void {
     this.inFlight++;
-    void this.sender.attempt(d).then((a) => {
+    void this.send(d).then(({ attempted, released }) => {
       this.inFlight--;
-      this.pending.push(a);
+      this.pending.push(...attempted);
+      this.released.push(...released);
       this.scheduleFlush();
       if (this.inFlight <= this.concurrency / 2 || this.inFlight === 0) {
         if (!this.claiming && !this.stopped) this.schedule(0);
@@ -211,9 +232,10 @@ export class WebhookRelay {
   private async flushBatch(): Promise<void> {
     const batch = this.pending.splice(0, 500);
     if (batch.length === 0) return;
+    const released = this.released.splice(0);
     const t0 = performance.now();
     try {
-      await this.record(batch);
+      await this.record(batch, released);
       this.stats.flushes++;
       this.stats.flushed += batch.length;
       this.stats.flushMs += performance.now() - t0;
@@ -229,8 +251,8 @@ export class WebhookRelay {
   }
 
   /** Writes outcomes (one transaction), then counts and logs each once committed. */
-  private async record(batch: Attempted[]): Promise<void> {
-    for (const { a, result } of await this.store.record(batch)) this.report(a, result);
+  private async record(batch: Attempted[], released: ClaimedDelivery[] = []): Promise<void> {
+    for (const { a, result } of await this.store.record(batch, released)) this.report(a, result);
   }
 
   private report(a: Attempted, result: RecordedResult): void {
