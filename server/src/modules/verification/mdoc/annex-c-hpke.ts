@@ -11,6 +11,7 @@ import {
   createPublicKey,
   diffieHellman,
   type KeyObject,
+  type JsonWebKey as NodeJwk,
 } from 'node:crypto';
 
 const KEM_ID = 0x0010; // DHKEM(P-256, HKDF-SHA256)
@@ -73,7 +74,7 @@ export function hpkeRecipientKey(jwk: JsonWebKey): HpkeRecipientKey {
   const y = Buffer.from(jwk.y, 'base64url');
   if (x.length !== 32 || y.length !== 32) throw new Error('a P-256 JWK has 32-byte coordinates');
   return {
-    privateKey: createPrivateKey({ key: jwk, format: 'jwk' }),
+    privateKey: createPrivateKey({ key: jwk as NodeJwk, format: 'jwk' }),
     publicKeyBytes: Buffer.concat([Buffer.from([4]), x, y]),
   };
 }
