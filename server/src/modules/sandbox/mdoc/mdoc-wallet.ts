@@ -11,6 +11,7 @@ import {
   CoseKey,
   cborDecode,
   cborEncode,
+  DataItem,
   DeviceNamespaces,
   DeviceRequest,
   DeviceResponse,
@@ -375,18 +376,25 @@ function tamper(issuerSigned: IssuerSigned, element: string): IssuerSigned {
 
 /** The same DeviceResponse with every device-signed transaction_data_hash changed, signature kept (CBOR edit). */
 function withAlteredTransactionDataHash(encoded: string): string {
-  const response = DeviceResponse.fromEncodedForOid4Vp(encoded);
-  for (const doc of response.documents ?? []) {
-    for (const items of doc.deviceSigned.deviceNamespaces.deviceNamespaces.values()) {
-      const hash = items.deviceSignedItems.get(MDOC_TX_HASH_ELEMENT);
+  // A CBOR-level edit: the patched @owf/mdoc re-encodes a decoded DeviceSigned with its DeviceNameSpacesBytes
+  // as received (ADR 0045, "mdoc"), so changing the decoded map would not change the bytes sent.
+  const raw = cborDecode<Map<string, unknown>>(Buffer.from(encoded, 'base64url'));
+  for (const d of (raw.get('documents') as Map<string, unknown>[] | undefined) ?? []) {
+    const deviceSigned = d.get('deviceSigned') as Map<string, unknown> | undefined;
+    const nameSpaces = deviceSigned?.get('nameSpaces');
+    if (!deviceSigned || !(nameSpaces instanceof DataItem)) continue;
+    const namespaces = nameSpaces.data as Map<string, Map<string, unknown>>;
+    for (const items of namespaces.values()) {
+      const hash = items.get(MDOC_TX_HASH_ELEMENT);
       if (hash instanceof Uint8Array)
-        items.deviceSignedItems.set(
+        items.set(
           MDOC_TX_HASH_ELEMENT,
           hash.map((b) => b ^ 0xff),
         );
     }
+    deviceSigned.set('nameSpaces', DataItem.fromData(namespaces));
   }
-  return response.encodedForOid4Vp;
+  return Buffer.from(cborEncode(raw)).toString('base64url');
 }
 
 /** The same DeviceResponse with every document's DeviceSigned removed (CBOR-level edit). */

@@ -27,6 +27,7 @@ import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
 import { base64url, type JWK } from 'jose';
 import { AppError } from '../../../common/errors';
 import type { Primitive } from '../../workflow/workflow.steps';
+import { hpkeOpenBase, hpkeRecipientKey } from './annex-c-hpke';
 import { type ReaderSigner, signedDeviceRequest } from './annex-c-reader-auth';
 import { MDOC_FORMAT } from './mdoc-query';
 
@@ -43,8 +44,8 @@ export const ANNEX_C_RESPONSE_MODE = 'org-iso-mdoc';
 export const ANNEX_C_PRIMITIVES: readonly Primitive[] = ['identify', 'age_verify'];
 export const annexCSupports = (primitive: Primitive): boolean => ANNEX_C_PRIMITIVES.includes(primitive);
 
-// The HPKE suite holds no keys or per-message state (each open makes its own recipient context): built once
-// instead of per answer (ADR 0045).
+// The wallet side's HPKE suite (sealAnnexCResponse, the sandbox wallet). It holds no keys or per-message state:
+// built once (ADR 0045). The service opens answers with node:crypto (annex-c-hpke.ts).
 let theSuite: CipherSuite | undefined;
 const suite = (): CipherSuite => {
   theSuite ??= new CipherSuite({
@@ -244,16 +245,15 @@ export async function openAnnexCResponse(input: {
     );
   }
   const info = annexCSessionTranscript(input.stored.encryption_info, input.stored.origin).encode();
-  let plaintext: ArrayBuffer;
+  let plaintext: Uint8Array;
   try {
-    const s = suite();
-    const recipientKey = await s.kem.importKey('jwk', input.recipientPrivateJwk as JsonWebKey, false);
-    const recipient = await s.createRecipientContext({
-      recipientKey,
-      enc: toArrayBuffer(enc),
-      info: toArrayBuffer(info),
+    // node:crypto (annex-c-hpke.ts), once per answer: the same RFC 9180 suite the wallets seal with
+    plaintext = hpkeOpenBase({
+      recipient: hpkeRecipientKey(input.recipientPrivateJwk as JsonWebKey),
+      enc,
+      info,
+      cipherText,
     });
-    plaintext = await recipient.open(toArrayBuffer(cipherText));
   } catch (e) {
     // Another recipient key, a changed enc or ciphertext, or a transcript for another origin or request (the
     // HPKE info): the AEAD fails the same way for each, so one code.
@@ -263,7 +263,7 @@ export async function openAnnexCResponse(input: {
       { cause: e },
     );
   }
-  return new Uint8Array(plaintext);
+  return new Uint8Array(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
 }
 
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer =>

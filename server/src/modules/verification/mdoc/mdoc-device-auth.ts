@@ -136,8 +136,16 @@ export function mdocHolderSignature(
       docType: doc.docType,
       deviceNamespaces: doc.deviceSigned.deviceNamespaces,
     }).encode({ asDataItem: true });
-  const [protectedHeader, unprotectedHeader, , sig] = signature.encodedStructure;
-  return base64url.encode(cborEncode([protectedHeader, unprotectedHeader, payload, sig]));
+  // The parts as received (the patched @owf/mdoc keeps the protected header bstr), without the library's
+  // re-validating encode of the whole COSE_Sign1.
+  return base64url.encode(
+    cborEncode([
+      signature.protectedHeaders.encodedStructure,
+      signature.unprotectedHeaders.headers,
+      payload,
+      signature.signature,
+    ]),
+  );
 }
 
 /**

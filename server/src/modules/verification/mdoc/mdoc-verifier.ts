@@ -235,10 +235,7 @@ export class MdocPresentationVerifier {
     } catch (e) {
       return fail('presentation_malformed', 'The issuer-signed MSO cannot be decoded.', e);
     }
-    // @owf/mdoc's `mobileSecurityObject` getter decodes the payload (zod) on every read, and its checks read it
-    // twice per disclosed element: most of an mdoc verification's CPU. The payload of this decoded instance never
-    // changes, so this instance answers with the one decoded MSO from now on.
-    Object.defineProperty(doc.issuerSigned.issuerAuth, 'mobileSecurityObject', { value: mso });
+    // The patched @owf/mdoc decodes the MSO once per payload (its checks read it for every disclosed element).
     checks.push('response_shape');
 
     // 2. Issuer trust comes first: the document signer must chain to an IACA trusted for this docType here.
