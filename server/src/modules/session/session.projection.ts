@@ -12,7 +12,7 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
 import type { SessionEntity } from './session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
+import { canExpire, isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from './session.machine';
 import { conditionFailedStage, failureReasonOf } from './session.state';
 import type { SandboxPersonaSchema } from './session.transport.contract';
 import { StepResultEntity } from './step-result.entity';
@@ -24,6 +24,8 @@ import { StepResultEntity } from './step-result.entity';
 export interface Projection {
   id: string;
   status: SessionStatus;
+  /** True once the status is terminal (the machine's TERMINAL_STATUSES): the page keeps no list of its own. */
+  ended: boolean;
   environment: 'sandbox' | 'production';
   /** The branding's display name, else the business name; the accent `#rrggbb` and logo path when set. */
   business: { name: string; accentColor: string | null; logoUrl: string | null };
@@ -111,6 +113,7 @@ export class SessionProjector {
     return {
       id: s.id,
       status: s.status,
+      ended: isTerminal(s.status),
       environment: s.environment,
       business: {
         name: brand.name,
@@ -201,7 +204,6 @@ export class SessionProjector {
 function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadlineKind'> {
   if (s.status === 'in_progress' && s.stepExpiresAt)
     return { deadline: s.stepExpiresAt.toISOString(), deadlineKind: 'step' };
-  if (s.status === 'created' || s.status === 'in_progress')
-    return { deadline: s.expiresAt.toISOString(), deadlineKind: 'link' };
+  if (canExpire(s.status)) return { deadline: s.expiresAt.toISOString(), deadlineKind: 'link' };
   return { deadline: null, deadlineKind: null };
 }
