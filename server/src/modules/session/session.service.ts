@@ -103,13 +103,8 @@ export class SessionService {
     idempotencyKey?: string,
     /** File parts of a multipart create (null or absent: a JSON create, which carries no documents). */
     uploads?: UploadedFile[] | null,
-    /**
-     * Set when the caller's API key was recognised without reading its row (the lean lane, ADR 0025): the
-     * guarded INSERT checks the key; any other answer is given only after this ran (401 if revoked).
-     */
-    confirmKey?: () => Promise<void>,
   ): Promise<CreateOutcome> {
-    const out = await this.creator.create(ctx, input, idempotencyKey, uploads, confirmKey);
+    const out = await this.creator.create(ctx, input, idempotencyKey, uploads);
     // a replay answers the session as it is now: expiry enforced like on every read (ADR 0048)
     const session = out.replayed ? await this.transitions.current(out.session) : out.session;
     return { statusCode: 201, session: this.reader.created(session), replayed: out.replayed };
