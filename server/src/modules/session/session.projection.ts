@@ -96,8 +96,7 @@ export class SessionProjector {
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
   bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
-    if (!s.bindingHash) return 'none';
-    return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
+    return this.deps.binding.bindingOf(s, token);
   }
 
   async project(s: SessionEntity, token: unknown): Promise<Projection> {
