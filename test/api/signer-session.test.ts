@@ -207,7 +207,12 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     await b.open();
     await b.transport().start();
     expect((await b.read()).body).toMatchObject({ status: 'in_progress', ended: false });
+    // the dashboard's read says the same from the same machine: running, and it can still expire
+    const asBusiness = async () =>
+      (await api.gql('query($id: ID!) { session(id: $id) { status ended expiring } }', { id })).data?.session;
+    expect(await asBusiness()).toEqual({ status: 'in_progress', ended: false, expiring: true });
     expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(200);
+    expect(await asBusiness()).toEqual({ status: 'stopped', ended: true, expiring: false });
     expect((await b.read()).body).toMatchObject({
       status: 'stopped',
       ended: true,
