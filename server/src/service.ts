@@ -8,7 +8,7 @@ import { createDataSource } from './app/database';
 import { buildHttpApp } from './app/http-app';
 import { createRateLimiter } from './app/rate-limits';
 import type { ApiServices, Service, ServiceOptions } from './app/service-types';
-import { countVerifications } from './app/verification-metrics';
+import { countingVerifier } from './app/verification-metrics';
 import { nodeLifecycle } from './app/workers';
 import { systemClock } from './common/clock';
 import { createLogger } from './common/logger';
@@ -107,12 +107,6 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   const audit = new AuditService({ ds, kms });
   const tenancy = new TenancyService({ ds, clock });
   const workflows = new WorkflowService({ ds });
-  const webhooks = new WebhookService({
-    ds,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    secrets: webhookSecrets,
-    onQueued: () => relay.kick(),
-  });
   // scale-out (ADR 0014): on MySQL the relay has its own small pool, so a delivery burst never takes the
   // API's connections (and the reverse); SQLite has one writer, so it shares the one DataSource.
   const relayDs = config.databaseUrl
@@ -140,7 +134,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     metrics,
     isOutage,
   });
+  // queued events wake this node's relay (the outbox is the source of truth; the kick only saves latency)
   const kick = () => relay.kick();
+  const webhooks = new WebhookService({
+    ds,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    secrets: webhookSecrets,
+    onQueued: kick,
+  });
   const sandboxIssuer = new SandboxIssuer({ ds, config, clock });
   const wallet = new ReferenceWallet({ ds, clock });
   const sandboxMdocIssuer = new SandboxMdocIssuer({ ds, clock, baseUrl: config.baseUrl });
@@ -161,15 +162,18 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     allowPrivateTargets: config.webhookAllowPrivateTargets,
   });
   if (config.trustListsFile) await configureTrustLists(trustLists, config.trustListsFile);
-  const verifier = new PresentationVerifier({
-    trust: new TrustStore(ds),
-    fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
-    mdoc: new MdocPresentationVerifier({
-      trust: new MdocTrustStore(ds),
-      fetchStatusList: cachingStatusListCwtFetcher(httpStatusListCwtFetcher(), clock),
+  // verification outcomes for /metrics, counted by a decorator (app/verification-metrics.ts)
+  const verifier = countingVerifier(
+    new PresentationVerifier({
+      trust: new TrustStore(ds),
+      fetchStatusList: cachingStatusListFetcher(httpStatusListFetcher(), clock),
+      mdoc: new MdocPresentationVerifier({
+        trust: new MdocTrustStore(ds),
+        fetchStatusList: cachingStatusListCwtFetcher(httpStatusListCwtFetcher(), clock),
+      }),
     }),
-  });
-  countVerifications(verifier, metrics); // verification outcomes for /metrics
+    metrics,
+  );
   // Sign-step documents (content-addressed, write-once blobs) and envelope-encrypted step evidence.
   const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   const documents = new DocumentService({ blobs });
@@ -225,10 +229,27 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     registrarRoots: registrationAnchors,
     allowedOrigins: [new URL(config.hostedUrl).origin],
   });
+  // The browser binding decides "this browser" for the signer's page and its receipts alike; the receipts'
+  // access rule (48 h after the end, or closed by the signer) also bounds the page's document downloads. Built
+  // in this order, neither needs the other: no cycle hidden in a closure (ADR 0057).
+  const binding = await loadBrowserBinding(ds, clock, sealer);
+  const mail = createMailSender(config);
+  // The signer's record (receipt PDF, originals, emailed receipt, close access); modules/receipt.
+  const receipts = new ReceiptService({
+    ds,
+    clock,
+    config,
+    logger,
+    audit,
+    workflows,
+    documents,
+    binding,
+    mail,
+  });
   const transport = new SessionTransport({
     ds,
     config,
-    binding: await loadBrowserBinding(ds, clock, sealer),
+    binding,
     clock,
     workflows,
     audit,
@@ -238,23 +259,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
-    signerAccess: { assertSignerAccessOpen: (s): Promise<void> => receipts.assertSignerAccessOpen(s) },
+    signerAccess: receipts,
   });
-
-  const mail = createMailSender(config);
   const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });
-  // The signer's record (receipt PDF, originals, emailed receipt, close access); modules/receipt.
-  const receipts: ReceiptService = new ReceiptService({
-    ds,
-    clock,
-    config,
-    logger,
-    audit,
-    workflows,
-    documents,
-    transport,
-    mail,
-  });
 
   const services: ApiServices = {
     config,

@@ -223,13 +223,13 @@ describe('authorization', () => {
       const biz = await createBusiness(t, 'Roles');
       const users: Record<Role, DashboardCredentials> = {} as never;
       for (const role of ROLES) {
-        const u = await t.svc.accounts.createUserDirect(
+        const u = await t.svc.accounts.members.createUserDirect(
           biz.businessId,
           `${role}@roles.test`,
           role,
           'authz-test',
         );
-        const s = await t.svc.accounts.signInDirect(u.id);
+        const s = await t.svc.accounts.signIn.signInDirect(u.id);
         users[role] = { cookie: `svc_dashboard=${s.token}`, csrfToken: s.csrfToken, environment: 'sandbox' };
       }
       const keyOnly = new Api(t.baseUrl, biz.apiKey, null);

@@ -182,8 +182,13 @@ describe('hosted page logo', () => {
   });
 
   it('refuses a viewer (role) and an anonymous caller', async () => {
-    const viewer = await t.svc.accounts.createUserDirect(businessId, 'viewer@logo.test', 'viewer', 'test');
-    const s = await t.svc.accounts.signInDirect(viewer.id);
+    const viewer = await t.svc.accounts.members.createUserDirect(
+      businessId,
+      'viewer@logo.test',
+      'viewer',
+      'test',
+    );
+    const s = await t.svc.accounts.signIn.signInDirect(viewer.id);
     const asViewer: DashboardCredentials = {
       cookie: `svc_dashboard=${s.token}`,
       csrfToken: s.csrfToken,

@@ -106,13 +106,13 @@ describe('signed originals for the business (dashboard)', () => {
   });
 
   it('lets any role of the business download, a viewer included', async () => {
-    const viewer = await t.svc.accounts.createUserDirect(
+    const viewer = await t.svc.accounts.members.createUserDirect(
       businessId,
       'viewer@originals.test',
       'viewer',
       'test',
     );
-    const signedIn = await t.svc.accounts.signInDirect(viewer.id);
+    const signedIn = await t.svc.accounts.signIn.signInDirect(viewer.id);
     const res = await download(
       `/business/sessions/${sessionId}/originals/1?environment=sandbox`,
       `svc_dashboard=${signedIn.token}`,

@@ -7,6 +7,7 @@
 //   key-binding audience is origin:<origin>;
 // - refusals: used and expired request_uri, a response encrypted to another key, a plain vp_token on
 //   direct_post.jwt, a wrong audience; none completes anything.
+import '../../server/src/db/entities'; // reflect-metadata first: @peculiar/x509's tsyringe needs it at import
 import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import {
   base64url,
@@ -19,7 +20,6 @@ import {
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { encryptResponse, postResponse } from '../../server/src/modules/sandbox/signed-request-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import {
@@ -30,6 +30,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { expectNothingStored } from '../support/nothing-stored';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -69,13 +70,8 @@ describe('cross-device and signed DC API transports', () => {
     return res.body as Json;
   }
 
-  async function nothingCompleted(id: string) {
-    const read = await api.rest('GET', `/v1/sessions/${id}`);
-    expect(read.body.status).toBe('in_progress');
-    expect(read.body.results).toEqual([]);
-    expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(0);
-  }
+  /** Nothing of the refused step was stored (support/nothing-stored.ts). */
+  const nothingCompleted = (id: string) => expectNothingStored(t, api, id, { status: 'in_progress' });
 
   it('completes an identify step cross-device: signed request_uri, encrypted direct_post.jwt, webhooks', async () => {
     const { id, signer } = await startedSession();

@@ -53,7 +53,7 @@ describe('sign documents: multipart session creation', () => {
     bytes: minimalPdf(text),
   });
 
-  async function expectNothingStored(before: { sessions: number; docs: number; blobs: number }) {
+  async function expectCreateLeftNothing(before: { sessions: number; docs: number; blobs: number }) {
     expect(await t.svc.ds.getRepository(SessionEntity).countBy({ businessId })).toBe(before.sessions);
     expect(await t.svc.ds.getRepository(DocumentEntity).countBy({ businessId })).toBe(before.docs);
     expect(blobFiles(blobRoot).length).toBe(before.blobs);
@@ -134,7 +134,7 @@ describe('sign documents: multipart session creation', () => {
     expect(repeat.status).toBe(201);
     expect(repeat.body.id).toBe(first.body.id);
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
-    await expectNothingStored(before);
+    await expectCreateLeftNothing(before);
   });
 
   const tooBig = new Uint8Array(10 * MiB + 1);
@@ -297,7 +297,7 @@ describe('sign documents: multipart session creation', () => {
     expect(res.body.code).toBe(c.code);
     if (c.param) expect(res.body.param).toBe(c.param);
     expect(res.body.detail).toEqual(expect.any(String));
-    await expectNothingStored(before);
+    await expectCreateLeftNothing(before);
   });
 
   it('refuses a JSON create for a sign workflow with documents_required, and stores nothing', async () => {
@@ -306,7 +306,7 @@ describe('sign documents: multipart session creation', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('documents_required');
     expect(res.body.detail).toMatch(/multipart\/form-data/);
-    await expectNothingStored(before);
+    await expectCreateLeftNothing(before);
   });
 
   it('refuses other content types with 415', async () => {

@@ -15,7 +15,7 @@ describe('describing an invitation before accepting it', () => {
   });
 
   it('names the business and role, leaves the token usable, and refuses bad or spent tokens', async () => {
-    const { link } = await t.svc.accounts.createBusinessWithOwner(
+    const { link } = await t.svc.accounts.invitations.createBusinessWithOwner(
       'Nordlicht GmbH',
       'owner@nordlicht.test',
       'op',

@@ -4,10 +4,10 @@
 // suspended personas are refused with credential_revoked / credential_suspended over OpenID4VP and over Annex C
 // (the independent wallet); a list that cannot be fetched, is signed under another IACA or was changed in transit
 // is status_check_failed, and nothing of the step is stored.
+import '../../server/src/db/entities'; // reflect-metadata first: @peculiar/x509's tsyringe needs it at import
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { SandboxMdocIssuer } from '../../server/src/modules/sandbox/mdoc/mdoc-issuer';
 import {
   SANDBOX_MDOC_IDENTIFIER_LIST_ID,
@@ -15,7 +15,6 @@ import {
 } from '../../server/src/modules/sandbox/mdoc/mdoc-status-lists';
 import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
-import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
 import {
   Api,
@@ -26,6 +25,7 @@ import {
   type TestService,
 } from '../support/harness';
 import { type AnnexCRequest, AnnexCWallet } from '../support/independent-wallet/annex-c-wallet';
+import { expectNothingStored } from '../support/nothing-stored';
 import { SignerClient } from '../support/signer';
 import { publishWorkflow } from '../support/workflows';
 
@@ -73,11 +73,8 @@ describe('mdoc revocation (Token Status List CWT, ISO 18013-5 identifier list)',
     return { id: created.body.id as string, signer, wr: wr.body as Json };
   }
 
-  async function nothingCompleted(id: string) {
-    expect((await api.rest('GET', `/v1/sessions/${id}`)).body.results).toEqual([]);
-    expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(0);
-  }
+  /** Nothing of the refused step was stored (support/nothing-stored.ts). */
+  const nothingCompleted = (id: string) => expectNothingStored(t, api, id, { status: null });
 
   it('serves both list forms as signed CWTs with their media types', async () => {
     const tsl = await fetch(`${t.baseUrl}/sandbox/mdoc-status-lists/${SANDBOX_MDOC_STATUS_LIST_ID}`);

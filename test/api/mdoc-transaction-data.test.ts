@@ -9,14 +9,13 @@
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import { SandboxMdocIssuer } from '../../server/src/modules/sandbox/mdoc/mdoc-issuer';
 import type { MdocPresentOverrides } from '../../server/src/modules/sandbox/mdoc/mdoc-wallet';
-import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { readMdocHolderSignature } from '../../server/src/modules/verification/mdoc/mdoc-device-auth';
 import { MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { expectNothingStored } from '../support/nothing-stored';
 import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
@@ -145,13 +144,8 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     expect(Object.keys(result.holder_key.jwk).sort()).toEqual(['crv', 'kty', 'x', 'y']);
   }
 
-  async function nothingCompleted(id: string) {
-    const read = await api.rest('GET', `/v1/sessions/${id}`);
-    expect(read.body.results).toEqual([]);
-    expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await t.svc.ds.getRepository(StepEvidenceEntity).countBy({ sessionId: id })).toBe(0);
-  }
+  /** Nothing of the refused step was stored (support/nothing-stored.ts). */
+  const nothingCompleted = (id: string) => expectNothingStored(t, api, id, { status: null });
 
   it('a sign request offers the SD-JWT VC PID, the mdoc PID or the mDL; its transaction data names all three', async () => {
     const { signer } = await newSignSession();

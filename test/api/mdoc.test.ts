@@ -7,12 +7,10 @@
 // attestation offer mdoc too (device-signed transaction data: test/api/mdoc-transaction-data.test.ts).
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import type { MdocPresentOverrides } from '../../server/src/modules/sandbox/mdoc/mdoc-wallet';
 import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { encryptResponse, postResponse } from '../../server/src/modules/sandbox/signed-request-wallet';
-import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { MDOC_AV, MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
 import { MdocTrustAnchorEntity } from '../../server/src/modules/verification/mdoc/mdoc-trust-anchor.entity';
 import {
@@ -23,6 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { expectNothingStored } from '../support/nothing-stored';
 import { SignerClient } from '../support/signer';
 import { publishWorkflow } from '../support/workflows';
 
@@ -76,12 +75,8 @@ describe('ISO mdoc in real wallet requests (identify, age_verify; hosted page, c
     return { status: res.status, body: (await res.json()) as Json };
   }
 
-  async function nothingCompleted(id: string) {
-    const read = await api.rest('GET', `/v1/sessions/${id}`);
-    expect(read.body.results).toEqual([]);
-    expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(0);
-  }
+  /** Nothing of the refused step was stored (support/nothing-stored.ts). */
+  const nothingCompleted = (id: string) => expectNothingStored(t, api, id, { status: null });
 
   it('seeds the mdoc issuer, its sandbox trust anchor and the personas documents at start', async () => {
     const docs = await t.svc.ds.getRepository(SandboxCredentialEntity).findBy({ format: 'mso_mdoc' });

@@ -127,7 +127,7 @@ describe('/ and the development mailbox', () => {
   it('lists messages by subject, recipient and time, and renders one with its links, escaped', async () => {
     const { svc, baseUrl } = await inProcess({});
     try {
-      const { link } = await svc.accounts.createBusinessWithOwner(
+      const { link } = await svc.accounts.invitations.createBusinessWithOwner(
         '<img src=x onerror=alert(1)> & "Co"',
         'owner@mail.test',
         'ops',

@@ -26,13 +26,13 @@ describe('reader certificates in the dashboard', () => {
   let apiKey: string;
 
   const as = async (role: 'viewer' | 'developer' | 'admin', environment: 'sandbox' | 'production') => {
-    const u = await t.svc.accounts.createUserDirect(
+    const u = await t.svc.accounts.members.createUserDirect(
       businessId,
       `${role}-${environment}@rc.test`,
       role,
       'test',
     );
-    const s = await t.svc.accounts.signInDirect(u.id);
+    const s = await t.svc.accounts.signIn.signInDirect(u.id);
     const creds: DashboardCredentials = {
       cookie: `svc_dashboard=${s.token}`,
       csrfToken: s.csrfToken,

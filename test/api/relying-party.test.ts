@@ -50,13 +50,13 @@ describe('the business as the relying party', () => {
   };
 
   const as = async (businessId: string, role: 'viewer' | 'developer' | 'admin') => {
-    const u = await t.svc.accounts.createUserDirect(
+    const u = await t.svc.accounts.members.createUserDirect(
       businessId,
       `${role}-${businessId}@rp.test`,
       role,
       'test',
     );
-    const s = await t.svc.accounts.signInDirect(u.id);
+    const s = await t.svc.accounts.signIn.signInDirect(u.id);
     const creds: DashboardCredentials = {
       cookie: `svc_dashboard=${s.token}`,
       csrfToken: s.csrfToken,

@@ -109,6 +109,7 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     ];
     const common = {
       id,
+      ended: false,
       environment: 'sandbox',
       business: { name: 'Acme GmbH', accentColor: null, logoUrl: null },
       workflowName: 'KYC identify',
@@ -215,5 +216,25 @@ describe('the signer page reads its session over GraphQL, authorised by the bind
     const viaOther = new SignerClient(t.baseUrl, id);
     (viaOther as unknown as { cookie: string }).cookie = other.cookie;
     expect((await viaOther.rawWalletRequest()).body.code).toBe('session_bound_elsewhere');
+  });
+
+  it('says the session ended once the business stops it: the machine decides, no deadline is left', async () => {
+    const id = await newSession();
+    const b = new Browser(t.baseUrl, id);
+    await b.open();
+    await b.transport().start();
+    expect((await b.read()).body).toMatchObject({ status: 'in_progress', ended: false });
+    // the dashboard's read says the same from the same machine: running, and it can still expire
+    const asBusiness = async () =>
+      (await api.gql('query($id: ID!) { session(id: $id) { status ended expiring } }', { id })).data?.session;
+    expect(await asBusiness()).toEqual({ status: 'in_progress', ended: false, expiring: true });
+    expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(200);
+    expect(await asBusiness()).toEqual({ status: 'stopped', ended: true, expiring: false });
+    expect((await b.read()).body).toMatchObject({
+      status: 'stopped',
+      ended: true,
+      deadline: null,
+      deadlineKind: null,
+    });
   });
 });

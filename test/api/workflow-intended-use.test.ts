@@ -174,8 +174,13 @@ describe('the intended use per workflow', () => {
     expect(errorOf(await b.api.gql(SET_USE, { id: wf.W1, u: { purpose: 'Hijack' } }))?.code).toBe(
       'workflow_not_found',
     );
-    const user = await t.svc.accounts.createUserDirect(a.id, 'viewer@intended-use.test', 'viewer', 'test');
-    const s = await t.svc.accounts.signInDirect(user.id);
+    const user = await t.svc.accounts.members.createUserDirect(
+      a.id,
+      'viewer@intended-use.test',
+      'viewer',
+      'test',
+    );
+    const s = await t.svc.accounts.signIn.signInDirect(user.id);
     const viewer = new Api(t.baseUrl, undefined, {
       cookie: `svc_dashboard=${s.token}`,
       csrfToken: s.csrfToken,

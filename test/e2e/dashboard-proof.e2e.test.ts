@@ -74,7 +74,7 @@ describe('issue 10 proof: the dashboard and the hosted page, through the UI only
 
   it('accepts the invitation opened from the mail, adds a passkey and signs in with it', async () => {
     // the operator's part: a business and its owner's invitation, mailed over SMTP
-    await t.svc.accounts.createBusinessWithOwner(
+    await t.svc.accounts.invitations.createBusinessWithOwner(
       'Bäckerei Müller GmbH',
       'inhaberin@mueller.test',
       'operator',

@@ -63,13 +63,13 @@ describe('dashboard relying party in Chromium', () => {
     await checkScreen(page, 'relying-party-saved', SHOTS);
 
     // a viewer sees the values; saving is refused by the server and changes nothing
-    const viewer = await t.svc.accounts.createUserDirect(
+    const viewer = await t.svc.accounts.members.createUserDirect(
       dash!.businessId,
       'viewer@rp.test',
       'viewer',
       'test',
     );
-    const s = await t.svc.accounts.signInDirect(viewer.id);
+    const s = await t.svc.accounts.signIn.signInDirect(viewer.id);
     const ctx = await dash!.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ctx.addCookies([{ name: 'svc_dashboard', value: s.token, url: t.baseUrl }]);
     const vp = await ctx.newPage();

@@ -222,8 +222,13 @@ describe('dashboard sessions in Chromium', () => {
 
   it('a viewer sees the session, its results and audit check, but no continue / stop', async () => {
     const sessionId = await gatedSession();
-    const viewer = await t.svc.accounts.createUserDirect(businessId, 'viewer@sessions.test', 'viewer', 'e2e');
-    const signedIn = await t.svc.accounts.signInDirect(viewer.id);
+    const viewer = await t.svc.accounts.members.createUserDirect(
+      businessId,
+      'viewer@sessions.test',
+      'viewer',
+      'e2e',
+    );
+    const signedIn = await t.svc.accounts.signIn.signInDirect(viewer.id);
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ctx.addCookies([{ name: 'svc_dashboard', value: signedIn.token, url: t.baseUrl }]);
     const p = await ctx.newPage();

@@ -48,7 +48,7 @@ describe('dashboard app in Chromium', () => {
   });
 
   it('invitation, passkey, team, API keys and environments through the UI', async () => {
-    await t.svc.accounts.createBusinessWithOwner('Acme GmbH', 'owner@acme.test', 'e2e');
+    await t.svc.accounts.invitations.createBusinessWithOwner('Acme GmbH', 'owner@acme.test', 'e2e');
     const mail = await smtp.waitFor((m) => JSON.stringify(m.to).includes('owner@acme.test'));
     const link = /(https?:\/\/\S+\/dashboard\/accept-invitation#token=[\w-]+)/.exec(mail.text ?? '')?.[1];
     expect(link).toBeDefined();

@@ -107,7 +107,7 @@ describe('the development pages in Chromium', () => {
   });
 
   it('the mailbox lists a message and shows it with a working link', async () => {
-    const { link } = await svc.accounts.createBusinessWithOwner(
+    const { link } = await svc.accounts.invitations.createBusinessWithOwner(
       'Acme & Söhne GmbH',
       'owner@acme.test',
       'ops',

@@ -46,7 +46,11 @@ describe('passkeys in Chromium (virtual authenticator)', () => {
   });
 
   it('registers a passkey, signs out, and signs in with it alone', async () => {
-    const { link } = await t.svc.accounts.createBusinessWithOwner('Acme GmbH', 'pk-owner@acme.test', 'e2e');
+    const { link } = await t.svc.accounts.invitations.createBusinessWithOwner(
+      'Acme GmbH',
+      'pk-owner@acme.test',
+      'e2e',
+    );
     const mailed = await smtp.waitFor((m) => JSON.stringify(m.to).includes('pk-owner@acme.test'));
     expect(linkToken(mailed.text)).toBe(linkToken(link));
 

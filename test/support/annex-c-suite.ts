@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
-import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import { SandboxMdocIssuer } from '../../server/src/modules/sandbox/mdoc/mdoc-issuer';
 import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
-import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
-import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { Api, createBusiness, startTestService, type TestService } from './harness';
 import { type AnnexCRequest, AnnexCWallet, type HeldMdoc } from './independent-wallet/annex-c-wallet';
+import { expectNothingStored as nothingStored } from './nothing-stored';
 import { SignerClient } from './signer';
 import { publishWorkflow } from './workflows';
 
@@ -83,19 +80,9 @@ export function annexCSuite(label: string) {
     expect(wr.body.protocol).toBe('org-iso-mdoc');
     return { requestId: wr.body.request_id as string, request: wr.body.request as AnnexCRequest };
   }
-  /** Nothing of the step was stored: no result, audit record, evidence or step.completed event. */
-  async function expectNothingStored(id: string, completedBefore = 0) {
-    const read = await api.rest('GET', `/v1/sessions/${id}`);
-    expect(read.body.status).toBe('in_progress');
-    expect(read.body.results).toHaveLength(completedBefore);
-    const count = (entity: Parameters<typeof t.svc.ds.getRepository>[0]) =>
-      t.svc.ds.getRepository(entity).countBy({ sessionId: id } as never);
-    expect(await count(StepResultEntity)).toBe(completedBefore);
-    expect(await count(AuditRecordEntity)).toBe(completedBefore);
-    expect(await count(StepEvidenceEntity)).toBe(0);
-    const events = await t.svc.ds.getRepository(WebhookEventEntity).findBy({ sessionId: id });
-    expect(events.filter((e) => e.event === 'step.completed')).toHaveLength(completedBefore);
-  }
+  /** Nothing of the step was stored (support/nothing-stored.ts); Annex C steps here keep no evidence. */
+  const expectNothingStored = (id: string, completedBefore = 0) =>
+    nothingStored(t, api, id, { completedBefore, evidence: 0 });
 
   const state = {} as AnnexCState;
   beforeAll(() => {

@@ -118,7 +118,7 @@ export async function ownerSession(
 ): Promise<DashboardCredentials> {
   let owner = await t.svc.ds.getRepository(DashboardUserEntity).findOneBy({ businessId, role: 'owner' });
   if (!owner) {
-    const u = await t.svc.accounts.createUserDirect(
+    const u = await t.svc.accounts.members.createUserDirect(
       businessId,
       `owner-${businessId.slice(4, 16)}@example.com`,
       'owner',
@@ -126,7 +126,7 @@ export async function ownerSession(
     );
     owner = await t.svc.ds.getRepository(DashboardUserEntity).findOneByOrFail({ id: u.id });
   }
-  const s = await t.svc.accounts.signInDirect(owner.id);
+  const s = await t.svc.accounts.signIn.signInDirect(owner.id);
   return { cookie: `svc_dashboard=${s.token}`, csrfToken: s.csrfToken, environment };
 }
 

@@ -5,16 +5,14 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import type { ManualClock } from '../../server/src/common/clock';
-import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
-import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evidence.entity';
 import { SandboxCredentialEntity } from '../../server/src/modules/sandbox/sandbox-credential.entity';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
-import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
 import type { AnnexCRequest } from './independent-wallet/annex-c-wallet';
 import { IndependentWallet, type WalletFormat, type WalletLies } from './independent-wallet/wallet';
+import { expectNothingStored } from './nothing-stored';
 import { SignerClient } from './signer';
 import { createMultipart, minimalPdf, publishWorkflow } from './workflows';
 
@@ -142,18 +140,8 @@ export class IndependentWalletFixture {
   }
 
   /** Nothing of the step was stored: no result, audit record, evidence or step.completed event. */
-  async expectNothingStored(id: string, completedBefore = 0): Promise<void> {
-    const read = await this.api.rest('GET', `/v1/sessions/${id}`);
-    expect(read.body.status).toBe('in_progress');
-    expect(read.body.results).toHaveLength(completedBefore);
-    const ds = this.t.svc.ds;
-    const count = (entity: Parameters<typeof ds.getRepository>[0]) =>
-      ds.getRepository(entity).countBy({ sessionId: id } as never);
-    expect(await count(StepResultEntity)).toBe(completedBefore);
-    expect(await count(AuditRecordEntity)).toBe(completedBefore);
-    // evidence is kept for some primitives only (age_verify): none may exist for the refused step
-    if (completedBefore === 0) expect(await count(StepEvidenceEntity)).toBe(0);
-    expect(await this.stepCompletedEvents(id)).toHaveLength(completedBefore);
+  expectNothingStored(id: string, completedBefore = 0): Promise<void> {
+    return expectNothingStored(this.t, this.api, id, { completedBefore });
   }
 
   /** How many wallet requests of the session a refusal burnt. */

@@ -299,14 +299,14 @@ export type SessionsQueryVariables = Exact<{
 
 export type SessionsQuery = { sessions: { nodes: Array<{ id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type SessionDecisionFieldsFragment = { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> };
+export type SessionDecisionFieldsFragment = { id: string, status: SessionStatus, expiring: boolean, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> };
 
 export type SessionDetailQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type SessionDetailQuery = { session: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }>, originals: Array<{ position: number, stage: number, name: string, mediaType: string, size: number, sha256: string, url: string }> } };
+export type SessionDetailQuery = { session: { id: string, status: SessionStatus, expiring: boolean, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> }, sessionTimeline: { session: { id: string, status: SessionStatus, environment: Environment, workflowId: string, workflowRevision: number, currentStage: number, createdAt: string, expiresAt: string, endedAt: string | null, metadata: unknown, failureReason: { code: string, stage: number | null } | null }, entries: Array<{ at: string, kind: string, stage: number | null, code: string | null, detail: unknown }>, originals: Array<{ position: number, stage: number, name: string, mediaType: string, size: number, sha256: string, url: string }> } };
 
 export type AuditRecordQueryVariables = Exact<{
   id: string;
@@ -320,14 +320,14 @@ export type ContinueSessionMutationVariables = Exact<{
 }>;
 
 
-export type ContinueSessionMutation = { continueSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+export type ContinueSessionMutation = { continueSession: { id: string, status: SessionStatus, expiring: boolean, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
 
 export type StopSessionMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type StopSessionMutation = { stopSession: { id: string, status: SessionStatus, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
+export type StopSessionMutation = { stopSession: { id: string, status: SessionStatus, expiring: boolean, created: string, expires: string, decisionDue: string | null, workflowId: string, workflowRevision: number, metadata: unknown, results: Array<{ stage: number, primitive: Primitive, auditId: string, completedAt: string, result: unknown }> } };
 
 export type SessionWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -515,11 +515,11 @@ export type CloseReceiptAccessMutationVariables = Exact<{
 
 export type CloseReceiptAccessMutation = { closeReceiptAccess: { sessionId: string, sessionStatus: string, environment: string, partial: boolean, completedSteps: number, totalSteps: number, access: ReceiptAccess, accessUntil: string | null, pdfDownloaded: boolean, canClose: boolean, receiptUrl: string, originals: Array<{ position: number, stage: number, label: string, sha256: string, size: number, contentType: string, url: string }>, email: { codeSentTo: string | null, codeExpiresAt: string | null, resendAvailableAt: string | null, codesLeftThisHour: number, sentTo: Array<string> } } };
 
-export type SignerSessionFieldsFragment = { id: string, status: SessionStatus, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string, shownToEnd: boolean }> | null }>, failure: { code: string, stage: number | null, window: string | null } | null, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> };
+export type SignerSessionFieldsFragment = { id: string, status: SessionStatus, ended: boolean, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string, shownToEnd: boolean }> | null }>, failure: { code: string, stage: number | null, window: string | null } | null, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> };
 
 export type SignerSessionQueryVariables = Exact<{
   sessionId: string;
 }>;
 
 
-export type SignerSessionQuery = { signerSession: { id: string, status: SessionStatus, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string, shownToEnd: boolean }> | null }>, failure: { code: string, stage: number | null, window: string | null } | null, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> } };
+export type SignerSessionQuery = { signerSession: { id: string, status: SessionStatus, ended: boolean, environment: Environment, workflowName: string, currentStage: number, completedStages: Array<number>, expires: string, deadline: string | null, deadlineKind: DeadlineKind | null, serverTime: string, binding: BrowserBinding, returnUrl: string | null, triesLeft: number | null, business: { name: string, accentColor: string | null, logoUrl: string | null }, steps: Array<{ stage: number, primitive: Primitive, claims: Array<string> | null, threshold: number | null, terms: string | null, termsSha256: string | null, documents: Array<{ position: number, label: string, sha256: string, size: number, contentType: string, shownToEnd: boolean }> | null }>, failure: { code: string, stage: number | null, window: string | null } | null, walletRequests: Array<{ transport: WalletTransport, protocol: string, path: string }>, sandboxPersonas: Array<{ id: string, label: string, description: string }> } };

@@ -96,7 +96,8 @@ export function SessionView(props: {
   });
 
   const canAct = () => p().binding === 'this_browser';
-  const ended = () => ['completed', 'stopped', 'failed', 'expired'].includes(status());
+  // terminal or not is the server's state machine's answer (SignerSession.ended), not a list kept here
+  const ended = () => p().ended;
   // The server sends returnUrl only after the end; parsed here to name its host, and only http(s) is linked.
   const returnTarget = createMemo(() => {
     const raw = p().returnUrl;

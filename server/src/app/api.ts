@@ -54,8 +54,8 @@ export function declareApi(s: ApiServices): {
 } {
   const routes = new RouteRegistry();
   // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
-  const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
-  const relyingParty = new RelyingPartyService({ ds: s.ds, audit: (m, e) => s.accounts.audit(m, e) });
+  const branding = new BrandingService({ ds: s.ds, audit: (m, e) => s.accounts.members.audit(m, e) });
+  const relyingParty = new RelyingPartyService({ ds: s.ds, audit: (m, e) => s.accounts.members.audit(m, e) });
   registerSessionRoutes(routes, s.sessions, s.tenancy);
   // the same-device redirect after a direct_post.jwt answer, bound to the session's browser (ADR 0050)
   const redirects = new WalletRedirects({

@@ -1,13 +1,16 @@
-// `pnpm contract:check`: the breaking-change check of the business API and the /t routes (ADR 0037, 0043).
-// Compares the contracts the code declares (the routes' zod schemas and the webhook events,
-// tools/contract-diff.ts) with the committed snapshot schema/contracts.json, and exits 1 on a breaking change
-// that no ADR records with a line `breaking: <operation> <location>`, when the snapshot is not the code's, or
-// when hosted-web/src/transport.generated.ts is not generated from the /t contracts. `pnpm contract:snapshot`
-// (`--update`) writes both, and refuses while an unrecorded breaking change is in the snapshot.
+// `pnpm contract:check`: the breaking-change check of the business API, the /t routes (ADR 0037, 0043) and
+// the GraphQL schema (ADR 0057). Compares the contracts the code declares (the routes' zod schemas and the
+// webhook events, tools/contract-diff.ts) with the committed snapshot schema/contracts.json, and the GraphQL
+// schema the resolvers build with schema/schema.released.graphql (tools/graphql-diff.ts); exits 1 on a breaking
+// change that no ADR records with a line `breaking: <operation> <location>` (`graphql` for the schema), when a
+// snapshot is not the code's, or when hosted-web/src/transport.generated.ts is not generated from the /t
+// contracts. `pnpm contract:snapshot` (`--update`) writes all three, and refuses while an unrecorded breaking
+// change is in a snapshot.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { declaredApi } from './api-contract';
+import { buildGraphqlSchema } from '../graphql/server';
+import { declaredApi, sdlOf } from './api-contract';
 import {
   breakingChanges,
   type ContractSurface,
@@ -15,14 +18,16 @@ import {
   recordedBreaks,
   unrecorded,
 } from './contract-diff';
+import { graphqlBreakingChanges, RELEASED_HEADER } from './graphql-diff';
 import { syncTransportTypes } from './transport-types';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SNAPSHOT = 'schema/contracts.json';
+const RELEASED_GRAPHQL = 'schema/schema.released.graphql';
 
 async function main(): Promise<number> {
   const update = process.argv.includes('--update');
-  const { routes } = declaredApi();
+  const { routes, resolvers } = declaredApi();
   const current = contractSurface(routes.routes, routes.events);
   const text = `${JSON.stringify(current, null, 2)}\n`;
   const file = path.join(root, SNAPSHOT);
@@ -34,10 +39,15 @@ async function main(): Promise<number> {
     .readdirSync(adrDir)
     .filter((f) => f.endsWith('.md'))
     .map((f) => fs.readFileSync(path.join(adrDir, f), 'utf8'));
-  const open = unrecorded(breakingChanges(committed, current), recordedBreaks(adrs));
+  const gqlFile = path.join(root, RELEASED_GRAPHQL);
+  const gqlSchema = await buildGraphqlSchema(resolvers);
+  const gqlText = `${RELEASED_HEADER}${sdlOf(gqlSchema)}`;
+  const released = fs.existsSync(gqlFile) ? fs.readFileSync(gqlFile, 'utf8') : null;
+  const gqlBreaks = released === null ? [] : graphqlBreakingChanges(released, gqlSchema);
+  const open = unrecorded([...breakingChanges(committed, current), ...gqlBreaks], recordedBreaks(adrs));
   if (open.length) {
     console.error(
-      `Breaking changes against ${SNAPSHOT} that no ADR records:\n` +
+      `Breaking changes against ${SNAPSHOT} or ${RELEASED_GRAPHQL} that no ADR records:\n` +
         open.map((c) => `  ${c.kind}: ${c.operation} ${c.location} (${c.detail})`).join('\n') +
         '\n\nAvoid them, or record each in an ADR (docs/adr/) with a line ' +
         '`breaking: <operation> <location>` and the migration path for integrators.',
@@ -48,7 +58,8 @@ async function main(): Promise<number> {
   const drift = await syncTransportTypes(update);
   if (update) {
     fs.writeFileSync(file, text);
-    console.log(`wrote ${SNAPSHOT}`);
+    fs.writeFileSync(gqlFile, gqlText);
+    console.log(`wrote ${SNAPSHOT} and ${RELEASED_GRAPHQL}`);
     return 0;
   }
   if (drift) {
@@ -61,7 +72,17 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  console.log(`contracts compatible with ${SNAPSHOT} (${Object.keys(current.operations).length} operations)`);
+  if (released !== gqlText) {
+    console.error(
+      released === null
+        ? `${RELEASED_GRAPHQL} is missing: run \`pnpm contract:snapshot\`.`
+        : `${RELEASED_GRAPHQL} is not the code's GraphQL schema (no breaking change): run \`pnpm contract:snapshot\`.`,
+    );
+    return 1;
+  }
+  console.log(
+    `contracts compatible with ${SNAPSHOT} (${Object.keys(current.operations).length} operations) and GraphQL with ${RELEASED_GRAPHQL}`,
+  );
   return 0;
 }
 

@@ -32,11 +32,16 @@ export async function googleMetadataCommand(
   switch (args[0]) {
     case 'import': {
       const out = await svc.gwMetadata.import(readFile(flags, 'cert'), readFile(flags, 'metadata'));
-      await svc.accounts.recordOperatorAction(operator, 'gw_rp_metadata.import', String(out.leaf_sha256), {
-        business: out.business,
-        environment: out.environment,
-        bytes: out.bytes,
-      });
+      await svc.accounts.members.recordOperatorAction(
+        operator,
+        'gw_rp_metadata.import',
+        String(out.leaf_sha256),
+        {
+          business: out.business,
+          environment: out.environment,
+          bytes: out.bytes,
+        },
+      );
       return out;
     }
     case 'list':

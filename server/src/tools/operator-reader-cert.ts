@@ -36,7 +36,7 @@ export async function readerCertCommand(
 ): Promise<unknown> {
   const certs = svc.readerCerts;
   const audit = (action: string, target: string, detail: Record<string, unknown>) =>
-    svc.accounts.recordOperatorAction(operator, action, target, detail);
+    svc.accounts.members.recordOperatorAction(operator, action, target, detail);
   switch (args[0]) {
     case 'csr': {
       const csr = await certs.csr(envOf(flags), { organization: flags.org, country: flags.country });

@@ -29,7 +29,7 @@ export async function setRouteSpeaking(svc: Service, flags: Flags, operator: str
   const environment = need(flags, 'env');
   const mode = need(flags, 'speaking');
   return setSpeaking(svc.ds, svc.clock, { route, environment, mode }, (m) =>
-    svc.accounts.audit(m, {
+    svc.accounts.members.audit(m, {
       businessId: null,
       actor: { kind: 'operator', id: operator },
       action: 'route.speaking',
@@ -51,7 +51,7 @@ export async function businessCertCommand(
   switch (args[0]) {
     case 'csr': {
       const out = await certs.csr(business, environment);
-      await svc.accounts.recordOperatorAction(operator, 'business_cert.csr', business, {
+      await svc.accounts.members.recordOperatorAction(operator, 'business_cert.csr', business, {
         environment,
         key_id: out.key_id,
       });
@@ -62,7 +62,7 @@ export async function businessCertCommand(
       const file = need(flags, 'pem');
       if (!fs.existsSync(file)) throw new AppError('validation_failed', `No file ${file}.`, { param: 'pem' });
       return certs.importChain(business, environment, fs.readFileSync(file, 'utf8'), (m, view) =>
-        svc.accounts.audit(m, {
+        svc.accounts.members.audit(m, {
           businessId: business,
           actor: { kind: 'operator', id: operator },
           action: 'business_cert.import',

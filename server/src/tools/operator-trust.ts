@@ -50,7 +50,7 @@ export async function runTrustCommand(
   operator: string,
 ): Promise<{ text?: string; json: unknown }> {
   const audit = (action: string, target: string | null, detail?: Record<string, unknown>) =>
-    svc.accounts.recordOperatorAction(operator, action, target, detail);
+    svc.accounts.members.recordOperatorAction(operator, action, target, detail);
   if (command === 'why-trusted') {
     const file = positionals[0];
     if (!file) throw new AppError('validation_failed', 'Usage: why-trusted <credential file> --env <env>.');

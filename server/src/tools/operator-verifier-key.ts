@@ -41,7 +41,7 @@ export async function verifierKeyCommand(
   switch (sub) {
     case 'create': {
       const key = await certs.createKey();
-      await svc.accounts.recordOperatorAction(operator, 'verifier_key.create', key.key_id, {
+      await svc.accounts.members.recordOperatorAction(operator, 'verifier_key.create', key.key_id, {
         host: key.host,
       });
       return key;
@@ -56,7 +56,7 @@ export async function verifierKeyCommand(
       if (!path || !fs.existsSync(path))
         throw new AppError('validation_failed', 'Give the PEM file: verifier-key import-chain <pem file>.');
       return certs.importChain(fs.readFileSync(path, 'utf8'), (m, chain) =>
-        svc.accounts.audit(m, {
+        svc.accounts.members.audit(m, {
           businessId: null,
           actor: { kind: 'operator', id: operator },
           action: 'verifier_key.import_chain',
@@ -82,7 +82,9 @@ export async function registrarCommand(
   switch (args[0]) {
     case 'rotate': {
       const ca = await registrar.rotateCa();
-      await svc.accounts.recordOperatorAction(operator, 'registrar.rotate', ca.id, { subject: ca.subject });
+      await svc.accounts.members.recordOperatorAction(operator, 'registrar.rotate', ca.id, {
+        subject: ca.subject,
+      });
       return ca;
     }
     case 'revoke': {
@@ -96,7 +98,9 @@ export async function registrarCommand(
       const retired = await registrar.revokeLeaf(business, environment);
       if (retired === 0)
         throw new AppError('not_found', 'That business has no current leaf in this environment.');
-      await svc.accounts.recordOperatorAction(operator, 'registrar.revoke', business, { environment });
+      await svc.accounts.members.recordOperatorAction(operator, 'registrar.revoke', business, {
+        environment,
+      });
       return { retired, business, environment };
     }
     default:
@@ -127,7 +131,7 @@ export async function registrationCertCommand(
       if (!file || !fs.existsSync(file))
         throw new AppError('validation_failed', 'Give the file: registration-cert import … <file>.');
       return certs.import(business, environment, fs.readFileSync(file, 'utf8'), (m, row) =>
-        svc.accounts.audit(m, {
+        svc.accounts.members.audit(m, {
           businessId: business,
           actor,
           action: 'registration_cert.import',
@@ -141,7 +145,7 @@ export async function registrationCertCommand(
     case 'revoke': {
       const { business, environment } = businessEnv(flags, 'registration-cert revoke');
       return certs.revoke(business, environment, (m, ids) =>
-        svc.accounts.audit(m, {
+        svc.accounts.members.audit(m, {
           businessId: business,
           actor,
           action: 'registration_cert.revoke',

@@ -90,10 +90,10 @@ async function run(
 ): Promise<unknown> {
   const now = svc.clock.now();
   const audit = (action: string, target: string | null, detail?: Record<string, unknown>) =>
-    svc.accounts.recordOperatorAction(operator, action, target, detail);
+    svc.accounts.members.recordOperatorAction(operator, action, target, detail);
   switch (command) {
     case 'create-business': {
-      const out = await svc.accounts.createBusinessWithOwner(
+      const out = await svc.accounts.invitations.createBusinessWithOwner(
         need(flags, 'name'),
         need(flags, 'owner-email'),
         operator,
@@ -148,7 +148,7 @@ async function run(
             createdAt: now,
             retiredAt: null,
           });
-          await svc.accounts.audit(m, {
+          await svc.accounts.members.audit(m, {
             businessId: null,
             actor: { kind: 'operator', id: operator },
             action: 'trust.issuer_key',
@@ -176,7 +176,7 @@ async function run(
           createdAt: now,
           retiredAt: null,
         });
-        await svc.accounts.audit(m, {
+        await svc.accounts.members.audit(m, {
           businessId: null,
           actor: { kind: 'operator', id: operator },
           action: 'trust.issuer_anchor',
@@ -213,7 +213,7 @@ async function run(
             ).affected ?? 0;
         }
         if (retired === 0) throw new AppError('not_found', 'Nothing trusted matches in this environment.');
-        await svc.accounts.audit(m, {
+        await svc.accounts.members.audit(m, {
           businessId: null,
           actor: { kind: 'operator', id: operator },
           action: 'trust.retire',
@@ -301,7 +301,7 @@ async function run(
       };
     }
     case 'audit-log': {
-      const rows = await svc.accounts.operatorAudit(Number(flags.limit ?? 50) || 50);
+      const rows = await svc.accounts.members.operatorAudit(Number(flags.limit ?? 50) || 50);
       return rows.map((r) => ({
         at: r.createdAt.toISOString(),
         operator: r.actorId,

@@ -25,12 +25,6 @@ const RANK = ['viewer', 'developer', 'admin', 'owner'];
 const mayDecide = (role: string | undefined, env: string): boolean =>
   RANK.indexOf(role ?? '') >= RANK.indexOf(env === 'production' ? 'admin' : 'developer');
 
-/**
- * Statuses with no expiry to show: ended ones show when they ended instead, and a session waiting at a gate
- * (awaiting_decision) does not expire (spec §3; its decision due time is shown).
- */
-const NO_EXPIRY = new Set(['completed', 'stopped', 'failed', 'expired', 'awaiting_decision']);
-
 /** A timeline time to the second (events of one step are often seconds apart). */
 const whenExact = (iso: string): string =>
   `${new Date(iso).toLocaleString(DATE_LOCALE[dashLocale()], { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC`;
@@ -102,7 +96,7 @@ export function SessionDetail(props: { id: string }) {
               </dd>
               <dt>{dt('detail.created')}</dt>
               <dd>{when(x().created)}</dd>
-              <Show when={!NO_EXPIRY.has(x().status)}>
+              <Show when={x().expiring}>
                 <dt>{dt('detail.expires')}</dt>
                 <dd>{when(x().expires)}</dd>
               </Show>

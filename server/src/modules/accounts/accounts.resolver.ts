@@ -20,25 +20,25 @@ export function createAccountsResolver(service: AccountsService) {
     @Roles(RULES.self)
     @Query(() => DashboardUserGql, { description: 'The signed-in dashboard user.' })
     async me(@GqlCtx() { ctx }: GqlContext): Promise<DashboardUserGql> {
-      return service.me(ctx);
+      return service.members.me(ctx);
     }
 
     @Roles(RULES.self)
     @Query(() => BusinessGql, { description: 'The business of the signed-in dashboard user.' })
     async business(@GqlCtx() { ctx }: GqlContext): Promise<BusinessGql> {
-      return service.business(ctx);
+      return service.members.business(ctx);
     }
 
     @Roles(RULES.read)
     @Query(() => [DashboardUserGql], { description: 'The people of the business.' })
     async members(@GqlCtx() { ctx }: GqlContext): Promise<DashboardUserGql[]> {
-      return service.listMembers(ctx);
+      return service.members.listMembers(ctx);
     }
 
     @Roles(RULES.people)
     @Query(() => [InvitationGql], { description: 'Invitations of the business, newest first.' })
     async invitations(@GqlCtx() { ctx }: GqlContext): Promise<InvitationGql[]> {
-      return service.listInvitations(ctx);
+      return service.invitations.listInvitations(ctx);
     }
 
     @Roles(RULES.people)
@@ -51,7 +51,7 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('role', () => RoleGql) role: RoleGql,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<InvitationGql> {
-      return service.invite(ctx, email, role);
+      return service.invitations.invite(ctx, email, role);
     }
 
     @Roles(RULES.people)
@@ -62,7 +62,7 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('id', () => ID) id: string,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<InvitationGql> {
-      return service.resendInvitation(ctx, id);
+      return service.invitations.resendInvitation(ctx, id);
     }
 
     @Roles(RULES.people)
@@ -71,7 +71,7 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('id', () => ID) id: string,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<InvitationGql> {
-      return service.revokeInvitation(ctx, id);
+      return service.invitations.revokeInvitation(ctx, id);
     }
 
     @Roles(RULES.people)
@@ -83,7 +83,7 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('role', () => RoleGql) role: RoleGql,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<DashboardUserGql> {
-      return service.setMemberRole(ctx, userId, role);
+      return service.members.setMemberRole(ctx, userId, role);
     }
 
     @Roles(RULES.people)
@@ -92,20 +92,20 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('userId', () => ID) userId: string,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<boolean> {
-      await service.removeMember(ctx, userId);
+      await service.members.removeMember(ctx, userId);
       return true;
     }
 
     @Roles(RULES.self)
     @Query(() => [DashboardSessionGql], { description: "The signed-in user's active sessions." })
     async mySessions(@GqlCtx() { ctx }: GqlContext): Promise<DashboardSessionGql[]> {
-      return service.listMySessions(ctx);
+      return service.signIn.listMySessions(ctx);
     }
 
     @Roles(RULES.self)
     @Mutation(() => Boolean, { description: 'Ends one of your sessions (at once, on every node).' })
     async revokeMySession(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<boolean> {
-      await service.revokeMySession(ctx, id);
+      await service.signIn.revokeMySession(ctx, id);
       return true;
     }
 
@@ -114,7 +114,7 @@ export function createAccountsResolver(service: AccountsService) {
       description: 'API keys of this environment (prefix only), revoked ones included.',
     })
     async apiKeys(@GqlCtx() { ctx }: GqlContext): Promise<ApiKeyGql[]> {
-      return service.listApiKeys(ctx);
+      return service.apiKeys.listApiKeys(ctx);
     }
 
     @Roles(RULES.build)
@@ -127,13 +127,13 @@ export function createAccountsResolver(service: AccountsService) {
       @Arg('scopes', () => [ApiKeyScopeGql], { nullable: true }) scopes: ApiKeyScopeGql[] | null | undefined,
       @GqlCtx() { ctx }: GqlContext,
     ): Promise<CreatedApiKeyGql> {
-      return service.createApiKey(ctx, label, scopes ?? null);
+      return service.apiKeys.createApiKey(ctx, label, scopes ?? null);
     }
 
     @Roles(RULES.build)
     @Mutation(() => ApiKeyGql, { description: 'Revokes a key: refused (401) at once on every node.' })
     async revokeApiKey(@Arg('id', () => ID) id: string, @GqlCtx() { ctx }: GqlContext): Promise<ApiKeyGql> {
-      return service.revokeApiKey(ctx, id);
+      return service.apiKeys.revokeApiKey(ctx, id);
     }
   }
   return AccountsResolver;

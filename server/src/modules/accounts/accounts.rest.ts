@@ -58,7 +58,7 @@ export async function dashboardCtx(
 ): Promise<Ctx | null> {
   const token = readCookie(req, DASHBOARD_COOKIE);
   if (!token) return null;
-  const found = await accounts.resolveSession(token);
+  const found = await accounts.signIn.resolveSession(token);
   if (!found) return null;
   if (requireCsrf && !safeEqual(req.header(CSRF_HEADER) ?? '', csrfFor(token)))
     throw new AppError('csrf_token_invalid');
@@ -98,7 +98,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary:
       'Mails a one-time sign-in link to a dashboard user. Always 202: the answer never tells whether the address has an account.',
     handler: async (req, res) => {
-      await accounts.requestSignInLink(jsonObjectBody(req).email, req.headers['accept-language']);
+      await accounts.signIn.requestSignInLink(jsonObjectBody(req).email, req.headers['accept-language']);
       sendJson(res, 202, {});
     },
   });
@@ -108,7 +108,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     auth: 'public',
     summary: 'Signs in with the token of an emailed link (once); sets the session cookie.',
     handler: async (req, res) => {
-      const s = await accounts.verifySignInLink(jsonObjectBody(req).token, ua(req));
+      const s = await accounts.signIn.verifySignInLink(jsonObjectBody(req).token, ua(req));
       setSessionCookie(res, s);
       sendJson(res, 200, signedInBody(s));
     },
@@ -120,7 +120,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary:
       'The business name and role of a pending invitation, for its page before accepting; the token stays usable.',
     handler: async (req, res) => {
-      sendJson(res, 200, await accounts.describeInvitation(jsonObjectBody(req).token));
+      sendJson(res, 200, await accounts.invitations.describeInvitation(jsonObjectBody(req).token));
     },
   });
   routes.add({
@@ -130,7 +130,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary:
       'Accepts an invitation with the token of its link (once, within 24 h); creates the user and signs in.',
     handler: async (req, res) => {
-      const s = await accounts.acceptInvitation(jsonObjectBody(req).token, ua(req));
+      const s = await accounts.invitations.acceptInvitation(jsonObjectBody(req).token, ua(req));
       setSessionCookie(res, s);
       sendJson(res, 201, signedInBody(s));
     },
@@ -141,7 +141,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     auth: 'public',
     summary: 'WebAuthn request options (discoverable credentials) and the id of their one-time challenge.',
     handler: async (_req, res) => {
-      const o = await accounts.passkeyAuthenticationOptions();
+      const o = await accounts.signIn.passkeyAuthenticationOptions();
       sendJson(res, 200, { challenge_id: o.challengeId, options: o.options });
     },
   });
@@ -152,7 +152,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary: 'Signs in with a passkey assertion; sets the session cookie.',
     handler: async (req, res) => {
       const b = jsonObjectBody(req);
-      const s = await accounts.passkeySignIn(b.challenge_id, b.response, ua(req));
+      const s = await accounts.signIn.passkeySignIn(b.challenge_id, b.response, ua(req));
       setSessionCookie(res, s);
       sendJson(res, 200, signedInBody(s));
     },
@@ -163,7 +163,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     auth: 'dashboard',
     summary: 'WebAuthn creation options for a new passkey of the signed-in user.',
     handler: async (req, res) => {
-      const o = await accounts.passkeyRegistrationOptions((req as AppRequest).ctx);
+      const o = await accounts.signIn.passkeyRegistrationOptions((req as AppRequest).ctx);
       sendJson(res, 200, { challenge_id: o.challengeId, options: o.options });
     },
   });
@@ -174,7 +174,11 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary: 'Registers a passkey for the signed-in user from a WebAuthn attestation.',
     handler: async (req, res) => {
       const b = jsonObjectBody(req);
-      sendJson(res, 201, await accounts.passkeyRegister((req as AppRequest).ctx, b.challenge_id, b.response));
+      sendJson(
+        res,
+        201,
+        await accounts.signIn.passkeyRegister((req as AppRequest).ctx, b.challenge_id, b.response),
+      );
     },
   });
   routes.add({
@@ -184,7 +188,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     summary: 'The signed-in user and the CSRF token of this session (for a reloaded dashboard page).',
     handler: async (req, res) => {
       const ctx = (req as AppRequest).ctx;
-      const user = await accounts.me(ctx);
+      const user = await accounts.members.me(ctx);
       const token = readCookie(req, DASHBOARD_COOKIE) as string;
       sendJson(res, 200, {
         user: { id: user.id, email: user.email, role: user.role, business_id: user.businessId },
@@ -199,7 +203,7 @@ export function registerAccountRoutes(routes: RouteRegistry, accounts: AccountsS
     auth: 'dashboard',
     summary: 'Ends this session (server-side) and clears the cookie.',
     handler: async (req, res) => {
-      await accounts.signOut(readCookie(req, DASHBOARD_COOKIE));
+      await accounts.signIn.signOut(readCookie(req, DASHBOARD_COOKIE));
       clearSessionCookie(res);
       res.status(204).end();
     },

@@ -81,7 +81,7 @@ export async function quickstartOwnerLink(
   if (svc.config.appEnv !== 'development') return null;
   const wf = await svc.ds.getRepository(WorkflowEntity).findOneBy({ id: qs.workflow_id });
   if (!wf) return null;
-  return svc.accounts.quickstartOwnerLink(wf.businessId, QUICKSTART_OWNER_EMAIL);
+  return svc.accounts.invitations.quickstartOwnerLink(wf.businessId, QUICKSTART_OWNER_EMAIL);
 }
 
 export function ownerLinkBanner(o: { kind: 'invitation' | 'sign_in'; link: string }): string {

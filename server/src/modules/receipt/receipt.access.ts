@@ -14,7 +14,7 @@ import { isTerminal } from '../session/session.machine';
 import type { StepResultView } from '../session/session.service';
 import { enforceExpiry } from '../session/session.transition';
 import { StepResultEntity } from '../session/step-result.entity';
-import type { SessionTransport } from '../signer/signer.transport';
+import type { BrowserBinding } from '../signer/browser-binding';
 import type { WorkflowService } from '../workflow/workflow.service';
 import { ReceiptAccessEntity } from './receipt.entities';
 
@@ -45,8 +45,8 @@ export interface ReceiptDeps {
   audit: Pick<AuditService, 'jwks' | 'sealKid' | 'sealPdf'>;
   workflows: Pick<WorkflowService, 'revision'>;
   documents: Pick<DocumentService, 'forSession' | 'bytes'>;
-  /** The one decision "this request's browser is the bound one". */
-  transport: Pick<SessionTransport, 'bindingOf'>;
+  /** Which browser is the bound one (the same decision the signer's page makes). */
+  binding: Pick<BrowserBinding, 'bindingOf'>;
   mail?: ReceiptMailer;
 }
 
@@ -108,7 +108,7 @@ export interface Loaded {
 }
 
 export class SignerAccess {
-  constructor(private readonly deps: Pick<ReceiptDeps, 'ds' | 'clock' | 'transport'>) {}
+  constructor(private readonly deps: Pick<ReceiptDeps, 'ds' | 'clock' | 'binding'>) {}
 
   /** The session as its bound browser sees it, with the access state; throws for anyone else. */
   async load(sessionId: string, browserToken: string | undefined): Promise<Loaded> {
@@ -119,7 +119,7 @@ export class SignerAccess {
         : null;
     if (!found) throw new AppError('not_found', 'This session link is not valid.');
     const s = await enforceExpiry(this.deps.ds, this.deps.clock, found);
-    const binding = this.deps.transport.bindingOf(s, browserToken);
+    const binding = this.deps.binding.bindingOf(s, browserToken);
     if (binding === 'other_browser') throw new AppError('session_bound_elsewhere');
     if (binding === 'none') throw new AppError('receipt_not_available', 'The session was not started.');
     const access = await this.deps.ds.getRepository(ReceiptAccessEntity).findOneBy({ sessionId: s.id });

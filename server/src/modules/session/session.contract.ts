@@ -9,8 +9,9 @@ import { unknownParameter } from '../../common/unknown-parameter';
 import { RETURN_LIMITS } from '../branding/branding.service';
 import { ALLOWED_CONTENT_TYPES } from '../document/document.service';
 import { UPLOAD_LIMITS } from '../document/multipart';
+import { ConditionMatchSchema } from '../workflow/conditions.contract';
 import { PRIMITIVES } from '../workflow/workflow.steps';
-import { SESSION_STATUSES } from './session.machine';
+import { SESSION_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from './session.machine';
 
 /** The spec's limits of a create (section 8) and of the Idempotency-Key. */
 export const SESSION_LIMITS = {
@@ -232,68 +233,88 @@ const deliveryId = (event: string) =>
     .regex(new RegExp(`^sess_[0-9a-z]+:${event.replace('.', '\\.')}:\\d+$`))
     .describe('X-Service-Delivery-Id: <session_id>:<event>:<counter>, stable across retries.');
 
+// Each event's `data` is one zod schema; session.events.ts types its builders with their z.infer (ADR 0057).
+
+/** step.completed `data`: one completed step, with its primitive's result fields spread in. */
+export const StepCompletedDataSchema = z
+  .object({
+    session_id: sessionId,
+    stage: z.number().int().min(0),
+    primitive: z.enum(PRIMITIVES),
+    audit_id: z.string(),
+    holder_binding: HolderBindingSchema.optional().describe(
+      'Who presented the step (absent only on events queued before holder binding existed).',
+    ),
+    condition: ConditionMatchSchema.optional().describe("A workflow condition matched the step's result."),
+  })
+  .loose()
+  .describe(
+    'Primitive-specific fields follow; identify: `claims` (object). `condition` (ConditionMatch) when a ' +
+      "workflow condition matched the step's result.",
+  );
+
 export const StepCompletedEventSchema = z
   .object({
     event: z.literal('step.completed'),
     delivery_id: deliveryId('step.completed'),
-    data: z
-      .object({
-        session_id: sessionId,
-        stage: z.number().int().min(0),
-        primitive: z.enum(PRIMITIVES),
-        audit_id: z.string(),
-        holder_binding: HolderBindingSchema.optional().describe(
-          'Who presented the step (absent only on events queued before holder binding existed).',
-        ),
-      })
-      .loose()
-      .describe(
-        'Primitive-specific fields follow; identify: `claims` (object). `condition` (ConditionMatch) when a ' +
-          "workflow condition matched the step's result.",
-      ),
+    data: StepCompletedDataSchema,
   })
   .strict();
 
-export const SESSION_END_EVENTS = ['completed', 'stopped', 'failed', 'expired'] as const;
+/** The statuses whose entry sends session.<status>: the machine's terminal ones (session.machine.ts). */
+export const SESSION_END_EVENTS = TERMINAL_STATUSES;
+export type SessionEndStatus = TerminalStatus;
 
-export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[number]) =>
-  z
-    .object({
-      event: z.literal(`session.${status}`),
-      delivery_id: deliveryId(`session.${status}`),
-      data: z
-        .object({
-          session_id: sessionId,
-          status: z.literal(status),
-          workflow_id: z.string(),
-          workflow_revision: z.number().int(),
-          completed_steps: z.number().int().min(0),
-          // why it ended, on the two unhappy endings only
-          ...(status === 'failed' || status === 'expired' ? { failure_reason: FailureReasonSchema } : {}),
-          // the workflow condition that ended it, when one did (ADR 0031)
-          ...(status === 'failed' || status === 'completed'
-            ? { condition: ConditionEndSchema.optional() }
-            : {}),
-        })
-        .strict(),
-    })
+/**
+ * session.completed / stopped / failed / expired `data`: every field any of the four carries. failure_reason
+ * on failed and expired only; condition on completed and failed, when a workflow condition ended it (ADR 0031).
+ */
+export const SessionEndedDataSchema = z
+  .object({
+    session_id: sessionId,
+    status: z.enum(SESSION_END_EVENTS),
+    workflow_id: z.string(),
+    workflow_revision: z.number().int(),
+    completed_steps: z.number().int().min(0),
+    failure_reason: FailureReasonSchema.optional(),
+    condition: ConditionEndSchema.optional(),
+  })
+  .strict();
+
+/** One end event's schema: SessionEndedDataSchema narrowed to what that status carries. */
+export const sessionEndedEventSchema = (status: SessionEndStatus) => {
+  const unhappy = status === 'failed' || status === 'expired';
+  const byCondition = status === 'failed' || status === 'completed';
+  const data = SessionEndedDataSchema.omit({
+    ...(unhappy ? {} : { failure_reason: true }),
+    ...(byCondition ? {} : { condition: true }),
+  } as { failure_reason?: true; condition?: true }).extend({
+    status: z.literal(status),
+    ...(unhappy ? { failure_reason: FailureReasonSchema } : {}),
+  });
+  return z
+    .object({ event: z.literal(`session.${status}`), delivery_id: deliveryId(`session.${status}`), data })
     .strict();
+};
+
+/** session.decision_due `data`: the gate's decision is overdue (ADR 0008). */
+export const DecisionDueDataSchema = z
+  .object({
+    session_id: sessionId,
+    status: z.literal('awaiting_decision'),
+    workflow_id: z.string(),
+    workflow_revision: z.number().int(),
+    completed_steps: z.number().int().min(0),
+    decision_due: timestamp,
+  })
+  .strict();
 
 /** The reminder that a session waits at a gate past its decision deadline (ADR 0008); sent once per gate. */
 export const SessionDecisionDueEventSchema = z
   .object({
     event: z.literal('session.decision_due'),
     delivery_id: deliveryId('session.decision_due'),
-    data: z
-      .object({
-        session_id: sessionId,
-        status: z.literal('awaiting_decision'),
-        workflow_id: z.string(),
-        workflow_revision: z.number().int(),
-        completed_steps: z.number().int().min(0),
-        decision_due: timestamp,
-      })
-      .strict(),
+    data: DecisionDueDataSchema,
   })
   .strict();
 

@@ -164,8 +164,8 @@ export type InsertOutcome = 'created' | 'stale' | 'key_taken' | 'deadlock';
  * revision, an endpoint of the business in the environment, and the catalog version under which every
  * primitive of the revision was offered. Every catalog write bumps that version in its own transaction
  * (bumpCatalogVersion), so checking one primary-key row stands for re-evaluating every route (ADR 0025).
- * For an API-key actor it also checks, as committed now, that the key is not revoked (the lean lane does not
- * read the key's row first). The same statement on MySQL/MariaDB and the embedded SQLite.
+ * For an API-key actor it also checks, as committed now, that the key is not revoked (the /v1 pipeline does
+ * not read a remembered key's row first: ADR 0025, 0037). The same statement on MySQL/MariaDB and the embedded SQLite.
  */
 export class GuardedSessionInsert {
   private texts: { plain: string; byKey: string } | undefined;

@@ -137,15 +137,15 @@ export class SessionCreator {
   /**
    * Creates a session pinned to the latest published revision. With an Idempotency-Key a concurrent repeat
    * waits on the first insert's index entry and then replays the original, for as long as that session exists
-   * (spec 4.1 rule 1; ADR 0048: no release after 24 h). `confirmKey` (the lean lane's remembered key, ADR 0025) runs before any answer
-   * other than "created by the guarded INSERT": a refusal, a replay, or a guard that refused.
+   * (spec 4.1 rule 1; ADR 0048: no release after 24 h). A remembered API key (ADR 0025) is the API layer's
+   * concern: the guarded INSERT checks it, and the /v1 pipeline confirms it before any other answer (a refusal
+   * or a replay), so a revoked key is told 401 and nothing else (ADR 0057).
    */
   async create(
     ctx: Ctx,
     input: CreateSessionInput,
     idempotencyKey: string | undefined,
     uploads: UploadedFile[] | null | undefined,
-    confirmKey: (() => Promise<void>) | undefined,
   ): Promise<Created> {
     const tenant = tenantOf(ctx);
     // the key is stored as its SHA-256: the column collation is case-insensitive, keys are not
@@ -153,19 +153,15 @@ export class SessionCreator {
     const key = rawKey === undefined ? undefined : sha256Hex(rawKey);
     for (let round = 1; ; round++) {
       try {
-        return { session: await this.createNew(ctx, input, key, uploads, confirmKey), replayed: false };
+        return { session: await this.createNew(ctx, input, key, uploads), replayed: false };
       } catch (e) {
-        if (!key) {
-          if (e instanceof AppError) await confirmKey?.();
-          throw e;
-        }
+        if (!key) throw e;
         if (isLockWaitTimeout(e)) throw inProgress(e);
         // A refused create writes nothing, so its key stays free; but bodies are not compared, so a repeat of
         // a request that succeeded replays even when this body would be refused.
         const refused = e instanceof AppError && e.status < 500;
         if (!refused && !(e instanceof IdempotentReplay)) throw e;
-        // a replay answers with a stored session: only to a key confirmed now (401 if revoked since)
-        await confirmKey?.();
+        // a replay answers with a stored session: the pipeline confirms a remembered key before it goes out
         const replayed = await this.replay(tenant.businessId, tenant.environment, key);
         if (replayed) {
           this.paths.replayed++;
@@ -184,7 +180,6 @@ export class SessionCreator {
     input: CreateSessionInput,
     key: string | undefined,
     uploads: UploadedFile[] | null | undefined,
-    confirmKey: (() => Promise<void>) | undefined,
   ): Promise<SessionEntity> {
     const { ds, clock } = this.deps;
     const tenant = tenantOf(ctx);
@@ -204,7 +199,8 @@ export class SessionCreator {
     }
     for (let reads = 0, deadlocks = 0; ; ) {
       if (!facts || !documents) {
-        if (reads > 0) await confirmKey?.(); // a guard refused: the key may be revoked (ADR 0025)
+        // a guard refused: the facts may be stale, or a remembered key revoked (then the rounds run out and
+        // the pipeline's confirmation answers 401: ADR 0025)
         if (reads >= READ_ROUNDS) throw this.keepsRefusing(apiKeyId);
         reads++;
         this.paths.read++;

@@ -1,11 +1,18 @@
 // Owns the webhook events a session queues: one typed builder per event type, so a payload is written in one
-// place and its type says what schema/webhooks/<event>.schema.json promises (tools/api-contract.ts holds the
-// zod schemas the contract test checks real deliveries against). Only the transition API (session.transition.ts)
+// place and its type is the z.infer of the zod schema (session.contract.ts) that schema/webhooks/<event>.schema.json
+// is generated from and the contract test checks real deliveries against. Only the transition API (session.transition.ts)
 // queues them, inside the transaction of the change they report.
+import type { z } from 'zod';
 import type { OutboxEvent } from '../webhook/outbox';
 import type { ConditionMatch } from '../workflow/conditions';
+import type { Primitive } from '../workflow/workflow.steps';
+import type {
+  DecisionDueDataSchema,
+  SessionEndedDataSchema,
+  SessionEndStatus,
+  StepCompletedDataSchema,
+} from './session.contract';
 import type { SessionEntity } from './session.entity';
-import type { SessionStatus } from './session.machine';
 import type { ConditionEnd, FailureReason } from './session.state';
 
 type SessionFacts = Pick<
@@ -14,50 +21,22 @@ type SessionFacts = Pick<
 >;
 
 /** step.completed: one completed step, with its primitive's result fields spread in. */
-export interface StepCompletedData {
-  session_id: string;
-  stage: number;
-  primitive: string;
-  audit_id: string;
-  condition?: ConditionMatch;
-  /** The primitive's result (claims, over/threshold, documents, holder_binding, ...). */
-  [result: string]: unknown;
-}
-
-export type SessionEndStatus = Extract<SessionStatus, 'completed' | 'stopped' | 'failed' | 'expired'>;
-
+export type StepCompletedData = z.infer<typeof StepCompletedDataSchema>;
 /** session.completed / stopped / failed / expired. */
-export interface SessionEndedData {
-  session_id: string;
-  status: SessionEndStatus;
-  workflow_id: string;
-  workflow_revision: number;
-  completed_steps: number;
-  /** failed and expired only. */
-  failure_reason?: FailureReason;
-  /** completed and failed only, when a workflow condition ended the session (ADR 0031). */
-  condition?: ConditionEnd;
-}
-
+export type SessionEndedData = z.infer<typeof SessionEndedDataSchema>;
 /** session.decision_due: the gate's decision is overdue (ADR 0008); once per gate. */
-export interface DecisionDueData {
-  session_id: string;
-  status: 'awaiting_decision';
-  workflow_id: string;
-  workflow_revision: number;
-  completed_steps: number;
-  decision_due: string;
-}
+export type DecisionDueData = z.infer<typeof DecisionDueDataSchema>;
+export type { SessionEndStatus };
 
-/** Every event a session queues, by name. */
-export interface SessionEventPayloads {
+/** Every event a session queues, by name: each `data` is the z.infer of its contract schema. */
+export type SessionEventPayloads = {
   'step.completed': StepCompletedData;
   'session.completed': SessionEndedData;
   'session.stopped': SessionEndedData;
   'session.failed': SessionEndedData;
   'session.expired': SessionEndedData;
   'session.decision_due': DecisionDueData;
-}
+};
 export type SessionEventName = keyof SessionEventPayloads;
 
 /** An outbox row of a session, typed by its event name (what SessionTransition.emit takes). */
@@ -76,7 +55,7 @@ export function stepCompleted(
   s: SessionFacts,
   step: {
     stage: number;
-    primitive: string;
+    primitive: Primitive;
     auditId: string;
     result: Record<string, unknown>;
     condition: ConditionMatch | null;

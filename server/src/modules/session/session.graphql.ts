@@ -5,20 +5,16 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { JSONScalar } from '../../graphql/scalars';
 import { PrimitiveGql } from '../workflow/workflow.graphql';
 import type { Primitive } from '../workflow/workflow.steps';
-import type { SessionStatus } from './session.machine';
+import { SESSION_STATUSES, type SessionStatus, TERMINAL_STATUSES } from './session.machine';
 
-export enum SessionStatusGql {
-  created = 'created',
-  in_progress = 'in_progress',
-  awaiting_decision = 'awaiting_decision',
-  completed = 'completed',
-  stopped = 'stopped',
-  failed = 'failed',
-  expired = 'expired',
-}
+/** The machine's statuses (session.machine.ts), never restated: the web reads them from the schema. */
+export const SessionStatusGql = Object.fromEntries(SESSION_STATUSES.map((s) => [s, s])) as {
+  [S in SessionStatus]: S;
+};
+const terminal = [...TERMINAL_STATUSES];
 registerEnumType(SessionStatusGql, {
   name: 'SessionStatus',
-  description: 'completed, stopped, failed and expired are terminal.',
+  description: `${terminal.slice(0, -1).join(', ')} and ${terminal.at(-1)} are terminal.`,
 });
 
 @ObjectType('StepResult', { description: 'One completed step of a session.' })
@@ -86,6 +82,12 @@ export class SessionGql {
   decisionDue!: Date | null;
   @Field(() => FailureReasonGql, { nullable: true, description: 'Only on failed and expired sessions.' })
   failureReason!: FailureReasonGql | null;
+  @Field(() => Boolean, { description: 'True once the status is terminal (the state machine’s list).' })
+  ended!: boolean;
+  @Field(() => Boolean, {
+    description: 'True while the session can still expire (created, in_progress: the state machine’s list).',
+  })
+  expiring!: boolean;
 }
 
 @InputType('CreateSessionInput')

@@ -2,12 +2,16 @@
 // terminal states absorb every event.
 import { describe, expect, it } from 'vitest';
 import {
+  allows,
+  canExpire,
+  EXPIRING_STATUSES,
   isTerminal,
   nextStatus,
   SESSION_STATUSES,
   type SessionEvent,
   type SessionStatus,
   TERMINAL,
+  TERMINAL_STATUSES,
   TRANSITIONS,
   terminalEvent,
 } from './session.machine';
@@ -51,6 +55,16 @@ describe('session transition table', () => {
 
   it.each(pairs)('$from + $event', ({ from, event }) => {
     expect(nextStatus(from, event)).toBe(EXPECTED[from]?.[event] ?? null);
+  });
+
+  it('derives the guards and lists from the table: terminal, stoppable, continuable, expiring', () => {
+    expect(TERMINAL_STATUSES).toEqual(['completed', 'stopped', 'failed', 'expired']);
+    expect(EXPIRING_STATUSES).toEqual(['created', 'in_progress']);
+    for (const s of SESSION_STATUSES) {
+      expect(allows('stop', s)).toBe(!isTerminal(s));
+      expect(allows('continue', s)).toBe(s === 'awaiting_decision');
+      expect(canExpire(s)).toBe(s === 'created' || s === 'in_progress');
+    }
   });
 
   it('terminal states absorb every event', () => {

@@ -1,4 +1,6 @@
-// The session state machine as data: (from, event) -> to. Pure; applied by SessionService as guarded writes.
+// The session state machine as data: (from, event) -> to. Pure; applied through the transition API
+// (session.transition.ts) as guarded writes. Every other fact about statuses (which are terminal, which can be
+// stopped, continued or expire) is derived from TRANSITIONS here, never restated (ADR 0057).
 
 export const SESSION_STATUSES = [
   'created',
@@ -11,9 +13,6 @@ export const SESSION_STATUSES = [
 ] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-export const TERMINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'stopped', 'failed', 'expired']);
-export const isTerminal = (s: SessionStatus): boolean => TERMINAL.has(s);
-
 export type SessionEvent =
   | 'start' // the bound browser starts the session
   | 'step_completed_more' // a step completed and another step follows
@@ -25,9 +24,9 @@ export type SessionEvent =
   | 'fail' // unrecoverable verification failure policy
   | 'expire'; // overall or step window passed
 
-type Transition = { from: readonly SessionStatus[]; to: SessionStatus };
+type Transition = { readonly from: readonly SessionStatus[]; readonly to: SessionStatus };
 
-export const TRANSITIONS: Record<SessionEvent, Transition> = {
+export const TRANSITIONS = {
   start: { from: ['created'], to: 'in_progress' },
   step_completed_more: { from: ['in_progress'], to: 'in_progress' },
   step_completed_gate: { from: ['in_progress'], to: 'awaiting_decision' },
@@ -37,12 +36,32 @@ export const TRANSITIONS: Record<SessionEvent, Transition> = {
   stop: { from: ['created', 'in_progress', 'awaiting_decision'], to: 'stopped' },
   fail: { from: ['in_progress'], to: 'failed' },
   expire: { from: ['created', 'in_progress'], to: 'expired' },
-};
+} as const satisfies Record<SessionEvent, Transition>;
+
+/** The statuses some event leaves: every status but the terminal ones. */
+type Movable = (typeof TRANSITIONS)[SessionEvent]['from'][number];
+/** A status no event leaves (completed, stopped, failed, expired). */
+export type TerminalStatus = Exclude<SessionStatus, Movable>;
+
+const leaves = (s: SessionStatus): boolean =>
+  Object.values(TRANSITIONS).some((t) => (t.from as readonly SessionStatus[]).includes(s));
+
+/** The terminal statuses, in SESSION_STATUSES order: those no transition leaves. */
+export const TERMINAL_STATUSES = SESSION_STATUSES.filter((s) => !leaves(s)) as TerminalStatus[];
+export const TERMINAL: ReadonlySet<SessionStatus> = new Set(TERMINAL_STATUSES);
+export const isTerminal = (s: SessionStatus): s is TerminalStatus => TERMINAL.has(s);
+
+/** True when `event` may move a session in status `s` (the guard of continue, stop, expire…). */
+export const allows = (event: SessionEvent, s: SessionStatus): boolean =>
+  (TRANSITIONS[event].from as readonly SessionStatus[]).includes(s);
+
+/** The statuses that can still expire: the `from` of `expire` (the sweeper's scan, isOverdue, deadlines). */
+export const EXPIRING_STATUSES: readonly SessionStatus[] = TRANSITIONS.expire.from;
+export const canExpire = (s: SessionStatus): boolean => allows('expire', s);
 
 /** The target state of `event` from `from`, or null when the transition is not allowed. */
 export function nextStatus(from: SessionStatus, event: SessionEvent): SessionStatus | null {
-  const t = TRANSITIONS[event];
-  return t.from.includes(from) ? t.to : null;
+  return allows(event, from) ? TRANSITIONS[event].to : null;
 }
 
 /**

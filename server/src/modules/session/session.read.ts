@@ -103,7 +103,7 @@ WHERE s.id = ? AND s.business_id = ? AND s.environment = ?`;
 
   /**
    * The GET's read as a join to the API key row `k` (tenancy `authenticateAnd`: key and session in one
-   * statement, the lean lane's GET): the session and its results, restricted to the key's business and
+   * statement, the /v1 pipeline's GET: ADR 0023, 0037): the session and its results, restricted to the key's business and
    * environment. Rows without a session (`id` NULL) mean no such session for this tenant. Only the columns the
    * view reads (SESSION_VIEW, RESULT_VIEW): the rows go to `viewOfJoin`.
    */

@@ -10,7 +10,7 @@ import type { GqlContext } from '../../graphql/context';
 import { FILE_FIELD } from '../document/multipart';
 import { documentsFromUploads, type UploadValue } from '../document/uploads';
 import { CreateSessionInputGql, SessionCreatedGql, SessionGql, type StepResultGql } from './session.graphql';
-import type { SessionStatus } from './session.machine';
+import { canExpire, isTerminal, type SessionStatus } from './session.machine';
 import type { SessionCreated, SessionService, SessionView, StepResultView } from './session.service';
 
 const GQL_PARAM: Record<string, string> = {
@@ -68,6 +68,8 @@ const sessionOut = (s: SessionView): SessionGql => ({
   metadata: s.metadata,
   results: s.results.map(resultOut),
   decisionDue: s.decision_due === null ? null : new Date(s.decision_due),
+  ended: isTerminal(s.status as SessionStatus),
+  expiring: canExpire(s.status as SessionStatus),
   failureReason: s.failure_reason
     ? {
         code: s.failure_reason.code,

@@ -72,13 +72,8 @@ export function registerSessionRoutes(
           'Send the body as application/json, or as multipart/form-data for a workflow with a sign step.',
         );
       }
-      const out = await sessions.create(
-        ctx,
-        body,
-        input.header('idempotency-key'),
-        uploads,
-        input.auth?.confirm,
-      );
+      // a remembered key is confirmed by the pipeline before any answer but this INSERT's own (ADR 0025)
+      const out = await sessions.create(ctx, body, input.header('idempotency-key'), uploads);
       return {
         status: out.statusCode,
         body: out.session,

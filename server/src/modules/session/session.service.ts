@@ -17,7 +17,7 @@ import { toRevisionView, type WorkflowService } from '../workflow/workflow.servi
 import { type CreatePaths, SessionCreator } from './session.create';
 import { SessionEntity } from './session.entity';
 import { type CreateSessionInput, stepWindowEnd } from './session.input';
-import { isTerminal } from './session.machine';
+import { allows, type SessionEvent, TRANSITIONS } from './session.machine';
 import { type SessionCreated, SessionReader, type SessionView, type StepResultView } from './session.read';
 import { SessionSweeper } from './session.sweeper';
 import { SessionTransitions } from './session.transition';
@@ -103,13 +103,8 @@ export class SessionService {
     idempotencyKey?: string,
     /** File parts of a multipart create (null or absent: a JSON create, which carries no documents). */
     uploads?: UploadedFile[] | null,
-    /**
-     * Set when the caller's API key was recognised without reading its row (the lean lane, ADR 0025): the
-     * guarded INSERT checks the key; any other answer is given only after this ran (401 if revoked).
-     */
-    confirmKey?: () => Promise<void>,
   ): Promise<CreateOutcome> {
-    const out = await this.creator.create(ctx, input, idempotencyKey, uploads, confirmKey);
+    const out = await this.creator.create(ctx, input, idempotencyKey, uploads);
     // a replay answers the session as it is now: expiry enforced like on every read (ADR 0048)
     const session = out.replayed ? await this.transitions.current(out.session) : out.session;
     return { statusCode: 201, session: this.reader.created(session), replayed: out.replayed };
@@ -200,15 +195,15 @@ export class SessionService {
   }
 }
 
-function assertContinuable(s: SessionEntity): void {
-  if (s.status !== 'awaiting_decision')
-    throw new AppError(
-      'session_state_conflict',
-      `Only a session in awaiting_decision can be continued (it is ${s.status}).`,
-    );
+/** The business's two moves, guarded by the machine's table (session.machine.ts TRANSITIONS), never a list here. */
+function assertAllowed(s: SessionEntity, event: Extract<SessionEvent, 'continue' | 'stop'>): void {
+  if (allows(event, s.status)) return;
+  throw new AppError(
+    'session_state_conflict',
+    event === 'stop'
+      ? `The session has ended (it is ${s.status}).`
+      : `Only a session in ${TRANSITIONS.continue.from.join(' or ')} can be continued (it is ${s.status}).`,
+  );
 }
-
-function assertStoppable(s: SessionEntity): void {
-  if (isTerminal(s.status))
-    throw new AppError('session_state_conflict', `The session has ended (it is ${s.status}).`);
-}
+const assertContinuable = (s: SessionEntity): void => assertAllowed(s, 'continue');
+const assertStoppable = (s: SessionEntity): void => assertAllowed(s, 'stop');

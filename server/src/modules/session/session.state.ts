@@ -1,13 +1,12 @@
 // Owns the facts of a session's state that need no database: why it ended (FailureReason, ConditionEnd) and
 // when it is overdue. How a session changes state is session.transition.ts.
+import type { z } from 'zod';
+import type { ConditionEndSchema, FailureReasonSchema } from './session.contract';
 import type { SessionEntity } from './session.entity';
+import { canExpire } from './session.machine';
 
 /** The condition that ended a session: its step, its position in that step's list, and the outcome. */
-export interface ConditionEnd {
-  stage: number;
-  index: number;
-  outcome: 'fail' | 'complete';
-}
+export type ConditionEnd = z.infer<typeof ConditionEndSchema>;
 
 /**
  * Why a session ended failed or expired (GET /v1/sessions/{id} `failure_reason`, session.failed/expired data).
@@ -15,15 +14,9 @@ export interface ConditionEnd {
  * a workflow condition failed the session, the condition's code (conditions.ts CONDITION_FAILURE_REASONS,
  * default condition_not_met) with `stage` the step whose result it tested and refused_responses null.
  * expired: `code` is session_expired (overall window) or step_window_expired (the step's window), `stage` the
- * step in progress (null when the session was never started).
+ * step in progress (null when the session was never started). One definition: the contract's zod schema.
  */
-export interface FailureReason {
-  code: string;
-  stage: number | null;
-  window: 'overall' | 'step' | null;
-  /** failed only: refused wallet responses for that step; null for expired. */
-  refused_responses: number | null;
-}
+export type FailureReason = z.infer<typeof FailureReasonSchema>;
 
 /** Which window an overdue session passed at `now`; the overall one wins when both have. */
 export function expiryReason(s: SessionEntity, now: Date): FailureReason {
@@ -36,13 +29,12 @@ export function expiryReason(s: SessionEntity, now: Date): FailureReason {
   };
 }
 
-/** True when a session that can expire (created, in_progress) is past its overall or step window. */
+/** True when a session that can expire (session.machine.ts canExpire) is past its overall or step window. */
 export const isOverdue = (
   s: Pick<SessionEntity, 'status' | 'expiresAt' | 'stepExpiresAt'>,
   now: Date,
 ): boolean =>
-  (s.status === 'created' || s.status === 'in_progress') &&
-  (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
+  canExpire(s.status) && (now >= s.expiresAt || (s.stepExpiresAt !== null && now >= s.stepExpiresAt));
 
 /** A stored failure_reason (JSON) as an object, or null. */
 export function failureReasonOf(s: Pick<SessionEntity, 'failureReason'>): FailureReason | null {

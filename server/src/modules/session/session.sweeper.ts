@@ -8,10 +8,11 @@ import { isMysql } from '../../db/data-source';
 import { columnList, hydrate, paramFor, sql } from '../../db/fast-sql';
 import { SessionEntity } from './session.entity';
 import { decisionDue } from './session.events';
+import { EXPIRING_STATUSES } from './session.machine';
 import type { SessionTransitions } from './session.transition';
 
-/** The statuses that can expire (created, in_progress: see isOverdue). */
-const SWEPT_STATUSES = ['created', 'in_progress'] as const;
+/** The statuses that can expire: the machine's (session.machine.ts EXPIRING_STATUSES, as isOverdue). */
+const SWEPT_STATUSES = EXPIRING_STATUSES;
 
 /**
  * The sweeper's two reads. Each is one range scan on its own index, (status, expires_at) and (status,
@@ -22,9 +23,10 @@ const SWEPT_STATUSES = ['created', 'in_progress'] as const;
 export function sweepStatements(ds: DataSource, batch: number): [string, string] {
   if (!Number.isInteger(batch) || batch < 1) throw new Error('batch must be a positive integer');
   const cols = columnList(ds, SessionEntity);
+  const statuses = SWEPT_STATUSES.map(() => '?').join(', ');
   const q = (col: string, index: string) =>
     // sql-lint-allow: session-scope: the expiry sweeper scans overdue sessions of every tenant by design (a scatter query on Vitess)
-    `SELECT ${cols} FROM session${isMysql(ds) ? ` FORCE INDEX (${index})` : ''} WHERE status IN (?, ?) AND ${col} <= ? LIMIT ${batch}`;
+    `SELECT ${cols} FROM session${isMysql(ds) ? ` FORCE INDEX (${index})` : ''} WHERE status IN (${statuses}) AND ${col} <= ? LIMIT ${batch}`;
   return [
     q('expires_at', 'IDX_session_status_expires'),
     q('step_expires_at', 'IDX_session_status_step_expires'),

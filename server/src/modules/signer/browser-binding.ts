@@ -47,6 +47,15 @@ export class BrowserBinding {
     return safeEqual(session.bindingHash, this.bindingHash(session.id, valid));
   }
 
+  /** The one decision "this request's browser is the bound one", for the signer's page and its receipts. */
+  bindingOf(
+    session: { id: string; bindingHash: string | null },
+    cookie: unknown,
+  ): 'none' | 'this_browser' | 'other_browser' {
+    if (!session.bindingHash) return 'none';
+    return this.isBoundBrowser(session, cookie) ? 'this_browser' : 'other_browser';
+  }
+
   private mac(nonce: string): string {
     return createHmac('sha256', this.key).update(`browser-binding:v1:${nonce}`).digest('base64url');
   }

@@ -116,6 +116,11 @@ export class SignerFailureGql {
 export class SignerSessionGql {
   @Field(() => ID) id!: string;
   @Field(() => SessionStatusGql) status!: SessionStatus;
+  @Field(() => Boolean, {
+    description:
+      'True once the status is terminal (completed, stopped, failed, expired: the state machine’s).',
+  })
+  ended!: boolean;
   @Field(() => EnvironmentGql) environment!: 'sandbox' | 'production';
   @Field(() => SignerBusinessGql) business!: SignerBusinessGql;
   @Field(() => String) workflowName!: string;

@@ -7,7 +7,12 @@ import { sql } from '../../db/fast-sql';
 import { pageBrandOf } from '../branding/branding.service';
 import type { DocumentService } from '../document/document.service';
 import type { SessionEntity } from '../session/session.entity';
-import { isTerminal, MAX_REFUSED_RESPONSES_PER_STEP, type SessionStatus } from '../session/session.machine';
+import {
+  canExpire,
+  isTerminal,
+  MAX_REFUSED_RESPONSES_PER_STEP,
+  type SessionStatus,
+} from '../session/session.machine';
 import { conditionFailedStage, failureReasonOf } from '../session/session.state';
 import { StepResultEntity } from '../session/step-result.entity';
 import { SessionEventEntity } from '../timeline/session-event.entity';
@@ -25,6 +30,8 @@ import type { PageRead } from './signer.read-model';
 export interface Projection {
   id: string;
   status: SessionStatus;
+  /** True once the status is terminal (the machine's TERMINAL_STATUSES): the page keeps no list of its own. */
+  ended: boolean;
   environment: 'sandbox' | 'production';
   /** The branding's display name, else the business name; the accent `#rrggbb` and logo path when set. */
   business: { name: string; accentColor: string | null; logoUrl: string | null };
@@ -95,8 +102,7 @@ export class SessionProjector {
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
   bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
-    if (!s.bindingHash) return 'none';
-    return this.deps.binding.isBoundBrowser(s, token) ? 'this_browser' : 'other_browser';
+    return this.deps.binding.bindingOf(s, token);
   }
 
   /**
@@ -120,6 +126,7 @@ export class SessionProjector {
     return {
       id: s.id,
       status: s.status,
+      ended: isTerminal(s.status),
       environment: s.environment,
       business: {
         name: brand.name,
@@ -211,7 +218,6 @@ export class SessionProjector {
 function deadlineOf(s: SessionEntity): Pick<Projection, 'deadline' | 'deadlineKind'> {
   if (s.status === 'in_progress' && s.stepExpiresAt)
     return { deadline: s.stepExpiresAt.toISOString(), deadlineKind: 'step' };
-  if (s.status === 'created' || s.status === 'in_progress')
-    return { deadline: s.expiresAt.toISOString(), deadlineKind: 'link' };
+  if (canExpire(s.status)) return { deadline: s.expiresAt.toISOString(), deadlineKind: 'link' };
   return { deadline: null, deadlineKind: null };
 }
