@@ -278,6 +278,17 @@ export const StepCompletedEventSchema = z
 
 export const SESSION_END_EVENTS = ['completed', 'stopped', 'failed', 'expired'] as const;
 
+/** session.* `completed_steps`: what it counts (issue 29: a step a workflow condition failed is not completed). */
+const completedStepsField = z
+  .number()
+  .int()
+  .min(0)
+  .describe(
+    'Steps the person completed, in step order up to where the session stands (a step a workflow condition ' +
+      'skipped counts as passed). A step whose wallet response was verified but whose workflow condition failed ' +
+      'the session (e.g. age_requirement_not_met) is not counted, although its step.completed was sent.',
+  );
+
 export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[number]) =>
   z
     .object({
@@ -289,7 +300,7 @@ export const sessionEndedEventSchema = (status: (typeof SESSION_END_EVENTS)[numb
           status: z.literal(status),
           workflow_id: z.string(),
           workflow_revision: z.number().int(),
-          completed_steps: z.number().int().min(0),
+          completed_steps: completedStepsField,
           // why it ended, on the two unhappy endings only
           ...(status === 'failed' || status === 'expired' ? { failure_reason: FailureReasonSchema } : {}),
           // the workflow condition that ended it, when one did (ADR 0031)
@@ -312,7 +323,7 @@ export const SessionDecisionDueEventSchema = z
         status: z.literal('awaiting_decision'),
         workflow_id: z.string(),
         workflow_revision: z.number().int(),
-        completed_steps: z.number().int().min(0),
+        completed_steps: completedStepsField,
         decision_due: timestamp,
       })
       .strict(),

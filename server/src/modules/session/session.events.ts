@@ -6,11 +6,11 @@ import type { OutboxEvent } from '../webhook/outbox';
 import type { ConditionMatch } from '../workflow/conditions';
 import type { SessionEntity } from './session.entity';
 import type { SessionStatus } from './session.machine';
-import type { ConditionEnd, FailureReason } from './session.state';
+import { type ConditionEnd, completedStepCount, type FailureReason } from './session.state';
 
 type SessionFacts = Pick<
   SessionEntity,
-  'id' | 'businessId' | 'environment' | 'workflowId' | 'workflowRevision' | 'currentStage'
+  'id' | 'businessId' | 'environment' | 'workflowId' | 'workflowRevision' | 'currentStage' | 'status' | 'failureReason'
 >;
 
 /** step.completed: one completed step, with its primitive's result fields spread in. */
@@ -32,6 +32,7 @@ export interface SessionEndedData {
   status: SessionEndStatus;
   workflow_id: string;
   workflow_revision: number;
+  /** Steps the person completed: not a step whose workflow condition failed the session (issue 29). */
   completed_steps: number;
   /** failed and expired only. */
   failure_reason?: FailureReason;
@@ -97,7 +98,10 @@ export function stepCompleted(
   };
 }
 
-/** The event of entering a terminal state; `s` is the row as written (completed_steps is its stage). */
+/**
+ * The event of entering a terminal state; `s` is the row as written. completed_steps is its stage, less a step
+ * whose workflow condition failed the session (completedStepCount).
+ */
 export function sessionEnded(
   s: SessionFacts,
   status: SessionEndStatus,
@@ -113,7 +117,7 @@ export function sessionEnded(
       status,
       workflow_id: s.workflowId,
       workflow_revision: s.workflowRevision,
-      completed_steps: s.currentStage,
+      completed_steps: completedStepCount(s),
       ...(reason ? { failure_reason: reason } : {}),
       ...(condition ? { condition } : {}),
     },
