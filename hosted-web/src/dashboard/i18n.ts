@@ -4,6 +4,7 @@
 // text rendered through it follows a switch without a reload. The shell, sign-in and invitation text is here;
 // each translated screen's text lives in messages/<screen>.ts (README "Dashboard app" lists which).
 import { createSignal } from 'solid-js';
+import * as errorsText from './messages/errors';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
 import * as detailText from './messages/session-detail';
@@ -66,6 +67,7 @@ const en = {
   ...keysText.en,
   ...teamText.en,
   ...newText.en,
+  ...errorsText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -120,6 +122,7 @@ const de: Record<DashKey, string> = {
   ...keysText.de,
   ...teamText.de,
   ...newText.de,
+  ...errorsText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -173,6 +176,7 @@ const fr: Record<DashKey, string> = {
   ...keysText.fr,
   ...teamText.fr,
   ...newText.fr,
+  ...errorsText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
