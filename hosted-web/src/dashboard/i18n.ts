@@ -7,6 +7,7 @@ import { createSignal } from 'solid-js';
 import * as errorsText from './messages/errors';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
+import * as resultsText from './messages/results';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
 import * as startText from './messages/start';
@@ -68,6 +69,7 @@ const en = {
   ...teamText.en,
   ...newText.en,
   ...errorsText.en,
+  ...resultsText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -123,6 +125,7 @@ const de: Record<DashKey, string> = {
   ...teamText.de,
   ...newText.de,
   ...errorsText.de,
+  ...resultsText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -177,6 +180,7 @@ const fr: Record<DashKey, string> = {
   ...teamText.fr,
   ...newText.fr,
   ...errorsText.fr,
+  ...resultsText.fr,
 };
 
 const CATALOGUES: Record<DashLocale, Record<DashKey, string>> = { en, de, fr };
