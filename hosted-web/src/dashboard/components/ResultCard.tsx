@@ -18,11 +18,13 @@ import { type AuditVerdict, fetchAuditJwks, verifyAuditRecord } from '../audit-v
 import { type DashKey, dashLocale, dt } from '../i18n';
 import { ErrorNote, when } from '../Screen';
 import { getAuditRecord, type SessionOriginal, type StepResult } from '../sessions-api';
-import { matchSummary } from './StepConditions';
+import { conditionWords } from './timeline-words';
 
 const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'];
 const primitiveWords = (p: string): string =>
   PRIMITIVES.includes(p) ? dt(`result.primitive.${p}` as DashKey) : p;
+
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 export const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
@@ -42,7 +44,12 @@ const bytes = (n: unknown): string => {
  * A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. A sign step
  * links each document to the download of its signed original (`originals`: the exact bytes, any role).
  */
-export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[] }) {
+export function ResultCard(props: {
+  r: StepResult;
+  originals?: SessionOriginal[];
+  /** The step's result exists, but a workflow condition on it failed the session: never shown as done. */
+  notCompleted?: boolean;
+}) {
   const r = () => props.r;
   const res = () => (r().result ?? {}) as Record<string, unknown>;
   const headingId = () => `step-h-${r().stage}`;
@@ -56,8 +63,20 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
         {dt('result.step', { n: String(r().stage + 1), primitive: primitiveWords(r().primitive) })}
       </h3>
       <dl class="d-facts">
-        <dt>{dt('result.completed')}</dt>
-        <dd>{when(r().completedAt)}</dd>
+        <Show
+          when={props.notCompleted}
+          fallback={
+            <>
+              <dt>{dt('result.completed')}</dt>
+              <dd>{when(r().completedAt)}</dd>
+            </>
+          }
+        >
+          <dt>{dt('result.notCompleted')}</dt>
+          <dd data-testid={`step-not-completed-${r().stage}`}>
+            {dt('result.notCompletedText', { when: when(r().completedAt) })}
+          </dd>
+        </Show>
         <Switch fallback={<OtherFields res={res()} />}>
           <Match when={r().primitive === 'identify'}>
             <For
@@ -273,7 +292,9 @@ function AuditPanel(props: { auditId: string; stage: number }) {
                 {(c) => (
                   <>
                     <dt>{dt('audit.condition')}</dt>
-                    <dd data-testid={`audit-condition-${props.stage}`}>{matchSummary(c())}</dd>
+                    <dd data-testid={`audit-condition-${props.stage}`}>
+                      {capitalized(conditionWords(c(), props.stage))}
+                    </dd>
                   </>
                 )}
               </Show>

@@ -1,8 +1,13 @@
 // A session's failure and timeline in words for the business, in the dashboard's language (issue 29: "Failure
 // age_requirement_not_met at step 1" and "condition_matched (step 1) fail" were shown raw). The code stays
 // beside the words, small. The sentences are messages/results.ts (FAILURE_WORDS keyed by the failure codes).
+
+import { ConditionFailureReason } from '../../graphql/generated';
 import { type DashKey, dt } from '../i18n';
 import { FAILURE_WORDS } from '../messages/results';
+
+const CONDITION_CODES: readonly string[] = Object.values(ConditionFailureReason);
+
 import type { TimelineEntry } from '../sessions-api';
 
 /** Why a session failed or expired (FailureReason.code), or why a wallet answer was refused, as a sentence. */
@@ -21,15 +26,22 @@ type Detail = Record<string, unknown> | null;
 const detailOf = (e: TimelineEntry): Detail =>
   e.detail && typeof e.detail === 'object' ? (e.detail as Record<string, unknown>) : null;
 
-/** A condition that matched (condition_matched), in words: which one and what it did. */
-function conditionWords(e: TimelineEntry): string {
-  const d = detailOf(e);
+/**
+ * A condition that matched, in words: which one and what it did. `d` is the match as the timeline entry's
+ * detail and the audit record's `condition` write it ({index, claim, operator, outcome, skip_to |
+ * failure_reason}); `stage` the step whose result it tested.
+ */
+export function conditionWords(
+  d: Record<string, unknown> | null,
+  stage: number | null,
+  code?: string | null,
+): string {
   const index = typeof d?.index === 'number' ? String(d.index + 1) : '';
   const which =
-    e.stage == null
+    stage == null
       ? dt('timeline.whichNoStep', { index })
-      : dt('timeline.which', { index, n: String(e.stage + 1) });
-  const outcome = d?.outcome ?? e.code;
+      : dt('timeline.which', { index, n: String(stage + 1) });
+  const outcome = d?.outcome ?? code;
   if (outcome === 'fail')
     return `${dt('timeline.failed', { which })} ${
       typeof d?.failure_reason === 'string' ? failureWords(d.failure_reason) : ''
@@ -43,10 +55,16 @@ function conditionWords(e: TimelineEntry): string {
   return which;
 }
 
+/** True when the session's failure is a workflow condition on step `stage`'s result (its result exists). */
+export const conditionFailedAt = (
+  failure: { code: string; stage?: number | null } | null | undefined,
+  stage: number,
+): boolean => Boolean(failure && failure.stage === stage && CONDITION_CODES.includes(failure.code));
+
 /** What one timeline entry says beyond its kind, or null. */
 export function entryWords(e: TimelineEntry): string | null {
   const d = detailOf(e);
-  if (e.kind === 'condition_matched') return conditionWords(e);
+  if (e.kind === 'condition_matched') return conditionWords(d, e.stage ?? null, e.code);
   if ((e.kind === 'webhook_queued' || e.kind === 'webhook_attempt') && typeof d?.event === 'string')
     return e.kind === 'webhook_queued'
       ? d.event

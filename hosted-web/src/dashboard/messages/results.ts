@@ -12,6 +12,8 @@ export const en = {
   'result.primitive.sign': 'Sign documents',
   'result.primitive.attestation': 'Attestation',
   'result.completed': 'Completed',
+  'result.notCompleted': 'Not completed',
+  'result.notCompletedText': 'Checked {when}, but a condition of this workflow failed the session.',
   'result.claims': 'Claims',
   'result.noClaims': 'None of the requested claims were shared.',
   'result.ageAtLeast': 'Age at least {n}',
@@ -96,6 +98,9 @@ export const de: Record<Keys, string> = {
   'result.primitive.sign': 'Dokumente unterschreiben',
   'result.primitive.attestation': 'Bestätigung',
   'result.completed': 'Abgeschlossen',
+  'result.notCompleted': 'Nicht abgeschlossen',
+  'result.notCompletedText':
+    'Geprüft am {when}, aber eine Bedingung dieses Workflows hat die Sitzung scheitern lassen.',
   'result.claims': 'Angaben',
   'result.noClaims': 'Keine der angefragten Angaben wurde geteilt.',
   'result.ageAtLeast': 'Mindestens {n} Jahre alt',
@@ -190,6 +195,9 @@ export const fr: Record<Keys, string> = {
   'result.primitive.sign': 'Signature de documents',
   'result.primitive.attestation': 'Attestation',
   'result.completed': 'Terminée le',
+  'result.notCompleted': 'Non terminée',
+  'result.notCompletedText':
+    'Vérifiée le {when}, mais une condition de ce parcours a fait échouer la session.',
   'result.claims': 'Données',
   'result.noClaims': 'Aucune des données demandées n’a été partagée.',
   'result.ageAtLeast': 'Au moins {n} ans',
