@@ -214,7 +214,7 @@ export const fr: Record<Keys, string> = {
     'La même personne qu’à l’étape {n}\u00a0: une autre clé, mêmes nom et date de naissance',
   'result.by.opted_out':
     'N’importe qui\u00a0: cette étape n’est pas liée à la personne de la première étape (désactivé dans le parcours)',
-  'result.auditId': 'Identifiant de l’enregistrement d’audit',
+  'result.auditId': 'Identifiant d’audit',
   'audit.loading': 'Chargement de l’enregistrement d’audit…',
   'audit.title': 'Enregistrement d’audit',
   'audit.signedAt': 'Signé le',
