@@ -177,7 +177,8 @@ describe('receipt PDF', () => {
     };
     const page = (lang: 'en' | 'de' | 'fr') =>
       render({ ...data, presentation: { lang, time_zone: 'UTC' } }).then(
-        (bytes) => run('pdftotext', ['-layout', write(`failed-${lang}.pdf`, bytes), '-']).split('\f')[0] ?? '',
+        (bytes) =>
+          run('pdftotext', ['-layout', write(`failed-${lang}.pdf`, bytes), '-']).split('\f')[0] ?? '',
       );
     const en = await page('en');
     expect(en).toContain('0 of 1 steps completed; the session is failed');

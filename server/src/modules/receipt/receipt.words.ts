@@ -175,7 +175,8 @@ const de: Words = {
     'Angaben zur Prüfung stehen auf der letzten Seite.',
   step: 'Schritt',
   completed: 'Abgeschlossen',
-  notCompleted: 'Nicht abgeschlossen: geprüft, aber die Bedingungen des Unternehmens für diesen Schritt sind nicht erfüllt',
+  notCompleted:
+    'Nicht abgeschlossen: geprüft, aber die Bedingungen des Unternehmens für diesen Schritt sind nicht erfüllt',
   primitive: {
     identify: 'Identität',
     age_verify: 'Altersprüfung',
@@ -256,7 +257,8 @@ const fr: Words = {
     'vérifier figurent sur la dernière page.',
   step: 'Étape',
   completed: 'Terminée',
-  notCompleted: "Non terminée\u00a0: vérifiée, mais les conditions de l'entreprise pour cette étape ne sont pas remplies",
+  notCompleted:
+    "Non terminée\u00a0: vérifiée, mais les conditions de l'entreprise pour cette étape ne sont pas remplies",
   primitive: {
     identify: 'Identité',
     age_verify: "Vérification de l'âge",

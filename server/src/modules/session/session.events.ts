@@ -10,7 +10,14 @@ import { type ConditionEnd, completedStepCount, type FailureReason } from './ses
 
 type SessionFacts = Pick<
   SessionEntity,
-  'id' | 'businessId' | 'environment' | 'workflowId' | 'workflowRevision' | 'currentStage' | 'status' | 'failureReason'
+  | 'id'
+  | 'businessId'
+  | 'environment'
+  | 'workflowId'
+  | 'workflowRevision'
+  | 'currentStage'
+  | 'status'
+  | 'failureReason'
 >;
 
 /** step.completed: one completed step, with its primitive's result fields spread in. */
