@@ -32,6 +32,7 @@ describe('workflow conditions', () => {
   let skipWf: string;
   let completeWf: string;
   let gatedSkipWf: string;
+  let laterAgeWf: string;
 
   const underAge: StepInput = {
     primitive: 'age_verify',
@@ -53,6 +54,7 @@ describe('workflow conditions', () => {
     await receiver.start();
     api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
     ({ workflowId: ageWf } = await publishWorkflow(api, [underAge, attest('Terms A')], receiver.url));
+    ({ workflowId: laterAgeWf } = await publishWorkflow(api, [attest('Terms A'), underAge], receiver.url));
     ({ workflowId: gatedAgeWf } = await publishWorkflow(api, [
       { ...underAge, gateAfter: true },
       attest('A'),
@@ -157,12 +159,14 @@ describe('workflow conditions', () => {
     const [step] = await hooksOf(id, 'step.completed');
     expect(step?.body.data.condition).toEqual(audit.body.condition);
     const [failed] = await hooksOf(id, 'session.failed');
+    // the business's count agrees with the person's page and receipt: the age check the condition failed is
+    // not a completed step, although its wallet answer was verified and step.completed sent (issue 29)
     expect(failed?.body.data).toEqual({
       session_id: id,
       status: 'failed',
       workflow_id: ageWf,
       workflow_revision: 1,
-      completed_steps: 1,
+      completed_steps: 0,
       failure_reason: read.body.failure_reason,
       condition: { stage: 0, index: 0, outcome: 'fail' },
     });
@@ -184,6 +188,22 @@ describe('workflow conditions', () => {
     const page = (await signer.session()).body;
     expect(page.completedStages).toEqual([]);
     expect(page.failure).toEqual({ code: 'age_requirement_not_met', stage: 0, window: null });
+  });
+
+  it('a condition failing a later step: completed_steps counts the steps before it, not the failed one', async () => {
+    const { id, signer } = await session(laterAgeWf);
+    expect((await shareWithReferenceWallet(t.svc, signer, 'minor')).body.status).toBe('in_progress');
+    expect((await shareWithReferenceWallet(t.svc, signer, 'minor')).body.status).toBe('failed');
+    expect((await api.rest('GET', `/v1/sessions/${id}`)).body.results).toHaveLength(2);
+    // deliveries arrive in order per session: once session.failed is here, both step.completed are
+    const [failed] = await hooksOf(id, 'session.failed');
+    expect((await hooksOf(id, 'step.completed')).map((d) => d.body.data.stage)).toEqual([0, 1]);
+    expect(failed?.body.data).toMatchObject({
+      completed_steps: 1,
+      failure_reason: { code: 'age_requirement_not_met', stage: 1 },
+      condition: { stage: 1, index: 0, outcome: 'fail' },
+    });
+    expect((await signer.session()).body.completedStages).toEqual([0]);
   });
 
   it('an adult does not match "over is false" and goes on to the next step', async () => {

@@ -181,9 +181,15 @@ describe('workflow conditions in the dashboard editor', () => {
       );
     const condition = page.getByTestId('audit-condition-0');
     await condition.waitFor();
+    // in the dashboard's language (messages/results.ts), as the timeline words it
     expect(await condition.textContent()).toBe(
-      'Condition 1 on old enough matched: the session ended as failed (age_requirement_not_met).',
+      'Condition 1 of step 1, so the session failed. The person is not old enough: the age check of this step was not met.',
     );
+    // a step whose condition failed the session is never shown as done (issue 29)
+    expect(await page.getByTestId('step-not-completed-0').textContent()).toMatch(
+      /^Checked .* UTC, but a condition of this workflow failed the session\.$/,
+    );
+    expect(await page.getByTestId('step-result-0').textContent()).not.toContain('Completed');
     await page.getByTestId('timeline').getByText('Condition met').waitFor();
     await check(page, 'conditions-session-detail');
   }, 120_000);

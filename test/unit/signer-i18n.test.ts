@@ -2,9 +2,11 @@
 // keys, the same {placeholders}, and no empty or untranslated-looking (identical to English) long messages;
 // plus the browser-preference rule. The catalogues are plain data, imported as the page imports them.
 import { describe, expect, it } from 'vitest';
+import { ERROR_MESSAGES, GENERIC } from '../../hosted-web/src/error-messages';
 import { de } from '../../hosted-web/src/i18n/de';
 import { en } from '../../hosted-web/src/i18n/en';
 import { fr } from '../../hosted-web/src/i18n/fr';
+import { ERROR_CODES } from '../../server/src/common/errors';
 import { WALLET_CHOICES } from '../../server/src/modules/sandbox/personas';
 
 const catalogues: Record<string, Record<string, string>> = { de, fr };
@@ -29,20 +31,21 @@ describe('signer page message catalogues', () => {
     });
   }
 
-  it('covers every error code the page maps (the server codes it shows plus the page-decided ones)', () => {
-    const required = [
-      'not_found',
-      'session_expired',
-      'session_bound_elsewhere',
-      'redirect_other_browser',
-      'request_not_found',
-      'receipt_code_invalid',
+  it('words every server error code (ERROR_MESSAGES keyed by ErrorCode), each in every language', () => {
+    const server = Object.keys(ERROR_CODES);
+    const mapped = Object.keys(ERROR_MESSAGES);
+    // the server's whole list, plus only the codes the page makes itself
+    expect(server.filter((c) => !mapped.includes(c))).toEqual([]);
+    expect(mapped.filter((c) => !server.includes(c)).sort()).toEqual([
+      'network_error',
       'wallet_cancelled',
       'wallet_unavailable',
-      'network_error',
-      'generic',
-    ];
-    for (const code of required) expect(Object.keys(en)).toContain(`error.${code}`);
+    ]);
+    for (const [code, key] of Object.entries(ERROR_MESSAGES))
+      for (const messages of [en, de, fr]) expect(messages[key], code).toBeTruthy();
+    // every refusal of a wallet answer (422) is told in its own words, never the generic line
+    for (const [code, { status }] of Object.entries(ERROR_CODES))
+      if (status === 422) expect(ERROR_MESSAGES[code as keyof typeof ERROR_MESSAGES], code).not.toBe(GENERIC);
   });
 
   it("has a name and a note for every sandbox test person the server offers, the English ones the server's own", () => {

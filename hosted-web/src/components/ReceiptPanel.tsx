@@ -1,45 +1,23 @@
 // The signer's record of a session, shown to the bound browser once a step has completed: the receipt PDF
 // (partial until the session completed), the signed originals with their hashes, the deadline of online
-// access, the emailed receipt with its six-digit code (countdown, resend), and closing online access.
+// access, the emailed receipt with its six-digit code (countdown, resend: ReceiptEmail), and closing online
+// access (CloseAccess).
 
-import { createEffect, createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
+import { createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
 import { formatSize } from '../documents';
 import { toUserError, type UserError } from '../errors';
 import { formatDateTime as formatDate, locale, t } from '../i18n';
-import {
-  closeReceiptAccess,
-  getSignerReceipt,
-  requestReceiptEmailCode,
-  type SignerReceipt,
-  sendReceiptEmail,
-} from '../receipt';
+import { getSignerReceipt, type SignerReceipt } from '../receipt';
+import { CloseAccess } from './CloseAccess';
 import { ErrorAlert } from './ErrorAlert';
-
-/** The browser's IANA time zone: receipts and their emails write local times in it. */
-function browserTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  } catch {
-    return 'UTC'; // no zone reported: the receipt says UTC
-  }
-}
+import { ReceiptEmail } from './ReceiptEmail';
+import { browserTimeZone } from './receipt-times';
 
 /** The receipt PDF written in this page's language and the browser's time zone (ADR 0027). */
 function receiptHref(url: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}lang=${locale()}&tz=${encodeURIComponent(browserTimeZone())}`;
 }
 
-/** The code and receipt emails (and the emailed PDF) in this page's language and the browser's zone. */
-const writing = () => ({ lang: locale(), timeZone: browserTimeZone() });
-
-const mmss = (ms: number) => {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-};
-// The spec's code lifetime and resend delay. A countdown never shows more than these, measured from when the
-// answer arrived, so a browser clock behind the server's cannot show 10:01.
-const CODE_VALID_MS = 10 * 60_000;
-const RESEND_AFTER_MS = 60_000;
 // file sizes one way per language, as the step list and the viewer write them (issue 29)
 const kb = formatSize;
 
@@ -50,9 +28,6 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
   );
   const [error, setError] = createSignal<UserError>();
   const [busy, setBusy] = createSignal(false);
-  const [email, setEmail] = createSignal('');
-  const [code, setCode] = createSignal('');
-  const [confirmClose, setConfirmClose] = createSignal(false);
   const [now, setNow] = createSignal(Date.now());
   const tick = setInterval(() => setNow(Date.now()), 1000);
   onCleanup(() => clearInterval(tick));
@@ -93,10 +68,6 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
       1500 * (attempt + 1),
     );
   };
-
-  createEffect(() => {
-    if (receipt.latest?.access !== 'open') setConfirmClose(false);
-  });
 
   return (
     <section class="card receipt" aria-labelledby="receipt-heading" data-testid="receipt-panel">
@@ -164,149 +135,15 @@ export function ReceiptPanel(props: { sessionId: string; version: string }) {
                 )}
               </Show>
 
-              <h3>{t('receipt.emailTitle')}</h3>
-              <Show when={r().email.sentTo.length > 0}>
-                <p class="notice" role="status" data-testid="email-sent">
-                  {t('receipt.sentTo', { to: r().email.sentTo.join(', ') })}
-                </p>
-              </Show>
-              <form
-                class="stack"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  void act(() => requestReceiptEmailCode(props.sessionId, email(), writing()));
-                }}
-              >
-                <label for="receipt-email">{t('receipt.emailLabel')}</label>
-                <input
-                  id="receipt-email"
-                  type="email"
-                  autocomplete="email"
-                  required
-                  value={email()}
-                  onInput={(e) => setEmail(e.currentTarget.value)}
-                  data-testid="email-input"
-                />
-                {(() => {
-                  const wait = () => remaining(r().email.resendAvailableAt, RESEND_AFTER_MS);
-                  return (
-                    <button
-                      type="submit"
-                      class="button secondary"
-                      disabled={busy() || wait() > 0 || r().email.codesLeftThisHour === 0}
-                      data-testid="send-code"
-                    >
-                      {r().email.codeSentTo
-                        ? wait() > 0
-                          ? t('receipt.newCodeIn', { time: mmss(wait()) })
-                          : t('receipt.newCode')
-                        : t('receipt.sendCode')}
-                    </button>
-                  );
-                })()}
-              </form>
-              <Show when={r().email.codeSentTo && r().email.codeExpiresAt}>
-                <form
-                  class="stack"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    void act(async () => {
-                      const next = await sendReceiptEmail(props.sessionId, code(), writing());
-                      setCode('');
-                      return next;
-                    });
-                  }}
-                >
-                  <p data-testid="code-sent">
-                    {(() => {
-                      // the countdown stays its own element (tests and assistive tech read it separately)
-                      const [before, after] = t('receipt.codeSent', {
-                        to: r().email.codeSentTo ?? '',
-                      }).split('{time}');
-                      return (
-                        <>
-                          {before}
-                          <span data-testid="code-countdown" aria-live="off">
-                            {mmss(remaining(r().email.codeExpiresAt, CODE_VALID_MS))}
-                          </span>
-                          {after}
-                        </>
-                      );
-                    })()}
-                  </p>
-                  <label for="receipt-code">{t('receipt.codeLabel')}</label>
-                  <input
-                    id="receipt-code"
-                    inputmode="numeric"
-                    autocomplete="one-time-code"
-                    pattern="[0-9]{6}"
-                    maxLength={6}
-                    required
-                    value={code()}
-                    onInput={(e) => setCode(e.currentTarget.value)}
-                    data-testid="code-input"
-                  />
-                  <button type="submit" class="button" disabled={busy()} data-testid="send-receipt">
-                    {t('receipt.emailMe')}
-                  </button>
-                </form>
-              </Show>
-              <Show when={r().email.codesLeftThisHour === 0}>
-                <p class="muted">{t('receipt.codeLimit')}</p>
-              </Show>
-
+              <ReceiptEmail
+                sessionId={props.sessionId}
+                receipt={r()}
+                busy={busy()}
+                act={act}
+                remaining={remaining}
+              />
               <Show when={r().canClose}>
-                <h3>{t('receipt.closeTitle')}</h3>
-                <p class="muted">{r().partial ? t('receipt.closeTextPartial') : t('receipt.closeText')}</p>
-                <Show
-                  when={confirmClose()}
-                  fallback={
-                    <button
-                      type="button"
-                      class="button secondary"
-                      onClick={() => setConfirmClose(true)}
-                      data-testid="close-access"
-                    >
-                      {t('receipt.closeButton')}
-                    </button>
-                  }
-                >
-                  <div
-                    class="confirm"
-                    role="alertdialog"
-                    aria-labelledby="close-warning"
-                    data-testid="close-confirm"
-                  >
-                    {/* reassurance is said as such; only the missing download is a warning */}
-                    <Show when={r().pdfDownloaded}>
-                      <p class="ok" data-testid="downloaded-note">
-                        {t('receipt.downloaded')}
-                      </p>
-                    </Show>
-                    <p id="close-warning">
-                      <Show when={!r().pdfDownloaded}>
-                        <strong class="warn" data-testid="no-download-warning">
-                          {t('receipt.notDownloaded')}
-                        </strong>{' '}
-                        {t('receipt.afterClose')}{' '}
-                      </Show>
-                      {t('receipt.mayArrive')}
-                    </p>
-                    {/* irreversible: an outlined danger button, never the page's primary accent */}
-                    <button
-                      type="button"
-                      class="button danger"
-                      disabled={busy()}
-                      onClick={() => void act(() => closeReceiptAccess(props.sessionId))}
-                      data-testid="confirm-close"
-                    >
-                      {t('receipt.confirmClose')}
-                    </button>{' '}
-                    <button type="button" class="button secondary" onClick={() => setConfirmClose(false)}>
-                      {t('receipt.cancel')}
-                    </button>
-                  </div>
-                </Show>
+                <CloseAccess sessionId={props.sessionId} receipt={r()} busy={busy()} act={act} />
               </Show>
             </Match>
           </Switch>

@@ -2,8 +2,8 @@
 // screen never blanks the shell. Errors show the copy from the one map in errors.ts.
 import { ErrorBoundary, type JSX, Suspense } from 'solid-js';
 import { DashError } from './api';
-import { errorCopy } from './errors';
-import { dashLocale } from './i18n';
+import { errorCopy, hasOwnCopy } from './errors';
+import { dashLocale, dt } from './i18n';
 
 /** The date format's locale per dashboard language (en keeps en-GB, as before issue 29). */
 export const DATE_LOCALE = { en: 'en-GB', de: 'de-DE', fr: 'fr-FR' } as const;
@@ -17,19 +17,21 @@ export function ErrorNote(props: { error: unknown; retry?: () => void; words?: s
   return (
     <div class="d-error" role="alert">
       <p>{errorCopy(code(), detail())}</p>
-      {/* which field is wrong: only the server's detail says */}
+      {/* which field is wrong, or what a code without words of its own means: only the server's detail says */}
       {props.words ? (
         <p data-testid="error-detail">{props.words}</p>
-      ) : DETAILED.has(code()) && detail() ? (
+      ) : (DETAILED.has(code()) || !hasOwnCopy(code())) &&
+        detail() &&
+        detail() !== errorCopy(code(), detail()) ? (
         <p data-testid="error-detail">{detail()}</p>
       ) : null}
-      <p class="d-error-code">Code: {code()}</p>
+      <p class="d-error-code">{dt('error.code', { code: code() })}</p>
       {props.error instanceof DashError && props.error.requestId ? (
-        <p>Request id: {props.error.requestId}</p>
+        <p>{dt('error.requestId', { id: props.error.requestId })}</p>
       ) : null}
       {props.retry && (
         <button type="button" onClick={() => props.retry?.()}>
-          Try again
+          {dt('error.retry')}
         </button>
       )}
     </div>
@@ -46,7 +48,7 @@ export function Screen(props: { title: string; children: JSX.Element }) {
         <Suspense
           fallback={
             <p class="d-loading" role="status">
-              Loading…
+              {dt('shell.loading')}
             </p>
           }
         >

@@ -6,8 +6,10 @@
 import { createSignal } from 'solid-js';
 import * as brandingText from './messages/branding-rp';
 import * as envText from './messages/environment';
+import * as errorsText from './messages/errors';
 import * as keysText from './messages/keys-account';
 import * as newText from './messages/new-session';
+import * as resultsText from './messages/results';
 import * as secretText from './messages/secret-once';
 import * as detailText from './messages/session-detail';
 import * as sessionsText from './messages/sessions';
@@ -77,6 +79,8 @@ const en = {
   ...webhooksText.en,
   ...brandingText.en,
   ...secretText.en,
+  ...errorsText.en,
+  ...resultsText.en,
 };
 export type DashKey = keyof typeof en;
 
@@ -137,6 +141,8 @@ const de: Record<DashKey, string> = {
   ...webhooksText.de,
   ...brandingText.de,
   ...secretText.de,
+  ...errorsText.de,
+  ...resultsText.de,
 };
 
 const fr: Record<DashKey, string> = {
@@ -196,6 +202,8 @@ const fr: Record<DashKey, string> = {
   ...webhooksText.fr,
   ...brandingText.fr,
   ...secretText.fr,
+  ...errorsText.fr,
+  ...resultsText.fr,
 };
 
 /** Every language's catalogue (test/unit/dashboard-i18n.test.ts checks them against English). */

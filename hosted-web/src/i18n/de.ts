@@ -246,6 +246,10 @@ export const de: Messages = {
     'Das Teilen wurde abgebrochen. Sie können es erneut versuchen, wenn Sie bereit sind.',
   'error.wallet_unavailable':
     'Keine Wallet auf diesem Gerät konnte antworten. Versuchen Sie es erneut oder verwenden Sie ein anderes Gerät.',
+  'error.issuer_certificate_invalid_at_signing':
+    'Der Nachweis wurde zu einem Zeitpunkt ausgestellt, zu dem das Zertifikat seines Ausstellers nicht gültig war, und kann hier nicht verwendet werden. Teilen Sie einen anderen Nachweis, oder wenden Sie sich an den Aussteller.',
+  'error.cannot_ask_wallet':
+    'Diese Prüfung kann gerade keine Wallet anfragen: Ihre Einrichtung beim Dienst ist nicht abgeschlossen. Bitte wenden Sie sich an das Unternehmen, das Ihnen diesen Link geschickt hat.',
   // the sandbox wallet's test persons (ids from the server's sandbox personas)
   'persona.adult.label': 'Erika Mustermann',
   'persona.adult.note': 'Volljährig, mit gültigem PID (DE, geboren am 12.01.1984).',

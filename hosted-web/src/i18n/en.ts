@@ -227,6 +227,10 @@ export const en = {
   'error.receipt_code_limit': 'You have asked for five codes this hour. Please try again later.',
   'error.wallet_cancelled': 'Sharing was cancelled. You can try again when you are ready.',
   'error.wallet_unavailable': 'No wallet on this device could answer. Try again, or use another device.',
+  'error.issuer_certificate_invalid_at_signing':
+    "The credential was issued at a time its issuer's certificate was not valid, so it cannot be used here. Share another credential, or contact the issuer.",
+  'error.cannot_ask_wallet':
+    'This verification cannot ask a wallet right now: its setup on the service is not complete. Please contact the business that sent you this link.',
   // the sandbox wallet's test persons (ids from the server's sandbox personas)
   'persona.adult.label': 'Erika Mustermann',
   'persona.adult.note': 'Adult with a valid PID (DE, born 1984-01-12).',

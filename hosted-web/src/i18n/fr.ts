@@ -239,6 +239,10 @@ export const fr: Messages = {
   'error.wallet_cancelled': 'Le partage a été annulé. Vous pouvez réessayer quand vous serez prêt.',
   'error.wallet_unavailable':
     'Aucun portefeuille de cet appareil n’a pu répondre. Réessayez, ou utilisez un autre appareil.',
+  'error.issuer_certificate_invalid_at_signing':
+    'Ce justificatif a été émis à un moment où le certificat de son émetteur n’était pas valide, il ne peut donc pas être utilisé ici. Partagez un autre justificatif, ou contactez l’émetteur.',
+  'error.cannot_ask_wallet':
+    'Cette vérification ne peut pas interroger de portefeuille pour le moment\u00a0: sa configuration sur le service n’est pas terminée. Veuillez contacter l’entreprise qui vous a envoyé ce lien.',
   // the sandbox wallet's test persons (ids from the server's sandbox personas)
   'persona.adult.label': 'Erika Mustermann',
   'persona.adult.note': 'Majeure, avec un PID valide (DE, née le 12/01/1984).',

@@ -1,19 +1,19 @@
-// One loaded session: what is asked, and the one thing the person can do now. Owns the action lifecycle
-// (busy flag, the error shown, re-reading the projection) and the 3 s polling while the session is live.
-import { createEffect, createMemo, createSignal, Match, onCleanup, Show, Suspense, Switch } from 'solid-js';
-import { getSession, startSession } from '../api';
+// One loaded session: what is asked, and the one thing the person can do now. The action lifecycle and the
+// polling are createSessionRunner's (session-runner.ts); where a session stands once there is nothing to do,
+// SessionOutcome.tsx.
+import { createEffect, createMemo, Match, Show, Suspense, Switch } from 'solid-js';
+import { startSession } from '../api';
 import { ActionFeedback } from '../components/ActionFeedback';
 import { Deadline } from '../components/Deadline';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { focusPanel } from '../components/focus';
 import { ReceiptPanel } from '../components/ReceiptPanel';
 import { StepList } from '../components/StepList';
-import { toUserError, type UserError } from '../errors';
 import { t } from '../i18n';
 import { IdentifyStep } from '../steps/IdentifyStep';
-import type { ActionRunner, SignerSession } from '../types';
-
-const POLL_MS = 3000;
+import type { SignerSession } from '../types';
+import { Done, Expired, Failed, OtherBrowser, Stopped, Waiting } from './SessionOutcome';
+import { createSessionRunner } from './session-runner';
 
 export function SessionView(props: {
   projection: SignerSession;
@@ -27,56 +27,12 @@ export function SessionView(props: {
     const u = p().business.logoUrl;
     return u && /^\/branding\/logos\/[0-9a-f]{64}$/.test(u) ? u : undefined;
   };
-  const [busy, setBusy] = createSignal(false);
-  const [error, setError] = createSignal<UserError>();
-  // where the last action was: its failure is shown there (ActionFeedback), else at the top of the panel
-  const [place, setPlace] = createSignal<string>();
-
-  // Responses can arrive out of order (a poll started before an action may answer after it): only a read that
-  // started after the last applied one may replace the state.
-  let started = 0;
-  let applied = 0;
-  const apply = (seq: number, next: SignerSession) => {
-    if (seq < applied) return;
-    applied = seq;
-    props.onProjection(next);
-  };
-  const tracked = async (read: () => Promise<SignerSession>) => {
-    const seq = ++started;
-    apply(seq, await read());
-  };
-  const refresh = () => tracked(() => getSession(p().id)).catch(() => undefined); // next poll or action retries
-
-  const runner: ActionRunner = {
-    busy,
-    error,
-    place,
-    run: async (action, at) => {
-      if (busy()) return;
-      setBusy(true);
-      setError(undefined);
-      setPlace(at);
-      const seq = ++started;
-      try {
-        const next = await action();
-        if (next) apply(seq, next);
-      } catch (err) {
-        setError(toUserError(err));
-        await refresh();
-      } finally {
-        setBusy(false);
-      }
-    },
-  };
-
-  createEffect(() => {
-    const s = status();
-    if (s !== 'in_progress' && s !== 'awaiting_decision') return;
-    const timer = setInterval(() => {
-      if (!busy()) void refresh();
-    }, POLL_MS);
-    onCleanup(() => clearInterval(timer));
+  const runner = createSessionRunner({
+    sessionId: () => p().id,
+    status,
+    onProjection: (next) => props.onProjection(next),
   });
+  const { busy, error, place } = runner;
 
   // Branding: the business's accent replaces ours for buttons and links (contrast checked by the server).
   createEffect(() => {
@@ -159,60 +115,19 @@ export function SessionView(props: {
           }
         >
           <Match when={status() === 'completed'}>
-            <div data-testid="done" class="done">
-              <svg class="done-mark" data-testid="done-mark" viewBox="0 0 48 48" aria-hidden="true">
-                <circle cx="24" cy="24" r="22" />
-                <path d="M14 25l7 7 13-15" />
-              </svg>
-              <h2 ref={focusPanel} tabIndex={-1}>
-                {t('state.doneTitle')}
-              </h2>
-              {/* the record is below only in the browser that did the steps (ReceiptPanel) */}
-              <Show when={canAct()}>
-                <p>{t('state.doneText')}</p>
-              </Show>
-              <Show when={!returnTarget()}>
-                <p data-testid="done-close">{t('state.doneClose')}</p>
-              </Show>
-            </div>
+            <Done canAct={canAct()} hasReturn={Boolean(returnTarget())} />
           </Match>
           <Match when={status() === 'expired'}>
-            {/* the step's own window, or the link's: each says which time ran out */}
-            <div data-testid="expired" data-window={p().failure?.window ?? 'overall'}>
-              <h2 ref={focusPanel} tabIndex={-1}>
-                {p().failure?.window === 'step' ? t('state.stepExpiredTitle') : t('state.expiredTitle')}
-              </h2>
-              <p>
-                {p().failure?.window === 'step'
-                  ? t('state.stepExpiredText', { business: business() })
-                  : t('state.expiredText', { business: business() })}
-              </p>
-            </div>
+            <Expired session={p()} />
           </Match>
           <Match when={status() === 'stopped'}>
-            <div data-testid="stopped">
-              <h2 ref={focusPanel} tabIndex={-1}>
-                {t('state.stoppedTitle')}
-              </h2>
-              <p>{t('state.stoppedText', { business: business() })}</p>
-            </div>
+            <Stopped business={business()} />
           </Match>
           <Match when={status() === 'failed'}>
-            <div data-testid="failed">
-              <h2 ref={focusPanel} tabIndex={-1}>
-                {t('state.failedTitle')}
-              </h2>
-              <Show when={failureText(p())}>{(why) => <p data-testid="failure-reason">{why()}</p>}</Show>
-              <p>{t('state.failedText', { business: business() })}</p>
-            </div>
+            <Failed session={p()} />
           </Match>
           <Match when={status() === 'awaiting_decision'}>
-            <div data-testid="waiting">
-              <h2 ref={focusPanel} tabIndex={-1}>
-                {t('state.waitingTitle', { business: business() })}
-              </h2>
-              <p>{t('state.waitingText', { business: business() })}</p>
-            </div>
+            <Waiting business={business()} />
           </Match>
           <Match
             when={(status() === 'created' || status() === 'in_progress') && p().binding === 'other_browser'}
@@ -268,41 +183,4 @@ export function SessionView(props: {
       </Show>
     </>
   );
-}
-
-function OtherBrowser() {
-  return (
-    <div data-testid="other-browser">
-      <h2 ref={focusPanel} tabIndex={-1}>
-        {t('state.otherTitle')}
-      </h2>
-      <p>{t('state.otherText')}</p>
-    </div>
-  );
-}
-
-/**
- * Why a failed session failed, in words the person can act on (issue 29): a workflow condition that refused
- * what was shared (an age check a minor did not pass, a nationality or document not accepted), or answers
- * refused too often. The codes are the API's failure_reason codes.
- */
-function failureText(p: SignerSession): string | undefined {
-  const f = p.failure;
-  if (!f || p.status !== 'failed') return undefined;
-  const business = p.business.name;
-  const step = p.steps.find((s) => s.stage === f.stage);
-  switch (f.code) {
-    case 'age_requirement_not_met':
-      return step?.threshold
-        ? t('failure.ageThreshold', { threshold: step.threshold, business })
-        : t('failure.age', { business });
-    case 'nationality_not_accepted':
-      return t('failure.nationality', { business });
-    case 'document_not_accepted':
-      return t('failure.document', { business });
-    case 'condition_not_met':
-      return t('failure.condition', { business });
-    default:
-      return t('failure.refused');
-  }
 }

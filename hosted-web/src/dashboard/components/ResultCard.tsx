@@ -1,6 +1,7 @@
 // A completed step's result on the session detail (SessionDetail.tsx), as the business receives it in
 // webhooks and GET /v1/sessions/{id}: the facts of each primitive, who presented it (ADR 0026), and the step's
-// signed audit record checked in this browser against the public key set (audit-verify.ts).
+// signed audit record checked in this browser against the public key set (audit-verify.ts). Its words are in
+// the dashboard's language (messages/results.ts); claim names and codes stay as the API writes them.
 import {
   createResource,
   createSignal,
@@ -14,27 +15,41 @@ import {
 } from 'solid-js';
 import { environment } from '../api';
 import { type AuditVerdict, fetchAuditJwks, verifyAuditRecord } from '../audit-verify';
+import { type DashKey, dashLocale, dt } from '../i18n';
 import { ErrorNote, when } from '../Screen';
 import { getAuditRecord, type SessionOriginal, type StepResult } from '../sessions-api';
-import { matchSummary } from './StepConditions';
+import { conditionWords } from './timeline-words';
 
-const PRIMITIVE: Record<string, string> = {
-  identify: 'Identify',
-  age_verify: 'Age check',
-  sign: 'Sign documents',
-  attestation: 'Attestation',
-};
+const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'];
+const primitiveWords = (p: string): string =>
+  PRIMITIVES.includes(p) ? dt(`result.primitive.${p}` as DashKey) : p;
+
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 export const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-const bytes = (n: unknown): string =>
-  typeof n !== 'number' ? '—' : n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} KiB (${n} bytes)`;
+/** A file size, one way per language, as the signer page writes it (decimal units by Intl.NumberFormat). */
+const bytes = (n: unknown): string => {
+  if (typeof n !== 'number') return '—';
+  const unit = n < 1000 ? 'byte' : n < 1_000_000 ? 'kilobyte' : 'megabyte';
+  return new Intl.NumberFormat(dashLocale(), {
+    style: 'unit',
+    unit,
+    unitDisplay: unit === 'byte' ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(unit === 'byte' ? n : unit === 'kilobyte' ? n / 1000 : n / 1_000_000);
+};
 
 /**
  * A completed step's result, as the business receives it in webhooks and GET /v1/sessions/{id}. A sign step
  * links each document to the download of its signed original (`originals`: the exact bytes, any role).
  */
-export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[] }) {
+export function ResultCard(props: {
+  r: StepResult;
+  originals?: SessionOriginal[];
+  /** The step's result exists, but a workflow condition on it failed the session: never shown as done. */
+  notCompleted?: boolean;
+}) {
   const r = () => props.r;
   const res = () => (r().result ?? {}) as Record<string, unknown>;
   const headingId = () => `step-h-${r().stage}`;
@@ -45,19 +60,31 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
   return (
     <li class="d-card d-result" data-testid={`step-result-${r().stage}`}>
       <h3 id={headingId()}>
-        Step {r().stage + 1}: {PRIMITIVE[r().primitive] ?? r().primitive}
+        {dt('result.step', { n: String(r().stage + 1), primitive: primitiveWords(r().primitive) })}
       </h3>
       <dl class="d-facts">
-        <dt>Completed</dt>
-        <dd>{when(r().completedAt)}</dd>
+        <Show
+          when={props.notCompleted}
+          fallback={
+            <>
+              <dt>{dt('result.completed')}</dt>
+              <dd>{when(r().completedAt)}</dd>
+            </>
+          }
+        >
+          <dt>{dt('result.notCompleted')}</dt>
+          <dd data-testid={`step-not-completed-${r().stage}`}>
+            {dt('result.notCompletedText', { when: when(r().completedAt) })}
+          </dd>
+        </Show>
         <Switch fallback={<OtherFields res={res()} />}>
           <Match when={r().primitive === 'identify'}>
             <For
               each={Object.entries((res().claims ?? {}) as Record<string, unknown>)}
               fallback={
                 <>
-                  <dt>Claims</dt>
-                  <dd>None of the requested claims were shared.</dd>
+                  <dt>{dt('result.claims')}</dt>
+                  <dd>{dt('result.noClaims')}</dd>
                 </>
               }
             >
@@ -72,16 +99,22 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
             </For>
           </Match>
           <Match when={r().primitive === 'age_verify'}>
-            <dt>Age at least {text(res().threshold)}</dt>
+            <dt>{dt('result.ageAtLeast', { n: text(res().threshold) })}</dt>
             <dd>
-              <strong>{res().over === true ? 'Yes' : res().over === false ? 'No' : text(res().over)}</strong>
+              <strong>
+                {res().over === true
+                  ? dt('result.yes')
+                  : res().over === false
+                    ? dt('result.no')
+                    : text(res().over)}
+              </strong>
             </dd>
           </Match>
           <Match when={r().primitive === 'sign'}>
             <For each={(res().documents ?? []) as Record<string, unknown>[]}>
               {(d, i) => (
                 <>
-                  <dt>Document {i() + 1}</dt>
+                  <dt>{dt('result.document', { n: String(i() + 1) })}</dt>
                   <dd>
                     {text(d.label)} ({bytes(d.size)}
                     {d.content_type ? `, ${text(d.content_type)}` : ''})
@@ -97,7 +130,7 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
                             data-testid={`original-${o().position}`}
                             type={o().mediaType}
                           >
-                            Download the signed original ({o().name})
+                            {dt('result.download', { name: o().name })}
                           </a>
                         </>
                       )}
@@ -109,7 +142,7 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
             <HolderKey res={res()} />
           </Match>
           <Match when={r().primitive === 'attestation'}>
-            <dt>Terms hash (SHA-256)</dt>
+            <dt>{dt('result.termsHash')}</dt>
             <dd>
               <code>{text(res().terms_sha256)}</code>
             </dd>
@@ -117,7 +150,7 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
           </Match>
         </Switch>
         <Presenter res={res()} />
-        <dt>Audit id</dt>
+        <dt>{dt('result.auditId')}</dt>
         <dd>
           <code>{r().auditId}</code>
         </dd>
@@ -126,7 +159,7 @@ export function ResultCard(props: { r: StepResult; originals?: SessionOriginal[]
         <Suspense
           fallback={
             <p class="d-loading" role="status">
-              Loading the audit record…
+              {dt('audit.loading')}
             </p>
           }
         >
@@ -146,11 +179,11 @@ interface HolderBinding {
  * Who presented the step (ADR 0026): how it is bound to step 1, as a fact. No key is shown beside it (ADR 0046):
  * a holder key identifies the person across sessions; only a signature's own key is shown (HolderKey).
  */
-const PRESENTED_BY: Record<string, (stage: string) => string> = {
-  first: () => 'The person this session is bound to (first step)',
-  holder_key: (stage) => `Same person as step ${stage}: same holder key`,
-  claims: (stage) => `Same person as step ${stage}: another key, same name and birth date`,
-  opted_out: () => 'Anyone: this step is not bound to the first step’s person (workflow opt-out)',
+const PRESENTED_BY: Record<string, DashKey> = {
+  first: 'result.by.first',
+  holder_key: 'result.by.holder_key',
+  claims: 'result.by.claims',
+  opted_out: 'result.by.opted_out',
 };
 
 function Presenter(props: { res: Record<string, unknown> }) {
@@ -159,9 +192,12 @@ function Presenter(props: { res: Record<string, unknown> }) {
     <Show when={b()}>
       {(x) => (
         <>
-          <dt>Presented by</dt>
+          <dt>{dt('result.presentedBy')}</dt>
           <dd data-testid="presented-by" data-binding={x().by}>
-            {(PRESENTED_BY[x().by ?? ''] ?? (() => text(x().by)))(String((x().bound_to_stage ?? 0) + 1))}
+            {(() => {
+              const key = PRESENTED_BY[x().by ?? ''];
+              return key ? dt(key, { n: String((x().bound_to_stage ?? 0) + 1) }) : text(x().by);
+            })()}
           </dd>
         </>
       )}
@@ -174,7 +210,7 @@ function HolderKey(props: { res: Record<string, unknown> }) {
   const key = () => props.res.holder_key as { thumbprint?: unknown } | undefined;
   return (
     <Show when={key()?.thumbprint}>
-      <dt>Signature key (thumbprint)</dt>
+      <dt>{dt('result.signatureKey')}</dt>
       <dd>
         <code>{text(key()?.thumbprint)}</code>
       </dd>
@@ -224,47 +260,47 @@ function AuditPanel(props: { auditId: string; stage: number }) {
   const verdictText = (): JSX.Element => {
     const v = verdict();
     if (!v) return null;
-    if ('error' in v) return `Could not check the signature: ${v.error}`;
-    return v.ok
-      ? `Signature valid: signed by the service key ${v.kid}; the record matches its digest.`
-      : `Signature invalid: ${v.reason}.`;
+    if ('error' in v) return dt('audit.cannotCheck', { error: v.error });
+    return v.ok ? dt('audit.valid', { kid: v.kid }) : dt('audit.invalid', { reason: v.reason });
   };
   return (
     <div class="d-audit" data-testid={`audit-${props.stage}`}>
-      <h4>Audit record</h4>
+      <h4>{dt('audit.title')}</h4>
       <Show when={audit()}>
         {(a) => (
           <>
             <dl class="d-facts">
-              <dt>Signed at</dt>
+              <dt>{dt('audit.signedAt')}</dt>
               <dd>{when(record()?.signed_at as string)}</dd>
-              <dt>Key id</dt>
+              <dt>{dt('audit.keyId')}</dt>
               <dd>
                 <code>{a().kid}</code>
               </dd>
-              <dt>Digest</dt>
+              <dt>{dt('audit.digest')}</dt>
               <dd>
                 <code>{a().digest}</code>
               </dd>
-              <dt>Previous record</dt>
+              <dt>{dt('audit.previous')}</dt>
               <dd>
-                <code>{text(record()?.previous_audit_hash ?? 'none (first step)')}</code>
+                <code>{text(record()?.previous_audit_hash ?? dt('audit.none'))}</code>
               </dd>
-              <dt>Result digest</dt>
+              <dt>{dt('audit.resultDigest')}</dt>
               <dd>
                 <code>{text(record()?.result_digest)}</code>
               </dd>
               <Show when={record()?.condition as Record<string, unknown> | undefined}>
                 {(c) => (
                   <>
-                    <dt>Workflow condition</dt>
-                    <dd data-testid={`audit-condition-${props.stage}`}>{matchSummary(c())}</dd>
+                    <dt>{dt('audit.condition')}</dt>
+                    <dd data-testid={`audit-condition-${props.stage}`}>
+                      {capitalized(conditionWords(c(), props.stage))}
+                    </dd>
                   </>
                 )}
               </Show>
             </dl>
             <details class="d-json">
-              <summary>Signed record (JSON)</summary>
+              <summary>{dt('audit.json')}</summary>
               <pre>{JSON.stringify(a().record, null, 2)}</pre>
             </details>
           </>
@@ -279,7 +315,7 @@ function AuditPanel(props: { auditId: string; stage: number }) {
             onClick={verify}
             aria-describedby={`audit-verdict-${props.stage}`}
           >
-            {checking() ? 'Verifying…' : 'Verify signature'}
+            {checking() ? dt('audit.verifying') : dt('audit.verify')}
           </button>
         </div>
       </div>

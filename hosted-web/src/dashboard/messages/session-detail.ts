@@ -1,6 +1,6 @@
 // The session detail's own text (screens/SessionDetail.tsx) and the timeline's event names in en/de/fr; de and
-// fr are typed by the English keys, so a missing translation is a type error. Not here: the result cards
-// (components/ResultCard.tsx) and the timeline's detail lines (components/timeline-words.ts), still English.
+// fr are typed by the English keys, so a missing translation is a type error. The result cards and the
+// timeline's detail lines are in messages/results.ts.
 export const en = {
   'detail.all': 'All sessions',
   'detail.session': 'Session',

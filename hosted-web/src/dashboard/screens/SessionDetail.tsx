@@ -6,7 +6,12 @@
 import { createResource, createSignal, For, Show } from 'solid-js';
 import { environment, user } from '../api';
 import { ResultCard, text } from '../components/ResultCard';
-import { collapseWalletRequests, entryWords, failureLine } from '../components/timeline-words';
+import {
+  collapseWalletRequests,
+  conditionFailedAt,
+  entryWords,
+  failureLine,
+} from '../components/timeline-words';
 import { type DashKey, dashLocale, dt } from '../i18n';
 import { en as EVENT_KEYS } from '../messages/session-detail';
 import { linkClick } from '../router';
@@ -128,7 +133,13 @@ export function SessionDetail(props: { id: string }) {
       <Show when={results().length} fallback={<p class="d-muted">{dt('detail.noResults')}</p>}>
         <ol class="d-results" aria-labelledby="results-h">
           <For each={results()}>
-            {(r) => <ResultCard r={r} originals={data()?.sessionTimeline.originals} />}
+            {(r) => (
+              <ResultCard
+                r={r}
+                originals={data()?.sessionTimeline.originals}
+                notCompleted={conditionFailedAt(summary()?.failureReason, r.stage)}
+              />
+            )}
           </For>
         </ol>
       </Show>

@@ -164,6 +164,35 @@ describe('receipt PDF', () => {
     expect(fr).toContain('23 novembre 2026 à 00:00 UTC−5');
   });
 
+  it('never counts or marks as completed a step whose workflow condition failed the session (issue 29)', async () => {
+    // a minor's age check: verified, but the workflow's "over is false => fail" ended the session
+    const base = receiptOf(claims, { partial: true, example: false });
+    const [step] = base.steps;
+    if (!step) throw new Error('no step');
+    const condition = { index: 0, claim: 'over', operator: 'equals', outcome: 'fail' };
+    const data: ReceiptData = {
+      ...base,
+      session: { ...base.session, status: 'failed', total_steps: 1 },
+      steps: [{ ...step, audit_record: { ...step.audit_record, condition } }],
+    };
+    const page = (lang: 'en' | 'de' | 'fr') =>
+      render({ ...data, presentation: { lang, time_zone: 'UTC' } }).then(
+        (bytes) =>
+          run('pdftotext', ['-layout', write(`failed-${lang}.pdf`, bytes), '-']).split('\f')[0] ?? '',
+      );
+    const en = await page('en');
+    expect(en).toContain('0 of 1 steps completed; the session is failed');
+    expect(en).toContain('Not completed: checked, but the business');
+    expect(en).not.toMatch(/Completed: /);
+    const de = await page('de');
+    expect(de).toContain('0 von 1 Schritten abgeschlossen');
+    expect(de).toContain('Nicht abgeschlossen');
+    expect(de).not.toMatch(/Abgeschlossen: /);
+    const fr = await page('fr');
+    expect(fr).toContain('Non terminée');
+    expect(fr).not.toMatch(/Terminée : /);
+  });
+
   it('carries receipt.json as an embedded file that pdfdetach extracts byte for byte', async () => {
     const data = receiptOf(claims, { partial: false, example: false });
     const f = write('final.pdf', await render(data));

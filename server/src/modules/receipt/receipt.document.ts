@@ -46,6 +46,18 @@ export interface ReceiptStep {
   audit_record: AuditRecordView;
 }
 
+/**
+ * True when the step's workflow condition failed the session (its signed audit record says `outcome: fail`,
+ * e.g. a minor's age check): verified, but not a completed step (issue 29). Read from the record itself, so a
+ * receipt saved earlier counts the same way.
+ */
+export const conditionFailed = (step: Pick<ReceiptStep, 'audit_record'>): boolean =>
+  step.audit_record.condition?.outcome === 'fail';
+
+/** The steps a receipt counts as completed ("N of M steps"): never one a workflow condition failed. */
+export const completedStepCount = (data: Pick<ReceiptData, 'steps'>): number =>
+  data.steps.filter((step) => !conditionFailed(step)).length;
+
 /** receipt.json: everything needed to verify every step offline, without the service. */
 export interface ReceiptData {
   type: 'service.receipt';
@@ -298,7 +310,7 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
     if (data.partial)
       w.text(
         words.partialNote(
-          data.steps.length,
+          completedStepCount(data),
           data.session.total_steps,
           words.status[data.session.status] ?? data.session.status,
         ),
@@ -320,7 +332,9 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   for (const step of data.steps) {
     w.rule();
     w.text(title(step), { size: 13 });
-    w.text(`${words.completed}${words.colon}${when(step.completed_at)}`, { color: MUTED });
+    // never a success mark for a step whose workflow condition failed the session (issue 29)
+    if (conditionFailed(step)) w.text(words.notCompleted, { color: ALERT });
+    else w.text(`${words.completed}${words.colon}${when(step.completed_at)}`, { color: MUTED });
     for (const line of resultLines(step, words, p.lang)) w.text(line, { indent: 8 });
     const who = presentedBy(step.result.holder_binding, words);
     if (who) w.text(who, { indent: 8 });

@@ -8,6 +8,7 @@ import { isAppError } from '../../common/errors';
 import type { RouteRegistry } from '../../common/http';
 import type { BrowserBinding } from '../signer/browser-binding';
 import { BROWSER_COOKIE, setBrowserCookie } from '../signer/browser-cookie';
+import { completedStepCount } from './receipt.document';
 import { type ReceiptService, receiptFilename } from './receipt.service';
 import {
   LANG_NAMES,
@@ -186,7 +187,7 @@ export function registerReceiptRoutes(
           w.title,
           // the business as branded in the header; the workflow's internal name is not the signer's business
           `<h1>${esc(w.title)}${data.partial ? ` ${esc(w.partial)}` : ''}${data.example ? ` ${esc(w.example)}` : ''}</h1>` +
-            `<p>${esc(w.stepsDone(data.steps.length, data.session.total_steps))}</p>` +
+            `<p>${esc(w.stepsDone(completedStepCount(data), data.session.total_steps))}</p>` +
             `<p><a class="button" href="${pdf}" download>${esc(w.download)}</a></p>` +
             `<p>${accessUntil ? `<time datetime="${accessUntil.toISOString()}">${esc(w.worksUntil(localTime(accessUntil.toISOString(), presentation)))}</time>` : esc(w.worksUntilDefault)}${esc(w.afterwards)}</p>`,
           {

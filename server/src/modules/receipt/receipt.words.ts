@@ -56,6 +56,8 @@ interface Words {
   statement: string;
   step: string;
   completed: string;
+  /** A step whose workflow condition failed the session (a minor's age check): checked, not completed. */
+  notCompleted: string;
   primitive: Record<string, string>;
   status: Record<string, string>;
   claim: Record<string, string>;
@@ -96,6 +98,7 @@ const en: Words = {
     'file shows that it was not edited. The technical details for checking it are on the last page.',
   step: 'Step',
   completed: 'Completed',
+  notCompleted: "Not completed: checked, but the business's conditions for this step were not met",
   primitive: {
     identify: 'Identity',
     age_verify: 'Age check',
@@ -172,6 +175,8 @@ const de: Words = {
     'Angaben zur Prüfung stehen auf der letzten Seite.',
   step: 'Schritt',
   completed: 'Abgeschlossen',
+  notCompleted:
+    'Nicht abgeschlossen: geprüft, aber die Bedingungen des Unternehmens für diesen Schritt sind nicht erfüllt',
   primitive: {
     identify: 'Identität',
     age_verify: 'Altersprüfung',
@@ -252,6 +257,8 @@ const fr: Words = {
     'vérifier figurent sur la dernière page.',
   step: 'Étape',
   completed: 'Terminée',
+  notCompleted:
+    "Non terminée\u00a0: vérifiée, mais les conditions de l'entreprise pour cette étape ne sont pas remplies",
   primitive: {
     identify: 'Identité',
     age_verify: "Vérification de l'âge",

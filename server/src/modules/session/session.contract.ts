@@ -265,6 +265,17 @@ export const StepCompletedEventSchema = z
 export const SESSION_END_EVENTS = TERMINAL_STATUSES;
 export type SessionEndStatus = TerminalStatus;
 
+/** session.* `completed_steps`: what it counts (issue 29: a step a workflow condition failed is not completed). */
+const completedStepsField = z
+  .number()
+  .int()
+  .min(0)
+  .describe(
+    'Steps the person completed, in step order up to where the session stands (a step a workflow condition ' +
+      'skipped counts as passed). A step whose wallet response was verified but whose workflow condition failed ' +
+      'the session (e.g. age_requirement_not_met) is not counted, although its step.completed was sent.',
+  );
+
 /**
  * session.completed / stopped / failed / expired `data`: every field any of the four carries. failure_reason
  * on failed and expired only; condition on completed and failed, when a workflow condition ended it (ADR 0031).
@@ -275,7 +286,7 @@ export const SessionEndedDataSchema = z
     status: z.enum(SESSION_END_EVENTS),
     workflow_id: z.string(),
     workflow_revision: z.number().int(),
-    completed_steps: z.number().int().min(0),
+    completed_steps: completedStepsField,
     failure_reason: FailureReasonSchema.optional(),
     condition: ConditionEndSchema.optional(),
   })
@@ -304,7 +315,7 @@ export const DecisionDueDataSchema = z
     status: z.literal('awaiting_decision'),
     workflow_id: z.string(),
     workflow_revision: z.number().int(),
-    completed_steps: z.number().int().min(0),
+    completed_steps: completedStepsField,
     decision_due: timestamp,
   })
   .strict();

@@ -13,11 +13,18 @@ import type {
   StepCompletedDataSchema,
 } from './session.contract';
 import type { SessionEntity } from './session.entity';
-import type { ConditionEnd, FailureReason } from './session.state';
+import { type ConditionEnd, completedStepCount, type FailureReason } from './session.state';
 
 type SessionFacts = Pick<
   SessionEntity,
-  'id' | 'businessId' | 'environment' | 'workflowId' | 'workflowRevision' | 'currentStage'
+  | 'id'
+  | 'businessId'
+  | 'environment'
+  | 'workflowId'
+  | 'workflowRevision'
+  | 'currentStage'
+  | 'status'
+  | 'failureReason'
 >;
 
 /** step.completed: one completed step, with its primitive's result fields spread in. */
@@ -76,7 +83,10 @@ export function stepCompleted(
   };
 }
 
-/** The event of entering a terminal state; `s` is the row as written (completed_steps is its stage). */
+/**
+ * The event of entering a terminal state; `s` is the row as written. completed_steps is its stage, less a step
+ * whose workflow condition failed the session (completedStepCount).
+ */
 export function sessionEnded(
   s: SessionFacts,
   status: SessionEndStatus,
@@ -92,7 +102,7 @@ export function sessionEnded(
       status,
       workflow_id: s.workflowId,
       workflow_revision: s.workflowRevision,
-      completed_steps: s.currentStage,
+      completed_steps: completedStepCount(s),
       ...(reason ? { failure_reason: reason } : {}),
       ...(condition ? { condition } : {}),
     },

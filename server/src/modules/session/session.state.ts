@@ -56,3 +56,12 @@ export function conditionFailedStage(s: Pick<SessionEntity, 'status' | 'failureR
   const r = failureReasonOf(s);
   return r && r.refused_responses === null && r.window === null && r.stage !== null ? r.stage : null;
 }
+
+/**
+ * The steps a session's events count as completed (`completed_steps`): the position reached, less the step
+ * whose workflow condition failed the session (its result exists, but the person did not complete it, e.g. a
+ * minor's age check; issue 29), which is the last step reached. A skipped step counts as passed (ADR 0031).
+ */
+export const completedStepCount = (
+  s: Pick<SessionEntity, 'status' | 'failureReason' | 'currentStage'>,
+): number => conditionFailedStage(s) ?? s.currentStage;
