@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { transactionWithRetry } from '../../db/data-source';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
 import { bumpCatalogVersion } from './catalog.service';
+import { maskOf, PRIMITIVES } from '../workflow/primitives';
 
 export async function ensureRoute(
   ds: DataSource,
@@ -48,10 +49,7 @@ export async function ensureRoute(
       walletId: input.walletId,
       issuerId: input.issuerId,
       formats: JSON.stringify(input.formats ?? ['dc+sd-jwt']),
-      identify: true,
-      ageVerify: true,
-      sign: true,
-      attestation: true,
+      primitives: maskOf(PRIMITIVES),
       sandboxAvailable: true,
       productionAvailable: accepted,
       providerAccepted: accepted,

@@ -16,10 +16,10 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEventEntity } from '../support/session-event.entity';
 import { recordSessionEventOnce } from '../support/session-events';
 import { bindingClaimsFor } from '../verification/holder-binding';
-import { annexCSupports } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { requestForStep } from '../verification/primitives';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { applyRouteRules } from '../verification/route-request-rules';
 import { allowedRoutes } from '../verification/route-scope';
@@ -162,7 +162,7 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
-    if (kind === 'org_iso_mdoc' && !annexCSupports(step.primitive)) {
+    if (kind === 'org_iso_mdoc' && !PRIMITIVE_SPECS[step.primitive].annexC) {
       throw new AppError(
         'protocol_not_offered',
         `A ${step.primitive} step is not offered over org-iso-mdoc: Annex C cannot bind its transaction data.`,

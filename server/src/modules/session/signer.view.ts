@@ -10,8 +10,9 @@ import type { DocumentService } from '../document/document.service';
 import { toDocumentView } from '../document/document.service';
 import { bindingClaimsFor } from '../verification/holder-binding';
 import { SIGNED_DC_API_PROTOCOL } from '../verification/jar';
-import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
+import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { requestForStep } from '../verification/primitives';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { SessionEntity } from './session.entity';
@@ -125,7 +126,7 @@ async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Step
       protocol: SIGNED_DC_API_PROTOCOL,
       suffix: '/dc_api_signed',
     },
-    ...(annexCSupports(step.primitive) && asksForMdoc(request)
+    ...(PRIMITIVE_SPECS[step.primitive].annexC && asksForMdoc(request)
       ? [{ transport: WalletTransportGql.org_iso_mdoc, protocol: ANNEX_C_PROTOCOL, suffix: '/org_iso_mdoc' }]
       : []),
     { transport: WalletTransportGql.cross_device, protocol: 'openid4vp', suffix: '/cross_device' },
