@@ -2,9 +2,9 @@
 // created if missing, bumping the catalog version in the same transaction like every catalog write (ADR 0025).
 import type { DataSource } from 'typeorm';
 import { transactionWithRetry } from '../../db/data-source';
+import { maskOf, PRIMITIVES } from '../workflow/primitives';
 import { CredentialIssuerEntity, CredentialRouteEntity, WalletEntity } from './catalog.entities';
 import { bumpCatalogVersion } from './catalog.service';
-import { maskOf, PRIMITIVES } from '../workflow/primitives';
 
 export async function ensureRoute(
   ds: DataSource,

@@ -17,6 +17,8 @@ import {
   type StepCondition,
 } from './primitives/step';
 
+export { AGE_CONDITION_CLAIM } from './primitives/age-verify';
+export { IDENTIFY_CONDITION_CLAIMS } from './primitives/identify';
 export {
   CONDITION_FAILURE_REASONS,
   CONDITION_OPERATORS,
@@ -26,9 +28,6 @@ export {
   type ConditionOutcome,
   type StepCondition,
 };
-
-export { AGE_CONDITION_CLAIM } from './primitives/age-verify';
-export { IDENTIFY_CONDITION_CLAIMS } from './primitives/identify';
 
 /**
  * What conditions read of a workflow step (workflow.steps.ts WorkflowStep, which validates its conditions

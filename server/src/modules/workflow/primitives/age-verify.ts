@@ -16,7 +16,6 @@ import {
   MDOC_PID,
   mdocAgeQuery,
 } from '../../verification/mdoc/mdoc-query';
-import type { VerifiedPresentation } from '../../verification/presentation-verifier';
 import { buildWalletRequest, CREDENTIAL_QUERY_ID } from '../../verification/request';
 import {
   type CredentialQueryInput,
@@ -24,7 +23,7 @@ import {
   SD_JWT_OR_MDOC,
   withBindingClaims,
 } from './request-parts';
-import type { PrimitiveSpec } from './spec';
+import type { PrimitiveSpec, VerifiedPresentation } from './spec';
 
 /** The result field an age_verify condition tests: whether the person is at least the threshold. */
 export const AGE_CONDITION_CLAIM = 'over';
@@ -37,6 +36,7 @@ export const ageVerify: PrimitiveSpec<'age_verify'> = {
   bit: 2,
   graphqlField: 'ageVerify',
   fields: ['threshold'],
+  example: { threshold: 18 },
   validate(s, { bad }) {
     if (!Number.isInteger(s.threshold) || (s.threshold as number) < 1 || (s.threshold as number) > 120)
       throw bad('age_verify needs an integer threshold between 1 and 120.', 'threshold');

@@ -26,6 +26,7 @@ export const attestation: PrimitiveSpec<'attestation'> = {
   bit: 8,
   graphqlField: 'attestation',
   fields: ['terms'],
+  example: { terms: 'I confirm that the details I gave are true.' },
   validate(s, { bad, forPublish }) {
     if (typeof s.terms !== 'string' || s.terms.trim() === '') throw bad('attestation needs terms.', 'terms');
     if (forPublish && wordCount(s.terms) > MAX_ATTESTATION_WORDS)

@@ -21,6 +21,7 @@ export const identify: PrimitiveSpec<'identify'> = {
   bit: 1,
   graphqlField: 'identify',
   fields: ['claims'],
+  example: { claims: ['given_name', 'family_name'] },
   validate(s, { bad }) {
     const claims = s.claims ?? [];
     if (!Array.isArray(claims) || claims.length === 0)

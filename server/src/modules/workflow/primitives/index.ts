@@ -16,8 +16,8 @@ export const PRIMITIVE_SPECS: { readonly [P in Primitive]: PrimitiveSpec<P> } = 
   attestation,
 };
 
-export { PRIMITIVES, type Primitive };
 export type { PrimitiveSpec, StepDocument, StepRequestContext } from './spec';
+export { PRIMITIVES, type Primitive };
 
 export const specOf = <P extends Primitive>(p: P): PrimitiveSpec<P> => PRIMITIVE_SPECS[p] as PrimitiveSpec<P>;
 

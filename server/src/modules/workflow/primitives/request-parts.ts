@@ -1,7 +1,6 @@
 // Pieces of wallet requests and results that several primitives share: the mdoc query ids, who signs (the
 // signer query of sign and attestation, with its transaction data), a query widened by the first step's
 // identifying claims, and the holder's proof over bound transaction data.
-import type { VerifiedPresentation } from '../../verification/presentation-verifier';
 import { buildIdentifyDcqlQuery, PID_VCT } from '../../verification/dcql';
 import {
   dcqlQueryWithAlternatives,
@@ -12,6 +11,7 @@ import {
 } from '../../verification/mdoc/mdoc-query';
 import { CREDENTIAL_QUERY_ID } from '../../verification/request';
 import { decodeTransactionData, TX_HASH_ALG, transactionDataHash } from '../../verification/transaction-data';
+import type { VerifiedPresentation } from './spec';
 
 /** Every primitive takes the SD-JWT VC PID or an ISO mdoc (EU PID, mDL; for age also the EU age attestation). */
 export const SD_JWT_OR_MDOC: readonly string[] = ['dc+sd-jwt', MDOC_FORMAT];

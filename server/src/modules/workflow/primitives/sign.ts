@@ -20,6 +20,7 @@ export const sign: PrimitiveSpec<'sign'> = {
   bit: 4,
   graphqlField: 'sign',
   fields: ['documents'],
+  example: { documents: 1 },
   validate(s, { bad }) {
     if (
       !Number.isInteger(s.documents) ||

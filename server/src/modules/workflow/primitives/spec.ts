@@ -3,8 +3,27 @@
 // seals as evidence and writes into the signed audit record, whether conditions and ISO 18013-7 Annex C apply,
 // how its holder is identified, and the keys the hosted page and the receipt show it under. Everything that
 // used to switch on a primitive reads it from here (PRIMITIVE_SPECS, ./index.ts).
-import type { VerifiedPresentation } from '../../verification/presentation-verifier';
 import type { Primitive, WorkflowStep } from './step';
+
+/**
+ * What a primitive reads of a verified presentation (verification/presentation-verifier.ts VerifiedPresentation
+ * has these fields and more). Named here, not imported: the verifier reads the registry through the routes'
+ * trust (route-scope.ts), so the registry stays below it.
+ */
+export interface VerifiedPresentation {
+  format: 'dc+sd-jwt' | 'mso_mdoc';
+  /** Exactly the requested claims (keyed by claim path), plus document_status. */
+  claims: Record<string, unknown>;
+  holderKeyThumbprint: string;
+  holderJwk: unknown;
+  verifiedAt: Date;
+  /** SD-JWT VC: the key-binding JWT. */
+  keyBindingJwt: string;
+  /** mdoc: the device signature (COSE_Sign1, base64url). */
+  deviceSignature?: string;
+  /** The transaction data the holder signed (as requested, base64url). */
+  transactionData: string[];
+}
 
 /** A sign step's document as bound into the request (from the document rows of the session). */
 export interface StepDocument {
@@ -41,6 +60,8 @@ export interface PrimitiveSpec<P extends Primitive = Primitive> {
   graphqlField: string;
   /** The step fields this primitive owns (beyond primitive, gate_after, holder, routes, conditions). */
   fields: readonly (keyof WorkflowStep)[];
+  /** A valid step of this primitive: documentation, and what the registry test builds a request from. */
+  example: Omit<WorkflowStep, 'primitive'>;
   /** Validates and normalizes the primitive's own fields of a raw step; throws `check.bad(...)`. */
   validate(raw: Partial<WorkflowStep>, check: FieldCheck): Partial<WorkflowStep>;
   /** Minutes the person has once the step starts (README Limits: "Step window after the step starts"). */
