@@ -56,12 +56,14 @@ const PUBLISH_WORKFLOW = operation<PublishWorkflowMutation, PublishWorkflowMutat
   'PublishWorkflow',
 );
 
-const PRIMITIVES: { value: Primitive; label: string }[] = [
-  { value: 'identify', label: 'Identify (requested claims)' },
-  { value: 'age_verify', label: 'Age check (threshold)' },
-  { value: 'sign', label: 'Sign documents' },
-  { value: 'attestation', label: 'Attestation (inline terms)' },
-];
+/** The step picker's options: one per primitive of the GraphQL enum (a new primitive is a compile error here). */
+const OPTION: Record<Primitive, string> = {
+  identify: 'Identify (requested claims)',
+  age_verify: 'Age check (threshold)',
+  sign: 'Sign documents',
+  attestation: 'Attestation (inline terms)',
+};
+const PRIMITIVES = (Object.keys(OPTION) as Primitive[]).map((value) => ({ value, label: OPTION[value] }));
 const LABEL: Record<Primitive, string> = {
   identify: 'Identify',
   age_verify: 'Age check',
