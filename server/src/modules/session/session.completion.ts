@@ -20,6 +20,7 @@ import {
 import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { SessionEntity } from './session.entity';
 import { stepCompleted } from './session.events';
@@ -85,7 +86,7 @@ export class StepCompletion {
     // and inserted inside it: the evidence exists if and only if the step completed.
     const evidence = evidenceForStep(step, verified);
     // sign: the audit record says which documents the page showed to the end, and when (never "read")
-    const shown = step.primitive === 'sign' ? await shownToEnd(s) : undefined;
+    const shown = PRIMITIVE_SPECS[step.primitive].needsDocuments ? await shownToEnd(s) : undefined;
     const sealed = evidence
       ? await this.deps.evidence.seal({
           sessionId: s.id,

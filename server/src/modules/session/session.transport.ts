@@ -169,12 +169,9 @@ export class SessionTransport {
       );
     }
     const nonce = randomToken(32);
-    const documents =
-      step.primitive === 'sign'
-        ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(
-            toDocumentView,
-          )
-        : undefined;
+    const documents = PRIMITIVE_SPECS[step.primitive].needsDocuments
+      ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
+      : undefined;
     if (documents) {
       // the wallet is asked to sign only what the page has shown to the end (ADR 0029)
       const shown = await this.shownToEnd(s, s.currentStage);
@@ -355,7 +352,7 @@ export class SessionTransport {
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     const docs =
-      step?.primitive === 'sign'
+      step && PRIMITIVE_SPECS[step.primitive].needsDocuments
         ? await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)
         : [];
     const doc = docs.find((d) => d.position === position);

@@ -111,10 +111,9 @@ async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Step
   ).steps;
   const step = steps[s.currentStage];
   if (!step) return { kinds: [], sandboxPersonas: [], sign: false };
-  const documents =
-    step.primitive === 'sign'
-      ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
-      : undefined;
+  const documents = PRIMITIVE_SPECS[step.primitive].needsDocuments
+    ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
+    : undefined;
   const { request } = requestForStep(step, randomToken(32), {
     documents,
     bindingClaims: bindingClaimsFor(steps, s.currentStage),
