@@ -3,8 +3,8 @@
 // production supports is refused with route_unavailable and nothing is stored; sandbox sessions use the
 // sandbox reference route. Acceptance is an operator action (CatalogService.setAcceptance), not a business API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
 import { RouteCapabilitySet1766800000000 } from '../../server/src/db/migrations/1766800000000-route-capability-set';
+import { CredentialRouteEntity } from '../../server/src/modules/catalog/catalog.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { PRIMITIVES, primitivesOfMask } from '../../server/src/modules/workflow/primitives';
 import {
