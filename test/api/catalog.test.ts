@@ -3,8 +3,10 @@
 // production supports is refused with route_unavailable and nothing is stored; sandbox sessions use the
 // sandbox reference route. Acceptance is an operator action (CatalogService.setAcceptance), not a business API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RouteCapabilitySet1766800000000 } from '../../server/src/db/migrations/1766800000000-route-capability-set';
 import { CredentialRouteEntity } from '../../server/src/modules/credential-routes/catalog.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { PRIMITIVES, primitivesOfMask } from '../../server/src/modules/workflow/primitives';
 import {
   Api,
   createBusiness,
@@ -14,7 +16,6 @@ import {
   type TestService,
 } from '../support/harness';
 
-const PRIMITIVES = ['identify', 'age_verify', 'sign', 'attestation'] as const;
 const none = { identify: false, age_verify: false, sign: false, attestation: false };
 
 describe('credential route catalog', () => {
@@ -313,5 +314,32 @@ describe('credential route catalog', () => {
       'route_unavailable',
     );
     expect(await sessionsOf()).toBe(1);
+  });
+
+  it("keeps every route's capabilities through the capability-set migration, down to one column per primitive and back", async () => {
+    const before = (await sandbox.rest('GET', '/v1/catalog')).body;
+    const migration = new RouteCapabilitySet1766800000000();
+    const q = t.svc.ds.createQueryRunner();
+    try {
+      await migration.down(q);
+      const flags = (await q.query(
+        'SELECT id, identify, age_verify, sign, attestation FROM credential_route ORDER BY id',
+      )) as Record<string, unknown>[];
+      const on = (v: unknown) => v === 1 || v === true || v === '1';
+      const google = flags.find((r) => r.id === 'rte_google_us_mdl') as Record<string, unknown>;
+      expect(PRIMITIVES.filter((p) => on(google[p]))).toEqual(['identify', 'age_verify']);
+      await migration.up(q);
+      const rows = (await q.query('SELECT id, primitives FROM credential_route ORDER BY id')) as {
+        id: string;
+        primitives: number | string;
+      }[];
+      for (const r of rows) {
+        const was = flags.find((f) => f.id === r.id) as Record<string, unknown>;
+        expect(primitivesOfMask(Number(r.primitives)), r.id).toEqual(PRIMITIVES.filter((p) => on(was[p])));
+      }
+    } finally {
+      await q.release();
+    }
+    expect((await sandbox.rest('GET', '/v1/catalog')).body).toEqual(before);
   });
 });

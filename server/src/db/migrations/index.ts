@@ -27,6 +27,7 @@ import { RouteX5cLeafOnly1766500000000 } from './1766500000000-route-x5c-leaf-on
 import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
 import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
 import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
+import { RouteCapabilitySet1766800000000 } from './1766800000000-route-capability-set';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -75,4 +76,6 @@ export const MIGRATIONS = [
   WalletRedirect1766600000000,
   // how the service speaks for a business per route and environment (issue 26, ADR 0053)
   RouteSpeaking1766700000000,
+  // a route's capabilities as one capability set, from the primitive registry (issue 30, ADR 0054)
+  RouteCapabilitySet1766800000000,
 ];

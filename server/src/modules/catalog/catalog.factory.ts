@@ -7,6 +7,7 @@ import {
   CredentialRouteEntity,
   WalletEntity,
 } from '../credential-routes/catalog.entities';
+import { maskOf, PRIMITIVES } from '../workflow/primitives';
 import { bumpCatalogVersion } from './catalog.service';
 
 export async function ensureRoute(
@@ -52,10 +53,7 @@ export async function ensureRoute(
       walletId: input.walletId,
       issuerId: input.issuerId,
       formats: JSON.stringify(input.formats ?? ['dc+sd-jwt']),
-      identify: true,
-      ageVerify: true,
-      sign: true,
-      attestation: true,
+      primitives: maskOf(PRIMITIVES),
       sandboxAvailable: true,
       productionAvailable: accepted,
       providerAccepted: accepted,

@@ -1,24 +1,25 @@
 // GraphQL types of the credential route catalog (dashboard API). Entities are never exposed directly.
 import { Field, ID, ObjectType } from 'type-graphql';
+import { PRIMITIVE_SPECS, PRIMITIVES } from '../workflow/primitives';
 
 @ObjectType('PrimitiveAvailability', {
   description: 'Per primitive: whether it can be used (capability and availability combined).',
 })
 export class PrimitiveFlagsGql {
-  @Field(() => Boolean) identify!: boolean;
-  @Field(() => Boolean) ageVerify!: boolean;
-  @Field(() => Boolean) sign!: boolean;
-  @Field(() => Boolean) attestation!: boolean;
+  [graphqlField: string]: boolean;
 }
 
 @ObjectType('PrimitiveFormats', {
   description: "Per primitive, the route's credential formats this service accepts for it.",
 })
 export class PrimitiveFormatsGql {
-  @Field(() => [String]) identify!: string[];
-  @Field(() => [String]) ageVerify!: string[];
-  @Field(() => [String]) sign!: string[];
-  @Field(() => [String]) attestation!: string[];
+  [graphqlField: string]: string[];
+}
+
+// one field per primitive, named by its spec (PrimitiveSpec.graphqlField), in the registry's order
+for (const p of PRIMITIVES) {
+  Field(() => Boolean)(PrimitiveFlagsGql.prototype, PRIMITIVE_SPECS[p].graphqlField);
+  Field(() => [String])(PrimitiveFormatsGql.prototype, PRIMITIVE_SPECS[p].graphqlField);
 }
 
 @ObjectType('RouteAcceptance', { description: 'Production needs all three acceptances.' })

@@ -1,15 +1,14 @@
 // Thin GraphQL resolver over CatalogService: the same data as GET /v1/catalog and GET /v1/wallets.
 import { Query, Resolver } from 'type-graphql';
 import { Roles, RULES } from '../../common/roles';
+import { PRIMITIVE_SPECS, PRIMITIVES, type Primitive } from '../workflow/primitives';
 import { CredentialRouteGql, type PrimitiveFlagsGql, WalletGql } from './catalog.graphql';
 import type { CatalogService, PrimitiveFlags, RouteView, WalletView } from './catalog.service';
 
-const flags = (f: PrimitiveFlags): PrimitiveFlagsGql => ({
-  identify: f.identify,
-  ageVerify: f.age_verify,
-  sign: f.sign,
-  attestation: f.attestation,
-});
+/** A per-primitive record under the GraphQL field names (PrimitiveSpec.graphqlField). */
+const byField = <T>(f: Record<Primitive, T>): Record<string, T> =>
+  Object.fromEntries(PRIMITIVES.map((p) => [PRIMITIVE_SPECS[p].graphqlField, f[p]]));
+const flags = (f: PrimitiveFlags): PrimitiveFlagsGql => byField(f);
 
 const routeOut = (r: RouteView): CredentialRouteGql => ({
   id: r.id,
@@ -22,18 +21,8 @@ const routeOut = (r: RouteView): CredentialRouteGql => ({
     sandboxOnly: r.issuer.sandbox_only,
   },
   formats: r.formats,
-  primitiveFormats: {
-    identify: r.primitive_formats.identify,
-    ageVerify: r.primitive_formats.age_verify,
-    sign: r.primitive_formats.sign,
-    attestation: r.primitive_formats.attestation,
-  },
-  primitiveProtocols: {
-    identify: r.primitive_protocols.identify,
-    ageVerify: r.primitive_protocols.age_verify,
-    sign: r.primitive_protocols.sign,
-    attestation: r.primitive_protocols.attestation,
-  },
+  primitiveFormats: byField(r.primitive_formats),
+  primitiveProtocols: byField(r.primitive_protocols),
   capabilities: flags(r.capabilities),
   identifyClaims: r.identify_claims,
   sandbox: { available: r.sandbox.available, primitives: flags(r.sandbox.primitives) },

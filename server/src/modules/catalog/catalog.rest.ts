@@ -2,10 +2,11 @@
 // for every business, but it is part of the business API, not a public page (README "Wallets and credentials").
 import { z } from 'zod';
 import type { RouteRegistry } from '../../common/http';
+import { perPrimitive } from '../workflow/primitives';
 import type { CatalogService } from './catalog.service';
 
 const primitives = z
-  .object({ identify: z.boolean(), age_verify: z.boolean(), sign: z.boolean(), attestation: z.boolean() })
+  .object(perPrimitive(() => z.boolean()))
   .describe('Per primitive: usable through this route (or wallet) in this environment.');
 
 const acceptance = z
@@ -24,22 +25,12 @@ export const RouteSchema = z.object({
   }),
   formats: z.array(z.string()).describe('Credential formats: dc+sd-jwt, mso_mdoc.'),
   primitive_formats: z
-    .object({
-      identify: z.array(z.string()),
-      age_verify: z.array(z.string()),
-      sign: z.array(z.string()),
-      attestation: z.array(z.string()),
-    })
+    .object(perPrimitive(() => z.array(z.string())))
     .describe(
       "Per primitive, the route's formats this service accepts for it (sign and attestation: dc+sd-jwt only).",
     ),
   primitive_protocols: z
-    .object({
-      identify: z.array(z.string()),
-      age_verify: z.array(z.string()),
-      sign: z.array(z.string()),
-      attestation: z.array(z.string()),
-    })
+    .object(perPrimitive(() => z.array(z.string())))
     .describe(
       'Per primitive, the Digital Credentials API protocols a wallet can answer over: openid4vp, and org-iso-mdoc (ISO 18013-7 Annex C) for mdoc identify and age_verify (Annex C cannot bind the transaction data of sign and attestation).',
     ),

@@ -1,7 +1,7 @@
 // The catalog rows seeded at startup (insert-or-ignore on these fixed ids). Availability is honest: only the
 // sandbox reference route is usable out of the box, and nothing is available in production until the wallet
 // provider, the issuer and this service have accepted the route (CatalogService.setAcceptance).
-import type { Primitive } from '../workflow/workflow.steps';
+import { maskOf, PRIMITIVES, type Primitive } from '../workflow/primitives';
 
 export const SANDBOX_WALLET_ID = 'wal_sandbox_reference';
 export const SANDBOX_ISSUER_ID = 'iss_sandbox_pid';
@@ -29,10 +29,8 @@ export interface SeedRoute {
   walletId: string;
   issuerId: string;
   formats: string[];
-  identify: boolean;
-  ageVerify: boolean;
-  sign: boolean;
-  attestation: boolean;
+  /** The capability set (maskOf the route's primitives). */
+  primitives: number;
   sandboxAvailable: boolean;
   notes: string;
 }
@@ -111,12 +109,7 @@ export const SEED_ISSUERS: SeedIssuer[] = [
   },
 ];
 
-const caps = (...p: Primitive[]) => ({
-  identify: p.includes('identify'),
-  ageVerify: p.includes('age_verify'),
-  sign: p.includes('sign'),
-  attestation: p.includes('attestation'),
-});
+const caps = (...p: Primitive[]) => ({ primitives: maskOf(p) });
 
 /** The sandbox route is owned by code: its formats and capabilities are rewritten at every start. */
 export const SANDBOX_ROUTE: SeedRoute = {
@@ -124,7 +117,7 @@ export const SANDBOX_ROUTE: SeedRoute = {
   walletId: SANDBOX_WALLET_ID,
   issuerId: SANDBOX_ISSUER_ID,
   formats: ['dc+sd-jwt', 'mso_mdoc'],
-  ...caps('identify', 'age_verify', 'sign', 'attestation'),
+  ...caps(...PRIMITIVES),
   sandboxAvailable: true,
   notes:
     'Sandbox only: the reference wallet and the sandbox issuer are for testing every primitive and are never accepted in production. Every primitive accepts SD-JWT VC or ISO mdoc (EU PID, mobile driving licence; for age checks also the EU age-verification attestation); sign and attestation bind the documents or terms in the SD-JWT key binding or in the mdoc device-signed data.',

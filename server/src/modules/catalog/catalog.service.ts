@@ -15,9 +15,10 @@ import {
   CredentialRouteEntity,
   WalletEntity,
 } from '../credential-routes/catalog.entities';
-import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
+import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { PRIMITIVE_FORMATS } from '../verification/primitives';
+import { PRIMITIVE_SPECS, perPrimitive } from '../workflow/primitives';
 import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { routeNotes, STALE_SEED_NOTES } from './catalog.notes';
 import {
@@ -79,19 +80,11 @@ export interface CatalogView {
   routes: RouteView[];
 }
 
-const noPrimitives = (): PrimitiveFlags => ({
-  identify: false,
-  age_verify: false,
-  sign: false,
-  attestation: false,
-});
+const noPrimitives = (): PrimitiveFlags => perPrimitive(() => false);
 
-const capabilitiesOf = (r: CredentialRouteEntity): PrimitiveFlags => ({
-  identify: r.identify,
-  age_verify: r.ageVerify,
-  sign: r.sign,
-  attestation: r.attestation,
-});
+/** The primitives the route claims (its capability set, credential_route.primitives). */
+const capabilitiesOf = (r: Pick<CredentialRouteEntity, 'primitives'>): PrimitiveFlags =>
+  perPrimitive((p) => (Number(r.primitives) & PRIMITIVE_SPECS[p].bit) !== 0);
 
 /**
  * A primitive's formats on a route: the route's formats that this service verifies for the primitive
@@ -112,7 +105,10 @@ const protocolsByPrimitive = (formats: Record<Primitive, string[]>): Record<Prim
       p,
       formats[p].length === 0
         ? []
-        : ['openid4vp', ...(formats[p].includes(MDOC_FORMAT) && annexCSupports(p) ? [ANNEX_C_PROTOCOL] : [])],
+        : [
+            'openid4vp',
+            ...(formats[p].includes(MDOC_FORMAT) && PRIMITIVE_SPECS[p].annexC ? [ANNEX_C_PROTOCOL] : []),
+          ],
     ]),
   ) as Record<Primitive, string[]>;
 

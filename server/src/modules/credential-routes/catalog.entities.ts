@@ -1,5 +1,5 @@
 // Persistence of the credential route catalog: wallets, credential issuers and the routes (wallet x issuer)
-// with per-primitive capability, per-environment availability and the three production acceptances.
+// with their capability set (the primitives they can do), per-environment availability and the three production acceptances.
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { bool, idCol, int, str, text, time } from '../../db/columns';
 
@@ -45,10 +45,11 @@ export class CredentialRouteEntity {
   @Column({ ...idCol(), name: 'issuer_id' }) issuerId!: string;
   /** JSON array of credential formats (dc+sd-jwt, mso_mdoc). */
   @Column({ ...text(), name: 'formats' }) formats!: string;
-  @Column({ ...bool(), name: 'identify' }) identify!: boolean;
-  @Column({ ...bool(), name: 'age_verify' }) ageVerify!: boolean;
-  @Column({ ...bool(), name: 'sign' }) sign!: boolean;
-  @Column({ ...bool(), name: 'attestation' }) attestation!: boolean;
+  /**
+   * What the route can do: its capability set, the sum of its primitives' bits (PrimitiveSpec.bit; maskOf and
+   * primitivesOfMask in workflow/primitives). One column instead of one per primitive (ADR 0054).
+   */
+  @Column({ ...int(), name: 'primitives', default: 0 }) primitives!: number;
   @Column({ ...bool(), name: 'sandbox_available' }) sandboxAvailable!: boolean;
   @Column({ ...bool(), name: 'production_available' }) productionAvailable!: boolean;
   @Column({ ...bool(), name: 'provider_accepted' }) providerAccepted!: boolean;

@@ -4,6 +4,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BlobStore } from './blob-store';
 import { DocumentEntity } from './document.entity';
@@ -66,7 +67,7 @@ export class DocumentService {
    */
   plan(steps: WorkflowStep[], uploads: UploadedFile[] | null): PlannedDocument[] {
     const signSteps = steps.flatMap((s, stage) =>
-      s.primitive === 'sign' ? [{ stage, n: s.documents ?? 1 }] : [],
+      PRIMITIVE_SPECS[s.primitive].needsDocuments ? [{ stage, n: s.documents ?? 1 }] : [],
     );
     const expected = signSteps.reduce((sum, s) => sum + s.n, 0);
     const files = uploads ?? [];

@@ -9,6 +9,7 @@ import fontkit from '@pdf-lib/fontkit';
 import { AFRelationship, PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import type { AuditRecordView } from '../audit/audit.service';
 import type { JwkSet } from '../audit/verify';
+import type { Primitive } from '../workflow/primitives/step';
 
 import { RECEIPT_JSON_NAME } from './receipt.file';
 import { addSealPlaceholder, applySeal, type ReceiptSealInfo } from './receipt.seal';
@@ -232,29 +233,31 @@ class Writer {
 const short = (s: string, n = 48): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 type Words = (typeof RECEIPT_WORDS)[ReceiptLang];
 
-/** The readable lines of one step's result for the person: names and values, in their language. */
+/** The readable lines of one step's result for the person, per primitive: names and values, in their language. */
+const RESULT_LINES: Record<
+  Primitive,
+  (r: Record<string, unknown>, step: ReceiptStep, w: Words, lang: ReceiptLang) => string[]
+> = {
+  identify: (r, _step, w, lang) => {
+    const claims = (r.claims ?? {}) as Record<string, unknown>;
+    return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}${w.colon}${claimValue(k, v, lang)}`);
+  },
+  age_verify: (r, _step, w) => [w.over(String(r.threshold), r.over === true)],
+  sign: (r, _step, w) => {
+    // the document by its label; its fingerprint to match the saved file (type and size stay in receipt.json)
+    const docs = (r.documents ?? []) as { label: string; sha256: string }[];
+    return docs.flatMap((d) => [`${w.document}${w.colon}${d.label}`, `  SHA-256${w.colon}${d.sha256}`]);
+  },
+  attestation: (r, step, w) => [
+    ...(step.terms !== undefined ? [`${w.terms}${w.colon}${step.terms}`] : []),
+    `${w.terms} SHA-256${w.colon}${String(r.terms_sha256)}`,
+  ],
+};
+
+/** The readable lines of one step's result (a primitive this build does not know: its JSON). */
 function resultLines(step: ReceiptStep, w: Words, lang: ReceiptLang): string[] {
-  const r = step.result;
-  switch (step.primitive) {
-    case 'identify': {
-      const claims = (r.claims ?? {}) as Record<string, unknown>;
-      return Object.entries(claims).map(([k, v]) => `${claimLabel(k, w)}${w.colon}${claimValue(k, v, lang)}`);
-    }
-    case 'age_verify':
-      return [w.over(String(r.threshold), r.over === true)];
-    case 'sign': {
-      // the document by its label; its fingerprint to match the saved file (type and size stay in receipt.json)
-      const docs = (r.documents ?? []) as { label: string; sha256: string }[];
-      return docs.flatMap((d) => [`${w.document}${w.colon}${d.label}`, `  SHA-256${w.colon}${d.sha256}`]);
-    }
-    case 'attestation':
-      return [
-        ...(step.terms !== undefined ? [`${w.terms}${w.colon}${step.terms}`] : []),
-        `${w.terms} SHA-256${w.colon}${String(r.terms_sha256)}`,
-      ];
-    default:
-      return [JSON.stringify(r)];
-  }
+  const lines = (RESULT_LINES as Partial<Record<string, (typeof RESULT_LINES)[Primitive]>>)[step.primitive];
+  return lines ? lines(step.result, step, w, lang) : [JSON.stringify(step.result)];
 }
 
 /** Who did the step (ADR 0026 holder_binding), in words; null for results completed before it existed. */
@@ -328,7 +331,7 @@ export async function renderReceiptPdf(data: ReceiptData, seal?: ReceiptSealer):
   w.gap();
   w.text(words.statement, { size: 9, color: MUTED });
   const title = (step: ReceiptStep) =>
-    `${words.step} ${step.stage + 1}${words.colon}${words.primitive[step.primitive] ?? step.primitive}`;
+    `${words.step} ${step.stage + 1}${words.colon}${(words.primitive as Partial<Record<string, string>>)[step.primitive] ?? step.primitive}`;
   for (const step of data.steps) {
     w.rule();
     w.text(title(step), { size: 13 });

@@ -1,6 +1,8 @@
 // Owns the words of the receipt page in the signer's language (en/de/fr, as the hosted page) and how it writes
 // times: local time with the zone, in the zone the signer's browser reported. What the page says is part of the
 // sealed file (ADR 0027), never of the signed audit data, so a wording change here breaks no saved receipt.
+import type { Primitive } from '../workflow/primitives/step';
+
 export type ReceiptLang = 'en' | 'de' | 'fr';
 export const RECEIPT_LANGS: readonly ReceiptLang[] = ['en', 'de', 'fr'];
 
@@ -58,7 +60,8 @@ interface Words {
   completed: string;
   /** A step whose workflow condition failed the session (a minor's age check): checked, not completed. */
   notCompleted: string;
-  primitive: Record<string, string>;
+  /** The step's name per primitive (every primitive of the registry: a new one is a compile error here). */
+  primitive: Record<Primitive, string>;
   status: Record<string, string>;
   claim: Record<string, string>;
   over: (threshold: string, yes: boolean) => string;

@@ -26,12 +26,10 @@ export interface CreateContext {
   catalogVersion: number | null;
 }
 
+/** The route columns the create reads; `primitives` is the capability set (ADR 0054). */
 const ROUTE_COLUMNS = [
   'formats',
-  'identify',
-  'age_verify',
-  'sign',
-  'attestation',
+  'primitives',
   'sandbox_available',
   'production_available',
   'provider_accepted',
@@ -89,10 +87,7 @@ export class CreateContextReader {
       .map((r) => ({
         route: Object.assign(new CredentialRouteEntity(), {
           formats: String(r.cr_formats),
-          identify: flag(r.cr_identify),
-          ageVerify: flag(r.cr_age_verify),
-          sign: flag(r.cr_sign),
-          attestation: flag(r.cr_attestation),
+          primitives: Number(r.cr_primitives),
           sandboxAvailable: flag(r.cr_sandbox_available),
           productionAvailable: flag(r.cr_production_available),
           providerAccepted: flag(r.cr_provider_accepted),

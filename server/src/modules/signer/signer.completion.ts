@@ -26,6 +26,7 @@ import {
 import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { protocolOf, type WalletTransports } from './signer.wallet-transports';
 
@@ -86,7 +87,7 @@ export class StepCompletion {
     // and inserted inside it: the evidence exists if and only if the step completed.
     const evidence = evidenceForStep(step, verified);
     // sign: the audit record says which documents the page showed to the end, and when (never "read")
-    const shownToEnd = step.primitive === 'sign' ? shown : undefined;
+    const shownToEnd = PRIMITIVE_SPECS[step.primitive].needsDocuments ? shown : undefined;
     const sealed = evidence
       ? await this.deps.evidence.seal({
           sessionId: s.id,

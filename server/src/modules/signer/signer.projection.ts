@@ -17,6 +17,7 @@ import { conditionFailedStage, failureReasonOf } from '../session/session.state'
 import { StepResultEntity } from '../session/step-result.entity';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { sha256HexOfText } from '../verification/transaction-data';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { Primitive, WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
@@ -119,7 +120,7 @@ export class SessionProjector {
     );
     const brand = known?.brand ?? (await pageBrandOf(this.deps.ds, s.businessId, s.environment));
     const done = Math.min(s.currentStage, rev.steps.length);
-    const hasSign = rev.steps.some((st) => st.primitive === 'sign');
+    const hasSign = rev.steps.some((st) => PRIMITIVE_SPECS[st.primitive].needsDocuments);
     const documents = hasSign ? await this.deps.documents.forSession(this.deps.ds.manager, s.id) : [];
     const shown = hasSign ? await this.shownToEnd(s) : new Set<string>();
     const failure = isTerminal(s.status) ? failureReasonOf(s) : null;
@@ -141,19 +142,18 @@ export class SessionProjector {
         threshold: st.threshold || null,
         terms: st.terms ?? null,
         termsSha256: st.terms !== undefined ? sha256HexOfText(st.terms) : null,
-        documents:
-          st.primitive === 'sign'
-            ? documents
-                .filter((d) => d.stage === stage)
-                .map(({ position, label, sha256, size, contentType }) => ({
-                  position,
-                  label,
-                  sha256,
-                  size,
-                  contentType,
-                  shownToEnd: shown.has(`${stage}:${position}`),
-                }))
-            : null,
+        documents: PRIMITIVE_SPECS[st.primitive].needsDocuments
+          ? documents
+              .filter((d) => d.stage === stage)
+              .map(({ position, label, sha256, size, contentType }) => ({
+                position,
+                label,
+                sha256,
+                size,
+                contentType,
+                shownToEnd: shown.has(`${stage}:${position}`),
+              }))
+          : null,
       })),
       currentStage: isTerminal(s.status) ? done : s.currentStage,
       completedStages: await this.completedStages(s, rev.steps, done),

@@ -20,13 +20,13 @@ import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import { bindingClaimsFor } from '../verification/holder-binding';
-import { annexCSupports } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
@@ -168,19 +168,16 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
     if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
-    if (kind === 'org_iso_mdoc' && !annexCSupports(step.primitive)) {
+    if (kind === 'org_iso_mdoc' && !PRIMITIVE_SPECS[step.primitive].annexC) {
       throw new AppError(
         'protocol_not_offered',
         `A ${step.primitive} step is not offered over org-iso-mdoc: Annex C cannot bind its transaction data.`,
       );
     }
     const nonce = randomToken(32);
-    const documents =
-      step.primitive === 'sign'
-        ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(
-            toDocumentView,
-          )
-        : undefined;
+    const documents = PRIMITIVE_SPECS[step.primitive].needsDocuments
+      ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
+      : undefined;
     if (documents) {
       // the wallet is asked to sign only what the page has shown to the end (ADR 0029)
       const shown = await this.shownToEnd(s, s.currentStage);
@@ -331,7 +328,9 @@ export class SessionTransport {
     const steps = await this.steps(s);
     // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
     const shown =
-      steps[s.currentStage]?.primitive === 'sign' ? await this.shownToEnd(s, s.currentStage) : undefined;
+      steps[s.currentStage] && PRIMITIVE_SPECS[steps[s.currentStage].primitive].needsDocuments
+        ? await this.shownToEnd(s, s.currentStage)
+        : undefined;
     return this.completion.complete(s, steps, req, answer, shown);
   }
 
@@ -371,7 +370,7 @@ export class SessionTransport {
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     const docs =
-      step?.primitive === 'sign'
+      step && PRIMITIVE_SPECS[step.primitive].needsDocuments
         ? await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)
         : [];
     const doc = docs.find((d) => d.position === position);

@@ -11,9 +11,10 @@ import { toDocumentView } from '../document/document.service';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
 import type { SessionEntity } from '../session/session.entity';
 import { bindingClaimsFor } from '../verification/holder-binding';
-import { ANNEX_C_PROTOCOL, annexCSupports } from '../verification/mdoc/annex-c';
+import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL } from '../verification/request';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import {
   type BrowserBindingGql,
@@ -110,10 +111,9 @@ async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Step
   ).steps;
   const step = steps[s.currentStage];
   if (!step) return { kinds: [], sandboxPersonas: [], sign: false };
-  const documents =
-    step.primitive === 'sign'
-      ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
-      : undefined;
+  const documents = PRIMITIVE_SPECS[step.primitive].needsDocuments
+    ? (await deps.documents.forSession(deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
+    : undefined;
   const { request } = requestForStep(step, randomToken(32), {
     documents,
     bindingClaims: bindingClaimsFor(steps, s.currentStage),
@@ -125,7 +125,7 @@ async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Step
       protocol: SIGNED_DC_API_PROTOCOL,
       suffix: '/dc_api_signed',
     },
-    ...(annexCSupports(step.primitive) && asksForMdoc(request)
+    ...(PRIMITIVE_SPECS[step.primitive].annexC && asksForMdoc(request)
       ? [{ transport: WalletTransportGql.org_iso_mdoc, protocol: ANNEX_C_PROTOCOL, suffix: '/org_iso_mdoc' }]
       : []),
     { transport: WalletTransportGql.cross_device, protocol: 'openid4vp', suffix: '/cross_device' },

@@ -13,6 +13,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { EvidenceService } from '../evidence/evidence.service';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { holderPolicyOf, type WorkflowStep } from '../workflow/workflow.steps';
 
 /** The claims that identify a person across credentials, in the names businesses use (dcql.ts). */
@@ -42,12 +43,7 @@ export interface HolderBinding {
  */
 export function anchorIdentifyingClaims(anchor: WorkflowStep | undefined): IdentifyingClaim[] {
   if (!anchor) return [];
-  const disclosed: readonly string[] =
-    anchor.primitive === 'identify'
-      ? (anchor.claims ?? [])
-      : anchor.primitive === 'sign' || anchor.primitive === 'attestation'
-        ? ['given_name', 'family_name'] // SIGNER_CLAIMS (primitives.ts)
-        : [];
+  const disclosed = PRIMITIVE_SPECS[anchor.primitive].holder.disclosedClaims(anchor);
   const claims = IDENTIFYING_CLAIMS.filter((c) => disclosed.includes(c));
   return REQUIRED_FOR_CLAIMS_BINDING.every((c) => claims.includes(c)) ? claims : [];
 }
@@ -157,7 +153,8 @@ export async function loadAnchorHolder(
   if (!holderKeyThumbprint) throw new Error('the first step of the session has no recorded holder key');
   const wanted = anchorIdentifyingClaims(steps[ANCHOR_STAGE]);
   if (wanted.length === 0) return { holderKeyThumbprint, claims: {} };
-  if (steps[ANCHOR_STAGE]?.primitive === 'identify')
+  const anchor = steps[ANCHOR_STAGE];
+  if (anchor && PRIMITIVE_SPECS[anchor.primitive].holder.claimsIn === 'result')
     return { holderKeyThumbprint, claims: identifyingClaimsOf(result.claims ?? {}) };
   const plain = await evidence.open(m, sessionId, ANCHOR_STAGE);
   const sealed = plain

@@ -6,21 +6,15 @@ import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
 import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 
-const PRIMITIVE_PROPERTY = {
-  identify: 'identify',
-  age_verify: 'ageVerify',
-  sign: 'sign',
-  attestation: 'attestation',
-} as const;
-/** The same flags as columns (the read below is plain SQL). */
-const PRIMITIVE_COLUMN = {
-  identify: 'identify',
-  age_verify: 'age_verify',
-  sign: 'sign',
-  attestation: 'attestation',
-} as const;
+/**
+ * A route offers the primitive when its capability set has the primitive's bit (ADR 0054): `primitives & ?`,
+ * the same on MySQL/MariaDB, SQLite, TiDB and Vitess. The bit is bound, so one statement text serves every
+ * primitive.
+ */
+const OFFERS = '(primitives & ?) <> 0';
 
 /**
  * The allowed routes of a step as a subquery (`SELECT id FROM credential_route …`) with its parameters, the same
@@ -37,14 +31,15 @@ export function allowedRoutesSql(
     return { sql: `SELECT id FROM credential_route WHERE id IN (${ids})`, params: [...step.routes] };
   }
   const available = environment === 'production' ? 'production_available' : 'sandbox_available';
-  const yes = paramFor(ds, CredentialRouteEntity, PRIMITIVE_PROPERTY[step.primitive], true);
-  const base = `SELECT id FROM credential_route WHERE ${PRIMITIVE_COLUMN[step.primitive]} = ? AND ${available} = ?`;
-  if (environment === 'sandbox') return { sql: base, params: [yes, yes] };
+  const bit = PRIMITIVE_SPECS[step.primitive].bit;
+  const yes = paramFor(ds, CredentialRouteEntity, 'sandboxAvailable', true);
+  const base = `SELECT id FROM credential_route WHERE ${OFFERS} AND ${available} = ?`;
+  if (environment === 'sandbox') return { sql: base, params: [bit, yes] };
   // production never trusts through a sandbox-only issuer's route, whatever its flags say
   const no = paramFor(ds, CredentialIssuerEntity, 'sandboxOnly', false);
   return {
     sql: `${base} AND issuer_id IN (SELECT id FROM credential_issuer WHERE sandbox_only = ?)`,
-    params: [yes, yes, no],
+    params: [bit, yes, no],
   };
 }
 
@@ -56,12 +51,12 @@ export async function allowedRoutes(
   if (step.routes) return [...step.routes];
   // one plain statement (fast-sql.ts): read on every wallet response (ADR 0045)
   const available = environment === 'production' ? 'production_available' : 'sandbox_available';
-  const yes = paramFor(ds, CredentialRouteEntity, PRIMITIVE_PROPERTY[step.primitive], true);
+  const yes = paramFor(ds, CredentialRouteEntity, 'sandboxAvailable', true);
   const routes = (
     await sql<{ id: string; issuer_id: string }[]>(
       ds,
-      `SELECT id, issuer_id FROM credential_route WHERE ${PRIMITIVE_COLUMN[step.primitive]} = ? AND ${available} = ? ORDER BY id`,
-      [yes, yes],
+      `SELECT id, issuer_id FROM credential_route WHERE ${OFFERS} AND ${available} = ? ORDER BY id`,
+      [PRIMITIVE_SPECS[step.primitive].bit, yes],
     )
   ).map((r) => ({ id: r.id, issuerId: r.issuer_id }));
   if (environment === 'sandbox' || routes.length === 0) return routes.map((r) => r.id);

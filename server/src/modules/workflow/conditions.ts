@@ -3,37 +3,38 @@
 // evaluation of one step's result, and the move after a step (next, gate, skip, complete, fail). A condition
 // never puts a session in awaiting_decision; only `gate_after` does.
 import { AppError } from '../../common/errors';
+import { PRIMITIVE_SPECS } from './primitives';
+import { AGE_CONDITION_CLAIM } from './primitives/age-verify';
+import {
+  CONDITION_FAILURE_REASONS,
+  CONDITION_OPERATORS,
+  CONDITION_OUTCOMES,
+  type ConditionFailureReason,
+  type ConditionOperator,
+  type ConditionOutcome,
+  PRIMITIVES,
+  type Primitive,
+  type StepCondition,
+} from './primitives/step';
 
-export const CONDITION_OPERATORS = ['equals', 'in', 'not_in'] as const;
-export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
-
-/** fail: the session ends failed; skip: the session goes on at `skip_to`; complete: the session completes. */
-export const CONDITION_OUTCOMES = ['fail', 'skip', 'complete'] as const;
-export type ConditionOutcome = (typeof CONDITION_OUTCOMES)[number];
-
-/**
- * The `failure_reason.code` a fail outcome may give, a fixed documented list (the business picks one; free text
- * would make the code unpredictable for integrators and could carry personal data). Default condition_not_met.
- */
-export const CONDITION_FAILURE_REASONS = [
-  'condition_not_met',
-  'age_requirement_not_met',
-  'nationality_not_accepted',
-  'document_not_accepted',
-] as const;
-export type ConditionFailureReason = (typeof CONDITION_FAILURE_REASONS)[number];
-
-/** The result field an age_verify condition tests: whether the person is at least the threshold. */
-export const AGE_CONDITION_CLAIM = 'over';
-/** identify claims a condition may test (birth_date: use an age_verify step; names are not rules). */
-export const IDENTIFY_CONDITION_CLAIMS: readonly string[] = ['nationality', 'document_status'];
+export { AGE_CONDITION_CLAIM } from './primitives/age-verify';
+export { IDENTIFY_CONDITION_CLAIMS } from './primitives/identify';
+export {
+  CONDITION_FAILURE_REASONS,
+  CONDITION_OPERATORS,
+  CONDITION_OUTCOMES,
+  type ConditionFailureReason,
+  type ConditionOperator,
+  type ConditionOutcome,
+  type StepCondition,
+};
 
 /**
  * What conditions read of a workflow step (workflow.steps.ts WorkflowStep, which validates its conditions
  * here: this module stays below it and imports nothing of it).
  */
 export interface ConditionedStep {
-  primitive: string;
+  primitive: Primitive;
   claims?: readonly string[];
   conditions?: StepCondition[];
   gate_after?: boolean;
@@ -44,19 +45,6 @@ export const DOCUMENT_STATUS_VALUES = ['valid', 'not_applicable'] as const;
 export const MAX_CONDITIONS_PER_STEP = 5;
 export const MAX_CONDITION_VALUES = 50;
 const MAX_VALUE_LENGTH = 64;
-
-export interface StepCondition {
-  /** age_verify: `over`; identify: nationality or document_status (one of the step's requested claims). */
-  claim: string;
-  operator: ConditionOperator;
-  /** equals: exactly one value; in, not_in: 1-50 values. `over` takes "true" or "false". */
-  values: string[];
-  outcome: ConditionOutcome;
-  /** skip: the zero-based step to go on at; later than the step after this one. */
-  skip_to?: number;
-  /** fail: the failure_reason code (CONDITION_FAILURE_REASONS); condition_not_met when absent. */
-  failure_reason?: ConditionFailureReason;
-}
 
 /** A condition that matched, as the audit record, the timeline and the webhooks report it. */
 export interface ConditionMatch {
@@ -71,12 +59,13 @@ export interface ConditionMatch {
   failure_reason?: ConditionFailureReason;
 }
 
-const claimsFor = (step: ConditionedStep): readonly string[] =>
-  step.primitive === 'age_verify'
-    ? [AGE_CONDITION_CLAIM]
-    : step.primitive === 'identify'
-      ? IDENTIFY_CONDITION_CLAIMS.filter((c) => step.claims?.includes(c))
-      : [];
+/** The primitive's condition support (PrimitiveSpec.conditions), null when its steps take none. */
+const supportOf = (step: ConditionedStep) => PRIMITIVE_SPECS[step.primitive]?.conditions ?? null;
+
+/** The primitives whose steps take conditions. */
+export const CONDITION_PRIMITIVES: readonly Primitive[] = PRIMITIVES.filter(
+  (p) => PRIMITIVE_SPECS[p].conditions,
+);
 
 /**
  * Validates and normalizes the conditions of step `i` of `stepCount` steps. Errors are workflow_invalid with
@@ -95,11 +84,15 @@ export function validateConditions(
     new AppError('workflow_invalid', `Step ${i + 1}: ${detail}`, { param });
   if (!Array.isArray(raw)) throw bad(base, 'conditions must be a list.');
   if (raw.length === 0) return [];
-  if (step.primitive !== 'identify' && step.primitive !== 'age_verify')
-    throw bad(base, `conditions apply to identify and age_verify steps, not ${step.primitive}.`);
+  const support = supportOf(step);
+  if (!support)
+    throw bad(
+      base,
+      `conditions apply to ${CONDITION_PRIMITIVES.join(' and ')} steps, not ${step.primitive}.`,
+    );
   if (raw.length > MAX_CONDITIONS_PER_STEP)
     throw bad(base, `at most ${MAX_CONDITIONS_PER_STEP} conditions per step.`);
-  const allowed = claimsFor(step);
+  const allowed = support.claims(step);
   return raw.map((r, j): StepCondition => {
     const c = (r ?? {}) as Partial<Record<keyof StepCondition, unknown>>;
     const p = `${base}[${j}]`;
@@ -179,8 +172,7 @@ export function validateConditions(
 
 /** The tested value(s) of a result: age_verify's boolean as "true"/"false"; an identify claim's value(s). */
 function valuesOf(step: ConditionedStep, result: Record<string, unknown>, claim: string): string[] {
-  const raw =
-    step.primitive === 'age_verify' ? result[claim] : (result.claims as Record<string, unknown>)?.[claim];
+  const raw = supportOf(step)?.valueOf(result, claim);
   const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
   return list.filter((v) => ['string', 'boolean', 'number'].includes(typeof v)).map(String);
 }

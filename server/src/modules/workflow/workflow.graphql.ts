@@ -1,14 +1,12 @@
 // GraphQL types of workflows (dashboard API). Entities are never exposed directly.
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { ConditionFailureReason, ConditionOperator, ConditionOutcome } from './conditions';
-import type { HolderPolicy, Primitive } from './workflow.steps';
+import { type HolderPolicy, PRIMITIVES, type Primitive } from './workflow.steps';
 
-export enum PrimitiveGql {
-  identify = 'identify',
-  age_verify = 'age_verify',
-  sign = 'sign',
-  attestation = 'attestation',
-}
+/** The GraphQL enum `Primitive`: its values are the registry's primitives (workflow/primitives, ADR 0054). */
+export const PrimitiveGql = Object.fromEntries(PRIMITIVES.map((p) => [p, p])) as {
+  readonly [P in Primitive]: P;
+};
 registerEnumType(PrimitiveGql, { name: 'Primitive', description: 'The verification primitive a step runs.' });
 
 export enum ConditionOperatorGql {

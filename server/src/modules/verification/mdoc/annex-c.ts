@@ -26,7 +26,6 @@ import {
 import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
 import { base64url, type JWK } from 'jose';
 import { AppError } from '../../../common/errors';
-import type { Primitive } from '../../workflow/workflow.steps';
 import { hpkeOpenBase, hpkeRecipientKey } from './annex-c-hpke';
 import { type ReaderSigner, signedDeviceRequest } from './annex-c-reader-auth';
 import { MDOC_FORMAT } from './mdoc-query';
@@ -35,14 +34,6 @@ import { MDOC_FORMAT } from './mdoc-query';
 export const ANNEX_C_PROTOCOL = 'org-iso-mdoc';
 /** wallet_request.response_mode of an Annex C request (the answer is HPKE-encrypted to the recipient key). */
 export const ANNEX_C_RESPONSE_MODE = 'org-iso-mdoc';
-
-/**
- * The primitives offered over Annex C. Annex C's DeviceRequest carries doctypes and elements only: there is
- * no place for OpenID4VP transaction_data, so a wallet cannot be asked to device-sign the documents' or terms'
- * hash. sign and attestation therefore stay on OpenID4VP (and cross-device) and are never offered over Annex C.
- */
-export const ANNEX_C_PRIMITIVES: readonly Primitive[] = ['identify', 'age_verify'];
-export const annexCSupports = (primitive: Primitive): boolean => ANNEX_C_PRIMITIVES.includes(primitive);
 
 // The wallet side's HPKE suite (sealAnnexCResponse, the sandbox wallet). It holds no keys or per-message state:
 // built once (ADR 0045). The service opens answers with node:crypto (annex-c-hpke.ts).
