@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { setSpeaking, speakingFor } from '../../server/src/modules/relying-party/speaking';
-import { allowedRoutes } from '../../server/src/modules/verification/route-scope';
+import { allowedRoutes } from '../../server/src/modules/workflow/route-scope';
 import { runOperator } from '../support/dashboard';
 import {
   Api,

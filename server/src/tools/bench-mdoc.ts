@@ -10,11 +10,11 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { buildAnnexCRequest, openAnnexCResponse } from '../modules/verification/mdoc/annex-c';
 import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocPresentationVerifier } from '../modules/verification/mdoc/mdoc-verifier';
-import { requestForStep } from '../modules/verification/primitives';
 import {
   cachingStatusListCwtFetcher,
   httpStatusListCwtFetcher,
 } from '../modules/verification/status-list-fetch';
+import { requestForStep } from '../modules/workflow/primitives/for-step';
 import { interleaved } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 import { rawEs256Verify, withBenchService } from './bench/verification-rig';

@@ -5,9 +5,9 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { PresentationVerifier } from '../modules/verification/presentation-verifier';
-import { requestForStep } from '../modules/verification/primitives';
 import { cachingStatusListFetcher, httpStatusListFetcher } from '../modules/verification/status-list-fetch';
 import { TrustStore } from '../modules/verification/trust';
+import { requestForStep } from '../modules/workflow/primitives/for-step';
 import { interleaved, type Measured } from './bench/interleaved';
 import { type BenchOptions, type BenchRow, rateRow, runIfMain } from './bench/types';
 import { rawEs256Verify, withBenchService } from './bench/verification-rig';

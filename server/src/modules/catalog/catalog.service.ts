@@ -17,8 +17,8 @@ import {
 } from '../credential-routes/catalog.entities';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
-import { PRIMITIVE_FORMATS } from '../verification/primitives';
 import { PRIMITIVE_SPECS, perPrimitive } from '../workflow/primitives';
+import { PRIMITIVE_FORMATS } from '../workflow/primitives/for-step';
 import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
 import { routeNotes, STALE_SEED_NOTES } from './catalog.notes';
 import {

@@ -6,12 +6,12 @@
 // next request.
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
-import { allowedRoutesSql } from '../verification/route-scope';
 import {
   type OmittedReason,
   readRouteTrust,
   withTrustedAuthorities,
 } from '../verification/trusted-authorities';
+import { allowedRoutesSql } from '../workflow/route-scope';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { type SpeakingMode, strictestSpeaking } from './speaking';
 

@@ -15,19 +15,19 @@ import { stepWindowEnd } from '../session/session.input';
 import { MAX_REFUSED_RESPONSES_PER_STEP } from '../session/session.machine';
 import type { SessionTransitions, TransitionTx } from '../session/session.transition';
 import { StepResultEntity } from '../session/step-result.entity';
-import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from '../verification/holder-binding';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
+import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
+import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import {
   auditFactsForStep,
   auditStatusForStep,
   evidenceForStep,
   resultForStep,
-} from '../verification/primitives';
-import { allowedRoutes } from '../verification/route-scope';
-import { WalletRequestEntity } from '../verification/wallet-request.entity';
-import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
-import { PRIMITIVE_SPECS } from '../workflow/primitives';
+} from '../workflow/primitives/for-step';
+import { allowedRoutes } from '../workflow/route-scope';
 import type { WorkflowStep } from '../workflow/workflow.steps';
+import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from './holder-binding';
 import { protocolOf, type WalletTransports } from './signer.wallet-transports';
 
 export interface CompletionDeps {

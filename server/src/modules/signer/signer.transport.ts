@@ -19,18 +19,18 @@ import { stepWindowEnd } from '../session/session.input';
 import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
-import { bindingClaimsFor } from '../verification/holder-binding';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
-import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
-import { allowedRoutes } from '../verification/route-scope';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
+import { requestForStep } from '../workflow/primitives/for-step';
+import { allowedRoutes } from '../workflow/route-scope';
 import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
+import { bindingClaimsFor } from './holder-binding';
 import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,

@@ -10,12 +10,12 @@ import type { DocumentService } from '../document/document.service';
 import { toDocumentView } from '../document/document.service';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
 import type { SessionEntity } from '../session/session.entity';
-import { bindingClaimsFor } from '../verification/holder-binding';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
-import { requestForStep } from '../verification/primitives';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
+import { requestForStep } from '../workflow/primitives/for-step';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
+import { bindingClaimsFor } from './holder-binding';
 import {
   type BrowserBindingGql,
   type DeadlineKindGql,

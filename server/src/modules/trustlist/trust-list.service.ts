@@ -14,7 +14,7 @@ import type { Logger } from '../../common/logger';
 import type { Environment } from '../../config/config';
 import { transactionWithRetry } from '../../db/data-source';
 import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
-import { type ListAnchor, replaceListAnchors } from '../verification/trust';
+import { type ListAnchor, replaceListAnchors } from '../verification/trust-list-anchors';
 import { fingerprintOf, readSignedTrustList, TrustListRefusal } from './etsi-xml';
 import { TrustListEntity, TrustListVersionEntity } from './trust-list.entity';
 import { fetchListSource, isUrlSource } from './trust-list.fetch';

@@ -16,11 +16,35 @@ import type { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
-import { responseExcerpt } from './delivery-log';
+import {
+  type Attempted,
+  attemptRow,
+  type ClaimedDelivery,
+  nextRetryDelayMs,
+  type RecordedResult,
+} from './webhook.outbox-rows';
+import {
+  candidatesSql,
+  changedRows,
+  type MysqlConnection,
+  type MysqlPool,
+  marks,
+  multiQuery,
+  type Stmt,
+  toDate,
+  update,
+} from './webhook.outbox-sql';
 
-/** Delay after the n-th failed attempt (index n-1); after the last one the delivery is marked failed. */
-export const RETRY_SCHEDULE_MS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000);
-const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+export {
+  type Attempted,
+  type AttemptOutcome,
+  attemptRow,
+  type ClaimedDelivery,
+  nextRetryDelayMs,
+  RETRY_SCHEDULE_MS,
+  type RecordedResult,
+} from './webhook.outbox-rows';
+
 const LEASE_MARGIN_MS = 30_000;
 /** How long events behind a permanently failed one wait before being looked at again (redelivery wakes them). */
 const PARK_MS = 24 * 3600 * 1000;
@@ -28,84 +52,6 @@ const PARK_MS = 24 * 3600 * 1000;
 const PREFETCH_TTL_MS = 1_000;
 /** Events of one session claimed together: the head and up to three successors (each sent after a 2xx). */
 const MAX_CHAIN = 4;
-
-/** Next retry delay after `failedAttempts` failures, with +-10% jitter; Retry-After wins when later. */
-export function nextRetryDelayMs(
-  failedAttempts: number,
-  retryAfterMs: number | null,
-  random: () => number = Math.random,
-): number | null {
-  const base = RETRY_SCHEDULE_MS[failedAttempts - 1];
-  if (base === undefined) return null;
-  const jittered = Math.round(base * (0.9 + 0.2 * random()));
-  return retryAfterMs !== null && retryAfterMs > jittered
-    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
-    : jittered;
-}
-
-/** A claimed delivery: the outbox row and its endpoint, read back by the claim's token. */
-export interface ClaimedDelivery {
-  id: string;
-  businessId: string;
-  environment: 'sandbox' | 'production';
-  sessionId: string;
-  sequence: number;
-  event: string;
-  deliveryId: string;
-  body: string;
-  /** Attempts before this one. */
-  attempts: number;
-  claimToken: string;
-  url: string | null;
-  /** The endpoint the secrets below belong to (their sealing AAD). */
-  endpointId: string | null;
-  /** Sealed, as stored (opened only to sign an attempt). */
-  secret: string | null;
-  /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  /**
-   * The session's next events, claimed with this one (same token): sent one after the other, each only after
-   * the one before it got its 2xx; those not sent are released by `record` (ADR 0045, statements per session).
-   */
-  successors?: ClaimedDelivery[];
-}
-
-/** What the store records of one attempt (the sender's outcome, webhook.sender.ts, has this shape). */
-export interface AttemptOutcome {
-  statusCode: number | null;
-  error: string | null;
-  retryAfterMs: number | null;
-  /** The URL the attempt went to, and the first bytes the receiver answered (delivery log). */
-  url: string | null;
-  excerpt: Buffer | null;
-}
-
-/** One finished attempt of a claimed delivery, waiting to be recorded. */
-export interface Attempted {
-  d: ClaimedDelivery;
-  attemptedAt: Date;
-  durationMs: number;
-  outcome: AttemptOutcome;
-}
-
-export type RecordedResult = 'delivered' | 'retry' | 'failed'; // failed: the retry schedule is exhausted
-
-/** The webhook_attempt row of one attempt, built in one place (attempt-log fields grow here). */
-export function attemptRow(a: Attempted): Record<string, string | number | Date | null> {
-  return {
-    id: newId('whatt'),
-    event_id: a.d.id,
-    business_id: a.d.businessId,
-    attempted_at: a.attemptedAt,
-    status_code: a.outcome.statusCode,
-    error: a.outcome.error?.slice(0, 500) ?? null,
-    duration_ms: a.durationMs,
-    environment: a.d.environment,
-    url: a.outcome.url,
-    response_excerpt: responseExcerpt(a.outcome.excerpt),
-  };
-}
 
 export interface WebhookOutboxStoreDeps {
   ds: DataSource;
@@ -545,69 +491,4 @@ export class WebhookOutboxStore {
       })),
     ];
   }
-}
-
-interface MysqlConnection {
-  query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
-  release(): void;
-}
-interface MysqlPool {
-  getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
-}
-
-/**
- * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
- * failed event is ahead of it, and its endpoint.
- */
-const candidatesSql = (limit: number): string =>
-  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
-          e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
-          (SELECT MIN(h.sequence) FROM webhook_event h
-            WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
-          (SELECT COUNT(*) FROM webhook_event f
-            WHERE f.session_id = e.session_id AND f.status = 'failed' AND f.sequence < e.sequence)
-            AS failed_before
-   FROM webhook_event e
-   LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
-   ORDER BY e.next_attempt_at LIMIT ${limit}`;
-
-/** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
-type Stmt = { sql: string; params: unknown[]; fenced?: number; wake?: true };
-
-/** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
-function multiQuery<T>(pool: MysqlPool, text: string, params: unknown[]): Promise<T> {
-  return new Promise<T>((resolve, reject) =>
-    pool.getConnection((err, conn) => {
-      if (err) return reject(err);
-      conn.query(text, params, (qerr, res) => {
-        conn.release();
-        if (qerr) reject(qerr);
-        else resolve(res as T);
-      });
-    }),
-  );
-}
-
-const marks = (xs: readonly unknown[]): string => xs.map(() => '?').join(', ');
-
-/** A DATETIME as read by a raw query: mysql2 gives a Date, SQLite TypeORM's UTC text. */
-const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}Z`));
-
-/**
- * Rows an autocommit UPDATE changed. mysql2 reports matched rows (FOUND_ROWS), equal to changed rows here since
- * every claim writes a fresh token; better-sqlite3 through DataSource.query returns no count, so NaN forces the
- * read-back there (SQLite has one writer, so the read-back is exact and cheap).
- */
-function changedRows(res: unknown): number {
-  const r = res as { affectedRows?: number } | undefined;
-  return typeof r?.affectedRows === 'number' ? r.affectedRows : Number.NaN;
-}
-
-/** Runs an UPDATE in the transaction of `m` and returns the rows it changed (mysql2 and better-sqlite3 alike). */
-async function update(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  const runner = m.queryRunner;
-  if (!runner) throw new Error('update outside a transaction');
-  const res = await runner.query(sql, params, true);
-  return res.affected ?? 0;
 }

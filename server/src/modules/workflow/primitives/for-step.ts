@@ -6,15 +6,16 @@
 // - resultForStep: the business-visible result (PrimitiveSpec.result);
 // - evidenceForStep: what is kept encrypted as evidence (PrimitiveSpec.sealsEvidence: the full presentation);
 // - auditFactsForStep, auditStatusForStep: the facts of the signed audit record (no personal data).
-import { PRIMITIVE_SPECS, type Primitive, perPrimitive } from '../workflow/primitives';
-import type { StepRequestContext } from '../workflow/primitives/spec';
-import type { WorkflowStep } from '../workflow/primitives/step';
-import { identifyingClaimsOf } from './holder-binding';
-import type { VerifiedPresentation } from './presentation-verifier';
 
-export { ageOn, MDOC_MAX_AGE_THRESHOLD } from '../workflow/primitives/age-verify';
-export { MDOC_QUERY_IDS, SIGNER_CLAIMS } from '../workflow/primitives/request-parts';
-export type { StepDocument, StepRequestContext } from '../workflow/primitives/spec';
+import { identifyingClaimsOf } from '../../verification/identifying-claims';
+import type { VerifiedPresentation } from '../../verification/presentation-verifier';
+import { PRIMITIVE_SPECS, type Primitive, perPrimitive } from './index';
+import type { StepRequestContext } from './spec';
+import type { WorkflowStep } from './step';
+
+export { ageOn, MDOC_MAX_AGE_THRESHOLD } from './age-verify';
+export { MDOC_QUERY_IDS, SIGNER_CLAIMS } from './request-parts';
+export type { StepDocument, StepRequestContext } from './spec';
 
 /**
  * The credential formats this verifier asks for, per primitive (PrimitiveSpec.formats). The catalog uses it so

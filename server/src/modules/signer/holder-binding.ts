@@ -13,12 +13,15 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors';
 import type { EvidenceService } from '../evidence/evidence.service';
+import {
+  IDENTIFYING_CLAIMS,
+  type IdentifyingClaim,
+  identifyingClaimsOf,
+  sameClaimValue,
+} from '../verification/identifying-claims';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { holderPolicyOf, type WorkflowStep } from '../workflow/workflow.steps';
 
-/** The claims that identify a person across credentials, in the names businesses use (dcql.ts). */
-export const IDENTIFYING_CLAIMS = ['given_name', 'family_name', 'birth_date'] as const;
-export type IdentifyingClaim = (typeof IDENTIFYING_CLAIMS)[number];
 /** Binding by claims needs at least the full name; the birth date is compared whenever the anchor had it. */
 const REQUIRED_FOR_CLAIMS_BINDING: readonly IdentifyingClaim[] = ['given_name', 'family_name'];
 
@@ -53,31 +56,6 @@ export function bindingClaimsFor(steps: readonly WorkflowStep[], stage: number):
   const step = steps[stage];
   if (!step || stage === ANCHOR_STAGE || holderPolicyOf(step) === 'any') return [];
   return anchorIdentifyingClaims(steps[ANCHOR_STAGE]);
-}
-
-/** The identifying claims among a presentation's disclosed claims (SD-JWT paths and mdoc elements share names). */
-export function identifyingClaimsOf(
-  claims: Record<string, unknown>,
-): Partial<Record<IdentifyingClaim, string>> {
-  const out: Partial<Record<IdentifyingClaim, string>> = {};
-  for (const c of IDENTIFYING_CLAIMS) {
-    const v = claims[c];
-    if (typeof v === 'string') out[c] = v;
-  }
-  return out;
-}
-
-/**
- * The comparison form of a claim value: Unicode NFC, full case folding (upper then lower case, so "ß" and "SS"
- * agree), whitespace trimmed and runs collapsed to one space. Diacritics are significant ("Müller" is not
- * "Muller"): both credentials come from civil registers, and stripping marks would merge different names.
- */
-export function normaliseClaimValue(value: string): string {
-  return value.normalize('NFC').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase().normalize('NFC');
-}
-
-export function sameClaimValue(a: string, b: string): boolean {
-  return normaliseClaimValue(a) === normaliseClaimValue(b);
 }
 
 /** What is known of the anchor when a later step is verified. */

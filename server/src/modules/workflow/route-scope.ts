@@ -6,8 +6,8 @@ import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
 import { CredentialIssuerEntity, CredentialRouteEntity } from '../credential-routes/catalog.entities';
-import { PRIMITIVE_SPECS } from '../workflow/primitives';
-import type { WorkflowStep } from '../workflow/workflow.steps';
+import { PRIMITIVE_SPECS } from './primitives';
+import type { WorkflowStep } from './workflow.steps';
 
 /**
  * A route offers the primitive when its capability set has the primitive's bit (ADR 0054): `primitives & ?`,

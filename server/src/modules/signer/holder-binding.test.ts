@@ -1,12 +1,8 @@
 // The comparison rule of binding by claims (ADR 0026) and the decision table, without a database.
 import { describe, expect, it } from 'vitest';
+import { sameClaimValue } from '../verification/identifying-claims';
 import type { WorkflowStep } from '../workflow/workflow.steps';
-import {
-  anchorIdentifyingClaims,
-  decideHolderBinding,
-  loadAnchorHolder,
-  sameClaimValue,
-} from './holder-binding';
+import { anchorIdentifyingClaims, decideHolderBinding, loadAnchorHolder } from './holder-binding';
 
 describe('holder binding', () => {
   it('normalises NFC, case (full folding of ß) and whitespace, but keeps diacritics', () => {

@@ -1,0 +1,86 @@
+// The retry schedule and the shapes of claimed deliveries, attempts and their recorded rows, shared by the outbox
+// store (webhook.outbox-store.ts), the relay and the sender.
+import { newId } from '../../common/ids';
+import { responseExcerpt } from './delivery-log';
+
+/** Delay after the n-th failed attempt (index n-1); after the last one the delivery is marked failed. */
+export const RETRY_SCHEDULE_MS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000);
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+
+/** Next retry delay after `failedAttempts` failures, with +-10% jitter; Retry-After wins when later. */
+export function nextRetryDelayMs(
+  failedAttempts: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number | null {
+  const base = RETRY_SCHEDULE_MS[failedAttempts - 1];
+  if (base === undefined) return null;
+  const jittered = Math.round(base * (0.9 + 0.2 * random()));
+  return retryAfterMs !== null && retryAfterMs > jittered
+    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+    : jittered;
+}
+
+/** A claimed delivery: the outbox row and its endpoint, read back by the claim's token. */
+export interface ClaimedDelivery {
+  id: string;
+  businessId: string;
+  environment: 'sandbox' | 'production';
+  sessionId: string;
+  sequence: number;
+  event: string;
+  deliveryId: string;
+  body: string;
+  /** Attempts before this one. */
+  attempts: number;
+  claimToken: string;
+  url: string | null;
+  /** The endpoint the secrets below belong to (their sealing AAD). */
+  endpointId: string | null;
+  /** Sealed, as stored (opened only to sign an attempt). */
+  secret: string | null;
+  /** The secret being rotated out, signing alongside until its overlap ends (signature.ts activeSecrets). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  /**
+   * The session's next events, claimed with this one (same token): sent one after the other, each only after
+   * the one before it got its 2xx; those not sent are released by `record` (ADR 0045, statements per session).
+   */
+  successors?: ClaimedDelivery[];
+}
+
+/** What the store records of one attempt (the sender's outcome, webhook.sender.ts, has this shape). */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+  /** The URL the attempt went to, and the first bytes the receiver answered (delivery log). */
+  url: string | null;
+  excerpt: Buffer | null;
+}
+
+/** One finished attempt of a claimed delivery, waiting to be recorded. */
+export interface Attempted {
+  d: ClaimedDelivery;
+  attemptedAt: Date;
+  durationMs: number;
+  outcome: AttemptOutcome;
+}
+
+export type RecordedResult = 'delivered' | 'retry' | 'failed'; // failed: the retry schedule is exhausted
+
+/** The webhook_attempt row of one attempt, built in one place (attempt-log fields grow here). */
+export function attemptRow(a: Attempted): Record<string, string | number | Date | null> {
+  return {
+    id: newId('whatt'),
+    event_id: a.d.id,
+    business_id: a.d.businessId,
+    attempted_at: a.attemptedAt,
+    status_code: a.outcome.statusCode,
+    error: a.outcome.error?.slice(0, 500) ?? null,
+    duration_ms: a.durationMs,
+    environment: a.d.environment,
+    url: a.outcome.url,
+    response_excerpt: responseExcerpt(a.outcome.excerpt),
+  };
+}
