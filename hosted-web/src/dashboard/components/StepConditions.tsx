@@ -33,14 +33,13 @@ interface StepConditionShape {
 
 export const hasConditions = (p: Primitive): boolean => p === 'identify' || p === 'age_verify';
 
-/** English claim names for matchSummary (the session detail's result cards, components/ResultCard.tsx). */
-const CLAIMS: Record<string, string> = {
-  over: 'Old enough (minimum age)',
-  nationality: 'Nationality',
-  document_status: 'Document status',
-};
 type ConditionClaim = 'over' | 'nationality' | 'document_status';
-const isConditionClaim = (c: string): c is ConditionClaim => c in CLAIMS;
+const CONDITION_CLAIMS: readonly string[] = [
+  'over',
+  'nationality',
+  'document_status',
+] satisfies ConditionClaim[];
+const isConditionClaim = (c: string): c is ConditionClaim => CONDITION_CLAIMS.includes(c);
 const claimsOf = (p: Primitive): ConditionClaim[] =>
   p === 'age_verify' ? ['over'] : ['nationality', 'document_status'];
 
@@ -107,18 +106,6 @@ export function conditionSummary(c: StepConditionShape): string {
         ? dt('cond.sum.skip', { n: String((c.skipTo ?? 0) + 1) })
         : dt('cond.sum.complete');
   return dt('cond.sum', { what, op: dt(`cond.op.${c.operator}`), values, then });
-}
-
-/** What a matched condition decided, from the audit record's `condition` (which never holds the value). */
-export function matchSummary(c: Record<string, unknown>): string {
-  const then =
-    c.outcome === 'fail'
-      ? `the session ended as failed (${String(c.failure_reason ?? 'condition_not_met')})`
-      : c.outcome === 'skip'
-        ? `the session skipped to step ${Number(c.skip_to) + 1}`
-        : 'the session completed';
-  const what = c.claim === 'over' ? 'old enough' : (CLAIMS[String(c.claim)] ?? String(c.claim)).toLowerCase();
-  return `Condition ${Number(c.index) + 1} on ${what} matched: ${then}.`;
 }
 
 /**
