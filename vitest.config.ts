@@ -16,5 +16,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
+    setupFiles: ['./test/support/vitest-setup.ts'],
   },
 });

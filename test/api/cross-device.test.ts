@@ -7,7 +7,6 @@
 //   key-binding audience is origin:<origin>;
 // - refusals: used and expired request_uri, a response encrypted to another key, a plain vp_token on
 //   direct_post.jwt, a wrong audience; none completes anything.
-import '../../server/src/db/entities'; // reflect-metadata first: @peculiar/x509's tsyringe needs it at import
 import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import {
   base64url,

@@ -4,7 +4,6 @@
 // suspended personas are refused with credential_revoked / credential_suspended over OpenID4VP and over Annex C
 // (the independent wallet); a list that cannot be fetched, is signed under another IACA or was changed in transit
 // is status_check_failed, and nothing of the step is stored.
-import '../../server/src/db/entities'; // reflect-metadata first: @peculiar/x509's tsyringe needs it at import
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
