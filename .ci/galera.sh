@@ -36,6 +36,9 @@ write_cnf() {
 datadir=$d/data
 socket=$d/mariadbd.sock
 pid-file=$d/mariadbd.pid
+# its own temp dir: a starting mariadbd deletes every '#sql*' file in its tmpdir, which in /tmp would be the
+# shared test server's live temporary tables
+tmpdir=$d
 log-error=$d/error.log
 port=$(sql_port "$i")
 bind-address=127.0.0.1

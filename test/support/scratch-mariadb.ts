@@ -43,6 +43,9 @@ export async function scratchMariaDb(database = 'svc'): Promise<ScratchMariaDb> 
         '--bind-address=127.0.0.1',
         `--socket=${path.join(dir, 'mysqld.sock')}`,
         `--pid-file=${path.join(dir, 'mysqld.pid')}`,
+        // its own temp dir: a starting mariadbd deletes every "#sql*" file in its tmpdir, which in /tmp would be
+        // the shared test server's live temporary tables (a migration elsewhere once failed on exactly that)
+        `--tmpdir=${dir}`,
         `--log-error=${path.join(dir, 'error.log')}`,
         `--user=${os.userInfo().username}`,
         '--skip-grant-tables', // a throwaway server on loopback: no accounts to manage
