@@ -7,7 +7,9 @@ import { blank, type DraftStep, primitiveLabel } from './draft-step';
 import { SelectField } from './Field';
 import { WorkflowStep } from './WorkflowStep';
 
-const PRIMITIVES: Primitive[] = ['identify', 'age_verify', 'sign', 'attestation'];
+/** The step picker's order: every primitive of the schema (ADR 0054), so a new one is a compile error here. */
+const ORDER = { identify: 0, age_verify: 1, sign: 2, attestation: 3 } satisfies Record<Primitive, number>;
+const PRIMITIVES = (Object.keys(ORDER) as Primitive[]).sort((a, b) => ORDER[a] - ORDER[b]);
 
 export function WorkflowSteps(props: {
   steps: DraftStep[];

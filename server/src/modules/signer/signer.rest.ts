@@ -6,10 +6,9 @@
 // records the support timeline's `opened` once; the receipt downloads are the receipt module's answers, bound
 // to the same browser.
 
-import { readCookie } from '../../common/cookies';
 import { AppError } from '../../common/errors';
 import { type ApiAnswer, type ApiInput, jsonObject, type RouteRegistry } from '../../common/http';
-import { BROWSER_COOKIE, setBrowserCookie } from './browser-cookie';
+import { setBrowserCookie } from './browser-cookie';
 import {
   AnyWalletRequestSchema,
   type DocumentsShown,
@@ -247,7 +246,7 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
       };
     },
   });
-  // The receipt's downloads (receipt module, ADR 0047): the raw cookie, judged by the receipt's access check.
+  // The receipt's downloads (receipt module, ADR 0047): the browser token, judged by the receipt's access check.
   reg.add({
     method: 'get',
     path: '/t/sessions/:id/receipt.pdf',
@@ -257,7 +256,7 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
       // the page in the signer's language and time zone (the hosted page adds them; unknown values: en, UTC)
       const { bytes, filename } = await receipts.pdf(
         String(input.params.id),
-        readCookie(input.req, BROWSER_COOKIE),
+        input.browserToken,
         input.query('lang'),
         input.query('tz'),
       );
@@ -272,7 +271,7 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
     answer: async (_ctx, input) => {
       const { doc, bytes } = await receipts.original(
         String(input.params.id),
-        readCookie(input.req, BROWSER_COOKIE),
+        input.browserToken,
         positionOf(input.params.position),
       );
       return download(bytes, doc.contentType, doc.label, doc.sha256);
