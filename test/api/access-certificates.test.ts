@@ -15,6 +15,7 @@ import { ManualClock } from '../../server/src/common/clock';
 import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { REPO_ROOT } from '../support/dashboard';
+import { TSX_ENV, tsNode } from '../support/embedded-process';
 import {
   Api,
   createBusiness,
@@ -29,13 +30,14 @@ import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
 /** A script of ours in its own process (the operator CLI, the server's main): exit code and output. */
-function tsx(args: string[], env: Record<string, string | undefined>) {
+function tsx([script, ...args]: string[], env: Record<string, string | undefined>) {
+  const run = tsNode(script as string, args);
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
     execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-      ['--tsconfig', 'server/tsconfig.json', ...args],
+      run.file,
+      run.args,
       // each run builds the service graph; generous, the machine is shared
-      { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv, timeout: 180_000 },
+      { cwd: REPO_ROOT, env: { ...env, ...TSX_ENV } as NodeJS.ProcessEnv, timeout: 180_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),

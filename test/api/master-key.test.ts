@@ -20,6 +20,7 @@ import {
 import { createService } from '../../server/src/service';
 import { testConfig } from '../support/config';
 import { REPO_ROOT } from '../support/dashboard';
+import { TSX_ENV, tsNode } from '../support/embedded-process';
 import { Api, createBusiness, freePort, setUpIdentifyWorkflow } from '../support/harness';
 import { FakeAwsKms, FakeGcpKms } from '../support/kms-fakes';
 
@@ -165,9 +166,9 @@ describe.each([
 function main(env: Record<string, string | undefined>) {
   return new Promise<{ code: number; stderr: string }>((resolve) =>
     execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-      ['--tsconfig', 'server/tsconfig.json', 'server/src/main.ts'],
-      { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv, timeout: 180_000 },
+      process.execPath,
+      tsNode('server/src/main.ts').args,
+      { cwd: REPO_ROOT, env: { ...env, ...TSX_ENV } as NodeJS.ProcessEnv, timeout: 180_000 },
       (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
     ),
   );

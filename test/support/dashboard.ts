@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { launchChromium } from './browser';
+import { TSX_ENV, tsNode } from './embedded-process';
 import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,9 +96,9 @@ export function runOperator(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-      ['--tsconfig', 'server/tsconfig.json', 'server/src/tools/operator.ts', ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'error', ...env }, timeout: 60_000 },
+      process.execPath,
+      tsNode('server/src/tools/operator.ts', args).args,
+      { cwd: REPO_ROOT, env: { ...process.env, ...TSX_ENV, LOG_LEVEL: 'error', ...env }, timeout: 60_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -9,6 +9,16 @@ import { freePort, type Json } from './harness';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/**
+ * How a script of ours runs in its own process: node itself with tsx's loader, never the tsx CLI, whose child
+ * node process survives a kill (or an execFile timeout) sent to the wrapper.
+ */
+export function tsNode(script: string, args: readonly string[] = []): { file: string; args: string[] } {
+  return { file: process.execPath, args: ['--import', 'tsx', script, ...args] };
+}
+/** The tsconfig tsx's loader reads (the server's decorators and paths). */
+export const TSX_ENV = { TSX_TSCONFIG_PATH: path.join(repoRoot, 'server/tsconfig.json') };
+
 /** The environment of the child processes: the embedded default, whatever the test runner was given. */
 export function embeddedEnv(dataDir: string, baseUrl: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' };
@@ -29,11 +39,11 @@ export interface Embedded {
 export async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): Promise<Embedded> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    path.join(repoRoot, 'node_modules/.bin/tsx'),
-    ['--tsconfig', 'server/tsconfig.json', 'server/src/main.ts'],
-    { cwd: repoRoot, env: { ...embeddedEnv(dataDir, baseUrl), PORT: String(port), ...extra } },
-  );
+  const main = tsNode('server/src/main.ts');
+  const child = spawn(main.file, main.args, {
+    cwd: repoRoot,
+    env: { ...embeddedEnv(dataDir, baseUrl), ...TSX_ENV, PORT: String(port), ...extra },
+  });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
