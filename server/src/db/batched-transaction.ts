@@ -105,8 +105,9 @@ async function batched<T>(
   p: { pool: MysqlPool; acquireTimeoutMs: number },
   fn: (m: EntityManager) => Promise<T>,
 ): Promise<T> {
-  const conn = await acquire(p);
+  // the runner first: strict mode refuses it inside another transaction of ds before a connection is taken
   const qr = ds.createQueryRunner();
+  const conn = await acquire(p);
   const batch: Batch = { pending: [], begun: false };
   batches.set(conn, batch);
   const query = conn.query;

@@ -1,10 +1,11 @@
-// Owns the one way a session changes: SessionTransitions.run opens the transaction (transactionWithRetry:
-// deadlock and Galera certification retries), takes the session row lock, lets the caller write what belongs
-// to the change (audit record, result, evidence, a burned wallet request) through a TransitionTx, applies each
-// state-machine move as a guarded write (status + version checked by affected rows, session.machine.ts),
-// writes the timeline rows and queues every outbox event through the typed builders (session.events.ts), and
-// wakes the webhook relay once after the commit. A lost race has one answer (see `run`). Expiry on access is
-// a transition like any other (`current`), used by every reader of a session.
+// Owns the one way a session changes: SessionTransitions.run opens the transaction (batchedTransactionWithRetry:
+// deadlock and Galera certification retries; on MySQL one round trip per decision plus the commit, ADR 0058),
+// takes the session row lock, lets the caller write what belongs to the change (audit record, result,
+// evidence, a burned wallet request) through a TransitionTx, applies each state-machine move as a guarded
+// write (status + version checked by affected rows, session.machine.ts), writes the timeline rows and queues
+// every outbox event through the typed builders (session.events.ts), and wakes the webhook relay once after
+// the commit. A lost race has one answer (see `run`). Expiry on access is a transition like any other
+// (`current`), used by every reader of a session.
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
