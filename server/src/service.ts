@@ -15,6 +15,7 @@ import { createLogger } from './common/logger';
 import { startTracing } from './common/tracing';
 import type { Config } from './config/config';
 import { DatabaseAvailability } from './db/availability';
+import { enableBatchedTransactions } from './db/batched-transaction';
 import { guardDataSource } from './db/pool-guard';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { AuditService } from './modules/audit/audit.service';
@@ -79,6 +80,12 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   await ds.runMigrations({ transaction: 'each' });
   // every wait for the database bounded, and the strict single-connection check in tests (ADR 0044)
   guardDataSource(ds, config.db);
+  // the session transitions' batched transactions on a pool of their own with the multi-statement flag
+  // (ADR 0058); the API's pool keeps one statement per query
+  enableBatchedTransactions(ds, {
+    poolSize: config.db.poolSize,
+    acquireTimeoutMs: config.db.acquireTimeoutMs,
+  });
   // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).
   const availability = new DatabaseAvailability({ ds, logger });
   const isOutage = (e: unknown) => availability.classify(e) !== undefined;

@@ -35,19 +35,31 @@ export const isDeadlock = (e: unknown): boolean => {
  * through guarded writes. Every state-changing transaction of the service goes through here (or through
  * inTransaction, which does). A short jittered pause spreads the re-runs of the racers.
  */
-export async function transactionWithRetry<T>(
+export function transactionWithRetry<T>(
   ds: DataSource,
   fn: (m: EntityManager) => Promise<T>,
   attempts = 6,
   /** An isolation level for this unit of work (MySQL/MariaDB); the engine's default otherwise. */
   isolation?: 'READ COMMITTED',
 ): Promise<T> {
+  return retryOnDeadlock(ds, attempts, () =>
+    isolation && isMysql(ds) ? ds.transaction(isolation, fn) : ds.transaction(fn),
+  );
+}
+
+/** `once` (one whole transaction) re-run on a deadlock or certification conflict, as transactionWithRetry. */
+export async function retryOnDeadlock<T>(
+  ds: DataSource,
+  attempts: number | undefined,
+  once: () => Promise<T>,
+): Promise<T> {
+  const max = attempts ?? 6;
   return inSpan('db.transaction', { 'db.system.name': isMysql(ds) ? 'mysql' : 'sqlite' }, async (span) => {
     for (let i = 1; ; i++) {
       try {
-        return await (isolation && isMysql(ds) ? ds.transaction(isolation, fn) : ds.transaction(fn));
+        return await once();
       } catch (e) {
-        if (i >= attempts || !isDeadlock(e)) throw e;
+        if (i >= max || !isDeadlock(e)) throw e;
         span.addEvent('retry', { attempt: i });
         await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** i));
       }

@@ -5,6 +5,7 @@
 // same code serves MySQL/MariaDB and the embedded SQLite. See docs/adr/0015-hot-path-performance.md.
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { deferIfBatched } from './batched-transaction';
 import { isMysql } from './data-source';
 import { queryTimeoutOf } from './pool-guard';
 import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
@@ -87,6 +88,21 @@ export function sql<T = Row[]>(
   return new Promise<T>((resolve, reject) =>
     pool.execute(q, params, (err, rows) => (err ? reject(err) : resolve(rows as T))),
   );
+}
+
+/**
+ * A write whose answer decides nothing (a row the unit already knows, the timeline, the outbox). In a batched
+ * transaction (batched-transaction.ts, MySQL) it is sent with the unit's next statement or its COMMIT, and an
+ * error it raises is raised there, rolling the unit back whole as before; anywhere else it runs at once.
+ */
+export async function later(
+  ds: DataSource,
+  statement: string,
+  params: unknown[],
+  m?: EntityManager,
+): Promise<void> {
+  if (m && deferIfBatched(m, statement, params)) return;
+  await sql(ds, statement, params, m);
 }
 
 interface EntityShape {
@@ -214,6 +230,16 @@ export async function insertRow<T extends ObjectLiteral>(
   m?: EntityManager,
 ): Promise<void> {
   await sql(ds, shapeOf(ds, target).insert, rowValues(ds, target, entity), m);
+}
+
+/** insertRow as a `later` write: sent with the next statement of a batched transaction. */
+export async function insertRowLater<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+  m: EntityManager,
+): Promise<void> {
+  await later(ds, shapeOf(ds, target).insert, rowValues(ds, target, entity), m);
 }
 
 /** Every column's value of an entity, in columnList order, converted by the driver. */

@@ -60,6 +60,23 @@ export function assertNotInsideTransaction(ds: DataSource, what = 'a direct stat
   if (strict.has(ds) && openMark(ds)) refuse(ds, `another connection (${what})`);
 }
 
+/**
+ * Runs `fn`, a transaction of `ds` opened on a connection of another pool (batched-transaction.ts), under the
+ * same mark as ds.transaction: its one query runner is the transaction's, and every connection of `ds`'s own
+ * pool it asks for is a second one. Without strict mode, or inside an open mark, it just runs `fn`.
+ */
+export function withTransactionMark<T>(ds: DataSource, fn: () => Promise<T>): Promise<T> {
+  if (!strict.has(ds) || openMark(ds)) return fn();
+  const mark: TxMark = { ds, open: true, runners: 0, connections: 1, parent: als.getStore() };
+  return als.run(mark, async () => {
+    try {
+      return await fn();
+    } finally {
+      mark.open = false;
+    }
+  });
+}
+
 interface MysqlPoolLike {
   getConnection(cb: (err: Error | null, conn?: unknown) => void): void;
 }

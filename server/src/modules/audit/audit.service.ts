@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { LessThan } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
-import { insertRow } from '../../db/fast-sql';
+import { insertRowLater } from '../../db/fast-sql';
 import type { AuditJwk, KmsProvider } from '../kms/kms';
 import { AuditRecordEntity } from './audit-record.entity';
 import { canonicalDigest, canonicalJson } from './canonical-json';
@@ -101,8 +101,9 @@ export class AuditService {
     // through the caller's transaction: never a second pool connection while it holds one (ADR 0044)
     const kid = await this.kms.currentKeyVersion('audit-signing', manager);
     const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager)).toString('base64url');
-    // plain INSERT (fast-sql.ts), every column set
-    await insertRow(
+    // plain INSERT (fast-sql.ts), every column set; nothing waits on its answer, so in a batched transition it
+    // goes with the unit's next round trip (a duplicate record is refused there, the unit rolled back; ADR 0058)
+    await insertRowLater(
       manager.dataSource,
       AuditRecordEntity,
       Object.assign(new AuditRecordEntity(), {

@@ -1,15 +1,17 @@
-// Owns the one way a session changes: SessionTransitions.run opens the transaction (transactionWithRetry:
-// deadlock and Galera certification retries), takes the session row lock, lets the caller write what belongs
-// to the change (audit record, result, evidence, a burned wallet request) through a TransitionTx, applies each
-// state-machine move as a guarded write (status + version checked by affected rows, session.machine.ts),
-// writes the timeline rows and queues every outbox event through the typed builders (session.events.ts), and
-// wakes the webhook relay once after the commit. A lost race has one answer (see `run`). Expiry on access is
-// a transition like any other (`current`), used by every reader of a session.
+// Owns the one way a session changes: SessionTransitions.run opens the transaction (batchedTransactionWithRetry:
+// deadlock and Galera certification retries; on MySQL one round trip per decision plus the commit, ADR 0058),
+// takes the session row lock, lets the caller write what belongs to the change (audit record, result,
+// evidence, a burned wallet request) through a TransitionTx, applies each state-machine move as a guarded
+// write (status + version checked by affected rows, session.machine.ts), writes the timeline rows and queues
+// every outbox event through the typed builders (session.events.ts), and wakes the webhook relay once after
+// the commit. A lost race has one answer (see `run`). Expiry on access is a transition like any other
+// (`current`), used by every reader of a session.
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { lockSessionRow, transactionWithRetry } from '../../db/data-source';
-import { sql } from '../../db/fast-sql';
+import { batchedTransactionWithRetry } from '../../db/batched-transaction';
+import { isMysql } from '../../db/data-source';
+import { later, sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
@@ -146,11 +148,17 @@ export class SessionTransitions {
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
     try {
-      const value = await transactionWithRetry(
+      // batched on MySQL (ADR 0058): BEGIN goes with the first statement, the writes that decide nothing with
+      // the next one that does, COMMIT with the last writes
+      const value = await batchedTransactionWithRetry(
         this.deps.ds,
         async (m) => {
           queued = 0;
-          if (lock) await lockSessionRow(m, s.id);
+          // the row lock first, so every transaction that touches a session locks in the same order (its answer
+          // decides nothing: it travels with the unit's first statement)
+          if (lock && isMysql(m.dataSource))
+            // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
+            await later(m.dataSource, 'SELECT id FROM session WHERE id = ? FOR UPDATE', [s.id], m);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
           await tx.flush();
@@ -244,7 +252,7 @@ export class SessionTransitions {
       emit,
       flush: async () => {
         if (carried) {
-          await updateSession(m, carried, first.id);
+          await updateSession(m, carried, first.id, undefined, true);
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
@@ -314,6 +322,8 @@ async function updateSession(
   set: Partial<Record<keyof SessionEntity, unknown>>,
   id: string,
   guard?: { status: SessionEntity['status']; version: number },
+  /** A write whose answer decides nothing (the carried columns): sent with the unit's next round trip. */
+  deferred = false,
 ): Promise<number> {
   const ds = m.dataSource;
   const meta = ds.getMetadata(SessionEntity);
@@ -326,14 +336,14 @@ async function updateSession(
     names.push(`${ds.driver.escape(column.databaseName)} = ?`);
     values.push(ds.driver.preparePersistentValue(value, column));
   }
-  const res = await sql<{ affectedRows: number }>(
-    ds,
-    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-    `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`,
-    [...values, id, ...(guard ? [guard.status, guard.version] : [])],
-    m,
-  );
-  return res.affectedRows;
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+  const text = `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`;
+  const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
+  if (deferred) {
+    await later(ds, text, params, m);
+    return 1;
+  }
+  return (await sql<{ affectedRows: number }>(ds, text, params, m)).affectedRows;
 }
 
 /** The timeline rows of one move, in its transaction. */

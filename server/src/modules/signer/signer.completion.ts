@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
-import { insertRow, sql } from '../../db/fast-sql';
+import { insertRowLater, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEntity } from '../session/session.entity';
@@ -161,8 +161,8 @@ export class StepCompletion {
           stage: s.currentStage,
           detail: { request_id: req.id, audit_id: auditId, format: verified.format },
         });
-        // plain INSERT (fast-sql.ts), every column set (ADR 0045)
-        await insertRow(
+        // plain INSERT (fast-sql.ts), every column set (ADR 0045); sent with the move (ADR 0058)
+        await insertRowLater(
           m.dataSource,
           StepResultEntity,
           Object.assign(new StepResultEntity(), {

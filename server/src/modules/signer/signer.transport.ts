@@ -8,7 +8,7 @@ import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
 import type { Config } from '../../config/config';
-import { columnList, hydrate, insertRow, sql } from '../../db/fast-sql';
+import { columnList, hydrate, insertRowLater, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService, toDocumentView } from '../document/document.service';
@@ -246,8 +246,9 @@ export class SessionTransport {
     await this.transitions.run(
       s,
       async (tx) => {
-        // plain INSERT (fast-sql.ts), every column set
-        await insertRow(tx.m.dataSource, WalletRequestEntity, row, tx.m);
+        // plain INSERT (fast-sql.ts), every column set; with the timeline row and the COMMIT, the whole unit is
+        // one round trip on MySQL (ADR 0058)
+        await insertRowLater(tx.m.dataSource, WalletRequestEntity, row, tx.m);
         await tx.timeline({
           kind: 'wallet_request',
           at: now,

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { base32, newId } from '../../common/ids';
-import { columnList, insertRow, rowValues, sql } from '../../db/fast-sql';
+import { columnList, insertRow, insertRowLater, later, rowValues } from '../../db/fast-sql';
 import { SessionEventEntity } from './session-event.entity';
 
 /** Timeline kinds. */
@@ -72,16 +72,18 @@ export const sessionEventRow = (s: SessionRef, e: SessionEventInput): SessionEve
 
 /**
  * Writes timeline rows (sessionEventRow) in one multi-row INSERT: a transition's rows (e.g. response accepted,
- * step completed, completed) are one statement instead of one each (ADR 0045).
+ * step completed, completed) are one statement instead of one each (ADR 0045). A write that decides nothing:
+ * in a batched transaction it goes with the next round trip (fast-sql `later`, ADR 0058).
  */
 export async function recordSessionEventRows(m: EntityManager, rows: SessionEventEntity[]): Promise<void> {
   if (rows.length === 0) return;
-  if (rows.length === 1) return insertRow(m.dataSource, SessionEventEntity, rows[0] as SessionEventEntity, m);
+  if (rows.length === 1)
+    return insertRowLater(m.dataSource, SessionEventEntity, rows[0] as SessionEventEntity, m);
   const ds = m.dataSource;
   const one = `(${rowValues(ds, SessionEventEntity, rows[0] as SessionEventEntity)
     .map(() => '?')
     .join(', ')})`;
-  await sql(
+  await later(
     ds,
     `INSERT INTO session_event (${columnList(ds, SessionEventEntity)}) VALUES ${rows.map(() => one).join(', ')}`,
     rows.flatMap((r) => rowValues(ds, SessionEventEntity, r)),

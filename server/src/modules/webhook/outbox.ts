@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
 import { isMysql } from '../../db/data-source';
-import { sql } from '../../db/fast-sql';
+import { later } from '../../db/fast-sql';
 import { WebhookEventEntity } from './webhook-event.entity';
 
 export interface OutboxEvent {
@@ -142,7 +142,8 @@ export async function enqueueSessionEvents(
       e.sessionId,
     );
   });
-  await sql(
+  // nothing waits on its answer: in a batched transaction it goes with the COMMIT (ADR 0058)
+  await later(
     ds,
     `INSERT INTO webhook_event (id, business_id, environment, session_id, sequence, event, counter, delivery_id, body, status, attempts, next_attempt_at, last_error, created_at, delivered_at) ${selects.join(' UNION ALL ')}`,
     params,

@@ -1,6 +1,8 @@
-// Counts the statements (round trips) a MySQL service sends, for the bench and for the statement-budget test
-// (ADR 0045): every `query` and `execute` of any mysql2 connection in this process (the service's pool, the
-// relay's pool, transactions, prepared statements, BEGIN/COMMIT included), by statement text. The mysql2
+// Counts the round trips a MySQL service sends, and the statements they carry, for the bench and for the
+// statement-budget test (ADR 0045, ADR 0058): every `query` and `execute` of any mysql2 connection in this
+// process (the service's pool, the relay's pool, the transition pool, transactions, prepared statements,
+// BEGIN/COMMIT included) is one round trip, by statement text; a multi-statement query (the relay's outcome
+// write, a batched transition) counts each of its statements. The mysql2
 // connection prototype is wrapped once, in the process that asks (a bench or a test, never the service); a
 // counter only counts while it is open. The embedded engine is not counted (count() answers undefined).
 import type { DataSource } from 'typeorm';
@@ -11,15 +13,17 @@ interface Wrappable {
 }
 
 export interface StatementCounter {
-  /** Statements since the last reset; undefined on the embedded engine. */
+  /** Round trips since the last reset; undefined on the embedded engine. */
   count(): number | undefined;
+  /** Statements those round trips carried (a multi-statement query counts each); undefined on embedded. */
+  statements(): number | undefined;
   /** Statement texts (whitespace folded, first 90 characters) and how often each ran since the last reset. */
   byText(): Map<string, number>;
   reset(): void;
   close(): void;
 }
 
-const open = new Set<{ n: number; texts: Map<string, number> }>();
+const open = new Set<{ n: number; statements: number; texts: Map<string, number> }>();
 const wrapped = new WeakSet<object>();
 
 function wrap(proto: Wrappable): void {
@@ -30,11 +34,12 @@ function wrap(proto: Wrappable): void {
     proto[method] = function (this: unknown, ...args: unknown[]) {
       if (open.size > 0) {
         const first = args[0] as string | { sql?: string };
-        const text = (typeof first === 'string' ? first : (first?.sql ?? '?'))
-          .replace(/\s+/g, ' ')
-          .slice(0, 90);
+        const full = typeof first === 'string' ? first : (first?.sql ?? '?');
+        const text = full.replace(/\s+/g, ' ').slice(0, 90);
+        const statements = statementsIn(full);
         for (const c of open) {
           c.n++;
+          c.statements += statements;
           c.texts.set(text, (c.texts.get(text) ?? 0) + 1);
         }
       }
@@ -43,9 +48,38 @@ function wrap(proto: Wrappable): void {
   }
 }
 
+/**
+ * The statements of one query text: its `;` separators outside quoted strings and identifiers (values formatted
+ * into a batched transaction's text are quoted, with backslash escapes) plus one.
+ */
+export function statementsIn(text: string): number {
+  let n = 1;
+  let quote: string | null = null;
+  let separated = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quote) {
+      if (ch === '\\' && quote !== '`') i++;
+      else if (ch === quote) {
+        if (text[i + 1] === quote) i++;
+        else quote = null;
+      }
+      continue;
+    }
+    if (ch === ';') separated = true;
+    else if (ch.trim() !== '') {
+      // a statement after a separator (a trailing `;` starts none)
+      if (separated) n++;
+      separated = false;
+      if (ch === "'" || ch === '"' || ch === '`') quote = ch;
+    }
+  }
+  return n;
+}
+
 /** Starts counting the statements of `ds`'s driver (and of every other mysql2 connection in this process). */
 export async function countStatements(ds: DataSource): Promise<StatementCounter> {
-  const state = { n: 0, texts: new Map<string, number>() };
+  const state = { n: 0, statements: 0, texts: new Map<string, number>() };
   const driver = ds.driver as unknown as {
     pool?: { getConnection(cb: (e: Error | null, c: unknown) => void): void };
   };
@@ -64,9 +98,11 @@ export async function countStatements(ds: DataSource): Promise<StatementCounter>
   }
   return {
     count: () => (open.has(state) ? state.n : undefined),
+    statements: () => (open.has(state) ? state.statements : undefined),
     byText: () => new Map(state.texts),
     reset: () => {
       state.n = 0;
+      state.statements = 0;
       state.texts.clear();
     },
     close: () => {

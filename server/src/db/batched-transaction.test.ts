@@ -1,0 +1,136 @@
+// The batched transactions of the session transitions (ADR 0058) on real MariaDB: what a unit writes is what
+// committed, a unit that fails leaves nothing, a deferred write's error fails its unit, the round trips are the
+// ones the ADR counts, the API's own pool still refuses a second statement in one query, and the strict
+// single-connection mode still fires inside a batched transaction.
+import 'reflect-metadata';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataSource } from '../app/database';
+import { createTestDatabase, type TestDatabase } from '../app/test-database';
+import { countStatements, type StatementCounter } from '../tools/bench/statements';
+import { batchedTransactionWithRetry, enableBatchedTransactions } from './batched-transaction';
+import { later, sql } from './fast-sql';
+import { guardDataSource } from './pool-guard';
+import { STRICT_VIOLATION } from './strict-connection';
+
+const mysqlOnly = process.env.TEST_ENGINE === 'embedded';
+
+describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let counter: StatementCounter;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('batched');
+    ds = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' });
+    await ds.initialize();
+    await ds.query('CREATE TABLE t (id VARCHAR(20) PRIMARY KEY, v INT NOT NULL)');
+    guardDataSource(ds, { acquireTimeoutMs: 2000, queryTimeoutMs: 5000, strictSingleConnection: true });
+    enableBatchedTransactions(ds, { poolSize: 2, acquireTimeoutMs: 2000 });
+    counter = await countStatements(ds);
+  });
+  afterAll(async () => {
+    counter?.close();
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const rows = async () =>
+    (await sql<{ id: string; v: number }[]>(ds, 'SELECT id, v FROM t ORDER BY id', [])).map((r) => ({
+      ...r,
+    }));
+  const clear = () => sql(ds, 'DELETE FROM t', []);
+
+  it('writes that decide nothing go with the COMMIT: one round trip for the whole unit', async () => {
+    await clear();
+    counter.reset();
+    await batchedTransactionWithRetry(ds, async (m) => {
+      await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['a', 1], m);
+      await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ["b'; DROP TABLE t; --", 2], m);
+    });
+    expect(counter.count()).toBe(1);
+    expect(counter.statements()).toBe(4); // START TRANSACTION, two INSERTs, COMMIT
+    // a value is a value, never a statement of its own
+    expect(await rows()).toEqual([
+      { id: 'a', v: 1 },
+      { id: "b'; DROP TABLE t; --", v: 2 },
+    ]);
+  });
+
+  it('a statement whose answer decides carries BEGIN and the writes before it, and answers its own result', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['a', 1]);
+    counter.reset();
+    const changed = await batchedTransactionWithRetry(ds, async (m) => {
+      await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['b', 2], m);
+      const res = await sql<{ affectedRows: number }>(ds, 'UPDATE t SET v = v + 10 WHERE v < ?', [5], m);
+      const read = await sql<{ n: number }[]>(ds, 'SELECT COUNT(*) AS n FROM t WHERE v > ?', [10], m);
+      await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['c', 3], m);
+      return { affected: res.affectedRows, n: Number(read[0]?.n) };
+    });
+    // both rows seen by the UPDATE: the INSERT before it ran first, in the same transaction
+    expect(changed).toEqual({ affected: 2, n: 2 });
+    expect(counter.count()).toBe(3); // START+INSERT+UPDATE, SELECT, INSERT+COMMIT
+    expect(counter.statements()).toBe(6);
+    expect(await rows()).toEqual([
+      { id: 'a', v: 11 },
+      { id: 'b', v: 12 },
+      { id: 'c', v: 3 },
+    ]);
+  });
+
+  it('a unit that throws leaves nothing, and sends nothing when nothing was sent yet', async () => {
+    await clear();
+    counter.reset();
+    await expect(
+      batchedTransactionWithRetry(ds, async (m) => {
+        await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['a', 1], m);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(counter.count()).toBe(0);
+    await expect(
+      batchedTransactionWithRetry(ds, async (m) => {
+        await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['a', 1], m);
+        await sql(ds, 'UPDATE t SET v = 2 WHERE id = ?', ['a'], m);
+        throw new Error('lost');
+      }),
+    ).rejects.toThrow('lost');
+    expect(await rows()).toEqual([]);
+  });
+
+  it("a deferred write's error is raised by the round trip that carries it, and its unit rolls back whole", async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['dup', 0]);
+    await expect(
+      batchedTransactionWithRetry(ds, async (m) => {
+        await sql(ds, 'UPDATE t SET v = 5 WHERE id = ?', ['dup'], m);
+        await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['new', 1], m);
+        await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['dup', 1], m);
+      }),
+    ).rejects.toMatchObject({ driverError: { code: 'ER_DUP_ENTRY' } });
+    expect(await rows()).toEqual([{ id: 'dup', v: 0 }]);
+    // the connection went back clean: the next unit commits normally
+    await batchedTransactionWithRetry(ds, (m) =>
+      later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['x', 9], m),
+    );
+    expect(await rows()).toEqual([
+      { id: 'dup', v: 0 },
+      { id: 'x', v: 9 },
+    ]);
+  });
+
+  it("the API's pool keeps one statement per query", async () => {
+    await expect(ds.query('SELECT 1; SELECT 2')).rejects.toMatchObject({
+      driverError: { code: 'ER_PARSE_ERROR' },
+    });
+  });
+
+  it('strict mode refuses a second connection inside a batched transaction', async () => {
+    await batchedTransactionWithRetry(ds, async (m) => {
+      await expect(ds.query('SELECT 1')).rejects.toMatchObject({ code: STRICT_VIOLATION });
+      await expect(sql(ds, 'SELECT 1 AS one', [])).rejects.toMatchObject({ code: STRICT_VIOLATION });
+      expect(await sql(ds, 'SELECT 1 AS one', [], m)).toEqual([{ one: 1 }]);
+    });
+  });
+});

@@ -1,0 +1,192 @@
+// Owns the batched transactions of the session transitions on MySQL (ADR 0058): a transaction whose BEGIN
+// travels with its first statement, whose writes that decide nothing (`later`) travel with the next statement
+// that needs an answer, and whose COMMIT travels with the last of them. A transition then costs one round trip
+// per decision plus one for the commit, instead of one per statement.
+//
+// Sending several statements in one query needs the connection's multi-statement flag, which turns any SQL
+// text built from untrusted input into a way to append statements of one's own. The flag is therefore set on a
+// pool of its own (the transition pool, attached to the API's DataSource), never on the API's pool, and the
+// texts this module joins are the caller's constant statements, each formatted with its bound values by the
+// driver's own escaping (the same `format` mysql2 applies to a query with values) before they are joined.
+// The embedded engine has no such pool: its transactions run as before.
+import type { DataSource, EntityManager } from 'typeorm';
+import { isMysql, retryOnDeadlock, transactionWithRetry } from './data-source';
+import { poolAcquireTimeout } from './pool-guard';
+import { withTransactionMark } from './strict-connection';
+
+type Callback = (err: Error | null, rows?: unknown, fields?: unknown) => void;
+
+interface MysqlConnection {
+  query(q: string | { sql: string }, params: unknown, cb?: Callback): unknown;
+  format(sql: string, values: unknown[]): string;
+  release(): void;
+}
+
+interface MysqlPool {
+  getConnection(cb: (err: Error | null, conn?: MysqlConnection) => void): void;
+  end(cb?: (err?: Error | null) => void): void;
+}
+
+/** A connection's statements not sent yet, and whether its transaction was begun on the server. */
+interface Batch {
+  pending: string[];
+  begun: boolean;
+}
+
+const pools = new WeakMap<DataSource, { pool: MysqlPool; acquireTimeoutMs: number }>();
+const batches = new WeakMap<object, Batch>();
+
+/** What mysql2 answers for a statement that changes nothing (START TRANSACTION, COMMIT). */
+const OK = { affectedRows: 0, insertId: 0, warningStatus: 0 };
+
+/**
+ * Gives `ds` (MySQL, initialized) a transition pool of `poolSize` connections with the multi-statement flag,
+ * built from the same connection options as the API's pool; its waits are bounded like the API pool's (ADR
+ * 0044). The pool ends with the DataSource. No-op on the embedded engine.
+ */
+export function enableBatchedTransactions(
+  ds: DataSource,
+  opts: { poolSize: number; acquireTimeoutMs: number },
+): void {
+  if (!isMysql(ds) || pools.has(ds)) return;
+  const driver = ds.driver as unknown as {
+    options: object;
+    mysql: { createPool(o: object): MysqlPool };
+    createConnectionOptions(options: object, credentials: object): Record<string, unknown>;
+  };
+  const pool = driver.mysql.createPool({
+    ...driver.createConnectionOptions(driver.options, driver.options),
+    connectionLimit: opts.poolSize,
+    multipleStatements: true,
+  });
+  pools.set(ds, { pool, acquireTimeoutMs: opts.acquireTimeoutMs });
+  const destroy = ds.destroy.bind(ds);
+  ds.destroy = async () => {
+    pools.delete(ds);
+    await new Promise<void>((resolve) => pool.end(() => resolve()));
+    return destroy();
+  };
+}
+
+/** True when `ds` runs its transitions batched (MySQL with a transition pool). */
+export const batchesTransactions = (ds: DataSource): boolean => pools.has(ds);
+
+/**
+ * `fn` in one transaction, re-run whole on a deadlock or certification conflict (retryOnDeadlock), batched on
+ * the transition pool when `ds` has one; otherwise exactly transactionWithRetry.
+ */
+export function batchedTransactionWithRetry<T>(
+  ds: DataSource,
+  fn: (m: EntityManager) => Promise<T>,
+  attempts?: number,
+): Promise<T> {
+  const p = pools.get(ds);
+  if (!p) return transactionWithRetry(ds, fn, attempts);
+  return retryOnDeadlock(ds, attempts, () => withTransactionMark(ds, () => batched(ds, p, fn)));
+}
+
+/**
+ * Keeps `statement` (a write whose answer decides nothing) for the next round trip of the batched transaction
+ * `m` runs in, formatted with its values; false when `m` is not one (the caller runs it at once).
+ */
+export function deferIfBatched(m: EntityManager, statement: string, params: unknown[]): boolean {
+  const qr = m.queryRunner as unknown as
+    | { databaseConnection?: MysqlConnection; isTransactionActive: boolean }
+    | undefined;
+  const conn = qr?.isTransactionActive ? qr.databaseConnection : undefined;
+  const batch = conn ? batches.get(conn) : undefined;
+  if (!conn || !batch) return false;
+  batch.pending.push(conn.format(statement, params));
+  return true;
+}
+
+async function batched<T>(
+  ds: DataSource,
+  p: { pool: MysqlPool; acquireTimeoutMs: number },
+  fn: (m: EntityManager) => Promise<T>,
+): Promise<T> {
+  // the runner first: strict mode refuses it inside another transaction of ds before a connection is taken
+  const qr = ds.createQueryRunner();
+  const conn = await acquire(p);
+  const batch: Batch = { pending: [], begun: false };
+  batches.set(conn, batch);
+  const query = conn.query;
+  // own property on this connection while the transaction runs; removed before the connection goes back
+  conn.query = (q: string | { sql: string }, params: unknown, cb?: Callback) => {
+    const done = (typeof params === 'function' ? params : cb) as Callback;
+    const values = typeof params === 'function' ? undefined : (params as unknown[] | undefined);
+    const text = typeof q === 'string' ? q : q.sql;
+    if (text === 'START TRANSACTION' && !batch.begun) {
+      batch.pending.push(text);
+      process.nextTick(() => done(null, OK, undefined));
+      return;
+    }
+    if ((text === 'COMMIT' || text === 'ROLLBACK') && !batch.begun) {
+      // nothing reached the server: there is no transaction to end (deferred writes are dropped on ROLLBACK;
+      // a COMMIT with only START pending wrote nothing)
+      const writes = batch.pending.filter((s) => s !== 'START TRANSACTION');
+      batch.pending = [];
+      if (text === 'ROLLBACK' || writes.length === 0) {
+        process.nextTick(() => done(null, OK, undefined));
+        return;
+      }
+      batch.pending = ['START TRANSACTION', ...writes];
+    }
+    if (text === 'ROLLBACK') batch.pending = [];
+    if (batch.pending.length === 0) return query.call(conn, q, values ?? done, values ? done : undefined);
+    const statements = [...batch.pending, values ? conn.format(text, values) : text];
+    batch.pending = [];
+    batch.begun = true;
+    const sql = statements.join(';\n');
+    return query.call(
+      conn,
+      typeof q === 'string' ? sql : { ...q, sql },
+      (err: Error | null, rows?: unknown, fields?: unknown) => {
+        // one result per statement: the caller asked for the last one's
+        if (err) return done(err);
+        done(
+          null,
+          (rows as unknown[])[statements.length - 1],
+          (fields as unknown[] | undefined)?.[statements.length - 1],
+        );
+      },
+    );
+  };
+  (qr as unknown as { databaseConnection: MysqlConnection }).databaseConnection = conn;
+  try {
+    await qr.startTransaction();
+    try {
+      const value = await fn(qr.manager);
+      await qr.commitTransaction();
+      return value;
+    } catch (e) {
+      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      throw e;
+    }
+  } finally {
+    batches.delete(conn);
+    delete (conn as { query?: unknown }).query;
+    await qr.release();
+  }
+}
+
+/** A connection of the transition pool, waited for at most acquireTimeoutMs (ADR 0044). */
+function acquire(p: { pool: MysqlPool; acquireTimeoutMs: number }): Promise<MysqlConnection> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(poolAcquireTimeout(p.acquireTimeoutMs));
+    }, p.acquireTimeoutMs);
+    p.pool.getConnection((err, conn) => {
+      if (settled) {
+        conn?.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      if (err || !conn) reject(err ?? new Error('no connection'));
+      else resolve(conn);
+    });
+  });
+}
