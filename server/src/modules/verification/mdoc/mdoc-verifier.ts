@@ -268,6 +268,8 @@ export class MdocPresentationVerifier {
     checks.push('issuer_trusted');
 
     // 3. The library's checks (issuer signature, MSO validity, value digests, device signature), collected.
+    // Its certificate path validation is ours (the same verifyIacaChain through this context), and it has just
+    // passed on these anchors at this `now`: the library is not asked to make it a second time.
     const failed: VerificationAssessment[] = [];
     try {
       await Verifier.verifyDeviceResponse(
@@ -275,6 +277,7 @@ export class MdocPresentationVerifier {
           deviceResponse: response,
           sessionTranscript: transcript,
           trustedCertificates: anchors,
+          disableCertificateChainValidation: true,
           now: input.now,
           skewSeconds: this.skew,
           onCheck: (a) => {
