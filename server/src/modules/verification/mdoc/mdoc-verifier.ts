@@ -18,7 +18,7 @@ import {
   Verifier,
 } from '@owf/mdoc';
 import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
-import { base64url, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
 import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../dcql';
@@ -187,7 +187,11 @@ export class MdocPresentationVerifier {
     const dcqlQuery = this.dcqlQueries.get(stored.dcql_query);
     return this.verifyDeviceResponse({
       bytes: input.deviceResponse,
-      presented: base64url.encode(input.deviceResponse),
+      presented: Buffer.from(
+        input.deviceResponse.buffer,
+        input.deviceResponse.byteOffset,
+        input.deviceResponse.byteLength,
+      ).toString('base64url'),
       request: input.request,
       dcqlQuery,
       queryFor: (docType) => {
