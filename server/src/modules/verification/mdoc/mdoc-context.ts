@@ -235,6 +235,25 @@ const isCa = (c: X509Certificate): boolean => {
 const validAt = (c: X509Certificate, now: Date): boolean => c.notBefore <= now && now <= c.notAfter;
 
 /**
+ * The values of a field of a parsed certificate's issuer name, by certificate object (the library asks for the
+ * country on every verification, and for each issuing_country element). Copies are handed out.
+ */
+const nameFields = new WeakMap<X509Certificate, Map<string, string[]>>();
+function nameField(c: X509Certificate, field: string): string[] {
+  let fields = nameFields.get(c);
+  if (!fields) {
+    fields = new Map();
+    nameFields.set(c, fields);
+  }
+  let values = fields.get(field);
+  if (!values) {
+    values = c.issuerName.getField(field);
+    fields.set(field, values);
+  }
+  return [...values];
+}
+
+/**
  * Path validation for mdoc issuer certificates: x5chain[0] (the document signer, not a CA) must chain, through
  * the other x5chain certificates if any, to one of the trusted IACA certificates; every certificate on the path
  * is valid at `now`, every issuer on the path is a CA, every signature verifies. Throws on any failure.
@@ -307,7 +326,7 @@ export function createMdocContext(certs?: CertificateCache): MdocContext {
       },
     },
     x509: {
-      getIssuerNameField: ({ certificate, field }) => cert(certificate).issuerName.getField(field),
+      getIssuerNameField: ({ certificate, field }) => nameField(cert(certificate), field),
       getPublicKey: ({ certificate }) => (certs ? certs.publicKey(certificate) : publicKeyOf(certificate)),
       verifyCertificateChain: (input) => verifyIacaChain(input, certs),
       getCertificateData: ({ certificate }) =>
