@@ -78,7 +78,8 @@ export function answerQuery(
     const missing = (sets[0] ?? []).filter((id) => !disclosed(id)).map((id) => byId.get(id)?.join('/'));
     return fail('claims_missing', `The requested element ${missing.join(', ')} was not disclosed.`);
   }
-  const answered: Record<string, Record<string, unknown>> = structuredClone(namespaces);
+  // Only the namespace objects are replaced below (never written into), so a copy of the outer object suffices.
+  const answered: Record<string, Record<string, unknown>> = { ...namespaces };
   const answer: Json = {};
   for (const id of chosen) {
     const [ns, el] = byId.get(id) as [string, string];

@@ -18,7 +18,6 @@ import {
 } from 'node:crypto';
 import { CoseKey, Curve, type MdocContext, type Sign1 } from '@owf/mdoc';
 import { BasicConstraintsExtension, X509Certificate } from '@peculiar/x509';
-import { base64url } from 'jose';
 
 /** COSE signature algorithms we accept (issuer and device), with their curve and hash. */
 const ALGS = {
@@ -39,14 +38,24 @@ const CURVE_NAMES: Partial<Record<number, string>> = {
 const MAX_PATH = 4;
 
 const isAlg = (a: unknown): a is AlgName => typeof a === 'string' && Object.hasOwn(ALGS, a);
-const b64u = (b: Uint8Array | undefined): string | undefined => (b ? base64url.encode(b) : undefined);
+const b64u = (b: Uint8Array | undefined): string | undefined =>
+  b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64url') : undefined;
+
+/**
+ * The public JWK of each decoded CoseKey already converted (a verification converts the device key twice: for its
+ * signature and for the result). Keyed by the key object, which is read only; private keys are never kept.
+ */
+const publicJwks = new WeakMap<CoseKey, JsonWebKey>();
 
 /** An EC CoseKey as a JWK node:crypto can import (public, or private when the key has `d`). */
 export function coseKeyToEcJwk(key: CoseKey): JsonWebKey {
+  const known = publicJwks.get(key);
+  if (known) return { ...known };
   const crv = key.curve !== undefined ? CURVE_NAMES[key.curve as number] : undefined;
   if (!crv || !key.x || !key.y) throw new Error('only EC P-256/P-384/P-521 COSE keys are supported');
   const jwk: JsonWebKey = { kty: 'EC', crv, x: b64u(key.x), y: b64u(key.y) };
   if (key.d) jwk.d = b64u(key.d);
+  else publicJwks.set(key, { ...jwk });
   return jwk;
 }
 
@@ -112,6 +121,21 @@ export class CertificateCache {
     return createHash('sha256').update(der).digest('base64url');
   }
 
+  /**
+   * hashOf, once per byte array: a verification looks up the same x5chain and anchor arrays several times (path
+   * validation, the issuer name, the key, the certificate data). The arrays are the decoder's views of received
+   * bytes and the trust store's DER, neither written to after.
+   */
+  private readonly arrayHashes = new WeakMap<Uint8Array, string>();
+  private hashOfArray(der: Uint8Array): string {
+    let h = this.arrayHashes.get(der);
+    if (h === undefined) {
+      h = CertificateCache.hashOf(der);
+      this.arrayHashes.set(der, h);
+    }
+    return h;
+  }
+
   private remember<T>(map: Map<string, T>, key: string, value: T): T {
     if (map.size >= this.maxEntries) map.delete(map.keys().next().value as string);
     map.set(key, value);
@@ -119,7 +143,7 @@ export class CertificateCache {
   }
 
   cert(der: Uint8Array): X509Certificate {
-    const h = CertificateCache.hashOf(der);
+    const h = this.hashOfArray(der);
     const hit = this.certs.get(h);
     if (hit) return hit;
     const parsed = x509Of(der);
@@ -128,7 +152,7 @@ export class CertificateCache {
   }
 
   publicKey(der: Uint8Array): CoseKey {
-    const h = CertificateCache.hashOf(der);
+    const h = this.hashOfArray(der);
     const hit = this.keys.get(h);
     if (hit) return hit;
     const key = publicKeyOf(der);
@@ -141,7 +165,7 @@ export class CertificateCache {
   }
 
   async certificateData(der: Uint8Array): Promise<CertificateData> {
-    const h = CertificateCache.hashOf(der);
+    const h = this.hashOfArray(der);
     return this.data.get(h) ?? this.remember(this.data, h, await certificateDataOf(this.cert(der)));
   }
 
@@ -198,8 +222,36 @@ async function certificateDataOf(c: X509Certificate): Promise<CertificateData> {
     pem: c.toString('pem'),
   };
 }
-const isCa = (c: X509Certificate): boolean => c.getExtension(BasicConstraintsExtension)?.ca === true;
+/** BasicConstraints cA of each parsed certificate (getExtension decodes the extension on every call). */
+const caFlags = new WeakMap<X509Certificate, boolean>();
+const isCa = (c: X509Certificate): boolean => {
+  let ca = caFlags.get(c);
+  if (ca === undefined) {
+    ca = c.getExtension(BasicConstraintsExtension)?.ca === true;
+    caFlags.set(c, ca);
+  }
+  return ca;
+};
 const validAt = (c: X509Certificate, now: Date): boolean => c.notBefore <= now && now <= c.notAfter;
+
+/**
+ * The values of a field of a parsed certificate's issuer name, by certificate object (the library asks for the
+ * country on every verification, and for each issuing_country element). Copies are handed out.
+ */
+const nameFields = new WeakMap<X509Certificate, Map<string, string[]>>();
+function nameField(c: X509Certificate, field: string): string[] {
+  let fields = nameFields.get(c);
+  if (!fields) {
+    fields = new Map();
+    nameFields.set(c, fields);
+  }
+  let values = fields.get(field);
+  if (!values) {
+    values = c.issuerName.getField(field);
+    fields.set(field, values);
+  }
+  return [...values];
+}
 
 /**
  * Path validation for mdoc issuer certificates: x5chain[0] (the document signer, not a CA) must chain, through
@@ -274,7 +326,7 @@ export function createMdocContext(certs?: CertificateCache): MdocContext {
       },
     },
     x509: {
-      getIssuerNameField: ({ certificate, field }) => cert(certificate).issuerName.getField(field),
+      getIssuerNameField: ({ certificate, field }) => nameField(cert(certificate), field),
       getPublicKey: ({ certificate }) => (certs ? certs.publicKey(certificate) : publicKeyOf(certificate)),
       verifyCertificateChain: (input) => verifyIacaChain(input, certs),
       getCertificateData: ({ certificate }) =>

@@ -97,6 +97,15 @@ export class MdocStatusChecker {
    * entry are checked on every use. Bounded; per verifier instance.
    */
   private readonly verified = new Map<string, VerifiedToken>();
+  /**
+   * The same, by the array the fetcher returned: a caching fetcher hands out one array per list for its ttl, so
+   * the list's SHA-256 is computed once per fetch instead of once per verification. Fetched arrays are not
+   * written to.
+   */
+  private readonly verifiedArrays = {
+    status_list: new WeakMap<Uint8Array, VerifiedToken>(),
+    identifier_list: new WeakMap<Uint8Array, VerifiedToken>(),
+  };
 
   constructor(
     private readonly deps: {
@@ -175,9 +184,14 @@ export class MdocStatusChecker {
     bytes: Uint8Array,
     kind: 'status_list' | 'identifier_list',
   ): Promise<VerifiedToken> {
+    const known = this.verifiedArrays[kind].get(bytes);
+    if (known) return known;
     const memoKey = `${kind} ${createHash('sha256').update(bytes).digest('base64url')}`;
     const hit = this.verified.get(memoKey);
-    if (hit) return hit;
+    if (hit) {
+      this.verifiedArrays[kind].set(bytes, hit);
+      return hit;
+    }
     let sign1: Sign1;
     try {
       sign1 = Sign1.decode(bytes);
@@ -207,6 +221,7 @@ export class MdocStatusChecker {
     else token.revokedIds = readIdentifierList(claims.get(CWT_CLAIM.identifierList));
     if (this.verified.size >= 256) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(memoKey, token);
+    this.verifiedArrays[kind].set(bytes, token);
     return token;
   }
 }

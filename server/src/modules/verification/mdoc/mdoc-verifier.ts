@@ -18,7 +18,7 @@ import {
   Verifier,
 } from '@owf/mdoc';
 import type { DcqlCredentialQuery, DcqlQuery } from 'dcql';
-import { base64url, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { AppError, type ErrorCode } from '../../../common/errors';
 import type { Environment } from '../../../config/config';
 import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../dcql';
@@ -187,7 +187,11 @@ export class MdocPresentationVerifier {
     const dcqlQuery = this.dcqlQueries.get(stored.dcql_query);
     return this.verifyDeviceResponse({
       bytes: input.deviceResponse,
-      presented: base64url.encode(input.deviceResponse),
+      presented: Buffer.from(
+        input.deviceResponse.buffer,
+        input.deviceResponse.byteOffset,
+        input.deviceResponse.byteLength,
+      ).toString('base64url'),
       request: input.request,
       dcqlQuery,
       queryFor: (docType) => {
@@ -268,6 +272,8 @@ export class MdocPresentationVerifier {
     checks.push('issuer_trusted');
 
     // 3. The library's checks (issuer signature, MSO validity, value digests, device signature), collected.
+    // Its certificate path validation is ours (the same verifyIacaChain through this context), and it has just
+    // passed on these anchors at this `now`: the library is not asked to make it a second time.
     const failed: VerificationAssessment[] = [];
     try {
       await Verifier.verifyDeviceResponse(
@@ -275,6 +281,7 @@ export class MdocPresentationVerifier {
           deviceResponse: response,
           sessionTranscript: transcript,
           trustedCertificates: anchors,
+          disableCertificateChainValidation: true,
           now: input.now,
           skewSeconds: this.skew,
           onCheck: (a) => {
