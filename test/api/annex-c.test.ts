@@ -17,8 +17,9 @@ import {
   resolveRequest,
 } from '../support/independent-wallet/cross-device';
 import { presentSdJwtDcApi } from '../support/independent-wallet/sd-jwt-presenter';
+import { createSignSession, pdfPart } from '../support/sign-workflow';
 import { SignerClient } from '../support/signer';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => {
   const s = annexCSuite('annex_c');
@@ -181,9 +182,7 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
 
   it('it completes sign over OpenID4VP with the mdoc, device-signing the documents hash (not over Annex C)', async () => {
     const pdf = minimalPdf('Contract no. 9');
-    const created = await createMultipart(api, { workflow_id: workflows.sign }, [
-      { filename: 'contract.pdf', type: 'application/pdf', bytes: pdf },
-    ]);
+    const created = await createSignSession(api, workflows.sign, [pdfPart('contract.pdf', pdf)]);
     const signer = new SignerClient(t.baseUrl, created.body.id);
     await signer.start();
     const wr = await signer.walletRequest();
@@ -272,9 +271,7 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc) with an independent wallet', () => 
   it.each(['sign', 'attestation'] as const)('does not offer a %s step over Annex C', async (workflow) => {
     const created =
       workflow === 'sign'
-        ? await createMultipart(api, { workflow_id: workflows.sign }, [
-            { filename: 'c.pdf', type: 'application/pdf', bytes: minimalPdf('C') },
-          ])
+        ? await createSignSession(api, workflows.sign, [pdfPart('c.pdf', minimalPdf('C'))])
         : await api.rest('POST', '/v1/sessions', { workflow_id: workflows.attestation });
     const signer = new SignerClient(t.baseUrl, created.body.id);
     await signer.start();

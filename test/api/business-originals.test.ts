@@ -14,9 +14,10 @@ import {
   type TestService,
 } from '../support/harness';
 import { SignerBrowser } from '../support/receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow, textPart } from '../support/sign-workflow';
 import { shareWithReferenceWallet } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const DETAIL = `query($id: ID!) { sessionTimeline(id: $id) {
@@ -44,15 +45,14 @@ describe('signed originals for the business (dashboard)', () => {
     businessId = biz.businessId;
     owner = biz.dashboard;
     other = (await createBusiness(t, 'Someone Else Ltd')).dashboard;
-    const { workflowId } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 2 }],
-      receiver.url,
-      'Sign',
-    );
-    const created = await createMultipart(api, { workflow_id: workflowId }, [
-      { filename: 'Kaufvertrag Müller.pdf', type: 'application/pdf', bytes: contract },
-      { filename: 'Anlage B.txt', type: 'text/plain', bytes: annex },
+    const { workflowId } = await setUpSignWorkflow(api, {
+      documents: 2,
+      webhookUrl: receiver.url,
+      name: 'Sign',
+    });
+    const created = await createSignSession(api, workflowId, [
+      pdfPart('Kaufvertrag Müller.pdf', contract),
+      textPart('Anlage B.txt', annex),
     ]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     sessionId = created.body.id;

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { createSignSession, pdfPart, setUpSignWorkflow, textPart } from '../support/sign-workflow';
 import { SignerClient, startedSession } from '../support/signer';
-import { createMultipart, multiPagePdf, publishWorkflow } from '../support/workflows';
+import { multiPagePdf, publishWorkflow } from '../support/workflows';
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const TIMELINE = `query($id: ID!) { sessionTimeline(id: $id) { entries { at kind stage code detail } } }`;
@@ -26,11 +27,10 @@ describe('sign documents shown to the end before the wallet is asked', () => {
   beforeAll(async () => {
     t = await startTestService({ label: 'documents_shown', clock, workers: false });
     api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId: signWf } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 2 }],
-      'http://127.0.0.1:9/hooks',
-    ));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api, {
+      documents: 2,
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+    }));
     ({ workflowId: identifyWf } = await publishWorkflow(api, [
       { primitive: 'identify', claims: ['given_name'] },
     ]));
@@ -38,10 +38,9 @@ describe('sign documents shown to the end before the wallet is asked', () => {
   afterAll(async () => t?.stop());
 
   const createSign = () =>
-    createMultipart(api, { workflow_id: signWf, expires_in: '3600' }, [
-      { filename: 'Loan contract.pdf', type: 'application/pdf', bytes: contract },
-      { filename: 'Terms.txt', type: 'text/plain', bytes: terms },
-    ]);
+    createSignSession(api, signWf, [pdfPart('Loan contract.pdf', contract), textPart('Terms.txt', terms)], {
+      expires_in: '3600',
+    });
 
   it('refuses the wallet request until every document was shown, then records the fact', async () => {
     const { id, signer } = await startedSession(t.baseUrl, await createSign());

@@ -8,17 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentEntity } from '../../server/src/modules/document/document.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { blobFiles, setUpSignWorkflow } from '../support/sign-workflow';
 import { createMultipart, type FilePart, minimalPdf, publishWorkflow } from '../support/workflows';
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
-
-function blobFiles(root: string): string[] {
-  if (!fs.existsSync(root)) return [];
-  return (fs.readdirSync(root, { recursive: true }) as string[])
-    .map((p) => path.join(root, p))
-    .filter((p) => fs.statSync(p).isFile());
-}
 
 describe('sign documents: multipart session creation', () => {
   let t: TestService;
@@ -34,12 +28,8 @@ describe('sign documents: multipart session creation', () => {
     const biz = await createBusiness(t);
     businessId = biz.businessId;
     api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId: signWf } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 1 }],
-      'http://127.0.0.1:9/hooks',
-    ));
-    ({ workflowId: sign2Wf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 2 }]));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api, { webhookUrl: 'http://127.0.0.1:9/hooks' }));
+    ({ workflowId: sign2Wf } = await setUpSignWorkflow(api, { documents: 2 }));
     ({ workflowId: identifyWf } = await publishWorkflow(api, [
       { primitive: 'identify', claims: ['given_name'] },
     ]));

@@ -16,7 +16,15 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../server/src/common/http';
-import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import {
+  Api,
+  createBusiness,
+  type Json,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+import { setUpSignWorkflow } from '../support/sign-workflow';
 import { SignerClient, shareWithReferenceWallet, startedSession } from '../support/signer';
 import { publishWorkflow } from '../support/workflows';
 
@@ -43,12 +51,10 @@ beforeAll(async () => {
   t = await startTestService({ label: 'fuzz', workers: false });
   const { apiKey } = await createBusiness(t, 'Fuzz GmbH');
   const api = new Api(t.baseUrl, apiKey);
-  const { workflowId } = await publishWorkflow(
-    api,
-    [{ primitive: 'identify', claims: ['given_name'] }],
-    `${t.baseUrl}/dev/webhook-receiver`,
-  );
-  const { workflowId: signWorkflowId } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
+  const { workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`, [
+    'given_name',
+  ]);
+  const { workflowId: signWorkflowId } = await setUpSignWorkflow(api);
   const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
   const sessionId = created.body.id as string;
   const signer = new SignerClient(t.baseUrl, sessionId);

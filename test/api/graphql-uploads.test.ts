@@ -11,6 +11,7 @@ import { ManualClock } from '../../server/src/common/clock';
 import { DocumentEntity } from '../../server/src/modules/document/document.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { blobFiles, setUpSignWorkflow } from '../support/sign-workflow';
 import { createMultipart, type FilePart, minimalPdf, publishWorkflow } from '../support/workflows';
 
 const MiB = 1024 * 1024;
@@ -59,13 +60,6 @@ const asRest = (g: Json): Json => ({
 });
 const withoutId = (body: Json, id: string): Json => JSON.parse(JSON.stringify(body).replaceAll(id, '<id>'));
 
-function blobFiles(root: string): string[] {
-  if (!fs.existsSync(root)) return [];
-  return (fs.readdirSync(root, { recursive: true }) as string[])
-    .map((p) => path.join(root, p))
-    .filter((p) => fs.statSync(p).isFile());
-}
-
 describe('GraphQL createSession with documents, compared with REST multipart', () => {
   const clock = new ManualClock(Date.parse('2030-02-01T09:00:00.000Z'));
   let t: TestService;
@@ -82,20 +76,11 @@ describe('GraphQL createSession with documents, compared with REST multipart', (
     businessId = biz.businessId;
     api = new Api(t.baseUrl, biz.apiKey);
     // not API-only: these sessions are created from the dashboard's GraphQL
-    ({ workflowId: signWf } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 1 }],
-      'http://127.0.0.1:9/hooks',
-      'Workflow',
-      false,
-    ));
-    ({ workflowId: sign2Wf } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 2 }],
-      undefined,
-      'Workflow',
-      false,
-    ));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api, {
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+      apiOnly: false,
+    }));
+    ({ workflowId: sign2Wf } = await setUpSignWorkflow(api, { documents: 2, apiOnly: false }));
     ({ workflowId: identifyWf } = await publishWorkflow(
       api,
       [{ primitive: 'identify', claims: ['given_name'] }],

@@ -9,9 +9,10 @@ import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evide
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { pdftotext, SignerBrowser, scratch } from '../support/receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow, startSignSession } from '../support/sign-workflow';
 import { type SignerClient, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow, type StepInput } from '../support/workflows';
+import { minimalPdf, publishWorkflow, type StepInput } from '../support/workflows';
 
 const TERMS = 'I took out the loan described in the contract and accept its terms.';
 
@@ -29,37 +30,29 @@ describe('one person across the steps', () => {
     const biz = await createBusiness(t);
     api = new Api(t.baseUrl, biz.apiKey);
     // the scenario of the issue: identify -> gate -> sign -> attestation
-    ({ workflowId: loanWf } = await publishWorkflow(
-      api,
-      [
+    ({ workflowId: loanWf } = await setUpSignWorkflow(api, {
+      before: [
         { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'], gateAfter: true },
-        { primitive: 'sign', documents: 1 },
-        { primitive: 'attestation', terms: TERMS },
       ],
-      receiver.url,
-      'Loan',
-    ));
-    ({ workflowId: openWf } = await publishWorkflow(api, [
-      { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
-      { primitive: 'sign', documents: 1, holder: 'any' },
-    ]));
-    ({ workflowId: ageWf } = await publishWorkflow(api, [
-      { primitive: 'age_verify', threshold: 18 },
-      { primitive: 'sign', documents: 1 },
-    ]));
+      after: [{ primitive: 'attestation', terms: TERMS }],
+      webhookUrl: receiver.url,
+      name: 'Loan',
+    }));
+    ({ workflowId: openWf } = await setUpSignWorkflow(api, {
+      identifyBefore: ['given_name', 'family_name', 'birth_date'],
+      sign: { holder: 'any' },
+    }));
+    ({ workflowId: ageWf } = await setUpSignWorkflow(api, {
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+    }));
   });
   afterAll(async () => {
     await receiver.stop();
     await t?.stop();
   });
 
-  const newSession = async (workflowId: string) =>
-    startedSession(
-      t.baseUrl,
-      await createMultipart(api, { workflow_id: workflowId }, [
-        { filename: 'loan.pdf', type: 'application/pdf', bytes: minimalPdf('Loan contract') },
-      ]),
-    );
+  const loanPdf = () => [pdfPart('loan.pdf', minimalPdf('Loan contract'))];
+  const newSession = (workflowId: string) => startSignSession(api, workflowId, loanPdf());
 
   /** The person's share of the current step with the sandbox reference wallet, as `persona`. */
   async function share(signer: SignerClient, persona: string) {
@@ -241,9 +234,7 @@ describe('one person across the steps', () => {
   });
 
   it('the receipt says who presented each step', async () => {
-    const created = await createMultipart(api, { workflow_id: loanWf }, [
-      { filename: 'loan.pdf', type: 'application/pdf', bytes: minimalPdf('Loan contract') },
-    ]);
+    const created = await createSignSession(api, loanWf, loanPdf());
     const browser = new SignerBrowser(t.baseUrl, created.body.id);
     await browser.start();
     expect((await share(browser.client, 'adult')).status).toBe(200);

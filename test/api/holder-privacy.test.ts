@@ -12,9 +12,10 @@ import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { pdfdetachJson, pdftotext, REPO_ROOT, SignerBrowser, scratch } from '../support/receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import type { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const DASHBOARD_SESSIONS = readFileSync(
   `${REPO_ROOT}/hosted-web/src/dashboard/graphql/sessions.graphql`,
@@ -63,10 +64,9 @@ describe('age checks leak no holder key (ADR 0046)', () => {
       { primitive: 'identify', claims: ['nationality'] },
       { primitive: 'age_verify', threshold: 18 },
     ]));
-    ({ workflowId: signWf } = await publishWorkflow(api, [
-      { primitive: 'age_verify', threshold: 18 },
-      { primitive: 'sign', documents: 1 },
-    ]));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api, {
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+    }));
   });
   afterAll(async () => {
     await receiver.stop();
@@ -242,9 +242,7 @@ describe('age checks leak no holder key (ADR 0046)', () => {
   });
 
   it('a sign step carries the key of its holder signature, in its result and audit record only', async () => {
-    const created = await createMultipart(api, { workflow_id: signWf }, [
-      { filename: 'contract.pdf', type: 'application/pdf', bytes: minimalPdf('Contract') },
-    ]);
+    const created = await createSignSession(api, signWf, [pdfPart('contract.pdf', minimalPdf('Contract'))]);
     const browser = new SignerBrowser(t.baseUrl, created.body.id);
     await browser.start();
     const id: string = created.body.id;

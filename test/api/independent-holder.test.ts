@@ -36,9 +36,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowInsecureWalletUrls } from '../../server/src/modules/relying-party/jar';
 import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 type Callbacks = ConstructorParameters<typeof Openid4vpClient>[0]['callbacks'];
 type LibJwk = Parameters<Callbacks['encryptJwe']>[0]['publicJwk'];
@@ -260,7 +261,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
       [{ primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date', 'document_status'] }],
       receiver.url,
     )) as { workflowId: string; webhookSecret: string });
-    ({ workflowId: signWf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api));
 
     // Provisioning: the holder's own PID from the sandbox issuer (issued to the persona's holder key) and that
     // key. From here on, nothing of the service's wallet code is involved.
@@ -358,9 +359,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
   it('(b) completes a sign step on a PDF: transaction_data_hashes over the exact strings received', async () => {
     const pdf = minimalPdf('Loan agreement L-7');
     const { id, link } = await crossDeviceLink(
-      await createMultipart(api, { workflow_id: signWf, metadata: '{"ref":"L-7"}' }, [
-        { filename: 'loan.pdf', type: 'application/pdf', bytes: pdf },
-      ]),
+      await createSignSession(api, signWf, [pdfPart('loan.pdf', pdf)], { metadata: '{"ref":"L-7"}' }),
     );
     const answer = await holder.answer(link);
     expect(answer).toEqual({

@@ -16,9 +16,10 @@ import { readMdocHolderSignature } from '../../server/src/modules/verification/m
 import { MDOC_MDL, MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
 import { expectNothingStored } from '../support/nothing-stored';
+import { pdfPart, setUpSignWorkflow, startSignSession } from '../support/sign-workflow';
 import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const txHash = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64url');
@@ -83,13 +84,9 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
     await receiver.start();
     const biz = await createBusiness(t);
     api = new Api(t.baseUrl, biz.apiKey);
-    let hook: string | undefined;
-    ({ workflowId: signWf, webhookSecret: hook } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 1 }],
-      receiver.url,
-    ));
-    secret = hook as string;
+    ({ workflowId: signWf, webhookSecret: secret } = await setUpSignWorkflow(api, {
+      webhookUrl: receiver.url,
+    }));
     ({ workflowId: attestWf } = await publishWorkflow(api, [{ primitive: 'attestation', terms: TERMS }]));
   });
   afterAll(async () => {
@@ -98,10 +95,7 @@ describe('sign and attestation with ISO mdoc (device-signed transaction data)', 
   });
 
   const started = (created: { status: number; body: Json }) => startedSession(t.baseUrl, created);
-  const newSignSession = () =>
-    createMultipart(api, { workflow_id: signWf }, [
-      { filename: 'loan.pdf', type: 'application/pdf', bytes: contract },
-    ]).then(started);
+  const newSignSession = () => startSignSession(api, signWf, [pdfPart('loan.pdf', contract)]);
   const newAttestSession = () => api.rest('POST', '/v1/sessions', { workflow_id: attestWf }).then(started);
 
   /** The reference wallet's answer as the hosted page gets it (sandbox HTTP route). */

@@ -10,9 +10,10 @@ import { StepEvidenceEntity } from '../../server/src/modules/evidence/step-evide
 import type { PresentOverrides } from '../../server/src/modules/sandbox/reference-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { pdfPart, setUpSignWorkflow, startSignSession, textPart } from '../support/sign-workflow';
 import { SignerClient, startedSession } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const txHash = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64url');
@@ -45,7 +46,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
       receiver.url,
     ));
     secret = hook as string;
-    ({ workflowId: signWf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 2 }]));
+    ({ workflowId: signWf } = await setUpSignWorkflow(api, { documents: 2 }));
     ({ workflowId: attestWf } = await publishWorkflow(api, [{ primitive: 'attestation', terms: TERMS }]));
   });
   afterAll(async () => {
@@ -55,10 +56,7 @@ describe('age_verify, sign and attestation over the hosted transport', () => {
 
   const started = (created: { status: number; body: Json }) => startedSession(t.baseUrl, created);
   const newSignSession = () =>
-    createMultipart(api, { workflow_id: signWf }, [
-      { filename: 'contract.pdf', type: 'application/pdf', bytes: contract },
-      { filename: 'annex.txt', type: 'text/plain', bytes: annex },
-    ]).then(started);
+    startSignSession(api, signWf, [pdfPart('contract.pdf', contract), textPart('annex.txt', annex)]);
   const newAttestSession = () => api.rest('POST', '/v1/sessions', { workflow_id: attestWf }).then(started);
 
   async function share(signer: SignerClient, persona = 'adult', overrides: PresentOverrides = {}) {

@@ -4,6 +4,7 @@
 // the routes without a body (continue, stop), and the GraphQL twin. Nothing is created by a refused request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { setUpSignWorkflow } from '../support/sign-workflow';
 import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
 
 describe('unknown parameters', () => {
@@ -20,7 +21,7 @@ describe('unknown parameters', () => {
       [{ primitive: 'identify', claims: ['given_name'] }],
       'http://127.0.0.1:9/hooks',
     ));
-    ({ workflowId: signWorkflowId } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]));
+    ({ workflowId: signWorkflowId } = await setUpSignWorkflow(api));
   });
   afterAll(async () => t?.stop());
 

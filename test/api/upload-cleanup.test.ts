@@ -9,8 +9,9 @@ import { ManualClock } from '../../server/src/common/clock';
 import { DocumentEntity } from '../../server/src/modules/document/document.entity';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
 import { SignerBrowser } from '../support/receipts';
+import { setUpSignWorkflow } from '../support/sign-workflow';
 import { shareWithReferenceWallet } from '../support/signer';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { createMultipart, minimalPdf } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
@@ -26,16 +27,8 @@ describe('cleanup of transient uploads', () => {
     t = await startTestService({ label: 'cleanup', clock, workers: false });
     a = new Api(t.baseUrl, (await createBusiness(t, 'Business A')).apiKey);
     b = new Api(t.baseUrl, (await createBusiness(t, 'Business B')).apiKey);
-    ({ workflowId: signA } = await publishWorkflow(
-      a,
-      [{ primitive: 'sign', documents: 1 }],
-      'http://127.0.0.1:9/hook',
-    ));
-    ({ workflowId: signB } = await publishWorkflow(
-      b,
-      [{ primitive: 'sign', documents: 1 }],
-      'http://127.0.0.1:9/hook',
-    ));
+    ({ workflowId: signA } = await setUpSignWorkflow(a, { webhookUrl: 'http://127.0.0.1:9/hook' }));
+    ({ workflowId: signB } = await setUpSignWorkflow(b, { webhookUrl: 'http://127.0.0.1:9/hook' }));
   });
   afterAll(async () => {
     await t?.stop();

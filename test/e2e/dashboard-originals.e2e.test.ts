@@ -10,9 +10,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen } from '../support/axe';
 import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
+import { createSignSession, pdfPart, setUpSignWorkflow, textPart } from '../support/sign-workflow';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-originals');
@@ -35,15 +36,14 @@ describe('signed originals on the dashboard session detail', () => {
       context: { acceptDownloads: true },
     });
     page = dash.page;
-    const { workflowId } = await publishWorkflow(
-      dash.api,
-      [{ primitive: 'sign', documents: 2 }],
-      receiver.url,
-      'Contract signing',
-    );
-    const created = await createMultipart(dash.api, { workflow_id: workflowId }, [
-      { filename: 'Werkvertrag.pdf', type: 'application/pdf', bytes: contract },
-      { filename: 'Anlage 1.txt', type: 'text/plain', bytes: annex },
+    const { workflowId } = await setUpSignWorkflow(dash.api, {
+      documents: 2,
+      webhookUrl: receiver.url,
+      name: 'Contract signing',
+    });
+    const created = await createSignSession(dash.api, workflowId, [
+      pdfPart('Werkvertrag.pdf', contract),
+      textPart('Anlage 1.txt', annex),
     ]);
     expect(created.status).toBe(201);
     sessionId = created.body.id;

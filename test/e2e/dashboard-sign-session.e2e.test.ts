@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentEntity } from '../../server/src/modules/document/document.entity';
 import { checkScreen } from '../support/axe';
 import { type SignedInDashboard, signedInDashboard } from '../support/dashboard';
-import { minimalPdf, publishWorkflow } from '../support/workflows';
+import { setUpSignWorkflow } from '../support/sign-workflow';
+import { minimalPdf } from '../support/workflows';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SHOTS_DIR ?? path.join(here, '__screens__', 'dashboard-sign-session');
@@ -27,16 +28,13 @@ describe('dashboard: start a sign workflow with its documents', () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     d = await signedInDashboard({ label: 'dash-sign-session-e2e', business: 'Contracts GmbH' });
     page = d.page;
-    await publishWorkflow(
-      d.api,
-      [
-        { primitive: 'identify', claims: ['given_name', 'family_name'] },
-        { primitive: 'sign', documents: 2 },
-      ],
-      'http://127.0.0.1:9/hooks',
-      'Loan contract',
-      false,
-    );
+    await setUpSignWorkflow(d.api, {
+      identifyBefore: ['given_name', 'family_name'],
+      documents: 2,
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+      name: 'Loan contract',
+      apiOnly: false,
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeFindings, checkScreen } from '../support/axe';
 import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type TestService } from '../support/harness';
-import { startedSession } from '../support/signer';
+import { createSignSession, pdfPart, setUpSignWorkflow, startSignSession } from '../support/sign-workflow';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf } from '../support/workflows';
 
 const SHOTS = process.env.HOLDER_SHOTS_DIR;
 
@@ -36,15 +36,11 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
   beforeAll(async () => {
     ({ t, browser } = await startE2E('e2e_holder_binding', receiver));
     api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId } = await publishWorkflow(
-      api,
-      [
-        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
-        { primitive: 'sign', documents: 1 },
-      ],
-      receiver.url,
-      'Loan',
-    ));
+    ({ workflowId } = await setUpSignWorkflow(api, {
+      identifyBefore: ['given_name', 'family_name', 'birth_date'],
+      webhookUrl: receiver.url,
+      name: 'Loan',
+    }));
   });
   afterAll(async () => {
     await stopE2E({ t, browser, receiver });
@@ -61,8 +57,8 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
     ['de-DE', 'de', /einer anderen Person als der, die den ersten Schritt abgeschlossen hat/],
   ] as const) {
     it(`${lang}: Max cannot sign after Erika identified; the page says why and Erika can still sign`, async () => {
-      const created = await createMultipart(api, { workflow_id: workflowId }, [
-        { filename: 'Loan contract.pdf', type: 'application/pdf', bytes: minimalPdf('Loan contract') },
+      const created = await createSignSession(api, workflowId, [
+        pdfPart('Loan contract.pdf', minimalPdf('Loan contract')),
       ]);
       expect(created.status).toBe(201);
       const id = created.body.id as string;
@@ -102,24 +98,17 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
   it('the dashboard session detail says who presented each step, with no holder key beside the binding', async () => {
     const biz = await createBusiness(t, 'Holder GmbH');
     const bizApi = new Api(t.baseUrl, biz.apiKey);
-    const { workflowId: wf } = await publishWorkflow(
-      bizApi,
-      [
-        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
-        { primitive: 'sign', documents: 1 },
-        { primitive: 'sign', documents: 1, holder: 'any' },
-      ],
-      receiver.url,
-      'Loan with a guarantor',
-    );
-    const pdf = { type: 'application/pdf', bytes: minimalPdf('Loan') };
-    const { id, signer } = await startedSession(
-      t.baseUrl,
-      await createMultipart(bizApi, { workflow_id: wf }, [
-        { filename: 'Loan.pdf', ...pdf },
-        { filename: 'Guarantee.pdf', ...pdf },
-      ]),
-    );
+    const { workflowId: wf } = await setUpSignWorkflow(bizApi, {
+      identifyBefore: ['given_name', 'family_name', 'birth_date'],
+      after: [{ primitive: 'sign', documents: 1, holder: 'any' }],
+      webhookUrl: receiver.url,
+      name: 'Loan with a guarantor',
+    });
+    const loan = minimalPdf('Loan');
+    const { id, signer } = await startSignSession(bizApi, wf, [
+      pdfPart('Loan.pdf', loan),
+      pdfPart('Guarantee.pdf', loan),
+    ]);
     // Erika, then Erika from her second device (another key), then the guarantor Max on the opted-out step
     for (const persona of ['adult', 'adult_second_device', 'minor']) {
       const wr = await signer.walletRequest();
@@ -174,21 +163,14 @@ describe('one person across the steps on the hosted page (Chromium)', () => {
   it('the dashboard detail of an age check shows over and threshold, and no holder key (ADR 0046)', async () => {
     const biz = await createBusiness(t, 'Age Shop GmbH');
     const bizApi = new Api(t.baseUrl, biz.apiKey);
-    const { workflowId: wf } = await publishWorkflow(
-      bizApi,
-      [
-        { primitive: 'age_verify', threshold: 18 },
-        { primitive: 'sign', documents: 1 },
-      ],
-      receiver.url,
-      'Age check, then a contract',
-    );
-    const { id, signer } = await startedSession(
-      t.baseUrl,
-      await createMultipart(bizApi, { workflow_id: wf }, [
-        { filename: 'Contract.pdf', type: 'application/pdf', bytes: minimalPdf('Contract') },
-      ]),
-    );
+    const { workflowId: wf } = await setUpSignWorkflow(bizApi, {
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+      webhookUrl: receiver.url,
+      name: 'Age check, then a contract',
+    });
+    const { id, signer } = await startSignSession(bizApi, wf, [
+      pdfPart('Contract.pdf', minimalPdf('Contract')),
+    ]);
     for (let i = 0; i < 2; i++) {
       const wr = await signer.walletRequest();
       const answer = await t.svc.wallet.respond({

@@ -8,8 +8,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf } from '../support/workflows';
 
 describe('ISO mdoc from the hosted page (Chromium)', () => {
   let t: TestService;
@@ -89,11 +90,9 @@ describe('ISO mdoc from the hosted page (Chromium)', () => {
   });
 
   it('sign: the person picks the mdoc PID; the business gets the documents and the device-signed proof', async () => {
-    const { workflowId: signWf } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
+    const { workflowId: signWf } = await setUpSignWorkflow(api);
     const contract = minimalPdf('Lease agreement');
-    const created = await createMultipart(api, { workflow_id: signWf }, [
-      { filename: 'Lease.pdf', type: 'application/pdf', bytes: contract },
-    ]);
+    const created = await createSignSession(api, signWf, [pdfPart('Lease.pdf', contract)]);
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const context = await browser.newContext();

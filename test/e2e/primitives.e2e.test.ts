@@ -6,8 +6,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { showDocumentsToEnd, startE2E, stopE2E } from '../support/browser';
 import { Api, createBusiness, type TestService } from '../support/harness';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const TERMS = 'I agree that my data may be used to open a customer account. I can withdraw at any time.';
@@ -34,20 +35,16 @@ describe('age_verify, sign and attestation end to end (Chromium, MariaDB, real w
   it('completes an age check, a signature and an attestation from the hosted page', async () => {
     const { apiKey } = await createBusiness(t);
     const api = new Api(t.baseUrl, apiKey);
-    const { workflowId, webhookSecret } = await publishWorkflow(
-      api,
-      [
-        { primitive: 'age_verify', threshold: 18 },
-        { primitive: 'sign', documents: 1 },
-        { primitive: 'attestation', terms: TERMS },
-      ],
-      receiver.url,
-      'Account opening',
-    );
+    const { workflowId, webhookSecret } = await setUpSignWorkflow(api, {
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+      after: [{ primitive: 'attestation', terms: TERMS }],
+      webhookUrl: receiver.url,
+      name: 'Account opening',
+    });
     const contract = minimalPdf('Account agreement');
-    const created = await createMultipart(api, { workflow_id: workflowId, metadata: '{"ref":"C-9"}' }, [
-      { filename: 'Account agreement.pdf', type: 'application/pdf', bytes: contract },
-    ]);
+    const created = await createSignSession(api, workflowId, [pdfPart('Account agreement.pdf', contract)], {
+      metadata: '{"ref":"C-9"}',
+    });
     expect(created.status).toBe(201);
     const session = created.body;
 

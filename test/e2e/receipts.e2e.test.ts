@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, showDocumentsToEnd } from '../support/browser';
 import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
 import { pdfdetachJson, pdftotext, scratch, verifyReceiptCli } from '../support/receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const TERMS = 'Я подтверждаю получение. Επιβεβαιώνω την παραλαβή. Potwierdzam odbiór.';
@@ -66,21 +67,15 @@ describe('the signer’s record end to end (Chromium, MariaDB, SMTP)', () => {
   it('downloads partial and final receipts and originals, emails the receipt, then closes access', async () => {
     const { apiKey } = await createBusiness(t, 'Łukasz & Şule Sp. z o.o.');
     const api = new Api(t.baseUrl, apiKey);
-    const { workflowId } = await publishWorkflow(
-      api,
-      [
-        { primitive: 'identify', claims: ['given_name', 'family_name'] },
-        { primitive: 'age_verify', threshold: 18 },
-        { primitive: 'sign', documents: 1 },
-        { primitive: 'attestation', terms: TERMS },
-      ],
-      receiver.url,
-      'Договор · Σύμβαση',
-    );
+    const { workflowId } = await setUpSignWorkflow(api, {
+      identifyBefore: ['given_name', 'family_name'],
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+      after: [{ primitive: 'attestation', terms: TERMS }],
+      webhookUrl: receiver.url,
+      name: 'Договор · Σύμβαση',
+    });
     const contract = minimalPdf('Mietvertrag');
-    const created = await createMultipart(api, { workflow_id: workflowId }, [
-      { filename: 'Mietvertrag.pdf', type: 'application/pdf', bytes: contract },
-    ]);
+    const created = await createSignSession(api, workflowId, [pdfPart('Mietvertrag.pdf', contract)]);
     expect(created.status).toBe(201);
     const session = created.body;
     const context = await browser.newContext({ acceptDownloads: true });

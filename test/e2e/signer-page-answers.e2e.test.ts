@@ -14,8 +14,9 @@ import { ManualClock } from '../../server/src/common/clock';
 import { axeFindings } from '../support/axe';
 import { launchChromium, showDocumentsToEnd } from '../support/browser';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, publishWorkflow, type StepInput } from '../support/workflows';
+import { publishWorkflow, type StepInput } from '../support/workflows';
 
 const SHOTS = process.env.SIGNER_ANSWERS_SHOTS ?? '/tmp/signer-answers-shots';
 const LANGS = { en: 'en-GB', de: 'de-DE', fr: 'fr-FR' } as const;
@@ -79,7 +80,7 @@ describe('the signer’s page answers where the person looks (Chromium, MariaDB)
     wf.identify = (
       await publishWorkflow(api, [{ primitive: 'identify', claims: ['given_name'] }], receiver.url)
     ).workflowId;
-    wf.sign = (await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }])).workflowId;
+    wf.sign = (await setUpSignWorkflow(api)).workflowId;
     wf.age = (
       await publishWorkflow(api, [{ primitive: 'identify', claims: ['given_name'] }, underAge])
     ).workflowId;
@@ -94,9 +95,7 @@ describe('the signer’s page answers where the person looks (Chromium, MariaDB)
   const create = async (kind: keyof typeof wf): Promise<Json> => {
     const created =
       kind === 'sign'
-        ? await createMultipart(api, { workflow_id: wf.sign }, [
-            { filename: 'loan-contract.pdf', type: 'application/pdf', bytes: linesPdf(LINES) },
-          ])
+        ? await createSignSession(api, wf.sign, [pdfPart('loan-contract.pdf', linesPdf(LINES))])
         : await api.rest('POST', '/v1/sessions', { workflow_id: wf[kind] });
     expect(created.status).toBe(201);
     return created.body;

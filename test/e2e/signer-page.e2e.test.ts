@@ -19,10 +19,11 @@ import {
   type TestService,
 } from '../support/harness';
 import { pdftotext, SignerBrowser } from '../support/receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow } from '../support/sign-workflow';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from '../support/workflows';
+import { minimalPdf, publishWorkflow } from '../support/workflows';
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.SIGNER_SHOTS_DIR;
@@ -185,18 +186,12 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
   it('shows every step kind in French with no serious accessibility finding, then the receipt code screen', async () => {
     const { apiKey } = await createBusiness(t, 'Société Générale des Tests');
     const api = new Api(t.baseUrl, apiKey);
-    const { workflowId } = await publishWorkflow(
-      api,
-      [
-        { primitive: 'age_verify', threshold: 18 },
-        { primitive: 'sign', documents: 1 },
-        { primitive: 'attestation', terms: 'Je confirme avoir lu le contrat.' },
-      ],
-      receiver.url,
-    );
-    const created = await createMultipart(api, { workflow_id: workflowId }, [
-      { filename: 'Contrat.pdf', type: 'application/pdf', bytes: minimalPdf('Contrat') },
-    ]);
+    const { workflowId } = await setUpSignWorkflow(api, {
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+      after: [{ primitive: 'attestation', terms: 'Je confirme avoir lu le contrat.' }],
+      webhookUrl: receiver.url,
+    });
+    const created = await createSignSession(api, workflowId, [pdfPart('Contrat.pdf', minimalPdf('Contrat'))]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
     const page = await (await browser.newContext({ locale: 'fr-FR' })).newPage();

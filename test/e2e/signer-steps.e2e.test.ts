@@ -7,7 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
-import { createMultipart, publishWorkflow } from '../support/workflows';
+import { createSignSession, setUpSignWorkflow, textPart } from '../support/sign-workflow';
+import { publishWorkflow } from '../support/workflows';
 
 const HOOKS = 'http://127.0.0.1:9/hooks';
 const TIMELINE = `query($id: ID!) { sessionTimeline(id: $id) { entries { kind stage } } }`;
@@ -36,14 +37,9 @@ describe('the signer step, part by part (Chromium)', () => {
   };
 
   it('documents shown: a lost report is sent again, and the wallet opens only once the server recorded it', async () => {
-    const { workflowId } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 1 }],
-      HOOKS,
-      'Vertrag',
-    );
-    const created = await createMultipart(api, { workflow_id: workflowId }, [
-      { filename: 'Terms.txt', type: 'text/plain', bytes: 'Repayment in 12 instalments.\nNo early fee.\n' },
+    const { workflowId } = await setUpSignWorkflow(api, { webhookUrl: HOOKS, name: 'Vertrag' });
+    const created = await createSignSession(api, workflowId, [
+      textPart('Terms.txt', 'Repayment in 12 instalments.\nNo early fee.\n'),
     ]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;

@@ -13,7 +13,8 @@ import { ManualClock } from '../../server/src/common/clock';
 import { axeFindings } from '../support/axe';
 import { launchChromium, showDocumentsToEnd } from '../support/browser';
 import { Api, createBusiness, type Json, startTestService, type TestService } from '../support/harness';
-import { createMultipart, multiPagePdf, publishWorkflow } from '../support/workflows';
+import { createSignSession, pdfPart, setUpSignWorkflow, textPart } from '../support/sign-workflow';
+import { multiPagePdf, publishWorkflow } from '../support/workflows';
 
 const SHOTS = process.env.SIGNER_SHOTS_DIR;
 const MIN = 60_000;
@@ -50,15 +51,14 @@ describe('the signer sees the documents and the deadline (Chromium)', () => {
   });
 
   it('shows a multi-page PDF and a text page by page; the wallet only after both were shown to the end', async () => {
-    const { workflowId } = await publishWorkflow(
-      api,
-      [{ primitive: 'sign', documents: 2 }],
-      'http://127.0.0.1:9/hooks',
-      'Loan',
-    );
-    const created = await createMultipart(api, { workflow_id: workflowId }, [
-      { filename: 'Loan contract.pdf', type: 'application/pdf', bytes: multiPagePdf('Loan contract', 3) },
-      { filename: 'Terms.txt', type: 'text/plain', bytes: 'Repayment in 12 instalments.\nNo early fee.\n' },
+    const { workflowId } = await setUpSignWorkflow(api, {
+      documents: 2,
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+      name: 'Loan',
+    });
+    const created = await createSignSession(api, workflowId, [
+      pdfPart('Loan contract.pdf', multiPagePdf('Loan contract', 3)),
+      textPart('Terms.txt', 'Repayment in 12 instalments.\nNo early fee.\n'),
     ]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;

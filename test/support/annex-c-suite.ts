@@ -6,6 +6,7 @@ import { loadSandboxKey } from '../../server/src/modules/sandbox/sandbox-issuer'
 import { Api, createBusiness, startTestService, type TestService } from './harness';
 import { type AnnexCRequest, AnnexCWallet, type HeldMdoc } from './independent-wallet/annex-c-wallet';
 import { expectNothingStored as nothingStored } from './nothing-stored';
+import { setUpSignWorkflow } from './sign-workflow';
 import { SignerClient } from './signer';
 import { publishWorkflow } from './workflows';
 
@@ -49,7 +50,7 @@ export function annexCSuite(label: string) {
       { primitive: 'identify', claims: ['given_name', 'family_name'] },
       { primitive: 'identify', claims: ['given_name', 'family_name'] },
     ]));
-    ({ workflowId: workflows.sign } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]));
+    ({ workflowId: workflows.sign } = await setUpSignWorkflow(api));
     ({ workflowId: workflows.attestation } = await publishWorkflow(api, [
       { primitive: 'attestation', terms: 'I agree.' },
     ]));

@@ -13,8 +13,9 @@ import { Api, createBusiness, type Json, startTestService, type TestService } fr
 import type { AnnexCRequest } from './independent-wallet/annex-c-wallet';
 import { IndependentWallet, type WalletFormat, type WalletLies } from './independent-wallet/wallet';
 import { expectNothingStored } from './nothing-stored';
+import { createSignSession, pdfPart, setUpSignWorkflow } from './sign-workflow';
 import { SignerClient } from './signer';
-import { createMultipart, minimalPdf, publishWorkflow } from './workflows';
+import { minimalPdf, publishWorkflow } from './workflows';
 
 export type Primitive = 'identify' | 'age_verify' | 'sign' | 'attestation';
 export type Workflow = Primitive | 'two_identify';
@@ -50,7 +51,9 @@ export class IndependentWalletFixture {
       { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date', 'nationality'] },
     ]);
     await publish('age_verify', [{ primitive: 'age_verify', threshold: 18 }]);
-    await publish('sign', [{ primitive: 'sign', documents: 1 }]);
+    this.workflows.sign = (
+      await setUpSignWorkflow(this.api, { webhookUrl: 'http://127.0.0.1:9/hooks' })
+    ).workflowId;
     await publish('attestation', [{ primitive: 'attestation', terms: TERMS }]);
     await publish('two_identify', [
       { primitive: 'identify', claims: ['given_name', 'family_name'] },
@@ -78,9 +81,7 @@ export class IndependentWalletFixture {
   async newSession(workflow: Workflow): Promise<Ctx> {
     const created =
       workflow === 'sign'
-        ? await createMultipart(this.api, { workflow_id: this.workflows.sign }, [
-            { filename: 'contract.pdf', type: 'application/pdf', bytes: PDF },
-          ])
+        ? await createSignSession(this.api, this.workflows.sign, [pdfPart('contract.pdf', PDF)])
         : await this.api.rest('POST', '/v1/sessions', { workflow_id: this.workflows[workflow] });
     expect(created.status).toBe(201);
     const signer = new SignerClient(this.t.baseUrl, created.body.id);

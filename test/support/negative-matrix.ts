@@ -14,8 +14,9 @@ import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-eve
 import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
 import { type AnnexCOverrides, AnnexCWallet } from './independent-wallet/annex-c-wallet';
 import { expectNothingStored } from './nothing-stored';
+import { createSignSession, pdfPart, setUpSignWorkflow } from './sign-workflow';
 import { SignerClient } from './signer';
-import { createMultipart, minimalPdf, publishWorkflow } from './workflows';
+import { minimalPdf, publishWorkflow } from './workflows';
 
 export const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 export const b64uSha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64url');
@@ -69,7 +70,7 @@ export function negativeMatrix(label: string) {
       [{ primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date', 'nationality'] }],
       'http://127.0.0.1:9/hooks',
     ));
-    ({ workflowId: workflows.sign } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]));
+    ({ workflowId: workflows.sign } = await setUpSignWorkflow(api));
     ({ workflowId: workflows.attestation } = await publishWorkflow(api, [
       { primitive: 'attestation', terms: TERMS },
     ]));
@@ -93,9 +94,7 @@ export function negativeMatrix(label: string) {
   async function newSession(workflow: Workflow): Promise<Ctx> {
     const created =
       workflow === 'sign'
-        ? await createMultipart(api, { workflow_id: workflows.sign }, [
-            { filename: 'contract.pdf', type: 'application/pdf', bytes: pdf },
-          ])
+        ? await createSignSession(api, workflows.sign, [pdfPart('contract.pdf', pdf)])
         : await api.rest('POST', '/v1/sessions', { workflow_id: workflows[workflow] });
     expect(created.status).toBe(201);
     const signer = new SignerClient(t.baseUrl, created.body.id);

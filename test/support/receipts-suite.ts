@@ -7,10 +7,11 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
 import { SignerBrowser, scratch } from './receipts';
+import { createSignSession, pdfPart, setUpSignWorkflow, textPart } from './sign-workflow';
 import { shareWithReferenceWallet } from './signer';
 import { startSmtpServer, type TestSmtpServer } from './smtp';
 import { WebhookReceiver } from './webhook-receiver';
-import { createMultipart, minimalPdf, publishWorkflow } from './workflows';
+import { minimalPdf, publishWorkflow } from './workflows';
 
 export const sha256Hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 export const TERMS =
@@ -36,17 +37,14 @@ export function receiptsSuite(label: string) {
     await receiver.start();
     const biz = await createBusiness(t, 'Łukasz & Şule Sp. z o.o.');
     api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId: fourStep } = await publishWorkflow(
-      api,
-      [
-        { primitive: 'identify', claims: ['given_name', 'family_name', 'birth_date'] },
-        { primitive: 'age_verify', threshold: 18 },
-        { primitive: 'sign', documents: 2 },
-        { primitive: 'attestation', terms: TERMS },
-      ],
-      receiver.url,
-      'Договор аренды · Σύμβαση μίσθωσης',
-    ));
+    ({ workflowId: fourStep } = await setUpSignWorkflow(api, {
+      identifyBefore: ['given_name', 'family_name', 'birth_date'],
+      before: [{ primitive: 'age_verify', threshold: 18 }],
+      documents: 2,
+      after: [{ primitive: 'attestation', terms: TERMS }],
+      webhookUrl: receiver.url,
+      name: 'Договор аренды · Σύμβαση μίσθωσης',
+    }));
     ({ workflowId: identifyOnly } = await publishWorkflow(
       api,
       [{ primitive: 'identify', claims: ['given_name'] }],
@@ -62,9 +60,9 @@ export function receiptsSuite(label: string) {
   });
 
   async function newFourStep(): Promise<SignerBrowser> {
-    const created = await createMultipart(api, { workflow_id: fourStep }, [
-      { filename: 'Mietvertrag.pdf', type: 'application/pdf', bytes: contract },
-      { filename: 'Anhang.txt', type: 'text/plain', bytes: annex },
+    const created = await createSignSession(api, fourStep, [
+      pdfPart('Mietvertrag.pdf', contract),
+      textPart('Anhang.txt', annex),
     ]);
     expect(created.status).toBe(201);
     const b = new SignerBrowser(t.baseUrl, created.body.id);

@@ -1,17 +1,13 @@
 // Child-process entry of service-process.ts: a test service on its own database, one business, an identify
 // and a sign workflow. Stops (and drops its database) on SIGTERM.
-import { Api, createBusiness, startTestService } from './harness';
-import { publishWorkflow } from './workflows';
+import { Api, createBusiness, setUpIdentifyWorkflow, startTestService } from './harness';
+import { setUpSignWorkflow } from './sign-workflow';
 
 const t = await startTestService({ label: 'child', workers: false });
 const { apiKey } = await createBusiness(t);
 const api = new Api(t.baseUrl, apiKey);
-const { workflowId } = await publishWorkflow(
-  api,
-  [{ primitive: 'identify', claims: ['given_name'] }],
-  `${t.baseUrl}/dev/webhook-receiver`,
-);
-const { workflowId: signWorkflowId } = await publishWorkflow(api, [{ primitive: 'sign', documents: 1 }]);
+const { workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`, ['given_name']);
+const { workflowId: signWorkflowId } = await setUpSignWorkflow(api);
 process.stdout.write(
   `${JSON.stringify({ ready: true, baseUrl: t.baseUrl, apiKey, workflowId, signWorkflowId })}\n`,
 );

@@ -4,9 +4,9 @@ import { For, Show } from 'solid-js';
 import type { WorkflowQuery } from '../../graphql/generated';
 import { dt } from '../i18n';
 import { when } from '../Screen';
+import { conditionSummary } from './condition-draft';
 import { primitiveLabel, summary } from './draft-step';
 import { useSummary } from './IntendedUse';
-import { conditionSummary } from './StepConditions';
 
 type Revision = WorkflowQuery['workflowRevisions'][number];
 

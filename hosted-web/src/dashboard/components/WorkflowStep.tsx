@@ -4,9 +4,10 @@
 import { Show } from 'solid-js';
 import { dt } from '../i18n';
 import { ClaimsPicker } from './ClaimsPicker';
+import { hasConditions } from './condition-draft';
 import { type DraftStep, primitiveLabel, wordCount } from './draft-step';
 import { Field, TextField } from './Field';
-import { hasConditions, StepConditions } from './StepConditions';
+import { StepConditions } from './StepConditions';
 import { StepRoutes } from './StepRoutes';
 
 /** The spec's limit for attestation terms; the server enforces it, the editor warns while typing. */

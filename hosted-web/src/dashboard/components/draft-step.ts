@@ -7,7 +7,7 @@ import type {
   WorkflowStepInput,
 } from '../../graphql/generated';
 import { dt } from '../i18n';
-import { type DraftCondition, hasConditions, toConditionInput, toDraftCondition } from './StepConditions';
+import { type DraftCondition, hasConditions, toConditionInput, toDraftCondition } from './condition-draft';
 
 /** The primitive's name in the chosen language ("Age check"), for step headings and revisions. */
 export const primitiveLabel = (p: Primitive): string => dt(`wf.primitive.${p}`);

@@ -1,6 +1,7 @@
 // The workflow screens' text (screens/Workflows.tsx, components/WorkflowStep.tsx, WorkflowRevisions.tsx,
-// ClaimsPicker, IntendedUse, StepConditions, StepRoutes, draft-step.ts) in en/de/fr; de and fr are typed by the
-// English keys, so a missing translation is a type error. {in} is the environment phrase (messages/environment.ts).
+// ClaimsPicker, IntendedUse, StepConditions, ConditionRow, condition-draft.ts, StepRoutes, draft-step.ts) in
+// en/de/fr; de and fr are typed by the English keys, so a missing translation is a type error. {in} is the
+// environment phrase (messages/environment.ts).
 export const en = {
   'wf.name': 'Workflow name',
   'wf.create.sandbox': 'Create sandbox workflow',
