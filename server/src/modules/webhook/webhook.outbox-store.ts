@@ -66,6 +66,8 @@ export class WebhookOutboxStore {
   readonly sqlite: boolean;
   /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
   private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
+  /** Invalidations so far: a claim keeps its candidates only if none came while its query ran (ADR 0061). */
+  private epoch = 0;
 
   constructor(private readonly deps: WebhookOutboxStoreDeps) {
     this.sqlite = !isMysql(deps.ds);
@@ -77,6 +79,7 @@ export class WebhookOutboxStore {
    */
   invalidatePrefetch(): void {
     this.prefetched = undefined;
+    this.epoch++;
   }
 
   /** Dates as the driver stores them: mysql2 takes Date (UTC connection); SQLite holds TypeORM's UTC text. */
@@ -233,13 +236,15 @@ export class WebhookOutboxStore {
           // One round trip: the compare-and-set, then the next claim's candidates (read after it, so without
           // the rows just taken). Being a session head cannot be lost later (sequences only grow), and the
           // next compare-and-set re-checks everything else.
+          const epoch = this.epoch;
           const [res, next] = await multiQuery<[{ affectedRows?: number }, Record<string, unknown>[]]>(
             pool,
             `${casSql};\n${candidatesSql(limit)}`,
             [...casParams, this.t(now)],
           );
           took = changedRows(res);
-          this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
+          if (epoch === this.epoch)
+            this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
         } else {
           took = changedRows(await ds.query(casSql, casParams));
         }
@@ -288,7 +293,7 @@ export class WebhookOutboxStore {
 
   /** Undoes the claim of `ids` (still carrying `token`): due again at once, as before the claim. */
   private async release(token: string, ids: string[], now: Date): Promise<void> {
-    this.prefetched = undefined;
+    this.invalidatePrefetch();
     await this.deps.ds.query(
       // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
       `UPDATE webhook_event SET claim_token = NULL, lease_until = NULL, next_attempt_at = ?
@@ -367,14 +372,16 @@ export class WebhookOutboxStore {
    * Writes the outcomes of finished attempts in one transaction: every attempt row (one insert), the delivered
    * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), and
    * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
-   * an attempt row only. Returns how each outcome was recorded, once committed.
+   * an attempt row only. Returns how each outcome was recorded, once committed, and whether the write made an
+   * event due that no claim has seen (a woken successor, a released one): only then is another claim worth
+   * its round trip.
    */
   async record(
     batch: Attempted[],
     /** Successors claimed with a head that did not get its 2xx: not sent, their claim undone (due again). */
     released: ClaimedDelivery[] = [],
-  ): Promise<{ a: Attempted; result: RecordedResult }[]> {
-    if (batch.length === 0) return [];
+  ): Promise<{ results: { a: Attempted; result: RecordedResult }[]; madeDue: boolean }> {
+    if (batch.length === 0) return { results: [], madeDue: false };
     const now = this.deps.clock.now();
     const delivered = new Map<string, Attempted[]>();
     const others: { a: Attempted; delay: number | null }[] = [];
@@ -464,31 +471,34 @@ export class WebhookOutboxStore {
         wake: true,
       });
     }
-    // released successors are due again: the candidates read with the last claim no longer tell
-    if (released.length > 0) this.prefetched = undefined;
     let lost = 0;
+    let woke = false;
     const pool = this.multiStatementPool();
     if (pool) {
       const out = await this.recordInOneRoundTrip(pool, stmts);
       lost = out.lost;
-      // a successor made due here is not in the candidates read with the last claim
-      if (out.woke) this.prefetched = undefined;
+      woke = out.woke;
     } else {
       await this.tx(async (m) => {
         lost = 0;
+        woke = false;
         for (const st of stmts) {
-          if (st.fenced === undefined) await m.query(st.sql, st.params);
+          if (st.wake) woke = (await update(m, st.sql, st.params)) > 0;
+          else if (st.fenced === undefined) await m.query(st.sql, st.params);
           else lost += st.fenced - (await update(m, st.sql, st.params));
         }
       });
     }
+    // woken or released events are not in the candidates read with the last claim (forgotten once committed)
+    if (woke || released.length > 0) this.invalidatePrefetch();
     if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
-    return [
+    const results = [
       ...[...delivered.values()].flat().map((a) => ({ a, result: 'delivered' as RecordedResult })),
       ...others.map(({ a, delay }) => ({
         a,
         result: (delay === null ? 'failed' : 'retry') as RecordedResult,
       })),
     ];
+    return { results, madeDue: woke || released.length > 0 };
   }
 }
