@@ -20,6 +20,7 @@ import {
   type Attempted,
   attemptRow,
   type ClaimedDelivery,
+  claimedDelivery,
   nextRetryDelayMs,
   type RecordedResult,
 } from './webhook.outbox-rows';
@@ -31,7 +32,6 @@ import {
   marks,
   multiQuery,
   type Stmt,
-  toDate,
   update,
 } from './webhook.outbox-sql';
 
@@ -66,6 +66,8 @@ export class WebhookOutboxStore {
   readonly sqlite: boolean;
   /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
   private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
+  /** The last claim read as many candidates as it asked for: more may be due. */
+  moreDue = false;
   /** Invalidations so far: a claim keeps its candidates only if none came while its query ran (ADR 0061). */
   private epoch = 0;
 
@@ -163,6 +165,7 @@ export class WebhookOutboxStore {
     const now = clock.now();
     const leaseMs = this.deps.timeoutMs + LEASE_MARGIN_MS;
     const limit = Math.max(1, Math.min(max, 500));
+    this.moreDue = false;
     for (let round = 0; round < 5; round++) {
       // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
       // still fresh; else read now. A fresh empty read answers "nothing due" once (invalidatePrefetch and the
@@ -178,6 +181,7 @@ export class WebhookOutboxStore {
       const due: Record<string, unknown>[] =
         fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
+      if (due.length >= limit) this.moreDue = true;
 
       const go: Record<string, unknown>[] = [];
       const behind: Record<string, unknown>[] = [];
@@ -271,7 +275,7 @@ export class WebhookOutboxStore {
         while (k < chain.length && (own === null || own.has(String(chain[k]?.id)))) k++;
         if (own !== null)
           for (const e of chain.slice(k)) if (own.has(String(e.id))) giveBack.push(String(e.id));
-        const [head, ...rest] = chain.slice(0, k).map((r) => this.delivery(r, token));
+        const [head, ...rest] = chain.slice(0, k).map((r) => claimedDelivery(r, token));
         if (head) mine.push(rest.length > 0 ? { ...head, successors: rest } : head);
       }
       if (own !== null) {
@@ -300,28 +304,6 @@ export class WebhookOutboxStore {
        WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
       [this.t(now), token, ...ids.sort()],
     );
-  }
-
-  /** A claimed row as a delivery. */
-  private delivery(r: Record<string, unknown>, token: string): ClaimedDelivery {
-    return {
-      id: String(r.id),
-      businessId: String(r.business_id),
-      environment: r.environment as 'sandbox' | 'production',
-      sessionId: String(r.session_id),
-      sequence: Number(r.sequence),
-      event: String(r.event),
-      deliveryId: String(r.delivery_id),
-      body: String(r.body),
-      attempts: Number(r.attempts),
-      claimToken: token,
-      url: r.url == null ? null : String(r.url),
-      endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
-      secret: r.secret == null ? null : String(r.secret),
-      previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
-      previousSecretExpiresAt:
-        r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
-    };
   }
 
   /**
@@ -372,9 +354,8 @@ export class WebhookOutboxStore {
    * Writes the outcomes of finished attempts in one transaction: every attempt row (one insert), the delivered
    * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), and
    * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
-   * an attempt row only. Returns how each outcome was recorded, once committed, and whether the write made an
-   * event due that no claim has seen (a woken successor, a released one): only then is another claim worth
-   * its round trip.
+   * an attempt row only. Returns how each outcome was recorded, once committed, and whether it made an event
+   * due that no claim has seen (a woken or released successor): only then is a claim worth its round trip.
    */
   async record(
     batch: Attempted[],

@@ -59,6 +59,8 @@ export class WebhookRelay {
   private inFlight = 0;
   private claiming: Promise<void> | undefined;
   private again = false;
+  /** The last claim filled its room, or none was made for want of room: more may be due. */
+  private more = false;
   private pending: Attempted[] = [];
   /** Successors claimed with a head that got no 2xx, given back with the next outcome write. */
   private released: ClaimedDelivery[] = [];
@@ -181,7 +183,10 @@ export class WebhookRelay {
     const room = this.concurrency - this.inFlight;
     // A claim costs about the same whatever its size: while deliveries are under way, wait until a quarter of
     // the window is free (a finishing delivery pumps again) rather than claim a handful.
-    if (room <= 0 || (this.inFlight > 0 && room < this.concurrency / 4)) return;
+    if (room <= 0 || (this.inFlight > 0 && room < this.concurrency / 4)) {
+      this.more = true;
+      return;
+    }
     this.again = false;
     const t0 = performance.now();
     this.claiming = this.claim(room)
@@ -200,9 +205,11 @@ export class WebhookRelay {
       .then((claimed) => {
         for (const d of claimed) this.launch(d);
         this.claiming = undefined;
-        if (claimed.length >= room || this.again) this.schedule(0);
-        else if (this.inFlight === 0) this.schedule(this.pollMs);
-        // else: the next finished delivery pumps
+        // A full claim may have left more due: claim again (now, or as deliveries finish). Otherwise nothing
+        // is due until a kick, a wake-up of an outcome write, or the poll (a claim as each delivery finished
+        // found nothing and held up the next kick's claim behind it, ADR 0061).
+        this.more = claimed.length >= room || this.store.moreDue;
+        this.schedule(this.more || this.again ? 0 : this.pollMs);
       });
   }
 
@@ -213,7 +220,7 @@ export class WebhookRelay {
       this.pending.push(...attempted);
       this.released.push(...released);
       this.scheduleFlush();
-      if (this.inFlight <= this.concurrency / 2 || this.inFlight === 0) {
+      if ((this.more || this.again) && (this.inFlight <= this.concurrency / 2 || this.inFlight === 0)) {
         if (!this.claiming && !this.stopped) this.schedule(0);
       }
       if (this.inFlight === 0) {
