@@ -12,8 +12,9 @@
 // reads, guarded updates, two ES256 verifies, one ES256 audit signature, two HMAC-signed webhook POSTs) runs in
 // a second forked child; its CPU is read from /proc/<pid>/stat (10 ms ticks) around its rounds.
 // Interleaved: at 8, 32 and 64 in flight, slices of 2 s alternate raw and service (smoke: one slice each).
-// Printed per concurrency and side: sessions/s, CPU per complete session, the wallet response's p99 (the
-// highest slice p99), statements per complete session (the service's: every mysql2 statement of this process,
+// Printed per concurrency and side: sessions/s, CPU per complete session, the wallet response's p50 and p99 and
+// how long after it session.completed reached the receiver, p50 and p99 (ADR 0061; both over every slice of
+// the side), statements per complete session (the service's: every mysql2 statement of this process,
 // tools/bench/statements.ts, the relay's included; the raw server counts its own).
 // Bounded: a round aborts when no session has completed for 20 s (smoke; 30 s full) or after six times that,
 // and its row reads DID NOT FINISH; the service is not tried at a higher concurrency after that. Waiting for a
@@ -32,11 +33,15 @@ import { createTestDatabase } from '../app/test-database';
 import type { Ctx } from '../common/context';
 import { configFrom } from '../config/config';
 import { createService, type Service } from '../service';
+import { LoopProbe, type ProbeReading } from './bench/loop-probe';
 import type { RoundRequest, RoundResult } from './bench/session-driver';
 import { countStatements } from './bench/statements';
 import { type BenchOptions, type BenchRow, latencyRow, rateRow, runIfMain } from './bench/types';
 
-const CONCURRENCY = [8, 32, 64];
+// BENCH_IN_FLIGHT=8 (or 8,32) runs only those concurrencies, e.g. to compare two builds at 8 back to back
+const CONCURRENCY = process.env.BENCH_IN_FLIGHT
+  ? process.env.BENCH_IN_FLIGHT.split(',').map(Number)
+  : [8, 32, 64];
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** The next message of `child`, or undefined after `ms`. */
@@ -77,10 +82,28 @@ interface Tally {
   statements: number;
   /** Statements those round trips carried (a multi-statement query counts each; ADR 0058). */
   executed: number;
-  p99Ms: number;
+  walletMs: number[];
+  hookMs: number[];
+  /** The service's event loop, GC and pool waits during its slices (the last one read). */
+  probe?: ProbeReading;
+  relay?: { claims: number; claimMs: number; flushes: number; flushMs: number };
   dnf?: string;
 }
-const empty = (): Tally => ({ done: 0, seconds: 0, cpuMs: 0, statements: 0, executed: 0, p99Ms: 0 });
+const empty = (): Tally => ({
+  done: 0,
+  seconds: 0,
+  cpuMs: 0,
+  statements: 0,
+  executed: 0,
+  walletMs: [],
+  hookMs: [],
+});
+
+/** The p-th percentile (0..100) of `xs` (sorted here), 0 when empty. */
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
+};
 
 export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
@@ -93,6 +116,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   let driver: ChildProcess | undefined;
   let raw: ChildProcess | undefined;
   let closeCounter = () => {};
+  let probe: LoopProbe | undefined;
   try {
     const port = await new Promise<number>((resolve) => {
       const probe = http.createServer().listen(0, '127.0.0.1', () => {
@@ -153,6 +177,10 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     const rawChild = raw;
     const counter = await countStatements(s.ds);
     closeCounter = () => counter.close();
+    // the relay's pool is its own DataSource (service.ts), reached here only to time its connection waits
+    const relayDs = (s.relay as unknown as { deps?: { ds?: typeof s.ds } }).deps?.ds;
+    probe = new LoopProbe({ api: s.ds, relay: relayDs !== s.ds ? relayDs : undefined });
+    const p = probe;
 
     const d = driver;
     const run = async (target: 'service' | 'raw', n: number, secs: number, into: Tally) => {
@@ -168,10 +196,22 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       };
       await ask(rawChild, { cmd: 'statements' }, 10_000);
       counter.reset();
+      p.reset();
+      const rs0 = { ...s.relay.stats };
       const pid = rawChild.pid as number;
       const c0 = target === 'service' ? cpuSelf() : cpuOf(pid);
       const r = await ask<RoundResult>(d, req, 6 * stallMs + 10_000);
       const cpu = (target === 'service' ? cpuSelf() : cpuOf(pid)) - c0;
+      if (target === 'service') {
+        into.probe = p.read();
+        const rs = s.relay.stats;
+        into.relay = {
+          claims: (into.relay?.claims ?? 0) + rs.claims - rs0.claims,
+          claimMs: (into.relay?.claimMs ?? 0) + rs.claimMs - rs0.claimMs,
+          flushes: (into.relay?.flushes ?? 0) + rs.flushes - rs0.flushes,
+          flushMs: (into.relay?.flushMs ?? 0) + rs.flushMs - rs0.flushMs,
+        };
+      }
       const stmts =
         target === 'service'
           ? (counter.count() ?? 0)
@@ -187,7 +227,8 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       into.cpuMs += cpu;
       into.statements += stmts;
       into.executed += executed;
-      into.p99Ms = Math.max(into.p99Ms, r.p99Ms);
+      into.walletMs.push(...r.walletMs);
+      into.hookMs.push(...r.hookMs);
     };
     // warm-up: JIT, pools, the status-list cache, on both sides
     await run('raw', 4, 1, empty());
@@ -215,6 +256,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     return rows;
   } finally {
     closeCounter();
+    probe?.close();
     if (driver?.connected) driver.send({ cmd: 'exit' });
     await bounded(svc?.close());
     raw?.kill();
@@ -229,10 +271,24 @@ function rowsFor(n: number, svc: Tally, raw: Tally): BenchRow[] {
   const each = (t: Tally, v: number) => (t.done > 0 ? v / t.done : 0);
   const at = `${n} in flight (MySQL)`;
   const rawName = 'raw node:http + mysql2, same round trips';
-  console.error(
-    `  ${at}: service ${svc.dnf ? `DID NOT FINISH (${svc.dnf})` : `${perSec(svc).toFixed(1)}/s, ${each(svc, svc.cpuMs).toFixed(2)} ms CPU, p99 ${svc.p99Ms.toFixed(0)} ms, ${each(svc, svc.statements).toFixed(1)} round trips (${each(svc, svc.executed).toFixed(1)} statements)`}` +
-      ` | raw ${raw.dnf ? `DID NOT FINISH (${raw.dnf})` : `${perSec(raw).toFixed(1)}/s, ${each(raw, raw.cpuMs).toFixed(2)} ms CPU, p99 ${raw.p99Ms.toFixed(0)} ms, ${each(raw, raw.statements).toFixed(1)} statements`}`,
-  );
+  const line = (t: Tally) =>
+    t.dnf
+      ? `DID NOT FINISH (${t.dnf})`
+      : `${perSec(t).toFixed(1)}/s, ${each(t, t.cpuMs).toFixed(2)} ms CPU, wallet response p50/p99 ${pct(t.walletMs, 50).toFixed(1)}/${pct(t.walletMs, 99).toFixed(1)} ms, webhook after it p50/p99 ${pct(t.hookMs, 50).toFixed(1)}/${pct(t.hookMs, 99).toFixed(1)} ms, ${each(t, t.statements).toFixed(1)} round trips (${each(t, t.executed).toFixed(1)} statements)`;
+  console.error(`  ${at}: service ${line(svc)} | raw ${line(raw)}`);
+  const pr = svc.probe;
+  if (pr) {
+    const pools = Object.entries(pr.pools)
+      .map(([k, v]) => `${k} pool wait mean/max ${v.meanMs.toFixed(2)}/${v.maxMs.toFixed(1)} ms of ${v.n}`)
+      .join(', ');
+    const rl = svc.relay;
+    console.error(
+      `    service (last slice): event-loop delay p50/p99/max ${pr.loopP50.toFixed(1)}/${pr.loopP99.toFixed(1)}/${pr.loopMax.toFixed(1)} ms, GC ${pr.gcCount} pauses ${pr.gcMs.toFixed(0)} ms, ${pools}` +
+        (rl
+          ? `; relay ${rl.claims} claims (${(rl.claimMs / Math.max(1, rl.claims)).toFixed(1)} ms each), ${rl.flushes} outcome writes (${(rl.flushMs / Math.max(1, rl.flushes)).toFixed(1)} ms each)`
+          : ''),
+    );
+  }
   if (svc.dnf || raw.dnf) {
     const who = svc.dnf ? 'service' : 'raw server';
     return [
@@ -260,7 +316,17 @@ function rowsFor(n: number, svc: Tally, raw: Tally): BenchRow[] {
       baselineName: 'raw server CPU',
       ratio: svcCpu > 0 ? rawCpu / svcCpu : 0,
     },
-    latencyRow(`wallet-response p99, ${at}`, svc.p99Ms, 'raw server', raw.p99Ms),
+    latencyRow(`wallet-response p50, ${at}`, pct(svc.walletMs, 50), 'raw server', pct(raw.walletMs, 50)),
+    latencyRow(
+      `wallet-response p99, ${at}`,
+      pct(svc.walletMs, 99),
+      'raw server',
+      pct(raw.walletMs, 99),
+      'ms',
+      n === 8 ? '<= 50 ms' : undefined,
+    ),
+    latencyRow(`webhook after the answer p50, ${at}`, pct(svc.hookMs, 50), 'raw server', pct(raw.hookMs, 50)),
+    latencyRow(`webhook after the answer p99, ${at}`, pct(svc.hookMs, 99), 'raw server', pct(raw.hookMs, 99)),
     {
       name: `statements per complete session, ${at}`,
       value: svcStmts,

@@ -2,6 +2,7 @@
 // store (webhook.outbox-store.ts), the relay and the sender.
 import { newId } from '../../common/ids';
 import { responseExcerpt } from './delivery-log';
+import { toDate } from './webhook.outbox-sql';
 
 /** Delay after the n-th failed attempt (index n-1); after the last one the delivery is marked failed. */
 export const RETRY_SCHEDULE_MS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000);
@@ -82,5 +83,27 @@ export function attemptRow(a: Attempted): Record<string, string | number | Date 
     environment: a.d.environment,
     url: a.outcome.url,
     response_excerpt: responseExcerpt(a.outcome.excerpt),
+  };
+}
+
+/** A claimed row (the candidates query of webhook.outbox-sql.ts) as a delivery carrying its claim's token. */
+export function claimedDelivery(r: Record<string, unknown>, token: string): ClaimedDelivery {
+  return {
+    id: String(r.id),
+    businessId: String(r.business_id),
+    environment: r.environment as 'sandbox' | 'production',
+    sessionId: String(r.session_id),
+    sequence: Number(r.sequence),
+    event: String(r.event),
+    deliveryId: String(r.delivery_id),
+    body: String(r.body),
+    attempts: Number(r.attempts),
+    claimToken: token,
+    url: r.url == null ? null : String(r.url),
+    endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
+    secret: r.secret == null ? null : String(r.secret),
+    previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
+    previousSecretExpiresAt:
+      r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
   };
 }

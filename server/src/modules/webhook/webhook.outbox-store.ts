@@ -20,6 +20,7 @@ import {
   type Attempted,
   attemptRow,
   type ClaimedDelivery,
+  claimedDelivery,
   nextRetryDelayMs,
   type RecordedResult,
 } from './webhook.outbox-rows';
@@ -31,7 +32,6 @@ import {
   marks,
   multiQuery,
   type Stmt,
-  toDate,
   update,
 } from './webhook.outbox-sql';
 
@@ -66,6 +66,10 @@ export class WebhookOutboxStore {
   readonly sqlite: boolean;
   /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
   private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
+  /** The last claim read as many candidates as it asked for: more may be due. */
+  moreDue = false;
+  /** Invalidations so far: a claim keeps its candidates only if none came while its query ran (ADR 0061). */
+  private epoch = 0;
 
   constructor(private readonly deps: WebhookOutboxStoreDeps) {
     this.sqlite = !isMysql(deps.ds);
@@ -77,6 +81,7 @@ export class WebhookOutboxStore {
    */
   invalidatePrefetch(): void {
     this.prefetched = undefined;
+    this.epoch++;
   }
 
   /** Dates as the driver stores them: mysql2 takes Date (UTC connection); SQLite holds TypeORM's UTC text. */
@@ -160,6 +165,7 @@ export class WebhookOutboxStore {
     const now = clock.now();
     const leaseMs = this.deps.timeoutMs + LEASE_MARGIN_MS;
     const limit = Math.max(1, Math.min(max, 500));
+    this.moreDue = false;
     for (let round = 0; round < 5; round++) {
       // Candidates read right after the previous claim's compare-and-set, in the same round trip (below), when
       // still fresh; else read now. A fresh empty read answers "nothing due" once (invalidatePrefetch and the
@@ -175,6 +181,7 @@ export class WebhookOutboxStore {
       const due: Record<string, unknown>[] =
         fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
       if (due.length === 0) return [];
+      if (due.length >= limit) this.moreDue = true;
 
       const go: Record<string, unknown>[] = [];
       const behind: Record<string, unknown>[] = [];
@@ -233,13 +240,15 @@ export class WebhookOutboxStore {
           // One round trip: the compare-and-set, then the next claim's candidates (read after it, so without
           // the rows just taken). Being a session head cannot be lost later (sequences only grow), and the
           // next compare-and-set re-checks everything else.
+          const epoch = this.epoch;
           const [res, next] = await multiQuery<[{ affectedRows?: number }, Record<string, unknown>[]]>(
             pool,
             `${casSql};\n${candidatesSql(limit)}`,
             [...casParams, this.t(now)],
           );
           took = changedRows(res);
-          this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
+          if (epoch === this.epoch)
+            this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
         } else {
           took = changedRows(await ds.query(casSql, casParams));
         }
@@ -266,7 +275,7 @@ export class WebhookOutboxStore {
         while (k < chain.length && (own === null || own.has(String(chain[k]?.id)))) k++;
         if (own !== null)
           for (const e of chain.slice(k)) if (own.has(String(e.id))) giveBack.push(String(e.id));
-        const [head, ...rest] = chain.slice(0, k).map((r) => this.delivery(r, token));
+        const [head, ...rest] = chain.slice(0, k).map((r) => claimedDelivery(r, token));
         if (head) mine.push(rest.length > 0 ? { ...head, successors: rest } : head);
       }
       if (own !== null) {
@@ -288,35 +297,13 @@ export class WebhookOutboxStore {
 
   /** Undoes the claim of `ids` (still carrying `token`): due again at once, as before the claim. */
   private async release(token: string, ids: string[], now: Date): Promise<void> {
-    this.prefetched = undefined;
+    this.invalidatePrefetch();
     await this.deps.ds.query(
       // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
       `UPDATE webhook_event SET claim_token = NULL, lease_until = NULL, next_attempt_at = ?
        WHERE claim_token = ? AND id IN (${marks(ids)}) AND status = 'pending'`,
       [this.t(now), token, ...ids.sort()],
     );
-  }
-
-  /** A claimed row as a delivery. */
-  private delivery(r: Record<string, unknown>, token: string): ClaimedDelivery {
-    return {
-      id: String(r.id),
-      businessId: String(r.business_id),
-      environment: r.environment as 'sandbox' | 'production',
-      sessionId: String(r.session_id),
-      sequence: Number(r.sequence),
-      event: String(r.event),
-      deliveryId: String(r.delivery_id),
-      body: String(r.body),
-      attempts: Number(r.attempts),
-      claimToken: token,
-      url: r.url == null ? null : String(r.url),
-      endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
-      secret: r.secret == null ? null : String(r.secret),
-      previousSecret: r.previous_secret == null ? null : String(r.previous_secret),
-      previousSecretExpiresAt:
-        r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
-    };
   }
 
   /**
@@ -367,14 +354,15 @@ export class WebhookOutboxStore {
    * Writes the outcomes of finished attempts in one transaction: every attempt row (one insert), the delivered
    * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), and
    * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
-   * an attempt row only. Returns how each outcome was recorded, once committed.
+   * an attempt row only. Returns how each outcome was recorded, once committed, and whether it made an event
+   * due that no claim has seen (a woken or released successor): only then is a claim worth its round trip.
    */
   async record(
     batch: Attempted[],
     /** Successors claimed with a head that did not get its 2xx: not sent, their claim undone (due again). */
     released: ClaimedDelivery[] = [],
-  ): Promise<{ a: Attempted; result: RecordedResult }[]> {
-    if (batch.length === 0) return [];
+  ): Promise<{ results: { a: Attempted; result: RecordedResult }[]; madeDue: boolean }> {
+    if (batch.length === 0) return { results: [], madeDue: false };
     const now = this.deps.clock.now();
     const delivered = new Map<string, Attempted[]>();
     const others: { a: Attempted; delay: number | null }[] = [];
@@ -464,31 +452,34 @@ export class WebhookOutboxStore {
         wake: true,
       });
     }
-    // released successors are due again: the candidates read with the last claim no longer tell
-    if (released.length > 0) this.prefetched = undefined;
     let lost = 0;
+    let woke = false;
     const pool = this.multiStatementPool();
     if (pool) {
       const out = await this.recordInOneRoundTrip(pool, stmts);
       lost = out.lost;
-      // a successor made due here is not in the candidates read with the last claim
-      if (out.woke) this.prefetched = undefined;
+      woke = out.woke;
     } else {
       await this.tx(async (m) => {
         lost = 0;
+        woke = false;
         for (const st of stmts) {
-          if (st.fenced === undefined) await m.query(st.sql, st.params);
+          if (st.wake) woke = (await update(m, st.sql, st.params)) > 0;
+          else if (st.fenced === undefined) await m.query(st.sql, st.params);
           else lost += st.fenced - (await update(m, st.sql, st.params));
         }
       });
     }
+    // woken or released events are not in the candidates read with the last claim (forgotten once committed)
+    if (woke || released.length > 0) this.invalidatePrefetch();
     if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
-    return [
+    const results = [
       ...[...delivered.values()].flat().map((a) => ({ a, result: 'delivered' as RecordedResult })),
       ...others.map(({ a, delay }) => ({
         a,
         result: (delay === null ? 'failed' : 'retry') as RecordedResult,
       })),
     ];
+    return { results, madeDue: woke || released.length > 0 };
   }
 }

@@ -126,7 +126,7 @@ const T0 = new Date('2025-11-01T10:00:00.000Z');
 // the secrets at rest are sealed under a master key (secret-box.ts); one per test process
 const secrets = new WebhookSecretBox(new KeySealer(randomBytes(32)));
 
-describe.each(engines)('webhook relay lease on %s', (_name, open) => {
+describe.each(engines)('webhook relay lease on %s', (name, open) => {
   let engine: Engine;
   let ds: DataSource;
   let clock: ManualClock;
@@ -245,4 +245,83 @@ describe.each(engines)('webhook relay lease on %s', (_name, open) => {
     expect(await ds.getRepository(WebhookEventEntity).count({ where: { status: 'delivered' } })).toBe(120);
     expect(await ds.getRepository(WebhookAttemptEntity).count()).toBe(120);
   });
+
+  it('delivers a successor queued while its head is in flight right after the head, not at the next poll', async () => {
+    const sess = newId('sess');
+    await enqueue(sess, 'step.completed');
+    receiver.holdNext(1);
+    const r = relay();
+    r.start(3_600_000); // a poll no test waits for: the head's outcome must wake its successor
+    try {
+      await receiver.until(1); // the head is at the receiver, unanswered
+      await enqueue(sess, 'session.completed');
+      const claims = r.stats.claims;
+      r.kick();
+      // the kick's claim finds the successor behind its head and parks it
+      while (r.stats.claims === claims) await new Promise((res) => setTimeout(res, 5));
+      const [next] = await ds.getRepository(WebhookEventEntity).find({ where: { sequence: 1 } });
+      expect(next?.nextAttemptAt.getTime()).toBeGreaterThan(clock.now().getTime());
+      receiver.releaseHeld();
+      await receiver.until(2);
+    } finally {
+      await r.stop();
+    }
+    expect(receiver.ids).toEqual([`${sess}:step.completed:0`, `${sess}:session.completed:0`]);
+  });
+
+  // The relay's own pool reads the next claim's candidates in the round trip of each compare-and-set.
+  it.runIf(name.includes('multi-statement'))(
+    'claims an event queued while the previous claim was under way (its candidates are not kept)',
+    async () => {
+      const first = newId('sess');
+      await enqueue(first, 'session.completed');
+      // Hold the compare-and-set's answer once the database has run it (its candidate read included).
+      const pool = (ds.driver as unknown as { pool: GatedPool }).pool;
+      const getConnection = pool.getConnection;
+      let answered!: () => void;
+      const ran = new Promise<void>((res) => (answered = res));
+      let release!: () => void;
+      const held = new Promise<void>((res) => (release = res));
+      pool.getConnection = function (this: GatedPool, cb) {
+        getConnection.call(this, (err, conn) => {
+          if (err) return cb(err, conn);
+          const query = conn.query;
+          conn.query = function (this: GatedConn, sql, values, qcb) {
+            conn.query = query;
+            const text = typeof sql === 'string' ? sql : sql.sql;
+            if (!text.startsWith('UPDATE webhook_event SET claim_token'))
+              return query.call(this, sql, values, qcb);
+            return query.call(this, sql, values, (e: unknown, res: unknown) => {
+              answered();
+              void held.then(() => qcb(e, res));
+            });
+          };
+          cb(err, conn);
+        });
+      };
+      const r = relay();
+      try {
+        const claiming = r.claim(10);
+        await ran;
+        pool.getConnection = getConnection;
+        const second = newId('sess');
+        await enqueue(second, 'session.completed'); // committed after the candidates were read
+        r.kick();
+        release();
+        expect((await claiming).map((d) => d.sessionId)).toEqual([first]);
+        expect((await r.claim(10)).map((d) => d.sessionId)).toEqual([second]);
+      } finally {
+        pool.getConnection = getConnection;
+        await r.stop();
+      }
+    },
+  );
 });
+
+type QueryCb = (err: unknown, res: unknown) => void;
+interface GatedConn {
+  query(sql: string | { sql: string }, values: unknown, cb: QueryCb): unknown;
+}
+interface GatedPool {
+  getConnection(cb: (err: unknown, conn: GatedConn) => void): void;
+}

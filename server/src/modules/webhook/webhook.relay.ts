@@ -53,10 +53,14 @@ export class WebhookRelay {
   private pollMs = 500;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  /** A pump is queued as a microtask (kick): further kicks of the same turn join it. */
+  private waking = false;
   /** The background pipeline's state. */
   private inFlight = 0;
   private claiming: Promise<void> | undefined;
   private again = false;
+  /** The last claim filled its room, or none was made for want of room: more may be due. */
+  private more = false;
   private pending: Attempted[] = [];
   /** Successors claimed with a head that got no 2xx, given back with the next outcome write. */
   private released: ClaimedDelivery[] = [];
@@ -130,13 +134,33 @@ export class WebhookRelay {
     return this.store.claim(max);
   }
 
-  /** Run soon (e.g. right after a transaction queued an event) instead of at the next poll. */
+  /**
+   * Run now (right after a transaction queued an event) instead of at the next poll. The claim starts in a
+   * microtask of the committing request rather than behind a timer: on a busy node a timer waits for every
+   * callback already queued (ADR 0061 measured 7 ms at the median, 35 ms at p90, at 8 sessions in flight),
+   * and a claim started now only queues its query.
+   */
   kick(): void {
     // something was queued here: the candidates read with the last claim do not show it
     this.store.invalidatePrefetch();
+    this.wake();
+  }
+
+  /** Claims as soon as the one under way (if any) is done. */
+  private wake(): void {
     if (this.stopped) return;
-    if (this.claiming) this.again = true;
-    else this.schedule(0);
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waking) return;
+    this.waking = true;
+    queueMicrotask(() => {
+      this.waking = false;
+      this.pump();
+    });
   }
 
   private schedule(ms: number): void {
@@ -159,7 +183,10 @@ export class WebhookRelay {
     const room = this.concurrency - this.inFlight;
     // A claim costs about the same whatever its size: while deliveries are under way, wait until a quarter of
     // the window is free (a finishing delivery pumps again) rather than claim a handful.
-    if (room <= 0 || (this.inFlight > 0 && room < this.concurrency / 4)) return;
+    if (room <= 0 || (this.inFlight > 0 && room < this.concurrency / 4)) {
+      this.more = true;
+      return;
+    }
     this.again = false;
     const t0 = performance.now();
     this.claiming = this.claim(room)
@@ -178,9 +205,11 @@ export class WebhookRelay {
       .then((claimed) => {
         for (const d of claimed) this.launch(d);
         this.claiming = undefined;
-        if (claimed.length >= room || this.again) this.schedule(0);
-        else if (this.inFlight === 0) this.schedule(this.pollMs);
-        // else: the next finished delivery pumps
+        // A full claim may have left more due: claim again (now, or as deliveries finish). Otherwise nothing
+        // is due until a kick, a wake-up of an outcome write, or the poll (a claim as each delivery finished
+        // found nothing and held up the next kick's claim behind it, ADR 0061).
+        this.more = claimed.length >= room || this.store.moreDue;
+        this.schedule(this.more || this.again ? 0 : this.pollMs);
       });
   }
 
@@ -191,7 +220,7 @@ export class WebhookRelay {
       this.pending.push(...attempted);
       this.released.push(...released);
       this.scheduleFlush();
-      if (this.inFlight <= this.concurrency / 2 || this.inFlight === 0) {
+      if ((this.more || this.again) && (this.inFlight <= this.concurrency / 2 || this.inFlight === 0)) {
         if (!this.claiming && !this.stopped) this.schedule(0);
       }
       if (this.inFlight === 0) {
@@ -246,13 +275,18 @@ export class WebhookRelay {
         error: describeError(err),
       });
     }
-    // Delivered heads make their successors due: claim them now rather than at the next poll.
-    if (batch.some((a) => a.outcome.error === null) && !this.stopped) this.kick();
   }
 
-  /** Writes outcomes (one transaction), then counts and logs each once committed. */
+  /**
+   * Writes outcomes (one transaction), then counts and logs each once committed. When the write made events
+   * due (a delivered head woke its parked successor, released successors) they are claimed now rather than at
+   * the next poll; otherwise no claim follows: a session's events claimed together as a chain are all sent by
+   * now, and a claim after every write found nothing and held up the next kick's claim behind it (ADR 0061).
+   */
   private async record(batch: Attempted[], released: ClaimedDelivery[] = []): Promise<void> {
-    for (const { a, result } of await this.store.record(batch, released)) this.report(a, result);
+    const { results, madeDue } = await this.store.record(batch, released);
+    for (const { a, result } of results) this.report(a, result);
+    if (madeDue) this.wake();
   }
 
   private report(a: Attempted, result: RecordedResult): void {

@@ -2,7 +2,9 @@
 // wallet and the webhook receiver, so the service's process runs nothing but the service. Forked by
 // bench-sessions.ts with BENCH_DB_URL; answers {ready, receiverUrl, issuerKey, holderKey} once its wallet is up,
 // then runs the rounds it is sent ({cmd:'round', target:'service'|'raw', ...}) and answers each with
-// {done, seconds, p99Ms} (the wallet response's latency) or {dnf: reason}. A round is bounded by progress: when no
+// {done, seconds, walletMs, hookMs} or {dnf: reason}: walletMs the wallet response's latency per session,
+// hookMs how long after that answer arrived the session's session.completed webhook reached the receiver (0
+// when it came first: the relay may post before the answer's last bytes are read). A round is bounded by progress: when no
 // session has completed for `stallMs`, or after 6 * stallMs in all, its calls are aborted and it answers dnf.
 // The service side: the sandbox reference wallet (its own DataSource on the same database) answers the wallet
 // request. The raw side: a fixed credential signed once by an issuer key of this process, and a key-binding
@@ -24,7 +26,15 @@ export interface RoundRequest {
   seconds: number;
   stallMs: number;
 }
-export type RoundResult = { done: number; seconds: number; p99Ms: number } | { dnf: string };
+export type RoundResult =
+  | { done: number; seconds: number; walletMs: number[]; hookMs: number[] }
+  | { dnf: string };
+
+/** The latencies one session adds to its round. */
+interface Latencies {
+  wallet: number[];
+  hook: number[];
+}
 
 const receiver = new Receiver();
 const issuer = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -43,7 +53,7 @@ async function json(res: Response, what: string): Promise<Record<string, unknown
   return out;
 }
 
-type One = (signal: AbortSignal, latencies: number[]) => Promise<void>;
+type One = (signal: AbortSignal, latencies: Latencies) => Promise<void>;
 
 function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
   const body = JSON.stringify({ workflow_id: r.workflowId });
@@ -55,7 +65,8 @@ function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
       signal,
     });
     const { id } = (await json(created, 'create')) as { id: string };
-    const done = receiver.completed(id, signal);
+    // stamped when the webhook arrives, not when this session gets round to awaiting it
+    const done = receiver.completed(id, signal).then(() => performance.now());
     done.catch(() => {});
     const browser = new Browser(r.base, id, signal);
     await browser.call('POST', '/open');
@@ -70,9 +81,10 @@ function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
     });
     const t0 = performance.now();
     await browser.call('POST', '/wallet-response', { request_id: wr.request_id, response });
-    latencies.push(performance.now() - t0);
+    const t1 = performance.now();
+    latencies.wallet.push(t1 - t0);
     await browser.read();
-    await done;
+    latencies.hook.push(Math.max(0, (await done) - t1));
     receiver.forget(id);
   };
 }
@@ -90,7 +102,7 @@ function rawSession(r: RoundRequest): One {
     );
   return async (signal, latencies) => {
     const { id } = (await call('POST', '/s', signal)) as { id: string };
-    const done = receiver.completed(id, signal);
+    const done = receiver.completed(id, signal).then(() => performance.now());
     done.catch(() => {});
     await call('POST', `/s/${id}/open`, signal);
     await call('GET', `/s/${id}`, signal);
@@ -104,9 +116,10 @@ function rawSession(r: RoundRequest): One {
       issuer_sig: issuerSig,
       kb_sig: kb.toString('base64url'),
     });
-    latencies.push(performance.now() - t0);
+    const t1 = performance.now();
+    latencies.wallet.push(t1 - t0);
     await call('GET', `/s/${id}`, signal);
-    await done;
+    latencies.hook.push(Math.max(0, (await done) - t1));
     receiver.forget(id);
   };
 }
@@ -123,7 +136,7 @@ async function round(r: RoundRequest, one: One): Promise<RoundResult> {
     () => stop.abort(new Error(`not done after ${(6 * r.stallMs) / 1000} s`)),
     6 * r.stallMs,
   );
-  const latencies: number[] = [];
+  const latencies: Latencies = { wallet: [], hook: [] };
   let done = 0;
   const t0 = performance.now();
   try {
@@ -143,9 +156,13 @@ async function round(r: RoundRequest, one: One): Promise<RoundResult> {
     clearInterval(watchdog);
     clearTimeout(cap);
   }
-  latencies.sort((a, b) => a - b);
-  const p99Ms = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
-  return { done, seconds: (performance.now() - t0) / 1000, p99Ms };
+  const ms = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
+  return {
+    done,
+    seconds: (performance.now() - t0) / 1000,
+    walletMs: ms(latencies.wallet),
+    hookMs: ms(latencies.hook),
+  };
 }
 
 async function main(): Promise<void> {
