@@ -101,7 +101,9 @@ export class AuditService {
     const digest = createHash('sha256').update(canonicalBytes).digest();
     // through the caller's transaction: never a second pool connection while it holds one (ADR 0044)
     const kid = await this.kms.currentKeyVersion('audit-signing', manager);
-    const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager, canonicalBytes)).toString('base64url');
+    const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager, canonicalBytes)).toString(
+      'base64url',
+    );
     // plain INSERT (fast-sql.ts), every column set
     await insertRow(
       manager.dataSource,
