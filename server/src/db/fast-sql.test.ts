@@ -7,9 +7,11 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DataSource } from 'typeorm';
+import { type DataSource, QueryFailedError } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataSource } from '../app/database';
+import { type MigratedTestDatabase, migratedTestDatabase } from '../app/test-database';
+import { isMysql, isUniqueViolation } from './data-source';
 import { sql } from './fast-sql';
 
 describe('fast-sql on the embedded database (libsql)', () => {
@@ -105,5 +107,44 @@ describe('fast-sql on the embedded database (libsql)', () => {
     const [busy] = (await ds.query('PRAGMA busy_timeout')) as Record<string, number>[];
     expect(Object.values(busy ?? {})[0]).toBeGreaterThanOrEqual(5000);
     expect(await ds.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+  });
+});
+
+// Inside a MySQL transaction a statement goes to the transaction's own mysql2 connection (callback API, not
+// TypeORM's query): it must see the transaction's writes, vanish with its rollback, and fail as TypeORM did.
+describe.skipIf(!process.env.TEST_MYSQL_URL)('fast-sql inside a MySQL transaction', () => {
+  let db: MigratedTestDatabase;
+  beforeAll(async () => {
+    db = await migratedTestDatabase('fastsql_tx');
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  const insert =
+    'INSERT INTO trusted_issuer (id, issuer, environment, name, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)';
+  const read = 'SELECT name FROM trusted_issuer WHERE id = ?';
+
+  it('runs on the transaction, rolls back with it, and fails with QueryFailedError around the driver error', async () => {
+    const { ds } = db;
+    expect(isMysql(ds)).toBe(true);
+    const failed = await ds
+      .transaction(async (m) => {
+        const w = await sql<{ affectedRows: number }>(
+          ds,
+          insert,
+          ['ti_t1', 'https://t.example', 'sandbox', 'in tx', '{}', new Date()],
+          m,
+        );
+        expect(w.affectedRows).toBe(1);
+        expect(await sql(ds, read, ['ti_t1'], m)).toEqual([{ name: 'in tx' }]);
+        // not yet visible outside the transaction
+        expect(await ds.query(read, ['ti_t1'])).toEqual([]);
+        await sql(ds, insert, ['ti_t1', 'https://t.example', 'sandbox', 'again', '{}', new Date()], m);
+      })
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(QueryFailedError);
+    expect(isUniqueViolation(failed)).toBe(true);
+    expect((failed as QueryFailedError).query).toBe(insert);
+    expect(await ds.query(read, ['ti_t1'])).toEqual([]);
   });
 });

@@ -3,7 +3,14 @@
 // transformation) and one QueryRunner per statement; these helpers skip all of that and keep only what makes
 // the rows portable: column names and value conversion come from the entity metadata and the driver, so the
 // same code serves MySQL/MariaDB and the embedded SQLite. See docs/adr/0015-hot-path-performance.md.
-import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import {
+  type DataSource,
+  type EntityManager,
+  type EntityTarget,
+  type ObjectLiteral,
+  QueryFailedError,
+  type QueryRunner,
+} from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { deferIfBatched } from './batched-transaction';
 import { isMysql } from './data-source';
@@ -15,6 +22,15 @@ type Row = Record<string, unknown>;
 
 interface MysqlPool {
   execute(
+    sql: string | { sql: string; timeout: number },
+    values: unknown[],
+    cb: (err: Error | null, rows: unknown) => void,
+  ): void;
+}
+
+/** The mysql2 connection a MySQL query runner holds once connected (callback API). */
+interface MysqlConnection {
+  query(
     sql: string | { sql: string; timeout: number },
     values: unknown[],
     cb: (err: Error | null, rows: unknown) => void,
@@ -71,7 +87,7 @@ export function sql<T = Row[]>(
 ): Promise<T> {
   if (m?.queryRunner?.isTransactionActive) {
     if (!isMysql(ds)) return sqliteStatement(ds, statement, params) as Promise<T>;
-    return m.query(statement, params) as Promise<T>;
+    return onTransaction<T>(ds, m.queryRunner, statement, params);
   }
   // strict test mode: a statement outside the caller's transaction, from inside one (ADR 0044)
   try {
@@ -103,6 +119,25 @@ export async function later(
 ): Promise<void> {
   if (m && deferIfBatched(m, statement, params)) return;
   await sql(ds, statement, params, m);
+}
+
+/**
+ * A statement on the connection of an open MySQL transaction, through mysql2's callback API. TypeORM's
+ * `query` sends the same text protocol statement on the same connection, and around it builds a promise
+ * wrapper per statement (which, under tsx, resolves a `require` on every call) and captures a stack trace
+ * for it, and runs its logger and broadcaster: about a third of the CPU of a transaction's statement
+ * (ADR 0060). The statement timeout and the error (QueryFailedError around the driver's error) are TypeORM's.
+ */
+function onTransaction<T>(ds: DataSource, qr: QueryRunner, statement: string, params: unknown[]): Promise<T> {
+  const conn = (qr as unknown as { databaseConnection?: MysqlConnection }).databaseConnection;
+  if (!conn || qr.isReleased) return qr.query(statement, params) as Promise<T>;
+  const timeout = queryTimeoutOf(ds);
+  const q = timeout === undefined ? statement : { sql: statement, timeout };
+  return new Promise<T>((resolve, reject) =>
+    conn.query(q, params, (err, rows) =>
+      err ? reject(new QueryFailedError(statement, params, err)) : resolve(rows as T),
+    ),
+  );
 }
 
 interface EntityShape {

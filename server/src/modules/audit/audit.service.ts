@@ -97,10 +97,13 @@ export class AuditService {
       ...(input.condition ? { condition: input.condition } : {}),
     };
     const canonical = canonicalJson(content);
-    const digest = createHash('sha256').update(canonical, 'utf8').digest();
+    const canonicalBytes = Buffer.from(canonical, 'utf8');
+    const digest = createHash('sha256').update(canonicalBytes).digest();
     // through the caller's transaction: never a second pool connection while it holds one (ADR 0044)
     const kid = await this.kms.currentKeyVersion('audit-signing', manager);
-    const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager)).toString('base64url');
+    const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager, canonicalBytes)).toString(
+      'base64url',
+    );
     // plain INSERT (fast-sql.ts), every column set; nothing waits on its answer, so in a batched transition it
     // goes with the unit's next round trip (a duplicate record is refused there, the unit rolled back; ADR 0058)
     await insertRowLater(
@@ -164,7 +167,7 @@ export class AuditService {
       throw new Error('only a PDF file is sealed');
     if (!(await this.kms.publicJwks('receipt-seal')).some((k) => k.kid === kid))
       throw new Error('a receipt is sealed only with a receipt-seal key');
-    return this.kms.signDigest(kid, createHash('sha256').update(zeroedPdf).digest());
+    return this.kms.signDigest(kid, createHash('sha256').update(zeroedPdf).digest(), undefined, zeroedPdf);
   }
 
   /**

@@ -105,12 +105,17 @@ export class CloudSigningKms implements KmsProvider {
     return kid;
   }
 
-  async signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array> {
+  async signDigest(
+    kid: string,
+    digest: Uint8Array,
+    m?: EntityManager,
+    message?: Uint8Array,
+  ): Promise<Uint8Array> {
     if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
     if (kid === (await this.currentKeyVersion('audit-signing', m))) return this.signer.sign(kid, digest);
     // The receipt seal has a key of its own (ADR 0047), held by the local provider like the evidence keys.
     if (kid === (await this.local.currentKeyVersion('receipt-seal', m)))
-      return this.local.signDigest(kid, digest, m);
+      return this.local.signDigest(kid, digest, m, message);
     throw new Error('key version is not available for signing');
   }
 

@@ -48,8 +48,13 @@ export type AuditJwk = {
 export interface KmsProvider {
   /** The key version that signs now; the local provider creates version 1 on first use. */
   currentKeyVersion(purpose: KmsPurpose, m?: EntityManager): Promise<string>;
-  /** ECDSA P-256 signature (ASN.1 DER) whose signed hash is exactly `digest` (32 bytes); no further hashing. */
-  signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array>;
+  /**
+   * ECDSA P-256 signature (ASN.1 DER) whose signed hash is exactly `digest` (32 bytes); no further hashing.
+   * `message`, when the caller has it, is what `digest` is the SHA-256 of: a provider that signs in-process
+   * may sign it with node:crypto (which hashes its input itself and cannot take a bare digest) instead of
+   * signing the digest in JavaScript. The signature verifies the same either way.
+   */
+  signDigest(kid: string, digest: Uint8Array, m?: EntityManager, message?: Uint8Array): Promise<Uint8Array>;
   /** Current and retained (not retired) verification keys. */
   publicJwks(purpose: KmsSigningPurpose): Promise<AuditJwk[]>;
   /** A fresh AES-256 data key, wrapped under the current key-encryption key of `purpose`. */

@@ -102,6 +102,22 @@ describe('local KMS provider', () => {
     expect(opensslVerifiesDigest(jwk!, other, sig)).toBe(false);
   });
 
+  it('signs with node:crypto when given the message: the same digest verifies, with the published key', async () => {
+    const kid = await kms.currentKeyVersion('audit-signing');
+    const [jwk] = await kms.publicJwks('audit-signing');
+    for (let i = 0; i < 20; i++) {
+      const message = randomBytes(40 + i);
+      const digest = createHash('sha256').update(message).digest();
+      const sig = await kms.signDigest(kid, digest, undefined, message);
+      // openssl over the raw digest (a few: each is a process), node over the message (all)
+      if (i < 3) expect(opensslVerifiesDigest(jwk!, digest, sig)).toBe(true);
+      expect(verify('sha256', message, { key: pem(jwk!), dsaEncoding: 'der' }, sig)).toBe(true);
+      const other = Buffer.from(message);
+      other[0] ^= 1;
+      expect(verify('sha256', other, { key: pem(jwk!), dsaEncoding: 'der' }, sig)).toBe(false);
+    }
+  });
+
   it('produces valid DER for every r and s shape (high bit set, leading zeros)', async () => {
     const kid = await kms.currentKeyVersion('audit-signing');
     const [jwk] = await kms.publicJwks('audit-signing');

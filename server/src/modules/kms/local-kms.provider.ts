@@ -6,9 +6,12 @@
 import {
   createCipheriv,
   createDecipheriv,
+  createPrivateKey,
   generateKeyPairSync,
   type JsonWebKey,
+  type KeyObject,
   randomBytes,
+  sign,
 } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,6 +89,8 @@ export class LocalKmsProvider implements KmsProvider {
   private readonly clock: Clock;
   /** Decrypted private scalars by kid; a key version's key material never changes. */
   private readonly scalars = new Map<string, Buffer>();
+  /** The same signing keys as node:crypto key objects (built once per version: an import costs a sign). */
+  private readonly signingKeys = new Map<string, KeyObject>();
   /** The current version per purpose, and key version rows by kid, as last read (KEY_VERSION_TTL_MS). */
   private readonly currentCache = new Map<KmsPurpose, Cached<string>>();
   private readonly rowCache = new Map<string, Cached<KmsKeyVersionEntity>>();
@@ -169,6 +174,7 @@ export class LocalKmsProvider implements KmsProvider {
     const res = await this.repo.update({ kid }, { state: 'retired' });
     if (!res.affected) throw new Error('unknown key version');
     this.scalars.delete(kid);
+    this.signingKeys.delete(kid);
     this.forget();
   }
 
@@ -181,7 +187,12 @@ export class LocalKmsProvider implements KmsProvider {
     return row;
   }
 
-  async signDigest(kid: string, digest: Uint8Array, m?: EntityManager): Promise<Uint8Array> {
+  async signDigest(
+    kid: string,
+    digest: Uint8Array,
+    m?: EntityManager,
+    message?: Uint8Array,
+  ): Promise<Uint8Array> {
     if (digest.length !== 32) throw new Error('digest must be 32 bytes (SHA-256)');
     const row = await this.row(kid, m);
     // A retained version may still sign (a record started just before a rotation): it is in the JWKS.
@@ -193,7 +204,25 @@ export class LocalKmsProvider implements KmsProvider {
       d = this.decrypt(row);
       this.scalars.set(kid, d);
     }
+    // With the message, OpenSSL signs SHA-256(message) = digest: about 0.07 ms against about 1.7 ms for the
+    // JavaScript signature of the digest (ADR 0060). Its nonces are random rather than RFC 6979's: the
+    // signature still verifies against the same key and digest, as a cloud KMS's (also randomized) does.
+    if (message) return sign('sha256', message, { key: this.signingKey(row, d), dsaEncoding: 'der' });
     return signDigestP256(d, digest);
+  }
+
+  /** The node:crypto private key of a signing version: its scalar with the public point the JWKS publishes. */
+  private signingKey(row: KmsKeyVersionEntity, d: Buffer): KeyObject {
+    let key = this.signingKeys.get(row.kid);
+    if (!key) {
+      const pub = JSON.parse(row.publicJwk) as { x: string; y: string };
+      key = createPrivateKey({
+        key: { kty: 'EC', crv: 'P-256', x: pub.x, y: pub.y, d: d.toString('base64url') },
+        format: 'jwk',
+      });
+      this.signingKeys.set(row.kid, key);
+    }
+    return key;
   }
 
   async generateDataKey(purpose: KmsEncryptionPurpose, m?: EntityManager): Promise<DataKey> {
