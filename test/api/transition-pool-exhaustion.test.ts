@@ -107,7 +107,6 @@ describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', (
       release = r;
     });
     // a transition's transaction that keeps the pool's only connection, as a slow one would
-    // sql-lint-allow: transaction-opener: the test holds the transition pool's only connection on purpose
     const holder = batchedTransactionWithRetry(t.svc.ds, async (m) => {
       await m.query('SELECT 1');
       await held;
