@@ -83,7 +83,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
   // the session transitions' batched transactions on a pool of their own with the multi-statement flag
   // (ADR 0058); the API's pool keeps one statement per query
   enableBatchedTransactions(ds, {
-    poolSize: config.db.poolSize,
+    poolSize: config.db.transitionPoolSize,
     acquireTimeoutMs: config.db.acquireTimeoutMs,
   });
   // A database that goes away: 503 service_unavailable + Retry-After, logged once (db/availability.ts).

@@ -26,6 +26,7 @@ export function testConfig({ port, dataDir, databaseUrl, baseUrl, env = {} }: Te
     // path that takes a second connection inside a transaction fails the suite that reaches it
     DB_POOL_SIZE: '2',
     RELAY_DB_POOL_SIZE: '2',
+    DB_TRANSITION_POOL_SIZE: '2',
     DB_STRICT_SINGLE_CONNECTION: 'true',
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
   } as never);

@@ -19,6 +19,10 @@ const schema = z.object({
   // database pool (ADR 0044): connections per node, the relay's own pool, and the bounds on every wait
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   RELAY_DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(6),
+  // the session transitions' own pool (ADR 0058 amendment): only their short transactions run on it, while
+  // every other statement of the same requests (their reads before and after the unit) runs on the API's
+  // pool, so it needs a fraction of DB_POOL_SIZE
+  DB_TRANSITION_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DB_STRICT_SINGLE_CONNECTION: bool,
@@ -157,6 +161,8 @@ export interface DbPoolConfig {
   readonly poolSize: number;
   /** Connections of the webhook relay's own pool on this node (MySQL; RELAY_DB_POOL_SIZE). */
   readonly relayPoolSize: number;
+  /** Connections of the session transitions' pool on this node (MySQL; DB_TRANSITION_POOL_SIZE, ADR 0058). */
+  readonly transitionPoolSize: number;
   /** Longest wait for a free connection before 503 service_unavailable (both engines). */
   readonly acquireTimeoutMs: number;
   /** Longest a single statement may run (MySQL; 0: unbounded). Migrations are not bounded. */
@@ -198,6 +204,7 @@ function buildConfig(v: z.output<typeof schema>): Config {
     db: Object.freeze({
       poolSize: v.DB_POOL_SIZE,
       relayPoolSize: v.RELAY_DB_POOL_SIZE,
+      transitionPoolSize: v.DB_TRANSITION_POOL_SIZE,
       acquireTimeoutMs: v.DB_ACQUIRE_TIMEOUT_MS,
       queryTimeoutMs: v.DB_QUERY_TIMEOUT_MS,
       strictSingleConnection: v.DB_STRICT_SINGLE_CONNECTION ?? false,

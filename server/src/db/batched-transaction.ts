@@ -11,7 +11,7 @@
 // The embedded engine has no such pool: its transactions run as before.
 import type { DataSource, EntityManager } from 'typeorm';
 import { isMysql, retryOnDeadlock, transactionWithRetry } from './data-source';
-import { poolAcquireTimeout } from './pool-guard';
+import { occupancyOf, POOL_ACQUIRE_TIMEOUT, type PoolOccupancy, poolAcquireTimeout } from './pool-guard';
 import { withTransactionMark } from './strict-connection';
 
 type Callback = (err: Error | null, rows?: unknown, fields?: unknown) => void;
@@ -70,6 +70,34 @@ export function enableBatchedTransactions(
 
 /** True when `ds` runs its transitions batched (MySQL with a transition pool). */
 export const batchesTransactions = (ds: DataSource): boolean => pools.has(ds);
+
+/** Occupancy of the transition pool of `ds`; undefined when it has none (the embedded engine). */
+export function transitionPoolState(ds: DataSource): PoolOccupancy | undefined {
+  const p = pools.get(ds);
+  return p ? occupancyOf(p.pool) : undefined;
+}
+
+/**
+ * Readiness of the transition pool (ADR 0058 amendment): 'ok' when a connection of it is free within `waitMs`
+ * (it is handed back at once, nothing is sent), 'pool_exhausted' when every one stayed busy, 'failed' when the
+ * pool cannot open one (the database is away); undefined when `ds` has no transition pool.
+ */
+export async function probeTransitionPool(
+  ds: DataSource,
+  waitMs: number,
+): Promise<'ok' | 'pool_exhausted' | 'failed' | undefined> {
+  const p = pools.get(ds);
+  if (!p) return undefined;
+  try {
+    (await acquire({ pool: p.pool, acquireTimeoutMs: Math.min(waitMs, p.acquireTimeoutMs) })).release();
+    return 'ok';
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== POOL_ACQUIRE_TIMEOUT) return 'failed';
+    // the wait ran out: every connection busy, or (fewer busy) the ones being opened cannot reach the database
+    const state = occupancyOf(p.pool);
+    return state.busy >= state.size ? 'pool_exhausted' : 'failed';
+  }
+}
 
 /**
  * `fn` in one transaction, re-run whole on a deadlock or certification conflict (retryOnDeadlock), batched on

@@ -38,10 +38,21 @@ interface MysqlPool {
 const mysqlPool = (ds: DataSource): MysqlPool | undefined =>
   (ds.driver as unknown as { pool?: MysqlPool }).pool;
 
+export interface PoolOccupancy {
+  size: number;
+  busy: number;
+  waiting: number;
+}
+
 /** Occupancy of the MySQL pool (undefined on the embedded engine). */
-export function poolState(ds: DataSource): { size: number; busy: number; waiting: number } | undefined {
+export function poolState(ds: DataSource): PoolOccupancy | undefined {
   const p = mysqlPool(ds);
-  if (!p) return undefined;
+  return p ? occupancyOf(p) : undefined;
+}
+
+/** Occupancy of a mysql2 (callback) pool: the API's, or the transition pool (ADR 0058). */
+export function occupancyOf(pool: unknown): PoolOccupancy {
+  const p = pool as MysqlPool;
   return {
     size: p.config.connectionLimit,
     busy: p._allConnections.length - p._freeConnections.length,

@@ -4,6 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../common/errors';
+import { probeTransitionPool } from '../../db/batched-transaction';
 import { isPoolExhausted, poolState } from '../../db/pool-guard';
 import type { ServiceMetrics } from './metrics';
 
@@ -11,7 +12,8 @@ export type ReadyCheck = 'ok' | 'failed' | 'pending' | 'draining' | 'pool_exhaus
 
 /**
  * How long /readyz waits for a pool connection (ms). A node whose every connection stays busy this long answers
- * 503 with `database: pool_exhausted` at once instead of waiting with the requests it cannot serve (ADR 0044).
+ * 503 with `database: pool_exhausted` at once instead of waiting with the requests it cannot serve (ADR 0044);
+ * `transition_pool: pool_exhausted` when it is the session transitions' pool that stays full (ADR 0058).
  */
 export const READY_POOL_WAIT_MS = 1000;
 
@@ -43,6 +45,8 @@ export class OpsService {
 
   async ready(): Promise<{ status: 'ready'; checks: Record<string, ReadyCheck>; warnings?: string[] }> {
     const checks: Record<string, ReadyCheck> = { database: 'failed', migrations: 'failed' };
+    // the session transitions' own pool (MySQL, ADR 0058) is probed beside the API's, within the same second
+    const transitions = probeTransitionPool(this.deps.ds, READY_POOL_WAIT_MS);
     try {
       const probe = this.deps.ds.query('SELECT 1');
       let timer: NodeJS.Timeout | undefined;
@@ -66,8 +70,16 @@ export class OpsService {
       // the failed check names itself; details of a database error stay out of an unauthenticated answer
       if (checks.database === 'failed' && isPoolExhausted(e)) checks.database = 'pool_exhausted';
     }
+    // named only when it fails (like `shutdown`): `database` stays the API pool's, so an operator sees which
+    // pool ran out
+    const transitionPool = await transitions;
+    if (transitionPool !== undefined && transitionPool !== 'ok') checks.transition_pool = transitionPool;
     if (this.draining) checks.shutdown = 'draining';
-    const ok = checks.database === 'ok' && checks.migrations === 'ok' && !this.draining;
+    const ok =
+      checks.database === 'ok' &&
+      checks.migrations === 'ok' &&
+      checks.transition_pool === undefined &&
+      !this.draining;
     if (!ok)
       throw new AppError('not_ready', 'The service is not ready to take traffic.', { extra: { checks } });
     // warnings never fail readiness; an error reading them is not one either
