@@ -25,7 +25,7 @@ import {
   evidenceForStep,
   resultForStep,
 } from '../workflow/primitives/for-step';
-import { allowedRoutes } from '../workflow/route-scope';
+import { routeScope } from '../workflow/route-scope';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from './holder-binding';
 import { protocolOf, type WalletTransports } from './signer.wallet-transports';
@@ -69,8 +69,9 @@ export class StepCompletion {
         expectedNonce: req.nonce,
         expectedAudience: req.audience,
         environment: s.environment,
-        // the routes whose issuer trust may validate this step's credential (ADR 0036)
-        routes: await allowedRoutes(this.deps.ds, step, s.environment),
+        // the routes whose issuer trust may validate this step's credential (ADR 0036), read inside the trust
+        // read (ADR 0058 amendment)
+        routes: routeScope(this.deps.ds, step, s.environment),
         // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
         // refusal policy like any other bad answer
         response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,

@@ -6,7 +6,7 @@ import { X509Certificate } from '@peculiar/x509';
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../../config/config';
 import { sql } from '../../../db/fast-sql';
-import { scopeSql } from '../trust';
+import { type RouteScope, scopeSql } from '../trust';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
 /** One trusted IACA with the route (and trust list entity) it belongs to. */
@@ -40,7 +40,7 @@ export class MdocTrustStore {
   async routeAnchors(
     environment: Environment,
     doctype: string,
-    routes?: readonly string[],
+    routes?: RouteScope,
   ): Promise<MdocAnchor[]> {
     // one plain indexed statement (fast-sql.ts), as the SD-JWT trust read: read on every verification
     const scope = scopeSql(routes);
@@ -71,7 +71,7 @@ export class MdocTrustStore {
   async anchors(
     environment: Environment,
     doctype: string,
-    routes?: readonly string[],
+    routes?: RouteScope,
   ): Promise<Uint8Array[]> {
     return (await this.routeAnchors(environment, doctype, routes)).map((a) => a.der);
   }
