@@ -179,7 +179,8 @@ async function batched<T>(
         if (err) return done(err);
         // the kept statements' decisions come first, in their order (a consumed request before the move)
         try {
-          for (const [i, check] of checks) check((rows as { affectedRows: number }[])[i] as { affectedRows: number });
+          for (const [i, check] of checks)
+            check((rows as { affectedRows: number }[])[i] as { affectedRows: number });
         } catch (e) {
           return done(e as Error);
         }

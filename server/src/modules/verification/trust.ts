@@ -194,7 +194,8 @@ export interface RouteQuery {
 /** The route scope of a check: the step's allowed routes (listed, or as a subquery), or every route (undefined). */
 export type RouteScope = readonly string[] | RouteQuery | undefined;
 
-const isRouteQuery = (routes: RouteScope): routes is RouteQuery => routes !== undefined && !Array.isArray(routes);
+const isRouteQuery = (routes: RouteScope): routes is RouteQuery =>
+  routes !== undefined && !Array.isArray(routes);
 
 /** The routes of a scope as a list (a subquery's read now); undefined: every route. */
 export const routeList = async (routes: RouteScope): Promise<readonly string[] | undefined> =>
@@ -325,10 +326,14 @@ export class TrustStore {
         statusListKey: async () => configured.key,
       };
     if (header.x5c === undefined)
-      return untrusted(`The credential issuer is not trusted on ${await routeNames(routes)} in this environment.`);
+      return untrusted(
+        `The credential issuer is not trusted on ${await routeNames(routes)} in this environment.`,
+      );
     const stored = await this.anchors(issuer, environment, routes);
     if (stored.length === 0)
-      untrusted(`No trust anchor of this issuer is held for ${await routeNames(routes)} in this environment.`);
+      untrusted(
+        `No trust anchor of this issuer is held for ${await routeNames(routes)} in this environment.`,
+      );
     const chain = await this.validateBound(header.x5c, stored, issuer, now, routes);
     const print = chain.anchorFingerprint;
     const matched = stored.find((a) => a.fingerprint === print) as StoredAnchor;

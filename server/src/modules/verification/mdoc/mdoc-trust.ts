@@ -37,11 +37,7 @@ export class MdocTrustStore {
    * The IACAs trusted for `doctype` in `environment` on `routes` (the step's allowed routes; undefined: any
    * route), grouped by nothing: each carries its route. Empty: nobody is trusted.
    */
-  async routeAnchors(
-    environment: Environment,
-    doctype: string,
-    routes?: RouteScope,
-  ): Promise<MdocAnchor[]> {
+  async routeAnchors(environment: Environment, doctype: string, routes?: RouteScope): Promise<MdocAnchor[]> {
     // one plain indexed statement (fast-sql.ts), as the SD-JWT trust read: read on every verification
     const scope = scopeSql(routes);
     const rows = await sql<
@@ -68,11 +64,7 @@ export class MdocTrustStore {
   }
 
   /** DER certificates of the IACAs trusted for `doctype` in `environment` on any of `routes`. */
-  async anchors(
-    environment: Environment,
-    doctype: string,
-    routes?: RouteScope,
-  ): Promise<Uint8Array[]> {
+  async anchors(environment: Environment, doctype: string, routes?: RouteScope): Promise<Uint8Array[]> {
     return (await this.routeAnchors(environment, doctype, routes)).map((a) => a.der);
   }
 

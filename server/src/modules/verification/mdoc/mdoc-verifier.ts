@@ -43,6 +43,7 @@ import { ecThumbprint, type MdocHandover, mdocSessionTranscript } from './mdoc-h
 // Re-exported for presentation-verifier.ts (its import of these predates the split).
 export { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
 
+import { type RouteScope, routeList } from '../trust';
 import { requireTrustedAuthority } from '../trusted-authorities';
 import { MDOC_FORMAT } from './mdoc-query';
 import {
@@ -51,7 +52,6 @@ import {
   mdocStatusReference,
   type StatusListCwtFetcher,
 } from './mdoc-status';
-import { type RouteScope, routeList } from '../trust';
 import type { MdocTrustStore } from './mdoc-trust';
 
 /** What document_status (and the audit record's status) say for an mdoc whose MSO names no status list. */
