@@ -8,8 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataSource } from '../app/database';
 import { createTestDatabase, type TestDatabase } from '../app/test-database';
 import { countStatements, type StatementCounter } from '../tools/bench/statements';
-import { batchedTransactionWithRetry, enableBatchedTransactions } from './batched-transaction';
-import { later, sql } from './fast-sql';
+import {
+  batchedTransactionWithRetry,
+  deferIfBatched,
+  enableBatchedTransactions,
+} from './batched-transaction';
+import { later, laterChecked, sql } from './fast-sql';
 import { guardDataSource } from './pool-guard';
 import { STRICT_VIOLATION } from './strict-connection';
 
@@ -117,6 +121,30 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
     expect(await rows()).toEqual([
       { id: 'dup', v: 0 },
       { id: 'x', v: 9 },
+    ]);
+  });
+
+  it('a checked write decides before the answer of the round trip carrying it; COMMIT writes come after', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['req', 0]);
+    // the completion's shape (ADR 0058 amendment): consume a single-use row, keep the record for the COMMIT,
+    // then a statement that needs an answer
+    const complete = () =>
+      batchedTransactionWithRetry(ds, async (m) => {
+        await laterChecked(ds, 'UPDATE t SET v = 1 WHERE id = ? AND v = 0', ['req'], m, (r) => {
+          if (r.affectedRows !== 1) throw new Error('already used');
+        });
+        deferIfBatched(m, 'INSERT INTO t (id, v) VALUES (?, ?)', ['record', 7], { atCommit: true });
+        return sql<{ n: number }[]>(ds, 'SELECT COUNT(*) AS n FROM t WHERE v = ?', [1], m);
+      });
+    counter.reset();
+    await complete();
+    expect(counter.count()).toBe(2); // START+UPDATE+SELECT, INSERT+COMMIT
+    // used again: the check's answer, not the record's duplicate key, and nothing written
+    await expect(complete()).rejects.toThrow('already used');
+    expect(await rows()).toEqual([
+      { id: 'record', v: 7 },
+      { id: 'req', v: 1 },
     ]);
   });
 

@@ -27,9 +27,17 @@ interface MysqlPool {
   end(cb?: (err?: Error | null) => void): void;
 }
 
-/** A connection's statements not sent yet, and whether its transaction was begun on the server. */
+/** A kept statement whose affected rows decide the unit: checked when the round trip carrying it answers. */
+type Check = (result: { affectedRows: number }) => void;
+
+/**
+ * A connection's statements not sent yet (`checks` by their index in `pending`), the writes kept for the
+ * COMMIT's round trip, and whether its transaction was begun on the server.
+ */
 interface Batch {
   pending: string[];
+  checks: Map<number, Check>;
+  atCommit: string[];
   begun: boolean;
 }
 
@@ -117,14 +125,32 @@ export function batchedTransactionWithRetry<T>(
  * Keeps `statement` (a write whose answer decides nothing) for the next round trip of the batched transaction
  * `m` runs in, formatted with its values; false when `m` is not one (the caller runs it at once).
  */
-export function deferIfBatched(m: EntityManager, statement: string, params: unknown[]): boolean {
+export function deferIfBatched(
+  m: EntityManager,
+  statement: string,
+  params: unknown[],
+  opts: {
+    /**
+     * Decides on the statement's affected rows when the round trip carrying it answers, before the caller of
+     * that round trip gets its own answer: what it throws is that round trip's error (the unit rolls back).
+     */
+    check?: Check;
+    /** Sent with the COMMIT's round trip, after every statement that needs an answer (nothing reads it). */
+    atCommit?: boolean;
+  } = {},
+): boolean {
   const qr = m.queryRunner as unknown as
     | { databaseConnection?: MysqlConnection; isTransactionActive: boolean }
     | undefined;
   const conn = qr?.isTransactionActive ? qr.databaseConnection : undefined;
   const batch = conn ? batches.get(conn) : undefined;
   if (!conn || !batch) return false;
-  batch.pending.push(conn.format(statement, params));
+  const text = conn.format(statement, params);
+  if (opts.atCommit) batch.atCommit.push(text);
+  else {
+    if (opts.check) batch.checks.set(batch.pending.length, opts.check);
+    batch.pending.push(text);
+  }
   return true;
 }
 
@@ -136,7 +162,7 @@ async function batched<T>(
   // the runner first: strict mode refuses it inside another transaction of ds before a connection is taken
   const qr = ds.createQueryRunner();
   const conn = await acquire(p);
-  const batch: Batch = { pending: [], begun: false };
+  const batch: Batch = { pending: [], checks: new Map(), atCommit: [], begun: false };
   batches.set(conn, batch);
   const query = conn.query;
   // own property on this connection while the transaction runs; removed before the connection goes back
@@ -149,21 +175,28 @@ async function batched<T>(
       process.nextTick(() => done(null, OK, undefined));
       return;
     }
+    if (text === 'COMMIT') batch.pending.push(...batch.atCommit.splice(0));
+    if (text === 'ROLLBACK') batch.atCommit = [];
     if ((text === 'COMMIT' || text === 'ROLLBACK') && !batch.begun) {
       // nothing reached the server: there is no transaction to end (deferred writes are dropped on ROLLBACK;
       // a COMMIT with only START pending wrote nothing)
       const writes = batch.pending.filter((s) => s !== 'START TRANSACTION');
-      batch.pending = [];
       if (text === 'ROLLBACK' || writes.length === 0) {
+        batch.pending = [];
+        batch.checks.clear();
         process.nextTick(() => done(null, OK, undefined));
         return;
       }
-      batch.pending = ['START TRANSACTION', ...writes];
     }
-    if (text === 'ROLLBACK') batch.pending = [];
+    if (text === 'ROLLBACK') {
+      batch.pending = [];
+      batch.checks.clear();
+    }
     if (batch.pending.length === 0) return query.call(conn, q, values ?? done, values ? done : undefined);
     const statements = [...batch.pending, values ? conn.format(text, values) : text];
+    const checks = batch.checks;
     batch.pending = [];
+    batch.checks = new Map();
     batch.begun = true;
     const sql = statements.join(';\n');
     return query.call(
@@ -172,6 +205,13 @@ async function batched<T>(
       (err: Error | null, rows?: unknown, fields?: unknown) => {
         // one result per statement: the caller asked for the last one's
         if (err) return done(err);
+        // the kept statements' decisions come first, in their order (a consumed request before the move)
+        try {
+          for (const [i, check] of checks)
+            check((rows as { affectedRows: number }[])[i] as { affectedRows: number });
+        } catch (e) {
+          return done(e as Error);
+        }
         done(
           null,
           (rows as unknown[])[statements.length - 1],

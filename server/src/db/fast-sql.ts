@@ -122,6 +122,37 @@ export async function later(
 }
 
 /**
+ * A guarded write whose affected rows `check` decides on (it throws to refuse), kept like `later`: in a batched
+ * transaction `check` runs when the round trip carrying it answers, before that round trip's own answer is
+ * looked at (ADR 0058 amendment); anywhere else the write runs and is checked at once.
+ */
+export async function laterChecked(
+  ds: DataSource,
+  statement: string,
+  params: unknown[],
+  m: EntityManager,
+  check: (result: { affectedRows: number }) => void,
+): Promise<void> {
+  if (deferIfBatched(m, statement, params, { check })) return;
+  check(await sql<{ affectedRows: number }>(ds, statement, params, m));
+}
+
+/**
+ * insertRow kept for the COMMIT's round trip of a batched transaction, after the unit's last statement that
+ * needs an answer (nothing in the unit reads the row); anywhere else it runs at once.
+ */
+export async function insertRowAtCommit<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+  m: EntityManager,
+): Promise<void> {
+  const params = rowValues(ds, target, entity);
+  if (deferIfBatched(m, shapeOf(ds, target).insert, params, { atCommit: true })) return;
+  await sql(ds, shapeOf(ds, target).insert, params, m);
+}
+
+/**
  * A statement on the connection of an open MySQL transaction, through mysql2's callback API. TypeORM's
  * `query` sends the same text protocol statement on the same connection, and around it builds a promise
  * wrapper per statement (which, under tsx, resolves a `require` on every call) and captures a stack trace

@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { LessThan } from 'typeorm';
 import { type Ctx, tenantOf } from '../../common/context';
 import { AppError } from '../../common/errors';
-import { insertRowLater } from '../../db/fast-sql';
+import { insertRowAtCommit } from '../../db/fast-sql';
 import type { AuditJwk, KmsProvider } from '../kms/kms';
 import { AuditRecordEntity } from './audit-record.entity';
 import { canonicalDigest, canonicalJson } from './canonical-json';
@@ -104,9 +104,10 @@ export class AuditService {
     const signature = Buffer.from(await this.kms.signDigest(kid, digest, manager, canonicalBytes)).toString(
       'base64url',
     );
-    // plain INSERT (fast-sql.ts), every column set; nothing waits on its answer, so in a batched transition it
-    // goes with the unit's next round trip (a duplicate record is refused there, the unit rolled back; ADR 0058)
-    await insertRowLater(
+    // plain INSERT (fast-sql.ts), every column set; nothing in the unit reads it, so in a batched transition it
+    // goes with the COMMIT, after the request's consume and the move decided (ADR 0058 amendment); a duplicate
+    // record is refused there and the unit rolled back
+    await insertRowAtCommit(
       manager.dataSource,
       AuditRecordEntity,
       Object.assign(new AuditRecordEntity(), {

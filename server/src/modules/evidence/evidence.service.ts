@@ -4,6 +4,7 @@
 // evidence exists if and only if the step completed. open() is for auditors and tests; no API exposes it.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { insertRowAtCommit } from '../../db/fast-sql';
 import type { KmsProvider } from '../kms/kms';
 import { StepEvidenceEntity } from './step-evidence.entity';
 
@@ -52,7 +53,9 @@ export class EvidenceService {
 
   /** Inside the completion transaction. */
   async insert(m: EntityManager, sealed: SealedEvidence): Promise<void> {
-    await m.getRepository(StepEvidenceEntity).insert(sealed.row);
+    // in a batched transition it goes with the COMMIT, after the request's consume and the move decided
+    // (ADR 0058 amendment); plain INSERT (fast-sql.ts), every column set
+    await insertRowAtCommit(m.dataSource, StepEvidenceEntity, sealed.row, m);
   }
 
   /** Decrypts the evidence of a step (null when the step has none). Throws when it was tampered with. */

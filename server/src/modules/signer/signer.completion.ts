@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
-import { insertRowLater, sql } from '../../db/fast-sql';
+import { insertRowAtCommit, laterChecked } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEntity } from '../session/session.entity';
@@ -25,7 +25,7 @@ import {
   evidenceForStep,
   resultForStep,
 } from '../workflow/primitives/for-step';
-import { allowedRoutes } from '../workflow/route-scope';
+import { routeScope } from '../workflow/route-scope';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from './holder-binding';
 import { protocolOf, type WalletTransports } from './signer.wallet-transports';
@@ -69,8 +69,9 @@ export class StepCompletion {
         expectedNonce: req.nonce,
         expectedAudience: req.audience,
         environment: s.environment,
-        // the routes whose issuer trust may validate this step's credential (ADR 0036)
-        routes: await allowedRoutes(this.deps.ds, step, s.environment),
+        // the routes whose issuer trust may validate this step's credential (ADR 0036), read inside the trust
+        // read (ADR 0058 amendment)
+        routes: routeScope(this.deps.ds, step, s.environment),
         // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
         // refusal policy like any other bad answer
         response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,
@@ -104,16 +105,21 @@ export class StepCompletion {
       s,
       async (tx) => {
         const { m } = tx;
-        // plain guarded UPDATE (fast-sql.ts, ADR 0045)
-        const consumed = await sql<{ affectedRows: number }>(
+        // plain guarded UPDATE (fast-sql.ts, ADR 0045). On MySQL it travels with the move (ADR 0058 amendment):
+        // its affected rows are checked first when that round trip answers, so a used request is refused as
+        // "already used" before the move's outcome is looked at. The audit record, the evidence and the result
+        // go with the COMMIT, after both: a completion that lost the consume never reaches a duplicate key.
+        await laterChecked(
           m.dataSource,
           // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
           "UPDATE wallet_request SET state = 'consumed' WHERE id = ? AND state = 'open'",
           [req.id],
           m,
+          (consumed) => {
+            if (consumed.affectedRows !== 1)
+              throw new AppError('request_not_found', 'This wallet response was already used.');
+          },
         );
-        if (consumed.affectedRows !== 1)
-          throw new AppError('request_not_found', 'This wallet response was already used.');
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
           sessionId: s.id,
@@ -161,8 +167,8 @@ export class StepCompletion {
           stage: s.currentStage,
           detail: { request_id: req.id, audit_id: auditId, format: verified.format },
         });
-        // plain INSERT (fast-sql.ts), every column set (ADR 0045); sent with the move (ADR 0058)
-        await insertRowLater(
+        // plain INSERT (fast-sql.ts), every column set (ADR 0045); sent with the COMMIT (ADR 0058 amendment)
+        await insertRowAtCommit(
           m.dataSource,
           StepResultEntity,
           Object.assign(new StepResultEntity(), {

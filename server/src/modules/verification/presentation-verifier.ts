@@ -24,7 +24,7 @@ import {
   mdocHandoverOf,
 } from './mdoc/mdoc-verifier';
 import { answerQuery, checkTransactionData, disclosedClaims } from './sd-jwt-claims';
-import type { IssuerTrust, TrustStore } from './trust';
+import type { IssuerTrust, RouteScope, TrustStore } from './trust';
 import { requireTrustedAuthority } from './trusted-authorities';
 import { dcqlPresentations } from './vp-token';
 
@@ -84,7 +84,7 @@ export interface VerifyInput {
   expectedAudience: string;
   environment: Environment;
   /** The credential routes whose issuer trust may validate the credential (ADR 0036); undefined: any route. */
-  routes?: readonly string[];
+  routes?: RouteScope;
   response: unknown;
   now: Date;
 }

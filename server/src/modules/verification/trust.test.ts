@@ -385,6 +385,19 @@ describe('issuer trust through X.509 anchors', () => {
     await expect(
       trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, ['rte_other']),
     ).rejects.toMatchObject({ code: 'issuer_untrusted', message: expect.stringContaining('rte_other') });
+    // the allowed routes as a subquery of the trust read (the completion's scope, ADR 0058 amendment): the same
+    // decision, and a refusal still names the routes (listed only for it)
+    const asQuery = (id: string) => ({
+      sql: 'SELECT id FROM credential_route WHERE id = ?',
+      params: [id],
+      list: async () => [id],
+    });
+    await expect(
+      trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, asQuery('rte_listed')),
+    ).resolves.toMatchObject({ via: 'x509', routeId: 'rte_listed', entity: 'Entity A' });
+    await expect(
+      trust.trustIssuer(iss, 'production', { x5c: x5cOf(signerA) }, NOW, asQuery('rte_other')),
+    ).rejects.toMatchObject({ code: 'issuer_untrusted', message: expect.stringContaining('rte_other') });
   });
 
   it('caches a validated chain per instance, yet an anchor retired by another node and an expired leaf count at once', async () => {

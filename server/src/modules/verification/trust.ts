@@ -180,19 +180,41 @@ export interface StoredAnchor {
   entity: string | null;
 }
 
-/** The route scope of a check: the step's allowed routes, or every route (undefined). */
-export type RouteScope = readonly string[] | undefined;
+/**
+ * The allowed routes as a subquery (`SELECT id FROM credential_route …`, route-scope.ts allowedRoutesSql), read
+ * inside the trust read itself: one statement instead of two per verification (ADR 0058 amendment). `list` reads
+ * the routes themselves, only to name them in a refusal.
+ */
+export interface RouteQuery {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  list(): Promise<readonly string[]>;
+}
+
+/** The route scope of a check: the step's allowed routes (listed, or as a subquery), or every route (undefined). */
+export type RouteScope = readonly string[] | RouteQuery | undefined;
+
+const isRouteQuery = (routes: RouteScope): routes is RouteQuery =>
+  routes !== undefined && !Array.isArray(routes);
+
+/** The routes of a scope as a list (a subquery's read now); undefined: every route. */
+export const routeList = async (routes: RouteScope): Promise<readonly string[] | undefined> =>
+  isRouteQuery(routes) ? routes.list() : (routes as readonly string[] | undefined);
 
 /** The route condition of a trust read (a column `route_id`), as SQL text and its parameters. */
-export const scopeSql = (routes: RouteScope): { where: string; params: string[] } =>
-  routes === undefined
-    ? { where: 'route_id IS NOT NULL', params: [] }
-    : routes.length === 0
-      ? { where: '1 = 0', params: [] }
-      : { where: `route_id IN (${routes.map(() => '?').join(', ')})`, params: [...routes] };
+export const scopeSql = (routes: RouteScope): { where: string; params: unknown[] } => {
+  if (routes === undefined) return { where: 'route_id IS NOT NULL', params: [] };
+  if (isRouteQuery(routes)) return { where: `route_id IN (${routes.sql})`, params: [...routes.params] };
+  const list = routes as readonly string[];
+  return list.length === 0
+    ? { where: '1 = 0', params: [] }
+    : { where: `route_id IN (${list.map(() => '?').join(', ')})`, params: [...list] };
+};
 
-const routeNames = (routes: RouteScope) =>
-  routes === undefined ? 'any route' : routes.length ? `route ${routes.join(', ')}` : 'no route';
+const routeNames = async (scope: RouteScope) => {
+  const routes = await routeList(scope);
+  return routes === undefined ? 'any route' : routes.length ? `route ${routes.join(', ')}` : 'no route';
+};
 
 /** A chain that validated to an anchor, with what a later call with the same bytes needs. */
 interface ValidatedChain {
@@ -304,10 +326,14 @@ export class TrustStore {
         statusListKey: async () => configured.key,
       };
     if (header.x5c === undefined)
-      return untrusted(`The credential issuer is not trusted on ${routeNames(routes)} in this environment.`);
+      return untrusted(
+        `The credential issuer is not trusted on ${await routeNames(routes)} in this environment.`,
+      );
     const stored = await this.anchors(issuer, environment, routes);
     if (stored.length === 0)
-      untrusted(`No trust anchor of this issuer is held for ${routeNames(routes)} in this environment.`);
+      untrusted(
+        `No trust anchor of this issuer is held for ${await routeNames(routes)} in this environment.`,
+      );
     const chain = await this.validateBound(header.x5c, stored, issuer, now, routes);
     const print = chain.anchorFingerprint;
     const matched = stored.find((a) => a.fingerprint === print) as StoredAnchor;
@@ -362,7 +388,7 @@ export class TrustStore {
       );
     } catch (e) {
       if (e instanceof AppError && e.code === 'issuer_untrusted')
-        throw new AppError('issuer_untrusted', `${e.message} (${routeNames(routes)})`, { cause: e });
+        throw new AppError('issuer_untrusted', `${e.message} (${await routeNames(routes)})`, { cause: e });
       throw e;
     }
     if (!leafNamesIssuer(result.leaf, issuer))

@@ -71,3 +71,17 @@ export async function allowedRoutes(
   );
   return routes.filter((r) => real.has(r.issuerId)).map((r) => r.id);
 }
+
+/**
+ * The allowed routes for a trust read (verification/trust.ts RouteScope): the step's own list, or the rules as a
+ * subquery of the trust read itself, so a verification reads them in the same statement as the issuer's trust
+ * (ADR 0058 amendment). `list` reads them (allowedRoutes) only to name them in an `issuer_untrusted` refusal.
+ */
+export function routeScope(
+  ds: DataSource,
+  step: Pick<WorkflowStep, 'primitive' | 'routes'>,
+  environment: Environment,
+): readonly string[] | { sql: string; params: unknown[]; list(): Promise<readonly string[]> } {
+  if (step.routes) return [...step.routes];
+  return { ...allowedRoutesSql(ds, step, environment), list: () => allowedRoutes(ds, step, environment) };
+}

@@ -6,7 +6,7 @@ import { X509Certificate } from '@peculiar/x509';
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../../config/config';
 import { sql } from '../../../db/fast-sql';
-import { scopeSql } from '../trust';
+import { type RouteScope, scopeSql } from '../trust';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
 /** One trusted IACA with the route (and trust list entity) it belongs to. */
@@ -37,11 +37,7 @@ export class MdocTrustStore {
    * The IACAs trusted for `doctype` in `environment` on `routes` (the step's allowed routes; undefined: any
    * route), grouped by nothing: each carries its route. Empty: nobody is trusted.
    */
-  async routeAnchors(
-    environment: Environment,
-    doctype: string,
-    routes?: readonly string[],
-  ): Promise<MdocAnchor[]> {
+  async routeAnchors(environment: Environment, doctype: string, routes?: RouteScope): Promise<MdocAnchor[]> {
     // one plain indexed statement (fast-sql.ts), as the SD-JWT trust read: read on every verification
     const scope = scopeSql(routes);
     const rows = await sql<
@@ -68,11 +64,7 @@ export class MdocTrustStore {
   }
 
   /** DER certificates of the IACAs trusted for `doctype` in `environment` on any of `routes`. */
-  async anchors(
-    environment: Environment,
-    doctype: string,
-    routes?: readonly string[],
-  ): Promise<Uint8Array[]> {
+  async anchors(environment: Environment, doctype: string, routes?: RouteScope): Promise<Uint8Array[]> {
     return (await this.routeAnchors(environment, doctype, routes)).map((a) => a.der);
   }
 

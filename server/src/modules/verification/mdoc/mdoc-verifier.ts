@@ -43,6 +43,7 @@ import { ecThumbprint, type MdocHandover, mdocSessionTranscript } from './mdoc-h
 // Re-exported for presentation-verifier.ts (its import of these predates the split).
 export { answersMdocQuery, mdocHandoverOf } from './mdoc-handover';
 
+import { type RouteScope, routeList } from '../trust';
 import { requireTrustedAuthority } from '../trusted-authorities';
 import { MDOC_FORMAT } from './mdoc-query';
 import {
@@ -100,7 +101,7 @@ export interface MdocVerifyInput extends MdocHandover {
   expectedNonce: string;
   environment: Environment;
   /** The credential routes whose IACAs may validate the document (ADR 0036); undefined: any route. */
-  routes?: readonly string[];
+  routes?: RouteScope;
   response: unknown;
   now: Date;
 }
@@ -178,7 +179,7 @@ export class MdocPresentationVerifier {
     expectedNonce: string;
     deviceResponse: Uint8Array;
     environment: Environment;
-    routes?: readonly string[];
+    routes?: RouteScope;
     now: Date;
   }): Promise<MdocVerifiedPresentation> {
     const stored = input.request as unknown as AnnexCStoredRequest;
@@ -216,7 +217,7 @@ export class MdocPresentationVerifier {
     queryFor: (docType: string) => DcqlCredentialQuery;
     transcript: SessionTranscript;
     environment: Environment;
-    routes?: readonly string[];
+    routes?: RouteScope;
     now: Date;
     checks: string[];
   }): Promise<MdocVerifiedPresentation> {
@@ -262,7 +263,8 @@ export class MdocPresentationVerifier {
       }
     }
     if (!anchors) {
-      const tried = input.routes === undefined ? 'any route' : `route ${input.routes.join(', ') || '(none)'}`;
+      const routes = await routeList(input.routes);
+      const tried = routes === undefined ? 'any route' : `route ${routes.join(', ') || '(none)'}`;
       return fail(
         'issuer_untrusted',
         `The mdoc issuer is not trusted for this document type and environment on ${tried}.`,
