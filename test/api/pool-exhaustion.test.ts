@@ -6,9 +6,7 @@
 // transaction is left open. Runs on MariaDB (default), the embedded engine (TEST_ENGINE=embedded) and a Galera
 // member (TEST_MYSQL_URL=<member>, .ci/run). The harness also fails the suite if the strict single-connection
 // check (ADR 0044) refused anything.
-import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMysqlServerUrl } from '../../server/src/app/test-database';
 import { testEngine } from '../support/config';
 import {
   Api,
@@ -17,17 +15,11 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { openTransactions, timed } from '../support/pool-probes';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 type Res = { status: number; body: { status?: string; code?: string; checks?: Record<string, string> } };
-
-/** Milliseconds `p` took, with its value. */
-async function timed<T>(p: Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = Date.now();
-  const value = await p;
-  return { ms: Date.now() - start, value };
-}
 
 // the transitions' own pool (ADR 0058, MySQL): as small as the API's in the first (both run out during the
 // burst), the defaults (20 and 10) in the second
@@ -77,22 +69,6 @@ for (const { pool, transitionPool, answers } of [
       return { id: created.body.id as string, send: () => signer.submit(wr.body.request_id, response) };
     }
 
-    /** Transactions of this suite's database still open on the server (MySQL/MariaDB). */
-    async function openTransactions(): Promise<number> {
-      const conn = await mysql.createConnection(testMysqlServerUrl());
-      try {
-        const [rows] = await conn.query(
-          `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t
-             JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-            WHERE p.db = ?`,
-          [t.db.name],
-        );
-        return Number((rows as { n: number }[])[0]?.n);
-      } finally {
-        await conn.end();
-      }
-    }
-
     it('completes every one, answers /readyz and a new create during the burst, and leaves no transaction open', async () => {
       const sessions = [];
       for (let i = 0; i < answers; i++) sessions.push(await prepared());
@@ -138,7 +114,7 @@ for (const { pool, transitionPool, answers } of [
       // the node is idle again: readiness is plain ok, and nothing is left holding a transaction
       const after = await fetch(`${t.baseUrl}/readyz`);
       expect(after.status).toBe(200);
-      if (testEngine() === 'mysql') expect(await openTransactions()).toBe(0);
+      if (testEngine() === 'mysql') expect(await openTransactions(t.db.name)).toBe(0);
       // a write transaction gets through at once (on the embedded engine: nobody kept its one connection)
       const next = await timed(api.rest('POST', '/v1/sessions', { workflow_id: workflowId }));
       expect(next.value.status).toBe(201);

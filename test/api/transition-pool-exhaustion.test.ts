@@ -4,9 +4,7 @@
 // fine. Judged as pool-exhaustion.test.ts judges the API pool: every answer arrives, the sessions complete, no
 // transaction is left open. MySQL only: the embedded engine has no transition pool (its transitions share the
 // one connection that pool-exhaustion.test.ts covers).
-import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMysqlServerUrl } from '../../server/src/app/test-database';
 import { batchedTransactionWithRetry } from '../../server/src/db/batched-transaction';
 import { testEngine } from '../support/config';
 import {
@@ -16,16 +14,11 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { openTransactions, timed } from '../support/pool-probes';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 type Res = { status: number; body: { status?: string; code?: string } };
-
-async function timed<T>(p: Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = Date.now();
-  const value = await p;
-  return { ms: Date.now() - start, value };
-}
 
 describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', () => {
   const receiver = new WebhookReceiver();
@@ -55,21 +48,6 @@ describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', (
     return { id: c.body.id as string, signer: new SignerClient(t.baseUrl, c.body.id) };
   }
 
-  async function openTransactions(): Promise<number> {
-    const conn = await mysql.createConnection(testMysqlServerUrl());
-    try {
-      const [rows] = await conn.query(
-        `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t
-           JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-          WHERE p.db = ?`,
-        [t.db.name],
-      );
-      return Number((rows as { n: number }[])[0]?.n);
-    } finally {
-      await conn.end();
-    }
-  }
-
   it('answers 12 Starts and then 12 wallet responses sent at once, completing every session', async () => {
     const sessions = await Promise.all(Array.from({ length: 12 }, () => created()));
     const started = await Promise.all(sessions.map((s) => timed(s.signer.start() as Promise<Res>)));
@@ -97,7 +75,7 @@ describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', (
       expect((await api.rest('GET', `/v1/sessions/${s.id}`)).body.status).toBe('completed');
 
     expect((await fetch(`${t.baseUrl}/readyz`)).status).toBe(200);
-    expect(await openTransactions()).toBe(0);
+    expect(await openTransactions(t.db.name)).toBe(0);
   });
 
   it('while its connection is held: Start answers 503 with Retry-After, /readyz names the pool, both recover', async () => {
@@ -146,6 +124,6 @@ describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', (
       ((await ready.json()) as { checks: Record<string, string> }).checks.transition_pool,
     ).toBeUndefined();
     expect((await signer.start()).status).toBe(200);
-    expect(await openTransactions()).toBe(0);
+    expect(await openTransactions(t.db.name)).toBe(0);
   });
 });
