@@ -73,10 +73,15 @@ export async function retryOnDeadlock<T>(
  */
 export async function lockSessionRow(m: EntityManager, sessionId: string): Promise<void> {
   const type = m.dataSource.options.type;
-  if (type === 'mysql' || type === 'mariadb')
-    // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
-    await m.query('SELECT id FROM session WHERE id = ? FOR UPDATE', [sessionId]);
+  if (type === 'mysql' || type === 'mariadb') await m.query(LOCK_SESSION_ROW, [sessionId]);
 }
+
+/**
+ * The session row lock's statement (MySQL/MariaDB; one parameter, the session id). The batched transitions send
+ * it with their first round trip instead (session.transition.ts, ADR 0058).
+ */
+// sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
+export const LOCK_SESSION_ROW = 'SELECT id FROM session WHERE id = ? FOR UPDATE';
 
 /**
  * A unique-key violation on any engine: MySQL/MariaDB say ER_DUP_ENTRY, SQLite (libsql) SQLITE_CONSTRAINT_UNIQUE

@@ -10,7 +10,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { batchedTransactionWithRetry } from '../../db/batched-transaction';
-import { isMysql } from '../../db/data-source';
+import { isMysql, LOCK_SESSION_ROW } from '../../db/data-source';
 import { later, sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
@@ -156,9 +156,7 @@ export class SessionTransitions {
           queued = 0;
           // the row lock first, so every transaction that touches a session locks in the same order (its answer
           // decides nothing: it travels with the unit's first statement)
-          if (lock && isMysql(m.dataSource))
-            // sql-lint-allow: session-scope: locks the session row by primary key (globally unique id; lookup vindex routes it)
-            await later(m.dataSource, 'SELECT id FROM session WHERE id = ? FOR UPDATE', [s.id], m);
+          if (lock && isMysql(m.dataSource)) await later(m.dataSource, LOCK_SESSION_ROW, [s.id], m);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
           await tx.flush();
