@@ -9,9 +9,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { batchedTransactionWithRetry } from '../../db/batched-transaction';
+import { batchedTransactionWithRetry, isLostGuard } from '../../db/batched-transaction';
 import { isMysql, LOCK_SESSION_ROW } from '../../db/data-source';
-import { later, sql } from '../../db/fast-sql';
+import { later, laterGuarded, sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
@@ -167,7 +167,9 @@ export class SessionTransitions {
       if (queued > 0) this.deps.onEventsQueued?.();
       return { won: true, value };
     } catch (e) {
-      if (e instanceof LostRace) return { won: false };
+      // a move lost: decided in the unit (LostRace), or on the server by a kept move's guard (isLostGuard, ADR
+      // 0058 amendment 3); either way nothing of the unit was committed
+      if (e instanceof LostRace || isLostGuard(e)) return { won: false };
       throw e;
     }
   }
@@ -223,14 +225,15 @@ export class SessionTransitions {
       rows.push(sessionEventRow(session, entry));
     };
     let carried: Pick<MovePatch, 'anchorHolderKey'> | null = null;
-    const moveIfCurrent = async (event: SessionEvent, patch?: MovePatch) => {
-      const next = await guardedMove(m, session, event, now, { ...carried, ...patch }, emit, timeline);
+    const apply = async (event: SessionEvent, patch: MovePatch | undefined, keep: boolean) => {
+      const next = await guardedMove(m, session, event, now, { ...carried, ...patch }, emit, timeline, keep);
       if (next) {
         session = next;
         carried = null;
       }
       return next;
     };
+    const moveIfCurrent = (event: SessionEvent, patch?: MovePatch) => apply(event, patch, false);
     return {
       m,
       now,
@@ -239,7 +242,9 @@ export class SessionTransitions {
       },
       moveIfCurrent,
       move: async (event, patch) => {
-        const next = await moveIfCurrent(event, patch);
+        // a lost move rolls the unit back whatever its writes: on MySQL it is kept with its guard (the next
+        // writes and the COMMIT go with it, ADR 0058 amendment 3), and the server stops the batch if it lost
+        const next = await apply(event, patch, true);
         if (!next) throw new LostRace();
         return next;
       },
@@ -250,7 +255,7 @@ export class SessionTransitions {
       emit,
       flush: async () => {
         if (carried) {
-          await updateSession(m, carried, first.id, undefined, true);
+          await updateSession(m, carried, first.id, undefined, 'deferred');
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
@@ -283,6 +288,8 @@ async function guardedMove(
   { failure, condition, ...patch }: MovePatch = {},
   emit: (e: SessionOutboxEvent) => Promise<void>,
   timeline: (e: SessionEventInput) => Promise<void>,
+  /** A lost move rolls the unit back (`move`): the guarded write may be kept, not answered (updateSession). */
+  keep = false,
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
@@ -302,7 +309,8 @@ async function guardedMove(
     // the first step's holder key is needed only while steps remain (ADR 0046)
     ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
-  if ((await updateSession(m, set, s.id, { status: s.status, version: s.version })) !== 1) return null;
+  const guard = { status: s.status, version: s.version };
+  if ((await updateSession(m, set, s.id, guard, keep ? 'guarded' : 'answer')) !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
   await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
@@ -320,8 +328,12 @@ async function updateSession(
   set: Partial<Record<keyof SessionEntity, unknown>>,
   id: string,
   guard?: { status: SessionEntity['status']; version: number },
-  /** A write whose answer decides nothing (the carried columns): sent with the unit's next round trip. */
-  deferred = false,
+  /**
+   * `answer`: sent now, its changed rows answered. `deferred`: a write whose answer decides nothing (the carried
+   * columns), sent with the unit's next round trip. `guarded`: a guarded move whose loss rolls the unit back,
+   * kept with its guard on MySQL (laterGuarded: a lost guard stops the batch on the server).
+   */
+  mode: 'answer' | 'deferred' | 'guarded' = 'answer',
 ): Promise<number> {
   const ds = m.dataSource;
   const meta = ds.getMetadata(SessionEntity);
@@ -335,9 +347,12 @@ async function updateSession(
     values.push(ds.driver.preparePersistentValue(value, column));
   }
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-  const text = `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`;
+  const update = `UPDATE session SET ${names.join(', ')} WHERE id = ?`;
   const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
-  if (deferred) {
+  if (guard && mode === 'guarded')
+    return laterGuarded(ds, update, 'session', 'status = ? AND version = ?', params, m);
+  const text = guard ? `${update} AND status = ? AND version = ?` : update;
+  if (mode === 'deferred') {
     await later(ds, text, params, m);
     return 1;
   }
