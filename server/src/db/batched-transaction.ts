@@ -30,6 +30,9 @@ interface MysqlPool {
 /** A kept statement whose affected rows decide the unit: checked when the round trip carrying it answers. */
 type Check = (result: { affectedRows: number }) => void;
 
+/** What the round trip carrying a kept statement answered for it (a kept read's rows, a write's header). */
+type Answered = (result: unknown) => void;
+
 /**
  * A connection's statements not sent yet (`checks` by their index in `pending`), the writes kept for the
  * COMMIT's round trip, whether a guarded write is among the pending ones, and whether its transaction was
@@ -37,7 +40,7 @@ type Check = (result: { affectedRows: number }) => void;
  */
 interface Batch {
   pending: string[];
-  checks: Map<number, Check>;
+  checks: Map<number, Answered>;
   atCommit: string[];
   guarded: boolean;
   begun: boolean;
@@ -153,6 +156,15 @@ export function batchedTransactionWithRetry<T>(
   return retryOnDeadlock(ds, attempts, () => withTransactionMark(ds, () => batched(ds, p, fn)));
 }
 
+/** True when `m` runs a batched transaction (its statements may be kept: deferIfBatched). */
+export function isBatched(m: EntityManager): boolean {
+  const qr = m.queryRunner as unknown as
+    | { databaseConnection?: MysqlConnection; isTransactionActive: boolean }
+    | undefined;
+  const conn = qr?.isTransactionActive ? qr.databaseConnection : undefined;
+  return conn !== undefined && batches.has(conn);
+}
+
 /**
  * Keeps `statement` (a write whose answer decides nothing) for the next round trip of the batched transaction
  * `m` runs in, formatted with its values; false when `m` is not one (the caller runs it at once).
@@ -174,6 +186,11 @@ export function deferIfBatched(
      * with LostGuard instead of answering (ADR 0058 amendment 3).
      */
     guarded?: boolean;
+    /**
+     * A kept read whose rows the unit passes on and does not decide on (the relay's candidates, ADR 0058
+     * amendment 3): called with them when the round trip carrying it answers without error.
+     */
+    collect?: (rows: unknown[]) => void;
   } = {},
 ): boolean {
   const qr = m.queryRunner as unknown as
@@ -185,7 +202,9 @@ export function deferIfBatched(
   const text = conn.format(statement, params);
   if (opts.atCommit) batch.atCommit.push(text);
   else {
-    if (opts.check) batch.checks.set(batch.pending.length, opts.check);
+    const { check, collect } = opts;
+    if (check) batch.checks.set(batch.pending.length, (r) => check(r as { affectedRows: number }));
+    else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
     if (opts.guarded) batch.guarded = true;
     batch.pending.push(text);
   }
@@ -251,8 +270,7 @@ async function batched<T>(
           return done(guarded && (err as { errno?: unknown }).errno === GUARD_ERRNO ? new LostGuard(err) : err);
         // the kept statements' decisions come first, in their order (a consumed request before the move)
         try {
-          for (const [i, check] of checks)
-            check((rows as { affectedRows: number }[])[i] as { affectedRows: number });
+          for (const [i, check] of checks) check((rows as unknown[])[i]);
         } catch (e) {
           return done(e as Error);
         }

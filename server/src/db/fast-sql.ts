@@ -152,13 +152,15 @@ export async function laterGuarded(
   guard: string,
   params: unknown[],
   m: EntityManager,
+  /** The rows the write changes when its guard holds (a two-table UPDATE: 2). */
+  rows = 1,
 ): Promise<number> {
   const check = (r: { affectedRows: number }) => {
-    // the row is always there (guardedWhere): a kept write that changed nothing is a broken invariant
-    if (r.affectedRows !== 1) throw new Error(`guarded write of ${table} changed ${r.affectedRows} rows`);
+    // the row is always there (guardedWhere): a kept write that changed less is a broken invariant
+    if (r.affectedRows !== rows) throw new Error(`guarded write of ${table} changed ${r.affectedRows} rows`);
   };
   if (deferIfBatched(m, `${statement} AND ${guardedWhere(table, guard)}`, params, { guarded: true, check }))
-    return 1;
+    return rows;
   return (await sql<{ affectedRows: number }>(ds, `${statement} AND ${guard}`, params, m)).affectedRows;
 }
 

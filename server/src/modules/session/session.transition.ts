@@ -9,7 +9,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { batchedTransactionWithRetry, isLostGuard } from '../../db/batched-transaction';
+import {
+  batchedTransactionWithRetry,
+  deferIfBatched,
+  isBatched,
+  isLostGuard,
+} from '../../db/batched-transaction';
 import { isMysql, LOCK_SESSION_ROW } from '../../db/data-source';
 import { later, laterGuarded, sql } from '../../db/fast-sql';
 import {
@@ -19,6 +24,7 @@ import {
   sessionEventRow,
 } from '../timeline/session-events';
 import { enqueueSessionEvents } from '../webhook/outbox';
+import { SESSION_CANDIDATES_SQL } from '../webhook/webhook.outbox-sql';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -76,10 +82,30 @@ export interface TransitionTx {
    * amendment); written alone at the end of the unit when no move follows.
    */
   carry(patch: Pick<MovePatch, 'anchorHolderKey'>): void;
+  /**
+   * Uses up a single-use row of another table (the completion's wallet request) by its guarded write: on MySQL
+   * in the guarded UPDATE of the unit's next `move`, one statement for both (ADR 0058 amendment 3), whose
+   * loss rolls the unit back and `run` answers through `recheck` (which must tell a used row apart); written
+   * alone at the end of the unit when no move follows. Elsewhere it is written at once, and `used.lost()` is
+   * thrown when its guard is false.
+   */
+  useUp(used: UsedRow): Promise<void>;
   /** A timeline row of this change. */
   timeline(entry: SessionEventInput): Promise<void>;
   /** Queues a webhook event of this session (typed builders in session.events.ts). */
   emit(event: SessionOutboxEvent): Promise<void>;
+}
+
+/**
+ * A row used up with a move (TransitionTx.useUp): `table`'s row `id`, `set` and `guard` its assignments and
+ * condition, with the table's name on every column (they may run in a two-table UPDATE with the session).
+ */
+export interface UsedRow {
+  table: string;
+  id: string;
+  set: string;
+  guard: string;
+  lost: () => Error;
 }
 
 /** How a unit runs (see `run`). */
@@ -96,8 +122,11 @@ export interface UnitOptions {
 export interface TransitionDeps {
   ds: DataSource;
   clock: Clock;
-  /** Called after a commit that queued webhook events (wakes the relay). */
-  onEventsQueued?: () => void;
+  /**
+   * Called after a commit that queued webhook events (wakes the relay); on MySQL with the session's due
+   * candidates, read in the commit's round trip (ADR 0058 amendment 3), for the relay's next claim.
+   */
+  onEventsQueued?: (offered?: Record<string, unknown>[]) => void;
 }
 
 /**
@@ -147,6 +176,7 @@ export class SessionTransitions {
     lock = true,
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
+    let offered: Record<string, unknown>[] | undefined;
     try {
       // batched on MySQL (ADR 0058): BEGIN goes with the first statement, the writes that decide nothing with
       // the next one that does, COMMIT with the last writes
@@ -154,17 +184,20 @@ export class SessionTransitions {
         this.deps.ds,
         async (m) => {
           queued = 0;
+          offered = undefined;
           // the row lock first, so every transaction that touches a session locks in the same order (its answer
           // decides nothing: it travels with the unit's first statement)
           if (lock && isMysql(m.dataSource)) await later(m.dataSource, LOCK_SESSION_ROW, [s.id], m);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
-          await tx.flush();
+          await tx.flush((rows) => {
+            offered = rows;
+          });
           return value;
         },
         attempts,
       );
-      if (queued > 0) this.deps.onEventsQueued?.();
+      if (queued > 0) this.deps.onEventsQueued?.(offered);
       return { won: true, value };
     } catch (e) {
       // a move lost: decided in the unit (LostRace), or on the server by a kept move's guard (isLostGuard, ADR
@@ -212,7 +245,7 @@ export class SessionTransitions {
     m: EntityManager,
     first: SessionEntity,
     onQueued: () => void,
-  ): TransitionTx & { flush(): Promise<void> } {
+  ): TransitionTx & { flush(offer: (rows: Record<string, unknown>[]) => void): Promise<void> } {
     const now = this.deps.clock.now();
     let session = first;
     const rows: ReturnType<typeof sessionEventRow>[] = [];
@@ -225,8 +258,21 @@ export class SessionTransitions {
       rows.push(sessionEventRow(session, entry));
     };
     let carried: Pick<MovePatch, 'anchorHolderKey'> | null = null;
+    let used: UsedRow | null = null;
     const apply = async (event: SessionEvent, patch: MovePatch | undefined, keep: boolean) => {
-      const next = await guardedMove(m, session, event, now, { ...carried, ...patch }, emit, timeline, keep);
+      const withRow = keep ? used : null;
+      const next = await guardedMove(
+        m,
+        session,
+        event,
+        now,
+        { ...carried, ...patch },
+        emit,
+        timeline,
+        keep,
+        withRow,
+      );
+      if (withRow) used = null;
       if (next) {
         session = next;
         carried = null;
@@ -251,15 +297,33 @@ export class SessionTransitions {
       carry: (patch) => {
         carried = { ...carried, ...patch };
       },
+      useUp: async (row) => {
+        if (isBatched(m)) used = row;
+        else await useUpAlone(m, row);
+      },
       timeline,
       emit,
-      flush: async () => {
+      flush: async (offer) => {
+        if (used) {
+          await useUpAlone(m, used);
+          used = null;
+        }
         if (carried) {
           await updateSession(m, carried, first.id, undefined, 'deferred');
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
-        await enqueueSessionEvents(m, events.splice(0));
+        const queued = events.splice(0);
+        await enqueueSessionEvents(m, queued);
+        // On MySQL the relay's read of what this unit queued goes with the COMMIT's round trip, after the
+        // outbox INSERT (ADR 0058 amendment 3): its rows reach the relay only once committed (`run`), and its
+        // claim takes them without a read of its own. A read decides nothing here; nothing runs it elsewhere.
+        if (queued.length > 0) {
+          const due = new Date(Math.max(now.getTime(), ...queued.map((e) => e.now.getTime())));
+          deferIfBatched(m, SESSION_CANDIDATES_SQL, [due, first.id], {
+            collect: (r) => offer(r as Record<string, unknown>[]),
+          });
+        }
       },
     };
   }
@@ -290,6 +354,8 @@ async function guardedMove(
   timeline: (e: SessionEventInput) => Promise<void>,
   /** A lost move rolls the unit back (`move`): the guarded write may be kept, not answered (updateSession). */
   keep = false,
+  /** A row used up in the same guarded UPDATE (kept moves on MySQL only, TransitionTx.useUp). */
+  withRow: UsedRow | null = null,
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
@@ -310,7 +376,7 @@ async function guardedMove(
     ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
   const guard = { status: s.status, version: s.version };
-  if ((await updateSession(m, set, s.id, guard, keep ? 'guarded' : 'answer')) !== 1) return null;
+  if ((await updateSession(m, set, s.id, guard, keep ? 'guarded' : 'answer', withRow)) !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
   await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
@@ -334,6 +400,8 @@ async function updateSession(
    * kept with its guard on MySQL (laterGuarded: a lost guard stops the batch on the server).
    */
   mode: 'answer' | 'deferred' | 'guarded' = 'answer',
+  /** `guarded` only: a row of another table written in the same UPDATE, its guard joined to the session's. */
+  withRow: UsedRow | null = null,
 ): Promise<number> {
   const ds = m.dataSource;
   const meta = ds.getMetadata(SessionEntity);
@@ -343,12 +411,27 @@ async function updateSession(
     if (value === undefined) continue;
     const column = meta.findColumnWithPropertyName(property);
     if (!column) throw new Error(`no session column ${property}`);
-    names.push(`${ds.driver.escape(column.databaseName)} = ?`);
+    names.push(`${withRow ? 'session.' : ''}${ds.driver.escape(column.databaseName)} = ?`);
     values.push(ds.driver.preparePersistentValue(value, column));
   }
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
   const update = `UPDATE session SET ${names.join(', ')} WHERE id = ?`;
   const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
+  if (guard && mode === 'guarded' && withRow) {
+    // two rows, one statement (ADR 0058 amendment 3): both guards hold, or the batch stops here
+    // sql-lint-allow: session-scope: by primary keys (ids are globally unique): a lookup vindex on the id routes it to one shard
+    const joined = `UPDATE session JOIN ${withRow.table} ON ${withRow.table}.id = ? SET ${names.join(', ')}, ${withRow.set} WHERE session.id = ?`;
+    const changed = await laterGuarded(
+      ds,
+      joined,
+      'session',
+      `session.status = ? AND session.version = ? AND ${withRow.guard}`,
+      [withRow.id, ...params],
+      m,
+      2,
+    );
+    return changed === 2 ? 1 : 0;
+  }
   if (guard && mode === 'guarded')
     return laterGuarded(ds, update, 'session', 'status = ? AND version = ?', params, m);
   const text = guard ? `${update} AND status = ? AND version = ?` : update;
@@ -357,6 +440,13 @@ async function updateSession(
     return 1;
   }
   return (await sql<{ affectedRows: number }>(ds, text, params, m)).affectedRows;
+}
+
+/** A used-up row written alone (no kept move to carry it): guarded, `lost()` when its guard is false. */
+async function useUpAlone(m: EntityManager, row: UsedRow): Promise<void> {
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+  const text = `UPDATE ${row.table} SET ${row.set} WHERE ${row.table}.id = ?`;
+  if ((await laterGuarded(m.dataSource, text, row.table, row.guard, [row.id], m)) !== 1) throw row.lost();
 }
 
 /** The timeline rows of one move, in its transaction. */

@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
-import { insertRowAtCommit, laterGuarded, sql } from '../../db/fast-sql';
+import { insertRowAtCommit, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEntity } from '../session/session.entity';
@@ -108,21 +108,19 @@ export class StepCompletion {
       s,
       async (tx) => {
         const { m } = tx;
-        // plain guarded UPDATE (fast-sql.ts, ADR 0045). On MySQL it is kept with its guard (ADR 0058 amendment
-        // 3): a request no longer open stops the round trip carrying it on the server, before the move runs,
-        // and the unit rolls back; the recheck below then answers "already used" (the request is not open).
-        // The audit record, the evidence and the result go with the COMMIT, after the consume and the move: a
-        // completion that lost either never reaches a duplicate key.
-        const consumed = await laterGuarded(
-          m.dataSource,
-          // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-          "UPDATE wallet_request SET state = 'consumed' WHERE id = ?",
-          'wallet_request',
-          "state = 'open'",
-          [req.id],
-          m,
-        );
-        if (consumed !== 1) throw usedRequest();
+        // the request's guarded consume (fast-sql.ts, ADR 0045). On MySQL it is written by the move's own
+        // guarded UPDATE, both guards in one statement (ADR 0058 amendment 3): a request no longer open stops
+        // the batch on the server and the unit rolls back; the recheck below then answers "already used" (the
+        // request is not open). The audit record, the evidence and the result go with the COMMIT, after it: a
+        // completion that lost the consume or the move never reaches a duplicate key. Elsewhere it is written
+        // now and a used request is refused at once.
+        await tx.useUp({
+          table: 'wallet_request',
+          id: req.id,
+          set: "wallet_request.state = 'consumed'",
+          guard: "wallet_request.state = 'open'",
+          lost: usedRequest,
+        });
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
           sessionId: s.id,

@@ -14,8 +14,17 @@ export interface MysqlPool {
  * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
  * failed event is ahead of it, and its endpoint.
  */
-export const candidatesSql = (limit: number): string =>
-  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+export const candidatesSql = (limit: number): string => candidatesOf('', limit);
+
+/**
+ * The due candidates of one session (one parameter more, the session id, after the time), as candidatesSql
+ * reads them: read by a transition that queued events, in its own commit's round trip, and handed to this
+ * node's relay so that its claim needs no read of its own (ADR 0058 amendment 3). Session-scoped by design.
+ */
+export const SESSION_CANDIDATES_SQL = candidatesOf(' AND e.session_id = ?', 500);
+
+function candidatesOf(andWhere: string, limit: number): string {
+  return `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
           e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
           (SELECT MIN(h.sequence) FROM webhook_event h
             WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
@@ -24,8 +33,9 @@ export const candidatesSql = (limit: number): string =>
             AS failed_before
    FROM webhook_event e
    LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+   WHERE e.status = 'pending' AND e.next_attempt_at <= ?${andWhere}
    ORDER BY e.next_attempt_at LIMIT ${limit}`;
+}
 
 /** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
 export type Stmt = { sql: string; params: unknown[]; fenced?: number; wake?: true };

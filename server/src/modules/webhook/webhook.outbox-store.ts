@@ -64,8 +64,13 @@ export interface WebhookOutboxStoreDeps {
 export class WebhookOutboxStore {
   /** SQLite: one connection, so one write transaction at a time (the loop reads this). */
   readonly sqlite: boolean;
-  /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
-  private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
+  /**
+   * Candidates read in the round trip of the last compare-and-set (multi-statement pool only), or (`partial`)
+   * those of sessions whose transitions just queued events, read in their commit's round trip (offer).
+   */
+  private prefetched:
+    | { rows: Record<string, unknown>[]; at: number; clockAt: number; partial?: true }
+    | undefined;
   /** The last claim read as many candidates as it asked for: more may be due. */
   moreDue = false;
   /** Invalidations so far: a claim keeps its candidates only if none came while its query ran (ADR 0061). */
@@ -81,6 +86,32 @@ export class WebhookOutboxStore {
    */
   invalidatePrefetch(): void {
     this.prefetched = undefined;
+    this.epoch++;
+  }
+
+  /**
+   * The due candidates of a session whose transition just committed the events it queued, read in that
+   * commit's round trip (SESSION_CANDIDATES_SQL, ADR 0058 amendment 3), for the next claim to take instead of
+   * reading. Added to the candidates read with the last compare-and-set when those are still fresh (which then
+   * show everything due again, as a read now would, but for other nodes' events, as before); otherwise they
+   * are `partial`, some sessions' only, and a claim that takes them looks at what else is due in the read that
+   * goes with its compare-and-set (claim). Like a kick, an offer makes a claim under way drop its read (epoch).
+   */
+  offer(rows: Record<string, unknown>[]): void {
+    if (this.sqlite || rows.length === 0) return;
+    const pre = this.prefetched;
+    const fresh =
+      pre !== undefined &&
+      performance.now() - pre.at < PREFETCH_TTL_MS &&
+      Math.abs(this.deps.clock.now().getTime() - pre.clockAt) < PREFETCH_TTL_MS;
+    const ids = new Set(rows.map((r) => String(r.id)));
+    const kept = fresh && pre ? pre.rows.filter((r) => !ids.has(String(r.id))) : [];
+    this.prefetched = {
+      rows: [...kept, ...rows],
+      at: fresh && pre ? pre.at : performance.now(),
+      clockAt: fresh && pre ? pre.clockAt : this.deps.clock.now().getTime(),
+      ...(fresh && pre && !pre.partial ? {} : { partial: true as const }),
+    };
     this.epoch++;
   }
 
@@ -180,8 +211,11 @@ export class WebhookOutboxStore {
         Math.abs(now.getTime() - pre.clockAt) < PREFETCH_TTL_MS;
       const due: Record<string, unknown>[] =
         fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
+      // offered candidates (offer) are some sessions' only: what else is due shows in the read that goes with
+      // this claim's compare-and-set, and the next claim takes it
+      const partial = fresh && pre?.partial === true;
       if (due.length === 0) return [];
-      if (due.length >= limit) this.moreDue = true;
+      if (due.length >= limit || (partial && pre && pre.rows.length > limit)) this.moreDue = true;
 
       const go: Record<string, unknown>[] = [];
       const behind: Record<string, unknown>[] = [];
@@ -249,8 +283,10 @@ export class WebhookOutboxStore {
           took = changedRows(res);
           if (epoch === this.epoch)
             this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
+          if (partial && next.length > 0) this.moreDue = true;
         } else {
           took = changedRows(await ds.query(casSql, casParams));
+          if (partial) this.moreDue = true;
         }
       } catch (e) {
         // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
