@@ -97,14 +97,15 @@ export interface TransitionTx {
 }
 
 /**
- * A row used up with a move (TransitionTx.useUp): `table`'s row `id`, `set` and `guard` its assignments and
- * condition, with the table's name on every column (they may run in a two-table UPDATE with the session).
+ * A row used up with a move (TransitionTx.useUp): `table`'s row `id`, whose `column` goes from `from` to `to`
+ * (its guard: still `from`); `lost` is the refusal when it is not.
  */
 export interface UsedRow {
-  table: string;
+  table: 'wallet_request';
   id: string;
-  set: string;
-  guard: string;
+  column: 'state';
+  from: string;
+  to: string;
   lost: () => Error;
 }
 
@@ -419,14 +420,15 @@ async function updateSession(
   const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
   if (guard && mode === 'guarded' && withRow) {
     // two rows, one statement (ADR 0058 amendment 3): both guards hold, or the batch stops here
+    const { table, column } = withRow;
     // sql-lint-allow: session-scope: by primary keys (ids are globally unique): a lookup vindex on the id routes it to one shard
-    const joined = `UPDATE session JOIN ${withRow.table} ON ${withRow.table}.id = ? SET ${names.join(', ')}, ${withRow.set} WHERE session.id = ?`;
+    const joined = `UPDATE session JOIN ${table} ON ${table}.id = ? SET ${names.join(', ')}, ${table}.${column} = ? WHERE session.id = ?`;
     const changed = await laterGuarded(
       ds,
       joined,
       'session',
-      `session.status = ? AND session.version = ? AND ${withRow.guard}`,
-      [withRow.id, ...params],
+      `session.status = ? AND session.version = ? AND ${table}.${column} = ?`,
+      [withRow.id, ...values, withRow.to, id, guard.status, guard.version, withRow.from],
       m,
       2,
     );
@@ -445,8 +447,9 @@ async function updateSession(
 /** A used-up row written alone (no kept move to carry it): guarded, `lost()` when its guard is false. */
 async function useUpAlone(m: EntityManager, row: UsedRow): Promise<void> {
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-  const text = `UPDATE ${row.table} SET ${row.set} WHERE ${row.table}.id = ?`;
-  if ((await laterGuarded(m.dataSource, text, row.table, row.guard, [row.id], m)) !== 1) throw row.lost();
+  const text = `UPDATE ${row.table} SET ${row.column} = ? WHERE id = ?`;
+  const params = [row.to, row.id, row.from];
+  if ((await laterGuarded(m.dataSource, text, row.table, `${row.column} = ?`, params, m)) !== 1) throw row.lost();
 }
 
 /** The timeline rows of one move, in its transaction. */

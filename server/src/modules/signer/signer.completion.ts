@@ -117,8 +117,9 @@ export class StepCompletion {
         await tx.useUp({
           table: 'wallet_request',
           id: req.id,
-          set: "wallet_request.state = 'consumed'",
-          guard: "wallet_request.state = 'open'",
+          column: 'state',
+          from: 'open',
+          to: 'consumed',
           lost: usedRequest,
         });
         const completedAt = tx.now;
