@@ -155,7 +155,14 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
     // a transition's shape (ADR 0058 amendment 3): the guarded move, then a write that decides nothing
     const move = (from: number, row: string) =>
       batchedTransactionWithRetry(ds, async (m) => {
-        const changed = await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [from + 1, 's', from], m);
+        const changed = await laterGuarded(
+          ds,
+          'UPDATE t SET v = ? WHERE id = ?',
+          't',
+          'v = ?',
+          [from + 1, 's', from],
+          m,
+        );
         await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', [row, from], m);
         return changed;
       });
@@ -178,8 +185,12 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       { id: 'third', v: 2 },
     ]);
     // outside a batched transaction the guard is the bare condition, answered at once
-    expect(await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [9, 's', 1], ds.manager)).toBe(0);
-    expect(await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [4, 's', 3], ds.manager)).toBe(1);
+    expect(
+      await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [9, 's', 1], ds.manager),
+    ).toBe(0);
+    expect(
+      await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [4, 's', 3], ds.manager),
+    ).toBe(1);
   });
 
   it("the API's pool keeps one statement per query", async () => {

@@ -267,7 +267,9 @@ async function batched<T>(
         // one result per statement: the caller asked for the last one's. A guard found false stopped the batch
         // at its write: nothing after it ran (the COMMIT neither), and the unit rolls back
         if (err)
-          return done(guarded && (err as { errno?: unknown }).errno === GUARD_ERRNO ? new LostGuard(err) : err);
+          return done(
+            guarded && (err as { errno?: unknown }).errno === GUARD_ERRNO ? new LostGuard(err) : err,
+          );
         // the kept statements' decisions come first, in their order (a consumed request before the move)
         try {
           for (const [i, check] of checks) check((rows as unknown[])[i]);

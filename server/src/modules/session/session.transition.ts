@@ -449,7 +449,8 @@ async function useUpAlone(m: EntityManager, row: UsedRow): Promise<void> {
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
   const text = `UPDATE ${row.table} SET ${row.column} = ? WHERE id = ?`;
   const params = [row.to, row.id, row.from];
-  if ((await laterGuarded(m.dataSource, text, row.table, `${row.column} = ?`, params, m)) !== 1) throw row.lost();
+  if ((await laterGuarded(m.dataSource, text, row.table, `${row.column} = ?`, params, m)) !== 1)
+    throw row.lost();
 }
 
 /** The timeline rows of one move, in its transaction. */

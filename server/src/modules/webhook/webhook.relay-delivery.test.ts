@@ -64,7 +64,7 @@ describe('webhook relay', () => {
     expect(await relay().runOnce()).toBe(0); // delivered once only
   });
 
-  it("takes the candidates a transition offered without a read of its own, then what else is due (ADR 0058 amendment 3)", async () => {
+  it('takes the candidates a transition offered without a read of its own, then what else is due (ADR 0058 amendment 3)', async () => {
     const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
     await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
     const other = newId('sess');
@@ -89,7 +89,9 @@ describe('webhook relay', () => {
     } finally {
       counter.close();
     }
-    const sent = receiver.requests.map((q) => JSON.parse(q.body) as { event: string; data: { session_id: string } });
+    const sent = receiver.requests.map(
+      (q) => JSON.parse(q.body) as { event: string; data: { session_id: string } },
+    );
     expect(sent.map((b) => `${b.data.session_id === sess ? 'offered' : 'other'}:${b.event}`)).toEqual([
       'offered:step.completed',
       'offered:session.completed',
