@@ -1,6 +1,9 @@
-// The outbox store's SQL pieces (webhook.outbox-store.ts): the candidates query, a multi-statement query on the
-// relay's own pool (ADR 0014), and the row-count and date helpers that read mysql2 and better-sqlite3 alike.
+// The outbox store's SQL pieces (webhook.outbox-store.ts): the candidates query (and one session's, which a
+// transition reads for the relay, ADR 0058 amendment 3), a multi-statement query on the relay's own pool and the
+// outcome transaction in one round trip (ADR 0014), and the row-count and date helpers that read mysql2 and
+// better-sqlite3 alike.
 import type { EntityManager } from 'typeorm';
+import { isDeadlock } from '../../db/data-source';
 
 export interface MysqlConnection {
   query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
@@ -76,4 +79,50 @@ export async function update(m: EntityManager, sql: string, params: unknown[]): 
   if (!runner) throw new Error('update outside a transaction');
   const res = await runner.query(sql, params, true);
   return res.affected ?? 0;
+}
+
+/**
+ * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
+ * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+ * failing statement; the transaction is then rolled back on the same connection before it goes back to the
+ * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
+ * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
+ */
+export async function recordInOneRoundTrip(
+  pool: MysqlPool,
+  stmts: Stmt[],
+): Promise<{ lost: number; woke: boolean }> {
+  const text = [
+    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+    'START TRANSACTION',
+    ...stmts.map((st) => st.sql),
+    'COMMIT',
+  ].join(';\n');
+  const params = stmts.flatMap((st) => st.params);
+  for (let i = 1; ; i++) {
+    const conn = await new Promise<MysqlConnection>((resolve, reject) =>
+      pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+    );
+    try {
+      const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
+        conn.query(text, params, (err, res) =>
+          err ? reject(err) : resolve(res as { affectedRows?: number }[]),
+        ),
+      );
+      conn.release();
+      let lost = 0;
+      let woke = false;
+      for (const [k, st] of stmts.entries()) {
+        if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
+        if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
+      }
+      return { lost, woke };
+    } catch (e) {
+      // whatever ran before the failing statement is undone before the connection is reused
+      await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
+      conn.release();
+      if (i >= 5 || !isDeadlock(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+    }
+  }
 }

@@ -27,10 +27,10 @@ import {
 import {
   candidatesSql,
   changedRows,
-  type MysqlConnection,
   type MysqlPool,
   marks,
   multiQuery,
+  recordInOneRoundTrip,
   type Stmt,
   update,
 } from './webhook.outbox-sql';
@@ -134,52 +134,6 @@ export class WebhookOutboxStore {
       options?: { multipleStatements?: boolean };
     };
     return driver.options?.multipleStatements === true && driver.pool ? driver.pool : null;
-  }
-
-  /**
-   * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
-   * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
-   * failing statement; the transaction is then rolled back on the same connection before it goes back to the
-   * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
-   * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
-   */
-  private async recordInOneRoundTrip(
-    pool: MysqlPool,
-    stmts: Stmt[],
-  ): Promise<{ lost: number; woke: boolean }> {
-    const text = [
-      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
-      'START TRANSACTION',
-      ...stmts.map((st) => st.sql),
-      'COMMIT',
-    ].join(';\n');
-    const params = stmts.flatMap((st) => st.params);
-    for (let i = 1; ; i++) {
-      const conn = await new Promise<MysqlConnection>((resolve, reject) =>
-        pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
-      );
-      try {
-        const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
-          conn.query(text, params, (err, res) =>
-            err ? reject(err) : resolve(res as { affectedRows?: number }[]),
-          ),
-        );
-        conn.release();
-        let lost = 0;
-        let woke = false;
-        for (const [k, st] of stmts.entries()) {
-          if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
-          if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
-        }
-        return { lost, woke };
-      } catch (e) {
-        // whatever ran before the failing statement is undone before the connection is reused
-        await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
-        conn.release();
-        if (i >= 5 || !isDeadlock(e)) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
-      }
-    }
   }
 
   /**
@@ -492,7 +446,7 @@ export class WebhookOutboxStore {
     let woke = false;
     const pool = this.multiStatementPool();
     if (pool) {
-      const out = await this.recordInOneRoundTrip(pool, stmts);
+      const out = await recordInOneRoundTrip(pool, stmts);
       lost = out.lost;
       woke = out.woke;
     } else {
