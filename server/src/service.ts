@@ -142,7 +142,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     isOutage,
   });
   // queued events wake this node's relay (the outbox is the source of truth; the kick only saves latency)
-  const kick = () => relay.kick();
+  const kick = (offered?: Record<string, unknown>[]) => relay.kick(offered);
   const webhooks = new WebhookService({
     ds,
     allowPrivateTargets: config.webhookAllowPrivateTargets,

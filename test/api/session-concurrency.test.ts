@@ -308,6 +308,27 @@ describe('session concurrency (MariaDB)', () => {
     });
   });
 
+  it('the same answer submitted 8 times at once completes the step once; every other submission is "already used"', async () => {
+    const sessions = await Promise.all(range(3).map(() => started(singleStep)));
+    const submitters = await Promise.all(sessions.map((s) => prepared(s.signer)));
+    await Promise.all(
+      sessions.map(async ({ id }, k) => {
+        const rs = await Promise.all(range(8).map(() => (submitters[k] as () => Promise<Res>)()));
+        expect(ok(rs)).toBe(1);
+        // a replay is request_not_found whether it lost at the read or inside the transaction (ADR 0058
+        // amendment 3: a consume kept with its guard stops its batch, and the recheck finds the request used)
+        for (const r of rs.filter((x) => x.status !== 200)) {
+          expect(r.status).toBe(422);
+          expect(r.body.code).toBe('request_not_found');
+        }
+        expect((await persisted(id)).status).toBe('completed');
+        expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(1);
+        expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(1);
+        expect(await events(id)).toEqual(['step.completed', 'session.completed']);
+      }),
+    );
+  });
+
   it('concurrent refused responses fail the session exactly once', async () => {
     const { id, signer } = await started(singleStep);
     const refused = [];

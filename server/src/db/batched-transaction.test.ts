@@ -12,8 +12,9 @@ import {
   batchedTransactionWithRetry,
   deferIfBatched,
   enableBatchedTransactions,
+  isLostGuard,
 } from './batched-transaction';
-import { later, laterChecked, sql } from './fast-sql';
+import { later, laterChecked, laterGuarded, sql } from './fast-sql';
 import { guardDataSource } from './pool-guard';
 import { STRICT_VIOLATION } from './strict-connection';
 
@@ -146,6 +147,50 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       { id: 'record', v: 7 },
       { id: 'req', v: 1 },
     ]);
+  });
+
+  it('a guarded write travels with the writes after it and the COMMIT; a false guard stops the batch there', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['s', 1]);
+    // a transition's shape (ADR 0058 amendment 3): the guarded move, then a write that decides nothing
+    const move = (from: number, row: string) =>
+      batchedTransactionWithRetry(ds, async (m) => {
+        const changed = await laterGuarded(
+          ds,
+          'UPDATE t SET v = ? WHERE id = ?',
+          't',
+          'v = ?',
+          [from + 1, 's', from],
+          m,
+        );
+        await later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', [row, from], m);
+        return changed;
+      });
+    counter.reset();
+    expect(await move(1, 'first')).toBe(1);
+    expect(counter.count()).toBe(1); // START, the guarded UPDATE, the INSERT and COMMIT in one round trip
+    expect(counter.statements()).toBe(4);
+    // from a version that is gone: the guard stops the batch on the server, nothing after it runs
+    const lost = await move(1, 'second').catch((e: unknown) => e);
+    expect(isLostGuard(lost)).toBe(true);
+    expect(await rows()).toEqual([
+      { id: 'first', v: 1 },
+      { id: 's', v: 2 },
+    ]);
+    // the lost unit was rolled back: the connection goes back clean and the next unit commits
+    expect(await move(2, 'third')).toBe(1);
+    expect(await rows()).toEqual([
+      { id: 'first', v: 1 },
+      { id: 's', v: 3 },
+      { id: 'third', v: 2 },
+    ]);
+    // outside a batched transaction the guard is the bare condition, answered at once
+    expect(
+      await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [9, 's', 1], ds.manager),
+    ).toBe(0);
+    expect(
+      await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [4, 's', 3], ds.manager),
+    ).toBe(1);
   });
 
   it("the API's pool keeps one statement per query", async () => {

@@ -30,16 +30,51 @@ interface MysqlPool {
 /** A kept statement whose affected rows decide the unit: checked when the round trip carrying it answers. */
 type Check = (result: { affectedRows: number }) => void;
 
+/** What the round trip carrying a kept statement answered for it (a kept read's rows, a write's header). */
+type Answered = (result: unknown) => void;
+
 /**
  * A connection's statements not sent yet (`checks` by their index in `pending`), the writes kept for the
- * COMMIT's round trip, and whether its transaction was begun on the server.
+ * COMMIT's round trip, whether a guarded write is among the pending ones, and whether its transaction was
+ * begun on the server.
  */
 interface Batch {
   pending: string[];
-  checks: Map<number, Check>;
+  checks: Map<number, Answered>;
   atCommit: string[];
+  guarded: boolean;
   begun: boolean;
 }
+
+/**
+ * The error a guarded write (`guardedWhere`) raises on the server when its guard is false:
+ * ER_SUBQUERY_NO_1_ROW, which none of the transitions' own statements can raise (they have no scalar subquery).
+ */
+const GUARD_ERRNO = 1242;
+
+/**
+ * The WHERE condition of a guarded write kept in a batched transaction (ADR 0058 amendment 3): `guard` (the
+ * write's own condition, e.g. `status = ? AND version = ?`), or else an error. The write targets one row by
+ * its primary key, and rows of the guarded tables are never deleted, so the row is always found: when `guard`
+ * holds the write changes it, and when it does not, the scalar subquery (two rows; correlated with the row so
+ * that it is evaluated only then, never ahead by the optimizer) fails the statement with ER_SUBQUERY_NO_1_ROW.
+ * The server then runs nothing after it in the batch (the COMMIT included), and the unit rolls back whole
+ * (`isLostGuard`). A write that would have changed no row therefore stops its batch instead of being
+ * answered first: the move and the COMMIT travel together.
+ */
+export const guardedWhere = (table: string, guard: string): string =>
+  `((${guard}) OR (SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ${table}.id IS NOT NULL))`;
+
+/** Raised by the round trip that carried a guarded write whose guard was false: the unit lost its race. */
+export class LostGuard extends Error {
+  constructor(cause: unknown) {
+    super('a guarded write of a batched transaction found its guard false', { cause });
+  }
+}
+
+/** True for a LostGuard, also as the driver error of TypeORM's QueryFailedError around it. */
+export const isLostGuard = (e: unknown): boolean =>
+  e instanceof LostGuard || (e as { driverError?: unknown } | null)?.driverError instanceof LostGuard;
 
 const pools = new WeakMap<DataSource, { pool: MysqlPool; acquireTimeoutMs: number }>();
 const batches = new WeakMap<object, Batch>();
@@ -121,6 +156,15 @@ export function batchedTransactionWithRetry<T>(
   return retryOnDeadlock(ds, attempts, () => withTransactionMark(ds, () => batched(ds, p, fn)));
 }
 
+/** True when `m` runs a batched transaction (its statements may be kept: deferIfBatched). */
+export function isBatched(m: EntityManager): boolean {
+  const qr = m.queryRunner as unknown as
+    | { databaseConnection?: MysqlConnection; isTransactionActive: boolean }
+    | undefined;
+  const conn = qr?.isTransactionActive ? qr.databaseConnection : undefined;
+  return conn !== undefined && batches.has(conn);
+}
+
 /**
  * Keeps `statement` (a write whose answer decides nothing) for the next round trip of the batched transaction
  * `m` runs in, formatted with its values; false when `m` is not one (the caller runs it at once).
@@ -137,6 +181,16 @@ export function deferIfBatched(
     check?: Check;
     /** Sent with the COMMIT's round trip, after every statement that needs an answer (nothing reads it). */
     atCommit?: boolean;
+    /**
+     * The statement's WHERE ends with `guardedWhere`: when the guard is false the round trip carrying it fails
+     * with LostGuard instead of answering (ADR 0058 amendment 3).
+     */
+    guarded?: boolean;
+    /**
+     * A kept read whose rows the unit passes on and does not decide on (the relay's candidates, ADR 0058
+     * amendment 3): called with them when the round trip carrying it answers without error.
+     */
+    collect?: (rows: unknown[]) => void;
   } = {},
 ): boolean {
   const qr = m.queryRunner as unknown as
@@ -148,7 +202,10 @@ export function deferIfBatched(
   const text = conn.format(statement, params);
   if (opts.atCommit) batch.atCommit.push(text);
   else {
-    if (opts.check) batch.checks.set(batch.pending.length, opts.check);
+    const { check, collect } = opts;
+    if (check) batch.checks.set(batch.pending.length, (r) => check(r as { affectedRows: number }));
+    else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
+    if (opts.guarded) batch.guarded = true;
     batch.pending.push(text);
   }
   return true;
@@ -162,7 +219,7 @@ async function batched<T>(
   // the runner first: strict mode refuses it inside another transaction of ds before a connection is taken
   const qr = ds.createQueryRunner();
   const conn = await acquire(p);
-  const batch: Batch = { pending: [], checks: new Map(), atCommit: [], begun: false };
+  const batch: Batch = { pending: [], checks: new Map(), atCommit: [], guarded: false, begun: false };
   batches.set(conn, batch);
   const query = conn.query;
   // own property on this connection while the transaction runs; removed before the connection goes back
@@ -184,6 +241,7 @@ async function batched<T>(
       if (text === 'ROLLBACK' || writes.length === 0) {
         batch.pending = [];
         batch.checks.clear();
+        batch.guarded = false;
         process.nextTick(() => done(null, OK, undefined));
         return;
       }
@@ -191,24 +249,30 @@ async function batched<T>(
     if (text === 'ROLLBACK') {
       batch.pending = [];
       batch.checks.clear();
+      batch.guarded = false;
     }
     if (batch.pending.length === 0) return query.call(conn, q, values ?? done, values ? done : undefined);
     const statements = [...batch.pending, values ? conn.format(text, values) : text];
     const checks = batch.checks;
+    const guarded = batch.guarded;
     batch.pending = [];
     batch.checks = new Map();
+    batch.guarded = false;
     batch.begun = true;
     const sql = statements.join(';\n');
     return query.call(
       conn,
       typeof q === 'string' ? sql : { ...q, sql },
       (err: Error | null, rows?: unknown, fields?: unknown) => {
-        // one result per statement: the caller asked for the last one's
-        if (err) return done(err);
+        // one result per statement: the caller asked for the last one's. A guard found false stopped the batch
+        // at its write: nothing after it ran (the COMMIT neither), and the unit rolls back
+        if (err)
+          return done(
+            guarded && (err as { errno?: unknown }).errno === GUARD_ERRNO ? new LostGuard(err) : err,
+          );
         // the kept statements' decisions come first, in their order (a consumed request before the move)
         try {
-          for (const [i, check] of checks)
-            check((rows as { affectedRows: number }[])[i] as { affectedRows: number });
+          for (const [i, check] of checks) check((rows as unknown[])[i]);
         } catch (e) {
           return done(e as Error);
         }

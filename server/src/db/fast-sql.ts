@@ -12,7 +12,7 @@ import {
   type QueryRunner,
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { deferIfBatched } from './batched-transaction';
+import { deferIfBatched, guardedWhere } from './batched-transaction';
 import { isMysql } from './data-source';
 import { queryTimeoutOf } from './pool-guard';
 import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
@@ -135,6 +135,33 @@ export async function laterChecked(
 ): Promise<void> {
   if (deferIfBatched(m, statement, params, { check })) return;
   check(await sql<{ affectedRows: number }>(ds, statement, params, m));
+}
+
+/**
+ * A guarded write of one row (`statement` ends with its `WHERE id = ?`, `guard` is the write's own condition,
+ * its parameters last in `params`) that refuses by changing no row. In a batched transaction it is kept like
+ * `later`, with `guardedWhere` in place of the bare guard: a false guard fails the round trip carrying it with
+ * LostGuard, and nothing after it in that round trip runs, so the writes after it and the COMMIT can travel
+ * with it (ADR 0058 amendment 3). Answers the rows it changed: 1 when kept (a false guard never returns), else
+ * the write's own answer. Only for rows that are never deleted (see guardedWhere).
+ */
+export async function laterGuarded(
+  ds: DataSource,
+  statement: string,
+  table: string,
+  guard: string,
+  params: unknown[],
+  m: EntityManager,
+  /** The rows the write changes when its guard holds (a two-table UPDATE: 2). */
+  rows = 1,
+): Promise<number> {
+  const check = (r: { affectedRows: number }) => {
+    // the row is always there (guardedWhere): a kept write that changed less is a broken invariant
+    if (r.affectedRows !== rows) throw new Error(`guarded write of ${table} changed ${r.affectedRows} rows`);
+  };
+  if (deferIfBatched(m, `${statement} AND ${guardedWhere(table, guard)}`, params, { guarded: true, check }))
+    return rows;
+  return (await sql<{ affectedRows: number }>(ds, `${statement} AND ${guard}`, params, m)).affectedRows;
 }
 
 /**

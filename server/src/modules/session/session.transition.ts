@@ -9,9 +9,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { batchedTransactionWithRetry } from '../../db/batched-transaction';
+import {
+  batchedTransactionWithRetry,
+  deferIfBatched,
+  isBatched,
+  isLostGuard,
+} from '../../db/batched-transaction';
 import { isMysql, LOCK_SESSION_ROW } from '../../db/data-source';
-import { later, sql } from '../../db/fast-sql';
+import { later, laterGuarded, sql } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
@@ -19,6 +24,7 @@ import {
   sessionEventRow,
 } from '../timeline/session-events';
 import { enqueueSessionEvents } from '../webhook/outbox';
+import { SESSION_CANDIDATES_SQL } from '../webhook/webhook.outbox-sql';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
@@ -76,10 +82,31 @@ export interface TransitionTx {
    * amendment); written alone at the end of the unit when no move follows.
    */
   carry(patch: Pick<MovePatch, 'anchorHolderKey'>): void;
+  /**
+   * Uses up a single-use row of another table (the completion's wallet request) by its guarded write: on MySQL
+   * in the guarded UPDATE of the unit's next `move`, one statement for both (ADR 0058 amendment 3), whose
+   * loss rolls the unit back and `run` answers through `recheck` (which must tell a used row apart); written
+   * alone at the end of the unit when no move follows. Elsewhere it is written at once, and `used.lost()` is
+   * thrown when its guard is false.
+   */
+  useUp(used: UsedRow): Promise<void>;
   /** A timeline row of this change. */
   timeline(entry: SessionEventInput): Promise<void>;
   /** Queues a webhook event of this session (typed builders in session.events.ts). */
   emit(event: SessionOutboxEvent): Promise<void>;
+}
+
+/**
+ * A row used up with a move (TransitionTx.useUp): `table`'s row `id`, whose `column` goes from `from` to `to`
+ * (its guard: still `from`); `lost` is the refusal when it is not.
+ */
+export interface UsedRow {
+  table: 'wallet_request';
+  id: string;
+  column: 'state';
+  from: string;
+  to: string;
+  lost: () => Error;
 }
 
 /** How a unit runs (see `run`). */
@@ -96,8 +123,11 @@ export interface UnitOptions {
 export interface TransitionDeps {
   ds: DataSource;
   clock: Clock;
-  /** Called after a commit that queued webhook events (wakes the relay). */
-  onEventsQueued?: () => void;
+  /**
+   * Called after a commit that queued webhook events (wakes the relay); on MySQL with the session's due
+   * candidates, read in the commit's round trip (ADR 0058 amendment 3), for the relay's next claim.
+   */
+  onEventsQueued?: (offered?: Record<string, unknown>[]) => void;
 }
 
 /**
@@ -147,6 +177,7 @@ export class SessionTransitions {
     lock = true,
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
+    let offered: Record<string, unknown>[] | undefined;
     try {
       // batched on MySQL (ADR 0058): BEGIN goes with the first statement, the writes that decide nothing with
       // the next one that does, COMMIT with the last writes
@@ -154,20 +185,25 @@ export class SessionTransitions {
         this.deps.ds,
         async (m) => {
           queued = 0;
+          offered = undefined;
           // the row lock first, so every transaction that touches a session locks in the same order (its answer
           // decides nothing: it travels with the unit's first statement)
           if (lock && isMysql(m.dataSource)) await later(m.dataSource, LOCK_SESSION_ROW, [s.id], m);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
-          await tx.flush();
+          await tx.flush((rows) => {
+            offered = rows;
+          });
           return value;
         },
         attempts,
       );
-      if (queued > 0) this.deps.onEventsQueued?.();
+      if (queued > 0) this.deps.onEventsQueued?.(offered);
       return { won: true, value };
     } catch (e) {
-      if (e instanceof LostRace) return { won: false };
+      // a move lost: decided in the unit (LostRace), or on the server by a kept move's guard (isLostGuard, ADR
+      // 0058 amendment 3); either way nothing of the unit was committed
+      if (e instanceof LostRace || isLostGuard(e)) return { won: false };
       throw e;
     }
   }
@@ -210,7 +246,7 @@ export class SessionTransitions {
     m: EntityManager,
     first: SessionEntity,
     onQueued: () => void,
-  ): TransitionTx & { flush(): Promise<void> } {
+  ): TransitionTx & { flush(offer: (rows: Record<string, unknown>[]) => void): Promise<void> } {
     const now = this.deps.clock.now();
     let session = first;
     const rows: ReturnType<typeof sessionEventRow>[] = [];
@@ -223,14 +259,28 @@ export class SessionTransitions {
       rows.push(sessionEventRow(session, entry));
     };
     let carried: Pick<MovePatch, 'anchorHolderKey'> | null = null;
-    const moveIfCurrent = async (event: SessionEvent, patch?: MovePatch) => {
-      const next = await guardedMove(m, session, event, now, { ...carried, ...patch }, emit, timeline);
+    let used: UsedRow | null = null;
+    const apply = async (event: SessionEvent, patch: MovePatch | undefined, keep: boolean) => {
+      const withRow = keep ? used : null;
+      const next = await guardedMove(
+        m,
+        session,
+        event,
+        now,
+        { ...carried, ...patch },
+        emit,
+        timeline,
+        keep,
+        withRow,
+      );
+      if (withRow) used = null;
       if (next) {
         session = next;
         carried = null;
       }
       return next;
     };
+    const moveIfCurrent = (event: SessionEvent, patch?: MovePatch) => apply(event, patch, false);
     return {
       m,
       now,
@@ -239,22 +289,42 @@ export class SessionTransitions {
       },
       moveIfCurrent,
       move: async (event, patch) => {
-        const next = await moveIfCurrent(event, patch);
+        // a lost move rolls the unit back whatever its writes: on MySQL it is kept with its guard (the next
+        // writes and the COMMIT go with it, ADR 0058 amendment 3), and the server stops the batch if it lost
+        const next = await apply(event, patch, true);
         if (!next) throw new LostRace();
         return next;
       },
       carry: (patch) => {
         carried = { ...carried, ...patch };
       },
+      useUp: async (row) => {
+        if (isBatched(m)) used = row;
+        else await useUpAlone(m, row);
+      },
       timeline,
       emit,
-      flush: async () => {
+      flush: async (offer) => {
+        if (used) {
+          await useUpAlone(m, used);
+          used = null;
+        }
         if (carried) {
-          await updateSession(m, carried, first.id, undefined, true);
+          await updateSession(m, carried, first.id, undefined, 'deferred');
           carried = null;
         }
         await recordSessionEventRows(m, rows.splice(0));
-        await enqueueSessionEvents(m, events.splice(0));
+        const queued = events.splice(0);
+        await enqueueSessionEvents(m, queued);
+        // On MySQL the relay's read of what this unit queued goes with the COMMIT's round trip, after the
+        // outbox INSERT (ADR 0058 amendment 3): its rows reach the relay only once committed (`run`), and its
+        // claim takes them without a read of its own. A read decides nothing here; nothing runs it elsewhere.
+        if (queued.length > 0) {
+          const due = new Date(Math.max(now.getTime(), ...queued.map((e) => e.now.getTime())));
+          deferIfBatched(m, SESSION_CANDIDATES_SQL, [due, first.id], {
+            collect: (r) => offer(r as Record<string, unknown>[]),
+          });
+        }
       },
     };
   }
@@ -283,6 +353,10 @@ async function guardedMove(
   { failure, condition, ...patch }: MovePatch = {},
   emit: (e: SessionOutboxEvent) => Promise<void>,
   timeline: (e: SessionEventInput) => Promise<void>,
+  /** A lost move rolls the unit back (`move`): the guarded write may be kept, not answered (updateSession). */
+  keep = false,
+  /** A row used up in the same guarded UPDATE (kept moves on MySQL only, TransitionTx.useUp). */
+  withRow: UsedRow | null = null,
 ): Promise<SessionEntity | null> {
   const to = nextStatus(s.status, event);
   if (!to) return null;
@@ -302,7 +376,8 @@ async function guardedMove(
     // the first step's holder key is needed only while steps remain (ADR 0046)
     ...(isTerminal(to) ? { endedAt: now, stepExpiresAt: null, anchorHolderKey: null } : {}),
   };
-  if ((await updateSession(m, set, s.id, { status: s.status, version: s.version })) !== 1) return null;
+  const guard = { status: s.status, version: s.version };
+  if ((await updateSession(m, set, s.id, guard, keep ? 'guarded' : 'answer', withRow)) !== 1) return null;
   const next = Object.assign(new SessionEntity(), s, set);
   await recordMove(timeline, s, event, to, now, reason);
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
@@ -320,8 +395,14 @@ async function updateSession(
   set: Partial<Record<keyof SessionEntity, unknown>>,
   id: string,
   guard?: { status: SessionEntity['status']; version: number },
-  /** A write whose answer decides nothing (the carried columns): sent with the unit's next round trip. */
-  deferred = false,
+  /**
+   * `answer`: sent now, its changed rows answered. `deferred`: a write whose answer decides nothing (the carried
+   * columns), sent with the unit's next round trip. `guarded`: a guarded move whose loss rolls the unit back,
+   * kept with its guard on MySQL (laterGuarded: a lost guard stops the batch on the server).
+   */
+  mode: 'answer' | 'deferred' | 'guarded' = 'answer',
+  /** `guarded` only: a row of another table written in the same UPDATE, its guard joined to the session's. */
+  withRow: UsedRow | null = null,
 ): Promise<number> {
   const ds = m.dataSource;
   const meta = ds.getMetadata(SessionEntity);
@@ -331,17 +412,45 @@ async function updateSession(
     if (value === undefined) continue;
     const column = meta.findColumnWithPropertyName(property);
     if (!column) throw new Error(`no session column ${property}`);
-    names.push(`${ds.driver.escape(column.databaseName)} = ?`);
+    names.push(`${withRow ? 'session.' : ''}${ds.driver.escape(column.databaseName)} = ?`);
     values.push(ds.driver.preparePersistentValue(value, column));
   }
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-  const text = `UPDATE session SET ${names.join(', ')} WHERE id = ?${guard ? ' AND status = ? AND version = ?' : ''}`;
+  const update = `UPDATE session SET ${names.join(', ')} WHERE id = ?`;
   const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
-  if (deferred) {
+  if (guard && mode === 'guarded' && withRow) {
+    // two rows, one statement (ADR 0058 amendment 3): both guards hold, or the batch stops here
+    const { table, column } = withRow;
+    // sql-lint-allow: session-scope: by primary keys (ids are globally unique): a lookup vindex on the id routes it to one shard
+    const joined = `UPDATE session JOIN ${table} ON ${table}.id = ? SET ${names.join(', ')}, ${table}.${column} = ? WHERE session.id = ?`;
+    const changed = await laterGuarded(
+      ds,
+      joined,
+      'session',
+      `session.status = ? AND session.version = ? AND ${table}.${column} = ?`,
+      [withRow.id, ...values, withRow.to, id, guard.status, guard.version, withRow.from],
+      m,
+      2,
+    );
+    return changed === 2 ? 1 : 0;
+  }
+  if (guard && mode === 'guarded')
+    return laterGuarded(ds, update, 'session', 'status = ? AND version = ?', params, m);
+  const text = guard ? `${update} AND status = ? AND version = ?` : update;
+  if (mode === 'deferred') {
     await later(ds, text, params, m);
     return 1;
   }
   return (await sql<{ affectedRows: number }>(ds, text, params, m)).affectedRows;
+}
+
+/** A used-up row written alone (no kept move to carry it): guarded, `lost()` when its guard is false. */
+async function useUpAlone(m: EntityManager, row: UsedRow): Promise<void> {
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+  const text = `UPDATE ${row.table} SET ${row.column} = ? WHERE id = ?`;
+  const params = [row.to, row.id, row.from];
+  if ((await laterGuarded(m.dataSource, text, row.table, `${row.column} = ?`, params, m)) !== 1)
+    throw row.lost();
 }
 
 /** The timeline rows of one move, in its transaction. */

@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
-import { insertRowAtCommit, laterChecked } from '../../db/fast-sql';
+import { insertRowAtCommit, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEntity } from '../session/session.entity';
@@ -45,6 +45,9 @@ type Verified = Awaited<ReturnType<PresentationVerifier['verify']>>;
 
 /** The documents of a sign step the page showed to the end (from the timeline), for the audit record. */
 export type ShownToEnd = { position: number; sha256: string; at: string }[];
+
+/** The answer to a wallet response whose request was used meanwhile (a replay, or a concurrent answer). */
+const usedRequest = () => new AppError('request_not_found', 'This wallet response was already used.');
 
 export class StepCompletion {
   constructor(private readonly deps: CompletionDeps) {}
@@ -105,21 +108,20 @@ export class StepCompletion {
       s,
       async (tx) => {
         const { m } = tx;
-        // plain guarded UPDATE (fast-sql.ts, ADR 0045). On MySQL it travels with the move (ADR 0058 amendment):
-        // its affected rows are checked first when that round trip answers, so a used request is refused as
-        // "already used" before the move's outcome is looked at. The audit record, the evidence and the result
-        // go with the COMMIT, after both: a completion that lost the consume never reaches a duplicate key.
-        await laterChecked(
-          m.dataSource,
-          // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-          "UPDATE wallet_request SET state = 'consumed' WHERE id = ? AND state = 'open'",
-          [req.id],
-          m,
-          (consumed) => {
-            if (consumed.affectedRows !== 1)
-              throw new AppError('request_not_found', 'This wallet response was already used.');
-          },
-        );
+        // the request's guarded consume (fast-sql.ts, ADR 0045). On MySQL it is written by the move's own
+        // guarded UPDATE, both guards in one statement (ADR 0058 amendment 3): a request no longer open stops
+        // the batch on the server and the unit rolls back; the recheck below then answers "already used" (the
+        // request is not open). The audit record, the evidence and the result go with the COMMIT, after it: a
+        // completion that lost the consume or the move never reaches a duplicate key. Elsewhere it is written
+        // now and a used request is refused at once.
+        await tx.useUp({
+          table: 'wallet_request',
+          id: req.id,
+          column: 'state',
+          from: 'open',
+          to: 'consumed',
+          lost: usedRequest,
+        });
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
           sessionId: s.id,
@@ -192,13 +194,27 @@ export class StepCompletion {
         // stopped, expired (or its window passed while verifying) meanwhile: the move loses, nothing is written
         return this.advance(tx, steps, condition);
       },
-      (fresh) => {
+      async (fresh) => {
+        // the consume lost first (a kept consume stops its batch on the server, ADR 0058 amendment 3): a request
+        // is never open again once used, so one that is not open now was not open then
+        if (!(await this.stillOpen(req.id))) throw usedRequest();
         if (fresh.status === 'expired') throw new AppError('session_expired');
         return undefined;
       },
       // decided by guarded writes only (the request's consuming UPDATE, the move): no row lock first
       { lock: false },
     );
+  }
+
+  /** Whether wallet request `id` is still open (a lost completion's recheck). */
+  private async stillOpen(id: string): Promise<boolean> {
+    const rows = await sql<{ state: unknown }[]>(
+      this.deps.ds,
+      // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+      'SELECT state FROM wallet_request WHERE id = ?',
+      [id],
+    );
+    return rows[0] !== undefined && String(rows[0].state) === 'open';
   }
 
   /** Who presented this step, bound to the first step's holder or refused with holder_mismatch (holder-binding.ts). */

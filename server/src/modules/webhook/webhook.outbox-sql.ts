@@ -1,6 +1,9 @@
-// The outbox store's SQL pieces (webhook.outbox-store.ts): the candidates query, a multi-statement query on the
-// relay's own pool (ADR 0014), and the row-count and date helpers that read mysql2 and better-sqlite3 alike.
+// The outbox store's SQL pieces (webhook.outbox-store.ts): the candidates query (and one session's, which a
+// transition reads for the relay, ADR 0058 amendment 3), a multi-statement query on the relay's own pool and the
+// outcome transaction in one round trip (ADR 0014), and the row-count and date helpers that read mysql2 and
+// better-sqlite3 alike.
 import type { EntityManager } from 'typeorm';
+import { isDeadlock } from '../../db/data-source';
 
 export interface MysqlConnection {
   query(sql: string, values: unknown[], cb: (err: Error | null, res: unknown) => void): void;
@@ -14,8 +17,17 @@ export interface MysqlPool {
  * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
  * failed event is ahead of it, and its endpoint.
  */
-export const candidatesSql = (limit: number): string =>
-  `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
+export const candidatesSql = (limit: number): string => candidatesOf('', limit);
+
+/**
+ * The due candidates of one session (one parameter more, the session id, after the time), as candidatesSql
+ * reads them: read by a transition that queued events, in its own commit's round trip, and handed to this
+ * node's relay so that its claim needs no read of its own (ADR 0058 amendment 3). Session-scoped by design.
+ */
+export const SESSION_CANDIDATES_SQL = candidatesOf(' AND e.session_id = ?', 500);
+
+function candidatesOf(andWhere: string, limit: number): string {
+  return `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
           e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
           (SELECT MIN(h.sequence) FROM webhook_event h
             WHERE h.session_id = e.session_id AND h.status <> 'delivered') AS head_seq,
@@ -24,8 +36,9 @@ export const candidatesSql = (limit: number): string =>
             AS failed_before
    FROM webhook_event e
    LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-   WHERE e.status = 'pending' AND e.next_attempt_at <= ?
+   WHERE e.status = 'pending' AND e.next_attempt_at <= ?${andWhere}
    ORDER BY e.next_attempt_at LIMIT ${limit}`;
+}
 
 /** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
 export type Stmt = { sql: string; params: unknown[]; fenced?: number; wake?: true };
@@ -66,4 +79,50 @@ export async function update(m: EntityManager, sql: string, params: unknown[]): 
   if (!runner) throw new Error('update outside a transaction');
   const res = await runner.query(sql, params, true);
   return res.affected ?? 0;
+}
+
+/**
+ * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
+ * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+ * failing statement; the transaction is then rolled back on the same connection before it goes back to the
+ * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
+ * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
+ */
+export async function recordInOneRoundTrip(
+  pool: MysqlPool,
+  stmts: Stmt[],
+): Promise<{ lost: number; woke: boolean }> {
+  const text = [
+    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+    'START TRANSACTION',
+    ...stmts.map((st) => st.sql),
+    'COMMIT',
+  ].join(';\n');
+  const params = stmts.flatMap((st) => st.params);
+  for (let i = 1; ; i++) {
+    const conn = await new Promise<MysqlConnection>((resolve, reject) =>
+      pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+    );
+    try {
+      const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
+        conn.query(text, params, (err, res) =>
+          err ? reject(err) : resolve(res as { affectedRows?: number }[]),
+        ),
+      );
+      conn.release();
+      let lost = 0;
+      let woke = false;
+      for (const [k, st] of stmts.entries()) {
+        if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
+        if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
+      }
+      return { lost, woke };
+    } catch (e) {
+      // whatever ran before the failing statement is undone before the connection is reused
+      await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
+      conn.release();
+      if (i >= 5 || !isDeadlock(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+    }
+  }
 }

@@ -27,10 +27,10 @@ import {
 import {
   candidatesSql,
   changedRows,
-  type MysqlConnection,
   type MysqlPool,
   marks,
   multiQuery,
+  recordInOneRoundTrip,
   type Stmt,
   update,
 } from './webhook.outbox-sql';
@@ -64,8 +64,13 @@ export interface WebhookOutboxStoreDeps {
 export class WebhookOutboxStore {
   /** SQLite: one connection, so one write transaction at a time (the loop reads this). */
   readonly sqlite: boolean;
-  /** Candidates read in the round trip of the last compare-and-set (multi-statement pool only). */
-  private prefetched: { rows: Record<string, unknown>[]; at: number; clockAt: number } | undefined;
+  /**
+   * Candidates read in the round trip of the last compare-and-set (multi-statement pool only), or (`partial`)
+   * those of sessions whose transitions just queued events, read in their commit's round trip (offer).
+   */
+  private prefetched:
+    | { rows: Record<string, unknown>[]; at: number; clockAt: number; partial?: true }
+    | undefined;
   /** The last claim read as many candidates as it asked for: more may be due. */
   moreDue = false;
   /** Invalidations so far: a claim keeps its candidates only if none came while its query ran (ADR 0061). */
@@ -81,6 +86,32 @@ export class WebhookOutboxStore {
    */
   invalidatePrefetch(): void {
     this.prefetched = undefined;
+    this.epoch++;
+  }
+
+  /**
+   * The due candidates of a session whose transition just committed the events it queued, read in that
+   * commit's round trip (SESSION_CANDIDATES_SQL, ADR 0058 amendment 3), for the next claim to take instead of
+   * reading. Added to the candidates read with the last compare-and-set when those are still fresh (which then
+   * show everything due again, as a read now would, but for other nodes' events, as before); otherwise they
+   * are `partial`, some sessions' only, and a claim that takes them looks at what else is due in the read that
+   * goes with its compare-and-set (claim). Like a kick, an offer makes a claim under way drop its read (epoch).
+   */
+  offer(rows: Record<string, unknown>[]): void {
+    if (this.sqlite || rows.length === 0) return;
+    const pre = this.prefetched;
+    const fresh =
+      pre !== undefined &&
+      performance.now() - pre.at < PREFETCH_TTL_MS &&
+      Math.abs(this.deps.clock.now().getTime() - pre.clockAt) < PREFETCH_TTL_MS;
+    const ids = new Set(rows.map((r) => String(r.id)));
+    const kept = fresh && pre ? pre.rows.filter((r) => !ids.has(String(r.id))) : [];
+    this.prefetched = {
+      rows: [...kept, ...rows],
+      at: fresh && pre ? pre.at : performance.now(),
+      clockAt: fresh && pre ? pre.clockAt : this.deps.clock.now().getTime(),
+      ...(fresh && pre && !pre.partial ? {} : { partial: true as const }),
+    };
     this.epoch++;
   }
 
@@ -103,52 +134,6 @@ export class WebhookOutboxStore {
       options?: { multipleStatements?: boolean };
     };
     return driver.options?.multipleStatements === true && driver.pool ? driver.pool : null;
-  }
-
-  /**
-   * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
-   * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
-   * failing statement; the transaction is then rolled back on the same connection before it goes back to the
-   * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
-   * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
-   */
-  private async recordInOneRoundTrip(
-    pool: MysqlPool,
-    stmts: Stmt[],
-  ): Promise<{ lost: number; woke: boolean }> {
-    const text = [
-      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
-      'START TRANSACTION',
-      ...stmts.map((st) => st.sql),
-      'COMMIT',
-    ].join(';\n');
-    const params = stmts.flatMap((st) => st.params);
-    for (let i = 1; ; i++) {
-      const conn = await new Promise<MysqlConnection>((resolve, reject) =>
-        pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
-      );
-      try {
-        const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
-          conn.query(text, params, (err, res) =>
-            err ? reject(err) : resolve(res as { affectedRows?: number }[]),
-          ),
-        );
-        conn.release();
-        let lost = 0;
-        let woke = false;
-        for (const [k, st] of stmts.entries()) {
-          if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
-          if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
-        }
-        return { lost, woke };
-      } catch (e) {
-        // whatever ran before the failing statement is undone before the connection is reused
-        await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
-        conn.release();
-        if (i >= 5 || !isDeadlock(e)) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
-      }
-    }
   }
 
   /**
@@ -180,8 +165,11 @@ export class WebhookOutboxStore {
         Math.abs(now.getTime() - pre.clockAt) < PREFETCH_TTL_MS;
       const due: Record<string, unknown>[] =
         fresh && pre ? pre.rows.slice(0, limit) : await ds.query(candidatesSql(limit), [this.t(now)]);
+      // offered candidates (offer) are some sessions' only: what else is due shows in the read that goes with
+      // this claim's compare-and-set, and the next claim takes it
+      const partial = fresh && pre?.partial === true;
       if (due.length === 0) return [];
-      if (due.length >= limit) this.moreDue = true;
+      if (due.length >= limit || (partial && pre && pre.rows.length > limit)) this.moreDue = true;
 
       const go: Record<string, unknown>[] = [];
       const behind: Record<string, unknown>[] = [];
@@ -249,8 +237,10 @@ export class WebhookOutboxStore {
           took = changedRows(res);
           if (epoch === this.epoch)
             this.prefetched = { rows: next, at: performance.now(), clockAt: now.getTime() };
+          if (partial && next.length > 0) this.moreDue = true;
         } else {
           took = changedRows(await ds.query(casSql, casParams));
+          if (partial) this.moreDue = true;
         }
       } catch (e) {
         // Another relay's claim of the same rows won (Galera certification, or a deadlock victim): nothing of
@@ -456,7 +446,7 @@ export class WebhookOutboxStore {
     let woke = false;
     const pool = this.multiStatementPool();
     if (pool) {
-      const out = await this.recordInOneRoundTrip(pool, stmts);
+      const out = await recordInOneRoundTrip(pool, stmts);
       lost = out.lost;
       woke = out.woke;
     } else {

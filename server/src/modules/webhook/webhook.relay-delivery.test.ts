@@ -6,7 +6,9 @@ import type { DataSource } from 'typeorm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../common/clock';
 import { newId } from '../../common/ids';
+import { countStatements } from '../../tools/bench/statements';
 import { verifyWebhookSignature } from './signature';
+import { SESSION_CANDIDATES_SQL } from './webhook.outbox-sql';
 import { type Receiver, secrets, T0, webhookRelaySuite } from './webhook.relay.test-support';
 import { WebhookService } from './webhook.service';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
@@ -60,6 +62,42 @@ describe('webhook relay', () => {
     const attempts = await ds.getRepository(WebhookAttemptEntity).find({ where: { eventId: ev.id } });
     expect(attempts).toMatchObject([{ statusCode: 200, error: null, businessId: 'biz_a' }]);
     expect(await relay().runOnce()).toBe(0); // delivered once only
+  });
+
+  it('takes the candidates a transition offered without a read of its own, then what else is due (ADR 0058 amendment 3)', async () => {
+    const svc = new WebhookService({ ds, allowPrivateTargets: true, secrets });
+    await svc.configureEndpoint(ctxFor('biz_a'), receiver.url);
+    const other = newId('sess');
+    await enqueue('biz_a', other, 'session.completed'); // due first
+    clock.advance(1_000);
+    const sess = newId('sess');
+    await enqueue('biz_a', sess, 'step.completed', { stage: 0, primitive: 'identify' });
+    await enqueue('biz_a', sess, 'session.completed');
+    // what a transition reads in its commit's round trip and hands to its node's relay
+    const offered = await ds.query(SESSION_CANDIDATES_SQL, [clock.now(), sess]);
+    expect(offered).toHaveLength(2);
+    const r = relay();
+    r.kick(offered);
+    const counter = await countStatements(ds);
+    try {
+      // the offered session's chain only, claimed without reading the candidates
+      expect(await r.runOnce()).toBe(1);
+      if (counter.count() !== undefined)
+        expect([...counter.byText().keys()].filter((k) => k.startsWith('SELECT e.id'))).toEqual([]);
+      // the event that was due before it is not forgotten: the next run reads and sends it
+      expect(await r.runOnce()).toBe(1);
+    } finally {
+      counter.close();
+    }
+    const sent = receiver.requests.map(
+      (q) => JSON.parse(q.body) as { event: string; data: { session_id: string } },
+    );
+    expect(sent.map((b) => `${b.data.session_id === sess ? 'offered' : 'other'}:${b.event}`)).toEqual([
+      'offered:step.completed',
+      'offered:session.completed',
+      'other:session.completed',
+    ]);
+    expect(await r.runOnce()).toBe(0);
   });
 
   it('retries after a 500 with the same delivery id once the backoff (5 s +-10%) has passed', async () => {

@@ -140,9 +140,12 @@ export class WebhookRelay {
    * callback already queued (ADR 0061 measured 7 ms at the median, 35 ms at p90, at 8 sessions in flight),
    * and a claim started now only queues its query.
    */
-  kick(): void {
-    // something was queued here: the candidates read with the last claim do not show it
-    this.store.invalidatePrefetch();
+  kick(offered?: Record<string, unknown>[]): void {
+    // something was queued here: the candidates read with the last claim do not show it. A transition that
+    // read its session's candidates in its commit's round trip offers them: the claim takes them without a
+    // read of its own (ADR 0058 amendment 3)
+    if (offered && offered.length > 0) this.store.offer(offered);
+    else this.store.invalidatePrefetch();
     this.wake();
   }
 
