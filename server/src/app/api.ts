@@ -30,10 +30,10 @@ import { registerSandboxWalletConsentRoutes } from '../modules/sandbox/sandbox-w
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes } from '../modules/session/session.rest';
-import { createSignerResolver } from '../modules/signer/signer.resolver';
 import { SignerPageReads } from '../modules/signer/signer.page-reads';
-import type { SignerViewDeps } from '../modules/signer/signer.view';
+import { createSignerResolver } from '../modules/signer/signer.resolver';
 import { registerSignerRoutes } from '../modules/signer/signer.rest';
+import type { SignerViewDeps } from '../modules/signer/signer.view';
 import { registerWalletRoutes } from '../modules/signer/signer.wallet-routes';
 import { WalletRedirects } from '../modules/signer/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';

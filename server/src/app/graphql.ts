@@ -10,8 +10,8 @@ import type { DatabaseAvailability } from '../db/availability';
 import { buildGraphqlSchema, graphqlMiddleware } from '../graphql/server';
 import { CSRF_HEADER, dashboardCtx } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
-import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { GRAPHQL_JSON, type SignerPageReads } from '../modules/signer/signer.page-reads';
+import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { graphqlUploads } from './graphql-uploads';
 
 export interface GraphqlDeps {
@@ -86,7 +86,12 @@ export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promis
   // and headers as Apollo's for them (a JSON POST, which Apollo's CSRF prevention lets through).
   const pageReads: RequestHandler = (req, res, next) => {
     const reads = d.pageReads;
-    if (!reads || req.method !== 'POST' || !req.is('application/json') || !acceptsPlainJson(req.headers.accept))
+    if (
+      !reads ||
+      req.method !== 'POST' ||
+      !req.is('application/json') ||
+      !acceptsPlainJson(req.headers.accept)
+    )
       return next();
     reads
       .graphql(req.body, req)

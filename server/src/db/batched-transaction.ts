@@ -285,8 +285,10 @@ export async function batchedStatements(
     const text = statements.map(([s, values]) => conn.format(s, values)).join(';\n');
     const timeout = queryTimeoutOf(ds);
     return await new Promise<unknown[]>((resolve, reject) =>
-      conn.query(timeout === undefined ? text : { sql: text, timeout } as { sql: string }, undefined, (err, rows) =>
-        err ? reject(err) : resolve(statements.length === 1 ? [rows] : (rows as unknown[])),
+      conn.query(
+        timeout === undefined ? text : ({ sql: text, timeout } as { sql: string }),
+        undefined,
+        (err, rows) => (err ? reject(err) : resolve(statements.length === 1 ? [rows] : (rows as unknown[]))),
       ),
     );
   } finally {

@@ -65,7 +65,11 @@ function collect(
       if (frag?.directives?.length) return false;
       const on = cond ?? frag?.typeCondition;
       if (on && on.name.value !== type.name) return false;
-      const inner = frag ? frag.selectionSet : sel.kind === Kind.INLINE_FRAGMENT ? sel.selectionSet : undefined;
+      const inner = frag
+        ? frag.selectionSet
+        : sel.kind === Kind.INLINE_FRAGMENT
+          ? sel.selectionSet
+          : undefined;
       if (!inner || !collect(type, inner, fragments, out)) return false;
     }
   }
@@ -170,8 +174,7 @@ export function compilePageOperation(
       : operations.find((o) => o.name?.value === operationName);
   if (!op || op.operation !== 'query' || op.directives?.length) return null;
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of doc.definitions)
-    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const [root, ...rest] = op.selectionSet.selections;
   if (!root || rest.length > 0 || root.kind !== Kind.FIELD || root.name.value !== ROOT_FIELD) return null;
   if (root.directives?.length || root.arguments?.length !== 1) return null;
@@ -225,7 +228,11 @@ export class PageOperations {
     if (typeof query !== 'string' || Object.keys(other).length > 0 || extensions !== undefined) return null;
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
       return null;
-    if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))
+    if (
+      variables !== undefined &&
+      variables !== null &&
+      (typeof variables !== 'object' || Array.isArray(variables))
+    )
       return null;
     const schema = this.schema;
     if (!schema) return null;

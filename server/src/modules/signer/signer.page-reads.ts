@@ -7,10 +7,10 @@
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../../common/errors';
+import type { SessionEntity } from '../session/session.entity';
 import { browserTokenOf } from './browser-cookie';
 import { type PageOperation, PageOperations } from './signer.page-operation';
 import type { Projection } from './signer.projection';
-import type { SessionEntity } from '../session/session.entity';
 import { type SignerViewDeps, signerSession, signerViewOf } from './signer.view';
 
 /** The media type Apollo answers a single result with for `Accept: application/json` (or none). */

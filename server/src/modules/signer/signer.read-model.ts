@@ -70,12 +70,7 @@ function openStatementOf(ds: DataSource): string {
  */
 export async function openPage(ds: DataSource, id: string, at: Date): Promise<PageRead | undefined> {
   if (typeof id !== 'string' || !id.startsWith('sess_')) return undefined;
-  const insert = [
-    onceEventId(id, 'opened'),
-    paramFor(ds, SessionEventEntity, 'at', at),
-    nextOrderKey(),
-    id,
-  ];
+  const insert = [onceEventId(id, 'opened'), paramFor(ds, SessionEventEntity, 'at', at), nextOrderKey(), id];
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
   const read = statementOf(ds);
   const both = await batchedStatements(ds, [

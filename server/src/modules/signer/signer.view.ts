@@ -117,7 +117,10 @@ async function currentStepOffers(deps: Omit<SignerViewDeps, 'transport'>, s: Ses
   };
 }
 
-async function buildOffers(deps: Omit<SignerViewDeps, 'transport'>, s: SessionEntity): Promise<StepOffers & { sign: boolean }> {
+async function buildOffers(
+  deps: Omit<SignerViewDeps, 'transport'>,
+  s: SessionEntity,
+): Promise<StepOffers & { sign: boolean }> {
   const steps = toRevisionView(
     await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
   ).steps;
