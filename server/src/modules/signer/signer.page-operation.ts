@@ -172,7 +172,7 @@ export function compilePageOperation(
         ? operations[0]
         : undefined
       : operations.find((o) => o.name?.value === operationName);
-  if (!op || op.operation !== 'query' || op.directives?.length) return null;
+  if (op?.operation !== 'query' || op.directives?.length) return null;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const [root, ...rest] = op.selectionSet.selections;
