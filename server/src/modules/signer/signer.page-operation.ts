@@ -7,7 +7,6 @@
 // graphql-js would are compiled: one root field `signerSession` with `sessionId` as its only argument, object
 // fields with no resolver of their own (plain properties), no directives, no arguments below the root; any
 // other document (or a shaping error) is left to the general path, Apollo, which answers it as before.
-import { createHash } from 'node:crypto';
 import {
   type FieldNode,
   type FragmentDefinitionNode,
@@ -205,12 +204,14 @@ export function compilePageOperation(
 }
 
 /**
- * The compiled reads of one schema, by a hash of the document text and the operation name (the page sends
- * one fixed text; a text that does not compile is remembered as such). Bounded.
+ * The compiled reads of one schema, by document text and operation name (the page sends one fixed text; a
+ * text that does not compile is remembered as such). Bounded in entries and in text length.
  */
 export class PageOperations {
   private readonly compiled = new Map<string, PageOperation | null>();
   private static readonly MAX = 64;
+  /** The page's document is about 2.5 KB; a larger text is never one of its reads. */
+  private static readonly MAX_TEXT = 16_384;
   private schema?: GraphQLSchema;
   private ownResolvers: ReadonlySet<unknown> = new Set();
 
@@ -237,7 +238,9 @@ export class PageOperations {
     const schema = this.schema;
     if (!schema) return null;
     const name = operationName ?? undefined;
-    const key = `${createHash('sha256').update(query).digest('base64')}\n${name ?? ''}`;
+    if (query.length > PageOperations.MAX_TEXT) return null;
+    // the text itself is the key: the engine hashes a string key once per lookup, cheaper than a digest of it
+    const key = `${name ?? ''}\n${query}`;
     let op = this.compiled.get(key);
     if (op === undefined) {
       op = compilePageOperation(schema, query, name, this.ownResolvers);
