@@ -3,7 +3,8 @@
 // `input.browserToken` and the transport judges). Contracts from signer.contract.ts (ADR 0043): the mutations
 // answer an ack, the session is read over GraphQL (`signerSession`). ADR 0056.
 // Open the link first: it gives the browser its server-issued binding cookie (or renews the one it holds) and
-// records the support timeline's `opened` once; the receipt downloads are the receipt module's answers, bound
+// records the support timeline's `opened` once, and answers the page's first signerSession read when its body
+// carries it (ADR 0062); the receipt downloads are the receipt module's answers, bound
 // to the same browser.
 
 import { AppError } from '../../common/errors';

@@ -94,7 +94,8 @@ export class SessionTransport {
    * Opening the link (POST /t/sessions/{id}/open). A browser without a valid server-issued cookie gets one
    * here (`issued`, to set as the cookie), so that a later Start binds to a value the browser already holds.
    * `cookie` is the value the browser holds after this answer (its own, or the issued one): the route sets it
-   * again, which renews its lifetime on every use (ADR 0028). The session itself is read over GraphQL (read()).
+   * again, which renews its lifetime on every use (ADR 0028). The session itself is read over GraphQL (read()),
+   * or, with `read`, answered by the open from its own round trip (the page's first read, ADR 0062).
    */
   async openLink(
     id: string,
