@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compilePageOperation,
   fieldsWithResolvers,
+  PageOperations,
 } from '../../server/src/modules/signer/signer.page-operation';
 
 const SDL = fs.readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
@@ -183,5 +184,26 @@ describe('the signer page’s compiled read', () => {
     (fields.status as { resolve?: unknown }).resolve = () => 'completed';
     expect(fieldsWithResolvers(withResolver).size).toBeGreaterThan(0);
     expect(compilePageOperation(withResolver, PAGE, 'SignerSession')).toBeNull();
+  });
+
+  it('takes a request body to its compiled read, and leaves every other body to Apollo', () => {
+    const ops = new PageOperations();
+    const page = { query: PAGE, operationName: 'SignerSession', variables: { sessionId: 'sess_1' } };
+    expect(ops.of(page)).toBeNull(); // no schema yet: nothing is answered before the server serves one
+    ops.use(schema);
+    const got = ops.of(page);
+    expect(got?.op.sessionIdOf(got.variables)).toBe('sess_1');
+    expect(ops.of(page)?.op).toBe(got?.op); // compiled once per text and operation
+    for (const other of [
+      { ...page, operationName: 'SignerReceipt' },
+      { ...page, extensions: { persistedQuery: { version: 1 } } },
+      { ...page, extra: true },
+      { ...page, variables: [] },
+      { query: 'query Me { __typename }' }, // names no signerSession: not parsed at all
+      [page],
+      'query',
+      null,
+    ])
+      expect(ops.of(other), JSON.stringify(other).slice(0, 80)).toBeNull();
   });
 });

@@ -205,10 +205,12 @@ export function compilePageOperation(
 
 /**
  * The compiled reads of one schema, by document text and operation name (the page sends one fixed text; a
- * text that does not compile is remembered as such). Bounded in entries and in text length.
+ * text that does not compile is remembered as such). Only texts that name `signerSession` are considered.
+ * Bounded in texts, operations per text and text length.
  */
 export class PageOperations {
-  private readonly compiled = new Map<string, PageOperation | null>();
+  /** By document text, then operation name ('' for none). */
+  private readonly compiled = new Map<string, Map<string, PageOperation | null>>();
   private static readonly MAX = 64;
   /** The page's document is about 2.5 KB; a larger text is never one of its reads. */
   private static readonly MAX_TEXT = 16_384;
@@ -236,17 +238,23 @@ export class PageOperations {
     )
       return null;
     const schema = this.schema;
-    if (!schema) return null;
-    const name = operationName ?? undefined;
-    if (query.length > PageOperations.MAX_TEXT) return null;
+    // every other GraphQL request (the dashboard's, an API client's) is not looked at any further: no second
+    // parse beside Apollo's for documents that cannot be the page's read
+    if (!schema || query.length > PageOperations.MAX_TEXT || !query.includes(ROOT_FIELD)) return null;
+    const name = operationName ?? '';
     // the text itself is the key: the engine hashes a string key once per lookup, cheaper than a digest of it
-    const key = `${name ?? ''}\n${query}`;
-    let op = this.compiled.get(key);
-    if (op === undefined) {
-      op = compilePageOperation(schema, query, name, this.ownResolvers);
+    let byName = this.compiled.get(query);
+    if (!byName) {
       if (this.compiled.size >= PageOperations.MAX)
         this.compiled.delete(this.compiled.keys().next().value as string);
-      this.compiled.set(key, op);
+      byName = new Map();
+      this.compiled.set(query, byName);
+    }
+    let op = byName.get(name);
+    if (op === undefined) {
+      if (byName.size >= PageOperations.MAX) return null;
+      op = compilePageOperation(schema, query, operationName ?? undefined, this.ownResolvers);
+      byName.set(name, op);
     }
     return op ? { op, variables } : null;
   }
