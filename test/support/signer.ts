@@ -39,9 +39,10 @@ export const signerReadBody = (sessionId: string) => ({
   variables: { sessionId },
 });
 
-// The end user's browser without a browser: a cookie jar and fetch. It reads the session the one way the page
-// does (ADR 0041, 0043): POST /t/sessions/{id}/open (the binding cookie), then GraphQL signerSession. The
-// /t mutations (start, wallet request, wallet response, document shown) answer the wallet protocol and acks.
+// The end user's browser without a browser: a cookie jar and fetch. It reads the session the way the page
+// does (ADR 0041, 0043, 0062): on load POST /t/sessions/{id}/open carrying the page's signerSession read (the
+// binding cookie and the read's answer), later GraphQL signerSession. The /t mutations (start, wallet request,
+// wallet response, document shown) answer the wallet protocol and acks.
 export class SignerClient {
   private cookie = '';
   constructor(
