@@ -3,7 +3,7 @@
 // Same origin as the page, so paths are relative and the HttpOnly binding cookie travels by itself. Every
 // failure becomes an ApiError carrying the server's code.
 import { ApiError } from './api-error';
-import { gql } from './gql';
+import { gql, gqlAt } from './gql';
 import type { SignerSessionQueryVariables, WalletTransport } from './graphql/generated';
 import type {
   AnnexCWalletRequest,
@@ -70,8 +70,14 @@ export const reportDocumentShown = (id: string, position: number) =>
 export const getSession = (sessionId: string) =>
   gql<SignerSession>('SignerSession', { sessionId } satisfies SignerSessionQueryVariables);
 
-/** Opening the link: the server issues (or renews) this browser's binding cookie; no session data. */
-export const openSession = (id: string) => call<undefined>('POST', `${sessionPath(id)}/open`);
+/**
+ * Opening the link: the server issues (or renews) this browser's binding cookie, and answers the page's first
+ * read, which the open carries (the GraphQL signerSession operation, ADR 0062): one request, one round trip.
+ */
+export const openSession = (sessionId: string) =>
+  gqlAt<SignerSession>(`${sessionPath(sessionId)}/open`, 'SignerSession', {
+    sessionId,
+  } satisfies SignerSessionQueryVariables);
 
 /** Start binds this browser; the page then reads the session it started. */
 export const startSession = async (id: string) => {

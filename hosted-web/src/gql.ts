@@ -5,10 +5,22 @@
 import { ApiError } from './api-error';
 import DOCUMENT from './graphql/signer.graphql?raw';
 
-export async function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
+export function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
+  return gqlAt<T>('/graphql', operationName, variables);
+}
+
+/**
+ * One of the document's operations sent to `path`: /graphql, or a /t route that carries the page's read and
+ * answers it as GraphQL does (the open, ADR 0062). A /t refusal is a problem body: its `code` is the error's.
+ */
+export async function gqlAt<T>(
+  path: string,
+  operationName: string,
+  variables: Record<string, unknown>,
+): Promise<T> {
   let res: Response;
   try {
-    res = await fetch('/graphql', {
+    res = await fetch(path, {
       method: 'POST',
       credentials: 'same-origin',
       cache: 'no-store',
@@ -21,13 +33,15 @@ export async function gql<T>(operationName: string, variables: Record<string, un
   let body: {
     data?: Record<string, unknown> | null;
     errors?: { extensions?: { code?: string; request_id?: string } }[];
+    code?: string;
+    request_id?: string;
   };
   try {
     body = await res.json();
   } catch {
     throw new ApiError('internal_error', res.status);
   }
-  const e = body.errors?.[0];
+  const e = body.errors?.[0] ?? (body.code ? { extensions: body } : undefined);
   if (e || !body.data)
     throw new ApiError(e?.extensions?.code ?? 'internal_error', res.status, e?.extensions?.request_id);
   return Object.values(body.data)[0] as T;

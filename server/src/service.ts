@@ -305,7 +305,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     support: new SupportService({ ds }),
     trustLists,
   };
-  const { routes, resolvers } = declareApi(services);
+  const { routes, resolvers, pageReads } = declareApi(services);
   const { limiter, disconnect: disconnectRedis } = await createRateLimiter(config, clock, logger);
   const web = await buildHttpApp({
     config,
@@ -313,6 +313,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     logger,
     routes,
     resolvers,
+    pageReads,
     tenancy,
     accounts,
     ops,

@@ -111,7 +111,7 @@ describe('contracts against the running service', () => {
   it('declares every /t route in signer.rest.ts, answered by the pipeline as a signer route (ADR 0056)', () => {
     const own = new RouteRegistry();
     const none = {} as never;
-    registerSignerRoutes(own, { transport: none, redirects: none, receipts: none });
+    registerSignerRoutes(own, { transport: none, redirects: none, receipts: none, pageReads: none });
     const key = (r: RouteDef) => `${r.method} ${r.path}`;
     const t_ = t.svc.routes.routes.filter((r) => /^\/t\//i.test(r.path));
     expect(t_.map(key).sort()).toEqual(own.routes.map(key).sort());

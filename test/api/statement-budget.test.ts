@@ -1,6 +1,6 @@
 // The statement budget of a complete identify session on MySQL (ADR 0045): every round trip the service sends
 // to the database (prepared statements, queries, BEGIN/COMMIT) counted per request of the page's flow, over
-// real HTTP: create, open, the signerSession read, Start, read, wallet request, wallet response, read, and the
+// real HTTP: create, open (carrying the page's first signerSession read, ADR 0062), Start, read, wallet request, wallet response, read, and the
 // relay's delivery of both webhooks. A read that repeats what the request already knows shows up here first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatements, type StatementCounter } from '../../server/src/tools/bench/statements';
@@ -37,17 +37,20 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * the writes after it and the COMMIT travel with it (start 3 -> 2, wallet response 4 -> 3 round trips); the
  * completion's consume is written by the move's own UPDATE (one statement less), and the transition reads its
  * session's webhook candidates in its commit's round trip for the relay, whose claim then reads nothing
- * (deliver 3 -> 2 round trips, 9 -> 8 statements): 16 round trips, carrying 35 statements.
+ * (deliver 3 -> 2 round trips, 9 -> 8 statements).
+ * ADR 0062: the page opens its link carrying its first read, and the open answers it from one round trip (the
+ * `opened` INSERT IGNORE … SELECT and the read model's statement sent together): open 2 -> 1, reads 3 -> 2
+ * (the first read is the open's). Both: 14 round trips per complete session, carrying 34 statements.
  */
 const BUDGET = {
   create: 1,
-  open: 2,
-  read: 3,
+  open: 1,
+  read: 2,
   start: 2,
   walletRequest: 3,
   walletResponse: 3,
   deliver: 2,
-  session: 16,
+  session: 14,
 };
 
 /**
@@ -59,12 +62,12 @@ const BUDGET = {
 const EXECUTED = {
   create: 1,
   open: 2,
-  read: 3,
+  read: 2,
   start: 5,
   walletRequest: 6,
   walletResponse: 10,
   deliver: 8,
-  session: 35,
+  session: 34,
 };
 
 describe.skipIf(testEngine() === 'embedded')('statements per complete session (MySQL)', () => {
@@ -107,15 +110,16 @@ describe.skipIf(testEngine() === 'embedded')('statements per complete session (M
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const signer = new SignerClient(t.baseUrl, id);
-    const opened = await counted('open', () => signer.open());
-    expect(opened.status).toBe(204);
+    // the page opens its link carrying its first read (ADR 0062): the open answers it
+    const opened = await counted('open', () => signer.openAndRead());
+    expect(opened.status).toBe(200);
+    expect(opened.body.data.signerSession.status).toBe('created');
     const cookie = (opened.setCookie ?? '').split(';')[0] as string;
     const read = async () => {
       const r = await counted('read', () => readSignerSession(t.baseUrl, id, cookie));
       expect(r.status).toBe(200);
       return r.body;
     };
-    await read();
     expect((await counted('start', () => signer.start())).status).toBe(200);
     await read();
     const wr = await counted('walletRequest', () => signer.rawWalletRequest());

@@ -158,6 +158,25 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     await expect.poll(() => page.getByTestId('done').textContent()).toContain('Verification complete.');
   });
 
+  it('loads with one request: the open carries the page’s read and answers it (ADR 0062)', async () => {
+    const { apiKey } = await createBusiness(t, 'Einmal GmbH');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await setUpIdentifyWorkflow(api, receiver.url);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (r.method() === 'POST') asked.push(`${url.pathname} ${r.postDataJSON()?.operationName ?? ''}`);
+    });
+    await page.goto(created.body.url);
+    await page.getByText('Bereit, wenn Sie es sind').waitFor();
+    expect(await page.getByTestId('steps').textContent()).toContain('Vorname');
+    // the session shown came from the open's answer: no /graphql read on load (the page polls later)
+    expect(asked).toEqual([`/t/sessions/${created.body.id}/open SignerSession`]);
+  });
+
   it('shows a refused wallet answer in German, and English to a browser that prefers neither', async () => {
     const { apiKey } = await createBusiness(t, 'Acme GmbH');
     const api = new Api(t.baseUrl, apiKey);

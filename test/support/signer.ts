@@ -23,11 +23,7 @@ export async function readSignerSession(
   const res = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
-    body: JSON.stringify({
-      query: SIGNER_DOCUMENT,
-      operationName: 'SignerSession',
-      variables: { sessionId },
-    }),
+    body: JSON.stringify(signerReadBody(sessionId)),
   });
   const out = (await res.json()) as { data?: { signerSession: SignerView | null }; errors?: Json[] };
   const view = out.data?.signerSession;
@@ -36,9 +32,17 @@ export async function readSignerSession(
   return { status: ext.status ?? res.status, body: { code: ext.code, errors: out.errors } };
 }
 
-// The end user's browser without a browser: a cookie jar and fetch. It reads the session the one way the page
-// does (ADR 0041, 0043): POST /t/sessions/{id}/open (the binding cookie), then GraphQL signerSession. The
-// /t mutations (start, wallet request, wallet response, document shown) answer the wallet protocol and acks.
+/** The body of the page's read as it sends it: its document, the SignerSession operation, the session id. */
+export const signerReadBody = (sessionId: string) => ({
+  query: SIGNER_DOCUMENT,
+  operationName: 'SignerSession',
+  variables: { sessionId },
+});
+
+// The end user's browser without a browser: a cookie jar and fetch. It reads the session the way the page
+// does (ADR 0041, 0043, 0062): on load POST /t/sessions/{id}/open carrying the page's signerSession read (the
+// binding cookie and the read's answer), later GraphQL signerSession. The /t mutations (start, wallet request,
+// wallet response, document shown) answer the wallet protocol and acks.
 export class SignerClient {
   private cookie = '';
   constructor(
@@ -72,13 +76,21 @@ export class SignerClient {
   }
 
   /**
-   * The session as the page reads it: open the link, then GraphQL signerSession with the cookie. A refusal
-   * answers its status and `{code}` (from `extensions`), like a /t problem body.
+   * Opening the link as the page does (ADR 0062): the open carries the page's first read (its GraphQL request)
+   * and answers it (200, the GraphQL response), with the binding cookie.
+   */
+  openAndRead() {
+    return this.call('POST', '/open', signerReadBody(this.sessionId));
+  }
+
+  /**
+   * The session as the page reads it on loading: the open carrying its signerSession read (ADR 0062). A
+   * refusal answers its status and `{code}`, the /t problem body.
    */
   async session(): Promise<{ status: number; body: Json }> {
-    const opened = await this.open();
-    if (opened.status !== 204) return { status: opened.status, body: opened.body };
-    return readSignerSession(this.baseUrl, this.sessionId, this.cookie);
+    const opened = await this.openAndRead();
+    if (opened.status !== 200) return { status: opened.status, body: opened.body };
+    return { status: 200, body: opened.body.data.signerSession };
   }
 
   /** The session, typed; throws when the page could not read it. */

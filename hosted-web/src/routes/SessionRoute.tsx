@@ -1,7 +1,7 @@
-// Route /s/{id}: opens the link (binding cookie), then loads the session (GraphQL signerSession) with its own loading state and error boundary. Later updates (after
+// Route /s/{id}: opens the link (binding cookie), which answers the session (GraphQL signerSession, ADR 0062) with its own loading state and error boundary. Later updates (after
 // actions, and polling) replace the loaded value in place, so the loading state only shows for the first load.
 import { createResource, ErrorBoundary, Show, Suspense } from 'solid-js';
-import { ApiError, getSession, openSession } from '../api';
+import { ApiError, openSession } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { Loading } from '../components/Loading';
@@ -13,9 +13,8 @@ export function SessionRoute(props: { id: string }) {
   const [projection, { mutate, refetch }] = createResource(
     () => props.id,
     async (id) => {
-      // opening the link gives this browser its binding cookie, which authorises the read
-      await openSession(id);
-      return getSession(id);
+      // opening the link gives this browser its binding cookie, which authorises the read it carries
+      return openSession(id);
     },
   );
 

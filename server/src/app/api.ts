@@ -30,8 +30,10 @@ import { registerSandboxWalletConsentRoutes } from '../modules/sandbox/sandbox-w
 import { registerSandboxCrossDeviceRoute } from '../modules/sandbox/signed-request-wallet';
 import { createSessionResolver } from '../modules/session/session.resolver';
 import { registerSessionRoutes } from '../modules/session/session.rest';
+import { SignerPageReads } from '../modules/signer/signer.page-reads';
 import { createSignerResolver } from '../modules/signer/signer.resolver';
 import { registerSignerRoutes } from '../modules/signer/signer.rest';
+import type { SignerViewDeps } from '../modules/signer/signer.view';
 import { registerWalletRoutes } from '../modules/signer/signer.wallet-routes';
 import { WalletRedirects } from '../modules/signer/wallet-redirect';
 import { createSupportResolver } from '../modules/support/support.resolver';
@@ -51,6 +53,8 @@ export function declareApi(s: ApiServices): {
   routes: RouteRegistry;
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   resolvers: NonEmptyArray<Function>;
+  /** The signer page's compiled reads; app/graphql.ts gives them the schema and answers /graphql with them. */
+  pageReads: SignerPageReads;
 } {
   const routes = new RouteRegistry();
   // branding and return_url (issue 10): a stateless service over the data source; changes go to account_audit
@@ -64,8 +68,18 @@ export function declareApi(s: ApiServices): {
     hostedUrl: s.config.hostedUrl,
     transport: s.transport,
   });
+  // the page's fixed reads, compiled: on /graphql before Apollo, and as the open's answer (ADR 0062)
+  const signerView: SignerViewDeps = {
+    ds: s.ds,
+    transport: s.transport,
+    workflows: s.workflows,
+    documents: s.documents,
+    sandboxPersonas: s.config.seedSandbox ? (request) => s.wallet.personas(request) : undefined,
+  };
+  const pageReads = new SignerPageReads(signerView);
   // every /t route, in one file, on the pipeline (ADR 0056); the receipt's downloads answered by receipts
   registerSignerRoutes(routes, {
+    pageReads,
     transport: s.transport,
     redirects,
     receipts: {
@@ -110,13 +124,7 @@ export function declareApi(s: ApiServices): {
     createCatalogResolver(s.catalog),
     createAccountsResolver(s.accounts),
     createReceiptResolver(s.receipts),
-    createSignerResolver({
-      ds: s.ds,
-      transport: s.transport,
-      workflows: s.workflows,
-      documents: s.documents,
-      sandboxPersonas: s.config.seedSandbox ? (request) => s.wallet.personas(request) : undefined,
-    }),
+    createSignerResolver(signerView),
     createSupportResolver(s.support),
     createBusinessOriginalsResolver(s.receipts),
     createAuditResolver(s.audit),
@@ -124,5 +132,5 @@ export function declareApi(s: ApiServices): {
     createRelyingPartyResolver(relyingParty, walletNamingOf(s)),
     createReaderCertificatesResolver({ list: () => s.readerCerts.list() }, READER_CERT_WARN_DAYS),
   ];
-  return { routes, resolvers };
+  return { routes, resolvers, pageReads };
 }

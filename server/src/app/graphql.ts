@@ -10,6 +10,7 @@ import type { DatabaseAvailability } from '../db/availability';
 import { buildGraphqlSchema, graphqlMiddleware } from '../graphql/server';
 import { CSRF_HEADER, dashboardCtx } from '../modules/accounts/accounts.rest';
 import type { AccountsService } from '../modules/accounts/accounts.service';
+import { GRAPHQL_JSON, type SignerPageReads } from '../modules/signer/signer.page-reads';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { graphqlUploads } from './graphql-uploads';
 
@@ -22,7 +23,16 @@ export interface GraphqlDeps {
   availability: DatabaseAvailability;
   /** Draws one request of an API key's budget (the same one as /v1). */
   limitByApiKey: RequestHandler;
+  /**
+   * The signer page's fixed reads, compiled (modules/signer/signer.page-reads.ts, ADR 0062): a request they
+   * answer skips Apollo and TypeGraphQL; any other (or an error) goes on to Apollo.
+   */
+  pageReads?: Pick<SignerPageReads, 'useSchema' | 'graphql'>;
 }
+
+/** An Accept header for which Apollo answers `application/json; charset=utf-8` (or none at all). */
+const acceptsPlainJson = (accept: string | undefined): boolean =>
+  accept === undefined || accept === '*/*' || accept === 'application/json';
 
 /** Mounts /graphql on `app`; resolves to the Apollo server's stop(), which shutdown calls. */
 export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promise<{ stop(): Promise<void> }> {
@@ -48,6 +58,7 @@ export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promis
     }
   };
   const schema = await buildGraphqlSchema(d.resolvers);
+  d.pageReads?.useSchema(schema);
   const gql = await graphqlMiddleware(schema, d.logger, gqlContext, {
     classify: (e) => d.availability.classify(e),
   });
@@ -71,10 +82,33 @@ export async function mountGraphql(app: express.Express, d: GraphqlDeps): Promis
       })
       .catch(next);
   };
+  // The page's fixed reads (ADR 0062): after the actor and the body, as Apollo gets them; the same answer bytes
+  // and headers as Apollo's for them (a JSON POST, which Apollo's CSRF prevention lets through).
+  const pageReads: RequestHandler = (req, res, next) => {
+    const reads = d.pageReads;
+    if (
+      !reads ||
+      req.method !== 'POST' ||
+      !req.is('application/json') ||
+      !acceptsPlainJson(req.headers.accept)
+    )
+      return next();
+    reads
+      .graphql(req.body, req)
+      .then((body) => {
+        if (body === undefined) return next();
+        res.status(200);
+        res.setHeader('content-type', GRAPHQL_JSON);
+        res.setHeader('cache-control', 'no-store');
+        res.send(body);
+      })
+      .catch(next);
+  };
   app.use(
     '/graphql',
     graphqlActor,
     express.json({ limit: '256kb' }),
+    pageReads,
     ...uploads.before,
     gql.handler,
     uploads.onError,

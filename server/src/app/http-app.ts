@@ -39,7 +39,7 @@ import { WALLET_PATH } from '../modules/signer/signer.wallet-transports';
 import { mountStartPage } from '../modules/start/start-page';
 import { bearerToken, type TenancyService } from '../modules/tenancy/tenancy.service';
 import { mountFavicon } from './favicon';
-import { mountGraphql } from './graphql';
+import { type GraphqlDeps, mountGraphql } from './graphql';
 import { createPipeline, type ReadKey } from './pipeline';
 import { mountVerifyPage } from './verify-page';
 
@@ -50,6 +50,8 @@ export interface HttpAppDeps {
   routes: RouteRegistry;
   // biome-ignore lint/complexity/noBannedTypes: TypeGraphQL takes resolver classes as Function values
   resolvers: NonEmptyArray<Function>;
+  /** The signer page's compiled reads, answered before Apollo (ADR 0062). */
+  pageReads?: GraphqlDeps['pageReads'];
   tenancy: TenancyService;
   accounts: AccountsService;
   ops: OpsService;
@@ -130,6 +132,7 @@ export async function buildHttpApp(d: HttpAppDeps): Promise<HttpApp> {
 
   const gql = await mountGraphql(app, {
     resolvers: d.resolvers,
+    pageReads: d.pageReads,
     logger,
     tenancy: d.tenancy,
     accounts: d.accounts,

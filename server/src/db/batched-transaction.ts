@@ -11,8 +11,14 @@
 // The embedded engine has no such pool: its transactions run as before.
 import type { DataSource, EntityManager } from 'typeorm';
 import { isMysql, retryOnDeadlock, transactionWithRetry } from './data-source';
-import { occupancyOf, POOL_ACQUIRE_TIMEOUT, type PoolOccupancy, poolAcquireTimeout } from './pool-guard';
-import { withTransactionMark } from './strict-connection';
+import {
+  occupancyOf,
+  POOL_ACQUIRE_TIMEOUT,
+  type PoolOccupancy,
+  poolAcquireTimeout,
+  queryTimeoutOf,
+} from './pool-guard';
+import { assertNotInsideTransaction, withTransactionMark } from './strict-connection';
 
 type Callback = (err: Error | null, rows?: unknown, fields?: unknown) => void;
 
@@ -321,4 +327,35 @@ function acquire(p: { pool: MysqlPool; acquireTimeoutMs: number }): Promise<Mysq
       else resolve(conn);
     });
   });
+}
+
+/**
+ * Several constant statements in one round trip outside any transaction (issue 27, ADR 0062): each formatted
+ * with its bound values by the driver's own escaping, then joined, on the transition pool (the only pool with
+ * the multi-statement flag); each statement's own result, in order. Undefined when `ds` has no transition pool
+ * (the embedded engine): the caller runs them one by one. For statements that need no transaction together
+ * (the page's open: an idempotent INSERT IGNORE, then the read of what it opened).
+ */
+export async function batchedStatements(
+  ds: DataSource,
+  statements: readonly (readonly [string, unknown[]])[],
+): Promise<unknown[] | undefined> {
+  const p = pools.get(ds);
+  if (!p) return undefined;
+  // strict test mode: a statement outside the caller's transaction, from inside one (ADR 0044)
+  assertNotInsideTransaction(ds);
+  const conn = await acquire(p);
+  try {
+    const text = statements.map(([s, values]) => conn.format(s, values)).join(';\n');
+    const timeout = queryTimeoutOf(ds);
+    return await new Promise<unknown[]>((resolve, reject) =>
+      conn.query(
+        timeout === undefined ? text : ({ sql: text, timeout } as { sql: string }),
+        undefined,
+        (err, rows) => (err ? reject(err) : resolve(statements.length === 1 ? [rows] : (rows as unknown[]))),
+      ),
+    );
+  } finally {
+    conn.release();
+  }
 }

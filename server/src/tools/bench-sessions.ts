@@ -1,6 +1,6 @@
 // Benchmark: complete sessions per second on one node, end to end, the number a business sizing the service
 // asks for, beside a raw server doing the same round trips (ADR 0045 and its third amendment). One session:
-// POST /v1/sessions -> the person's browser opens the hosted page, reads it (signerSession), starts, reads,
+// POST /v1/sessions -> the person's browser opens the hosted page (the open answers its signerSession read), starts, reads,
 // fetches the wallet request -> the sandbox wallet answers (SD-JWT VC, identify) -> the service verifies it,
 // signs the audit record in the KMS and writes the outbox -> the page reads -> the relay delivers step.completed
 // and session.completed to a receiver that checks each signature. The session is complete when session.completed

@@ -2,6 +2,9 @@
 // wallet requests the page may ask the /t transport routes for, and the sandbox test persons. No results and
 // no personal data. The one read of the hosted page's session: the /t mutations answer acks (ADR 0043).
 // Timestamps are ISO strings as the server decided them (the page counts down against `serverTime`).
+// Every type here is a plain view object (signer.view.ts): `simpleResolvers`, graphql-js's own property read
+// per field instead of TypeGraphQL's middleware wrapper (no field here has a resolver, a role or a middleware),
+// which is also what lets the page's fixed reads be compiled (signer.page-operation.ts, ADR 0062).
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { EnvironmentGql } from '../../graphql/scalars';
 import { SessionStatusGql } from '../session/session.graphql';
@@ -42,6 +45,7 @@ registerEnumType(WalletTransportGql, {
 
 @ObjectType('SignerBusiness', {
   description: 'Who asks: the branding’s display name, else the business name.',
+  simpleResolvers: true,
 })
 export class SignerBusinessGql {
   @Field(() => String) name!: string;
@@ -51,7 +55,10 @@ export class SignerBusinessGql {
   logoUrl!: string | null;
 }
 
-@ObjectType('SignerDocument', { description: 'A document of a sign step as shown before signing.' })
+@ObjectType('SignerDocument', {
+  description: 'A document of a sign step as shown before signing.',
+  simpleResolvers: true,
+})
 export class SignerDocumentGql {
   @Field(() => Int) position!: number;
   @Field(() => String) label!: string;
@@ -64,7 +71,10 @@ export class SignerDocumentGql {
   shownToEnd!: boolean;
 }
 
-@ObjectType('SignerStep', { description: 'One step of the session as the signer sees it before doing it.' })
+@ObjectType('SignerStep', {
+  description: 'One step of the session as the signer sees it before doing it.',
+  simpleResolvers: true,
+})
 export class SignerStepGql {
   @Field(() => Int) stage!: number;
   @Field(() => PrimitiveGql) primitive!: Primitive;
@@ -80,6 +90,7 @@ export class SignerStepGql {
 
 @ObjectType('WalletRequestOffer', {
   description: 'A wallet request the bound browser may ask for now (POST `path`; the answer is single-use).',
+  simpleResolvers: true,
 })
 export class WalletRequestOfferGql {
   @Field(() => WalletTransportGql) transport!: WalletTransportGql;
@@ -87,7 +98,10 @@ export class WalletRequestOfferGql {
   @Field(() => String, { description: 'The transport route that issues it.' }) path!: string;
 }
 
-@ObjectType('SandboxPersona', { description: 'A test person of the sandbox reference wallet.' })
+@ObjectType('SandboxPersona', {
+  description: 'A test person of the sandbox reference wallet.',
+  simpleResolvers: true,
+})
 export class SandboxPersonaGql {
   @Field(() => ID) id!: string;
   @Field(() => String) label!: string;
@@ -97,6 +111,7 @@ export class SandboxPersonaGql {
 @ObjectType('SignerFailure', {
   description:
     'Why a session failed or expired, as GET /v1/sessions/{id} failure_reason says it (no personal data).',
+  simpleResolvers: true,
 })
 export class SignerFailureGql {
   @Field(() => String, {
@@ -112,6 +127,7 @@ export class SignerFailureGql {
 
 @ObjectType('SignerSession', {
   description: 'The signer page’s view of a session: its status projection (no results, no personal data).',
+  simpleResolvers: true,
 })
 export class SignerSessionGql {
   @Field(() => ID) id!: string;

@@ -4,9 +4,13 @@
 // (signer.projection.ts) is built from it without another read, except a sign workflow's documents and the
 // results of a workflow whose conditions skip steps; the pinned revision comes from the workflow cache.
 import type { DataSource } from 'typeorm';
-import { columnList, hydrate, sql } from '../../db/fast-sql';
+import { batchedStatements } from '../../db/batched-transaction';
+import { isMysql } from '../../db/data-source';
+import { columnList, hydrate, paramFor, sql } from '../../db/fast-sql';
 import { type Branding, pageBrandOfRow } from '../branding/branding.service';
 import { SessionEntity } from '../session/session.entity';
+import { SessionEventEntity } from '../timeline/session-event.entity';
+import { nextOrderKey, onceEventId } from '../timeline/session-events';
 
 /** One read of the page: the session as stored, its brand and the refused answers of its current stage. */
 export interface PageRead {
@@ -37,7 +41,49 @@ function statementOf(ds: DataSource): string {
 export async function readPage(ds: DataSource, id: string): Promise<PageRead | undefined> {
   if (typeof id !== 'string' || !id.startsWith('sess_')) return undefined;
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
-  const rows = await sql<Record<string, unknown>[]>(ds, statementOf(ds), [id]);
+  return pageOf(ds, await sql<Record<string, unknown>[]>(ds, statementOf(ds), [id]));
+}
+
+const openTexts = new WeakMap<DataSource, string>();
+
+/**
+ * The support timeline's `opened`, once per session, written from the session row itself (no row: nothing),
+ * so it needs no read before it: INSERT IGNORE … SELECT with the id recordSessionEventOnce derives.
+ */
+function openStatementOf(ds: DataSource): string {
+  let text = openTexts.get(ds);
+  if (text === undefined) {
+    text =
+      `INSERT ${isMysql(ds) ? 'IGNORE ' : 'OR IGNORE '}INTO session_event ` +
+      '(id, session_id, business_id, environment, at, order_key, kind, stage, code, detail) ' +
+      "SELECT ?, s.id, s.business_id, s.environment, ?, ?, 'opened', NULL, NULL, NULL FROM session s WHERE s.id = ?";
+    openTexts.set(ds, text);
+  }
+  return text;
+}
+
+/**
+ * Opening the link (POST /t/sessions/{id}/open, issue 27, ADR 0062): records the timeline's `opened` once and
+ * reads the page (readPage) in one round trip on MySQL, both statements sent together on the transition pool
+ * (batched-transaction.ts); two statements on the embedded engine. The read sees the session as the open left
+ * it, so the open can answer the page's first read.
+ */
+export async function openPage(ds: DataSource, id: string, at: Date): Promise<PageRead | undefined> {
+  if (typeof id !== 'string' || !id.startsWith('sess_')) return undefined;
+  const insert = [onceEventId(id, 'opened'), paramFor(ds, SessionEventEntity, 'at', at), nextOrderKey(), id];
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+  const read = statementOf(ds);
+  const both = await batchedStatements(ds, [
+    [openStatementOf(ds), insert],
+    [read, [id]],
+  ]);
+  if (both) return pageOf(ds, both[1] as Record<string, unknown>[]);
+  await sql(ds, openStatementOf(ds), insert);
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
+  return pageOf(ds, await sql<Record<string, unknown>[]>(ds, read, [id]));
+}
+
+function pageOf(ds: DataSource, rows: Record<string, unknown>[]): PageRead | undefined {
   const row = rows[0];
   if (!row) return undefined;
   return {

@@ -3,7 +3,8 @@
 // `input.browserToken` and the transport judges). Contracts from signer.contract.ts (ADR 0043): the mutations
 // answer an ack, the session is read over GraphQL (`signerSession`). ADR 0056.
 // Open the link first: it gives the browser its server-issued binding cookie (or renews the one it holds) and
-// records the support timeline's `opened` once; the receipt downloads are the receipt module's answers, bound
+// records the support timeline's `opened` once, and answers the page's first signerSession read when its body
+// carries it (ADR 0062); the receipt downloads are the receipt module's answers, bound
 // to the same browser.
 
 import { AppError } from '../../common/errors';
@@ -20,6 +21,7 @@ import {
   WALLET_REQUEST_ERRORS,
   WalletResponseRequestSchema,
 } from './signer.contract';
+import type { SignerPageReads } from './signer.page-reads';
 import type { SessionTransport } from './signer.transport';
 import type { WalletRequestKind } from './signer.wallet-transports';
 import {
@@ -51,6 +53,8 @@ export interface SignerRouteDeps {
   >;
   redirects: Pick<WalletRedirects, 'redeem'>;
   receipts: SignerReceipts;
+  /** The page's fixed reads, compiled (an open carrying the page's first read answers it, ADR 0062). */
+  pageReads: Pick<SignerPageReads, 'readOf' | 'answer'>;
 }
 
 const noStore = (input: ApiInput) => input.setHeader('Cache-Control', 'no-store');
@@ -84,7 +88,7 @@ function download(data: Uint8Array, contentType: string, filename: string, sha25
 }
 
 export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps): void {
-  const { transport, redirects, receipts } = deps;
+  const { transport, redirects, receipts, pageReads } = deps;
   reg.add({
     method: 'post',
     path: '/t/sessions/:id/start',
@@ -188,17 +192,26 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
     method: 'post',
     path: '/t/sessions/:id/open',
     auth: 'signer',
-    summary: 'Hosted page: open the link (binding cookie issued or renewed; no session data)',
+    summary:
+      'Hosted page: open the link (binding cookie issued or renewed); with the page’s signerSession read as its body, answers that read',
     contract: {
       operationId: 'transportOpen',
-      response: { status: 204, description: 'cookie set; read the session with GraphQL signerSession' },
-      errors: ['not_found'],
+      response: {
+        status: 204,
+        description:
+          'cookie set; read the session with GraphQL signerSession. A body carrying that read (the GraphQL request: query, operationName, variables) answers 200 with its GraphQL response instead (ADR 0062)',
+      },
+      errors: ['not_found', 'validation_failed'],
     },
     answer: async (_ctx, input) => {
       noStore(input);
-      const out = await transport.openLink(String(input.params.id), input.browserToken);
+      const id = String(input.params.id);
+      // the page's first read, carried by the open: checked before anything is written
+      const op = input.body === undefined ? undefined : pageReads.readOf(input.body, id);
+      const out = await transport.openLink(id, input.browserToken, { read: op !== undefined });
       setBrowserCookie(input, out.cookie);
-      return { status: 204 };
+      if (!op || !out.read) return { status: 204 };
+      return { status: 200, body: await pageReads.answer(op, out.read) };
     },
   });
   reg.add({

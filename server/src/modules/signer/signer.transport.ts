@@ -40,7 +40,7 @@ import type {
   WalletResponseSubmission,
 } from './signer.contract';
 import { type Persona, type Projection, SessionProjector } from './signer.projection';
-import { readPage } from './signer.read-model';
+import { openPage, readPage } from './signer.read-model';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { Persona, Projection } from './signer.projection';
@@ -94,15 +94,31 @@ export class SessionTransport {
    * Opening the link (POST /t/sessions/{id}/open). A browser without a valid server-issued cookie gets one
    * here (`issued`, to set as the cookie), so that a later Start binds to a value the browser already holds.
    * `cookie` is the value the browser holds after this answer (its own, or the issued one): the route sets it
-   * again, which renews its lifetime on every use (ADR 0028). The session itself is read over GraphQL (read()).
+   * again, which renews its lifetime on every use (ADR 0028). The session itself is read over GraphQL (read()),
+   * or, with `read`, answered by the open from its own round trip (the page's first read, ADR 0062).
    */
-  async openLink(id: string, browserCookie: unknown): Promise<{ issued?: string; cookie: string }> {
-    const s = await this.open(id);
-    // support timeline: the first time the link was opened (reloads are not news)
-    await recordSessionEventOnce(this.deps.ds.manager, s, { kind: 'opened', at: this.deps.clock.now() });
+  async openLink(
+    id: string,
+    browserCookie: unknown,
+    opts: { read?: boolean } = {},
+  ): Promise<{
+    issued?: string;
+    cookie: string;
+    /** With `read`: the page's first read, for the cookie the browser holds after this answer (read()). */
+    read?: { session: SessionEntity; projection: Projection };
+  }> {
+    // support timeline: the first time the link was opened (reloads are not news), written with the page's
+    // read in one round trip (signer.read-model.ts, ADR 0062)
+    const page = await openPage(this.deps.ds, id, this.deps.clock.now());
+    if (!page) throw new AppError('not_found', 'This session link is not valid.');
+    const s = await this.transitions.current(page.session);
     const valid = this.deps.binding.verified(browserCookie);
     const issued = valid ? undefined : this.deps.binding.issue();
-    return { cookie: (valid ?? issued) as string, ...(issued ? { issued } : {}) };
+    const cookie = (valid ?? issued) as string;
+    const read = opts.read
+      ? { session: s, projection: await this.projector.project(s, cookie, page) }
+      : undefined;
+    return { cookie, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   type SignerSessionGql,
   WalletTransportGql,
 } from './signer.graphql';
+import type { Projection } from './signer.projection';
 import { asksForMdoc, type Persona, type SessionTransport } from './signer.transport';
 
 export interface SignerViewDeps {
@@ -43,7 +44,18 @@ export async function signerSession(
   // (opening the link, POST /t/sessions/{id}/open, gives the browser its cookie first).
   const cookie = deps.transport.binding.verified(browserCookie);
   if (!cookie) throw new AppError('not_found', 'This session link is not valid.');
-  const { session, projection: p } = await deps.transport.read(id, cookie);
+  return signerViewOf(deps, await deps.transport.read(id, cookie));
+}
+
+/**
+ * The page's view of a session already read with its projection (by the GraphQL read, or by the open that
+ * answers the page's first read, ADR 0062).
+ */
+export async function signerViewOf(
+  deps: Omit<SignerViewDeps, 'transport'>,
+  read: { session: SessionEntity; projection: Projection },
+): Promise<SignerSessionGql> {
+  const { session, projection: p } = read;
   const running = p.status === 'in_progress' && p.binding === 'this_browser';
   const offers = running
     ? await currentStepOffers(deps, session)
@@ -70,14 +82,14 @@ interface StepOffers {
  * first skip building and validating the step's request (DCQL). Only what does not name the session is kept;
  * each read builds its own session's paths. Per service instance (per deps), bounded.
  */
-const offersCache = new WeakMap<SignerViewDeps, Map<string, StepOffers>>();
+const offersCache = new WeakMap<object, Map<string, StepOffers>>();
 const OFFERS_CACHE_MAX = 512;
 
 /**
  * The running step's wallet requests and sandbox persons: derived from the same request the wallet-request
  * route builds for this step (requestForStep; a throwaway nonce: nothing is stored or issued).
  */
-async function currentStepOffers(deps: SignerViewDeps, s: SessionEntity): Promise<Offers> {
+async function currentStepOffers(deps: Omit<SignerViewDeps, 'transport'>, s: SessionEntity): Promise<Offers> {
   let cache = offersCache.get(deps);
   if (!cache) {
     cache = new Map();
@@ -105,7 +117,10 @@ async function currentStepOffers(deps: SignerViewDeps, s: SessionEntity): Promis
   };
 }
 
-async function buildOffers(deps: SignerViewDeps, s: SessionEntity): Promise<StepOffers & { sign: boolean }> {
+async function buildOffers(
+  deps: Omit<SignerViewDeps, 'transport'>,
+  s: SessionEntity,
+): Promise<StepOffers & { sign: boolean }> {
   const steps = toRevisionView(
     await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision),
   ).steps;

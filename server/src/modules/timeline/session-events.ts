@@ -47,7 +47,7 @@ let lastOrder = 0n;
  * A strictly increasing key within this process (wall-clock microseconds, bumped on ties): entries of one
  * session written at the same injected-clock instant keep their write order. Fixed width, so it sorts as text.
  */
-function nextOrderKey(): string {
+export function nextOrderKey(): string {
   const now = BigInt(Date.now()) * 1000n;
   lastOrder = now > lastOrder ? now : lastOrder + 1n;
   return lastOrder.toString().padStart(20, '0');
@@ -100,6 +100,12 @@ export async function recordSessionEvent(
   await insertRow(m.dataSource, SessionEventEntity, row(s, e, newId('sev')), m);
 }
 
+/** The id of a timeline row recorded once (recordSessionEventOnce): derived, so a second writer collides. */
+export function onceEventId(sessionId: string, kind: SessionEventKind, onceKey?: string): string {
+  const seed = onceKey === undefined ? `${sessionId}:${kind}` : `${sessionId}:${kind}:${onceKey}`;
+  return `sev_${base32(createHash('sha256').update(seed).digest()).slice(0, 26)}`;
+}
+
 /**
  * Records `kind` at most once per session (e.g. `opened`: the first time the hosted page was opened, not every
  * reload), or once per `onceKey` within the session (e.g. one `document_shown_to_end` per stage and document).
@@ -111,8 +117,7 @@ export async function recordSessionEventOnce(
   e: SessionEventInput,
   onceKey?: string,
 ): Promise<void> {
-  const seed = onceKey === undefined ? `${s.id}:${e.kind}` : `${s.id}:${e.kind}:${onceKey}`;
-  const id = `sev_${base32(createHash('sha256').update(seed).digest()).slice(0, 26)}`;
+  const id = onceEventId(s.id, e.kind, onceKey);
   // INSERT IGNORE alone (ADR 0045 amendment): a reload is one statement either way, a first open one less
   await m
     .createQueryBuilder()

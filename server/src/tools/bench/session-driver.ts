@@ -69,8 +69,7 @@ function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
     const done = receiver.completed(id, signal).then(() => performance.now());
     done.catch(() => {});
     const browser = new Browser(r.base, id, signal);
-    await browser.call('POST', '/open');
-    await browser.read();
+    await browser.open(); // carrying the page's first read (ADR 0062)
     await browser.call('POST', '/start');
     await browser.read();
     const wr = await browser.call('POST', '/wallet-request');

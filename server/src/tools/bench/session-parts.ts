@@ -1,5 +1,6 @@
 // The test side of bench-sessions.ts: the person's browser on the hosted transport (a cookie jar over fetch,
 // every call bounded by the session's abort signal) and a webhook receiver that checks every signature.
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../../modules/webhook/signature';
@@ -28,22 +29,37 @@ export class Browser {
     if (!res.ok) throw new Error(`${method} ${suffix}: ${res.status} ${JSON.stringify(out)}`);
     return out;
   }
-  /** The page's read of its session (GraphQL signerSession), on load and after each /t mutation. */
+  /**
+   * Opening the link as the page does (ADR 0062): the open carries the page's first read and answers it, so the
+   * page reads nothing more on load.
+   */
+  async open(): Promise<void> {
+    const out = (await this.call('POST', '/open', this.readBody())) as {
+      data?: { signerSession?: { status?: string } };
+    };
+    if (!out.data?.signerSession?.status) throw new Error(`open: ${JSON.stringify(out)}`);
+  }
+  /** The page's read of its session (GraphQL signerSession, the page's own document), after each /t mutation. */
   async read(): Promise<void> {
     const res = await fetch(`${this.base}/graphql`, {
       method: 'POST',
-      headers: { cookie: this.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: SIGNER_READ, variables: { id: this.id } }),
+      headers: { cookie: this.cookie, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(this.readBody()),
       signal: this.signal,
     });
     const out = (await res.json()) as { data?: { signerSession?: { status?: string } } };
     if (!out.data?.signerSession?.status) throw new Error(`signerSession: ${JSON.stringify(out)}`);
   }
+  private readBody() {
+    return { query: SIGNER_DOCUMENT, operationName: 'SignerSession', variables: { sessionId: this.id } };
+  }
 }
 
-/** The part of the page's signerSession read a session's run depends on. */
-const SIGNER_READ =
-  'query($id: ID!) { signerSession(sessionId: $id) { id status currentStage steps { stage primitive } walletRequests { transport path } } }';
+/** The page's operations document (hosted-web/src/graphql/signer.graphql): the bench reads what the page reads. */
+const SIGNER_DOCUMENT = fs.readFileSync(
+  new URL('../../../../hosted-web/src/graphql/signer.graphql', import.meta.url),
+  'utf8',
+);
 
 /** A webhook receiver that checks every signature and resolves when a session's completion arrives. */
 export class Receiver {

@@ -1,0 +1,176 @@
+// The signer page's reads without the general GraphQL path (issue 27, ADR 0062), over real HTTP: the page's
+// SignerSession operation on /graphql answers the very bytes and headers Apollo answers for the same
+// selection (a variant Apollo alone answers: an @include on the root field), before Start, bound and running,
+// to another browser, and once completed; refusals stay Apollo's. The open that carries the page's first read
+// answers it (200, the GraphQL response) with the cookie it issues, records `opened` once, and refuses a read
+// of another session or any other operation before writing anything; an open without a body is unchanged (204).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Api,
+  createBusiness,
+  type Json,
+  setUpIdentifyWorkflow,
+  startTestService,
+  type TestService,
+} from '../support/harness';
+import { SignerClient, signerReadBody } from '../support/signer';
+
+/** The page's read, and the same selection with a directive on the root field: answered by Apollo alone. */
+const PAGE = signerReadBody('x').query;
+const APOLLO_ONLY = PAGE.replace(
+  'signerSession(sessionId: $sessionId) {',
+  'signerSession(sessionId: $sessionId) @include(if: true) {',
+);
+
+/** The clock's field and the request id differ between two answers; everything else must not. */
+const comparable = (text: string) =>
+  text
+    .replace(/"serverTime":"[^"]+"/g, '"serverTime":"T"')
+    .replace(/"request_id":"[^"]+"/g, '"request_id":"R"');
+
+describe('the signer page’s compiled reads', () => {
+  let t: TestService;
+  let api: Api;
+  let workflowId: string;
+
+  beforeAll(async () => {
+    t = await startTestService({ label: 'page_reads', workers: false });
+    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
+    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
+  });
+  afterAll(async () => t?.stop());
+
+  const newSession = async () => {
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+
+  /** One /graphql POST as the page sends it, with `query`; the raw answer. */
+  const post = async (query: string, id: string, cookie: string, accept?: string) => {
+    const res = await fetch(`${t.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(accept ? { accept } : {}),
+        ...(cookie ? { cookie } : {}),
+      },
+      body: JSON.stringify({ query, operationName: 'SignerSession', variables: { sessionId: id } }),
+    });
+    // every header but the ones that differ per answer (when, which request, how long)
+    const headers: [string, string][] = [];
+    res.headers.forEach((value, name) => {
+      if (!['date', 'x-request-id', 'content-length'].includes(name)) headers.push([name, value]);
+    });
+    headers.sort(([a], [b]) => a.localeCompare(b));
+    return { status: res.status, text: await res.text(), headers };
+  };
+
+  /** The page's read and Apollo's answer to the same selection: the same status, every header, the same bytes. */
+  const sameAsApollo = async (id: string, cookie: string): Promise<Json> => {
+    for (const accept of [undefined, 'application/json']) {
+      const fast = await post(PAGE, id, cookie, accept);
+      const apollo = await post(APOLLO_ONLY, id, cookie, accept);
+      expect(fast.status).toBe(apollo.status);
+      expect(fast.headers).toEqual(apollo.headers);
+      expect(comparable(fast.text)).toBe(comparable(apollo.text));
+    }
+    return JSON.parse((await post(PAGE, id, cookie)).text);
+  };
+
+  const cookieOf = (b: SignerClient) => (b as unknown as { cookie: string }).cookie;
+
+  it('answers what Apollo answers, byte for byte, through a whole session and to another browser', async () => {
+    const id = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    expect((await b.open()).status).toBe(204);
+    const created = await sameAsApollo(id, cookieOf(b));
+    expect(created.data.signerSession).toMatchObject({ status: 'created', binding: 'none' });
+
+    expect((await b.start()).status).toBe(200);
+    const running = await sameAsApollo(id, cookieOf(b));
+    expect(running.data.signerSession).toMatchObject({ status: 'in_progress', binding: 'this_browser' });
+    expect(running.data.signerSession.walletRequests.length).toBeGreaterThan(0);
+    expect(running.data.signerSession.sandboxPersonas.length).toBeGreaterThan(0);
+
+    const other = new SignerClient(t.baseUrl, id);
+    await other.open();
+    const seen = await sameAsApollo(id, cookieOf(other));
+    expect(seen.data.signerSession).toMatchObject({ binding: 'other_browser', walletRequests: [] });
+
+    const wr = await b.rawWalletRequest();
+    const response = await t.svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: t.baseUrl,
+    });
+    expect((await b.submit(wr.body.request_id, response)).status).toBe(200);
+    const done = await sameAsApollo(id, cookieOf(b));
+    expect(done.data.signerSession).toMatchObject({ status: 'completed', ended: true });
+  });
+
+  it('leaves refusals to Apollo: no cookie, a forged one, an unknown session', async () => {
+    const id = await newSession();
+    const noCookie = await sameAsApollo(id, '');
+    expect(noCookie.errors[0].extensions).toMatchObject({ code: 'not_found', status: 404 });
+    const forged = await sameAsApollo(id, `svc_browser=${'A'.repeat(43)}.${'B'.repeat(43)}`);
+    expect(forged.errors[0].extensions.code).toBe('not_found');
+    const b = new SignerClient(t.baseUrl, id);
+    await b.open();
+    const unknown = await sameAsApollo('sess_doesnotexist000000000000', cookieOf(b));
+    expect(unknown.errors[0].extensions.code).toBe('not_found');
+  });
+
+  it('an open carrying the page’s read answers it with the cookie it issues, and records `opened` once', async () => {
+    const id = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    const opened = await b.openAndRead();
+    expect(opened.status).toBe(200);
+    expect(opened.setCookie).toMatch(
+      /^svc_browser=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    // exactly what the GraphQL read answers for that cookie
+    const read = JSON.parse((await post(PAGE, id, cookieOf(b))).text);
+    expect(comparable(JSON.stringify(opened.body))).toBe(comparable(JSON.stringify(read)));
+    expect(opened.body.data.signerSession).toMatchObject({ id, status: 'created', binding: 'none' });
+
+    // a reload: the same cookie renewed, still one `opened`; after Start the open answers the bound view
+    expect((await b.openAndRead()).status).toBe(200);
+    expect((await b.start()).status).toBe(200);
+    const again = await b.openAndRead();
+    expect(again.body.data.signerSession).toMatchObject({ status: 'in_progress', binding: 'this_browser' });
+    const timeline = await api.rest('GET', `/v1/sessions/${id}`);
+    expect(timeline.status).toBe(200);
+    const opens = (await t.svc.ds.query(
+      "SELECT COUNT(*) AS n FROM session_event WHERE session_id = ? AND kind = 'opened'",
+      [id],
+    )) as { n: number | string }[];
+    expect(Number(opens[0]?.n)).toBe(1);
+  });
+
+  it('an open refuses a read of another session or another operation, before writing anything', async () => {
+    const id = await newSession();
+    const otherId = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    const wrongSession = await b.call('POST', '/open', signerReadBody(otherId));
+    expect(wrongSession.status).toBe(400);
+    expect(wrongSession.body.code).toBe('validation_failed');
+    const otherOperation = await b.call('POST', '/open', {
+      ...signerReadBody(id),
+      operationName: 'SignerReceipt',
+    });
+    expect(otherOperation.body.code).toBe('validation_failed');
+    const notGraphql = await b.call('POST', '/open', { read: true });
+    expect(notGraphql.body.code).toBe('validation_failed');
+    const opens = (await t.svc.ds.query(
+      "SELECT COUNT(*) AS n FROM session_event WHERE session_id = ? AND kind = 'opened'",
+      [id],
+    )) as { n: number | string }[];
+    expect(Number(opens[0]?.n)).toBe(0);
+    // an unknown link: not_found, as without the read
+    const unknown = new SignerClient(t.baseUrl, 'sess_doesnotexist000000000000');
+    const missing = await unknown.openAndRead();
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+  });
+});
