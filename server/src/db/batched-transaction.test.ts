@@ -168,8 +168,9 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       });
     counter.reset();
     expect(await move(1, 'first')).toBe(1);
-    expect(counter.count()).toBe(1); // START, the guarded UPDATE, the INSERT and COMMIT in one round trip
-    expect(counter.statements()).toBe(4);
+    // START, the guarded UPDATE, its check, the INSERT and COMMIT in one round trip
+    expect(counter.count()).toBe(1);
+    expect(counter.statements()).toBe(5);
     // from a version that is gone: the guard stops the batch on the server, nothing after it runs
     const lost = await move(1, 'second').catch((e: unknown) => e);
     expect(isLostGuard(lost)).toBe(true);
@@ -184,6 +185,11 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       { id: 's', v: 3 },
       { id: 'third', v: 2 },
     ]);
+    // a row that is not there is a lost guard too (the check counts the rows the write matched)
+    const gone = await batchedTransactionWithRetry(ds, (m) =>
+      laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [4, 'absent', 3], m),
+    ).catch((e: unknown) => e);
+    expect(isLostGuard(gone)).toBe(true);
     // outside a batched transaction the guard is the bare condition, answered at once
     expect(
       await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [9, 's', 1], ds.manager),

@@ -53,23 +53,25 @@ interface Batch {
 }
 
 /**
- * The error a guarded write (`guardedWhere`) raises on the server when its guard is false:
+ * The error a guarded write's check (`guardCheck`) raises on the server when its guard was false:
  * ER_SUBQUERY_NO_1_ROW, which none of the transitions' own statements can raise (they have no scalar subquery).
  */
 const GUARD_ERRNO = 1242;
 
 /**
- * The WHERE condition of a guarded write kept in a batched transaction (ADR 0058 amendment 3): `guard` (the
- * write's own condition, e.g. `status = ? AND version = ?`), or else an error. The write targets one row by
- * its primary key, and rows of the guarded tables are never deleted, so the row is always found: when `guard`
- * holds the write changes it, and when it does not, the scalar subquery (two rows; correlated with the row so
- * that it is evaluated only then, never ahead by the optimizer) fails the statement with ER_SUBQUERY_NO_1_ROW.
- * The server then runs nothing after it in the batch (the COMMIT included), and the unit rolls back whole
- * (`isLostGuard`). A write that would have changed no row therefore stops its batch instead of being
- * answered first: the move and the COMMIT travel together.
+ * The statement kept right after a guarded write in a batched transaction (ADR 0058 amendment 3): it fails
+ * with ER_SUBQUERY_NO_1_ROW unless the write before it matched exactly `rows` rows. `ROW_COUNT()` is the
+ * previous statement's count (the rows it matched: the driver sets CLIENT_FOUND_ROWS), and when it differs the
+ * scalar subquery has two rows. The server then runs nothing after it in the batch (the COMMIT included), and
+ * the unit rolls back whole (`isLostGuard`). A write that changed less than it should therefore stops its batch
+ * instead of being answered first: the move and the COMMIT travel together. The check is a statement of its
+ * own, not a condition in the write's WHERE, so it does not depend on the order in which an engine evaluates
+ * the terms of a condition.
  */
-export const guardedWhere = (table: string, guard: string): string =>
-  `((${guard}) OR (SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ${table}.id IS NOT NULL))`;
+export const guardCheck = (rows: number): string => {
+  if (!Number.isInteger(rows) || rows < 1) throw new Error(`a guarded write changes at least one row: ${rows}`);
+  return `SELECT (SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${rows}) AS lost_guard`;
+};
 
 /** Raised by the round trip that carried a guarded write whose guard was false: the unit lost its race. */
 export class LostGuard extends Error {
@@ -188,10 +190,11 @@ export function deferIfBatched(
     /** Sent with the COMMIT's round trip, after every statement that needs an answer (nothing reads it). */
     atCommit?: boolean;
     /**
-     * The statement's WHERE ends with `guardedWhere`: when the guard is false the round trip carrying it fails
-     * with LostGuard instead of answering (ADR 0058 amendment 3).
+     * A guarded write that changes this many rows when its guard holds: `guardCheck` is kept after it, and when
+     * the guard is false the round trip carrying it fails with LostGuard instead of answering (ADR 0058
+     * amendment 3).
      */
-    guarded?: boolean;
+    guarded?: number;
     /**
      * A kept read whose rows the unit passes on and does not decide on (the relay's candidates, ADR 0058
      * amendment 3): called with them when the round trip carrying it answers without error.
@@ -211,8 +214,11 @@ export function deferIfBatched(
     const { check, collect } = opts;
     if (check) batch.checks.set(batch.pending.length, (r) => check(r as { affectedRows: number }));
     else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
-    if (opts.guarded) batch.guarded = true;
     batch.pending.push(text);
+    if (opts.guarded !== undefined) {
+      batch.guarded = true;
+      batch.pending.push(guardCheck(opts.guarded));
+    }
   }
   return true;
 }

@@ -12,7 +12,7 @@ import {
   type QueryRunner,
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { deferIfBatched, guardedWhere } from './batched-transaction';
+import { deferIfBatched } from './batched-transaction';
 import { isMysql } from './data-source';
 import { queryTimeoutOf } from './pool-guard';
 import { onConnectionNow, type SqliteStatement, sqliteConnection } from './sqlite-engine';
@@ -140,10 +140,10 @@ export async function laterChecked(
 /**
  * A guarded write of one row (`statement` ends with its `WHERE id = ?`, `guard` is the write's own condition,
  * its parameters last in `params`) that refuses by changing no row. In a batched transaction it is kept like
- * `later`, with `guardedWhere` in place of the bare guard: a false guard fails the round trip carrying it with
- * LostGuard, and nothing after it in that round trip runs, so the writes after it and the COMMIT can travel
- * with it (ADR 0058 amendment 3). Answers the rows it changed: 1 when kept (a false guard never returns), else
- * the write's own answer. Only for rows that are never deleted (see guardedWhere).
+ * `later`, followed by `guardCheck`: a false guard fails the round trip carrying it with LostGuard, and nothing
+ * after it in that round trip runs, so the writes after it and the COMMIT can travel with it (ADR 0058
+ * amendment 3). Answers the rows it changed: `rows` when kept (a false guard never returns), else the write's
+ * own answer.
  */
 export async function laterGuarded(
   ds: DataSource,
@@ -156,11 +156,10 @@ export async function laterGuarded(
   rows = 1,
 ): Promise<number> {
   const check = (r: { affectedRows: number }) => {
-    // the row is always there (guardedWhere): a kept write that changed less is a broken invariant
+    // guardCheck already refused any other count on the server: this is the invariant, checked again here
     if (r.affectedRows !== rows) throw new Error(`guarded write of ${table} changed ${r.affectedRows} rows`);
   };
-  if (deferIfBatched(m, `${statement} AND ${guardedWhere(table, guard)}`, params, { guarded: true, check }))
-    return rows;
+  if (deferIfBatched(m, `${statement} AND ${guard}`, params, { guarded: rows, check })) return rows;
   return (await sql<{ affectedRows: number }>(ds, `${statement} AND ${guard}`, params, m)).affectedRows;
 }
 
