@@ -171,6 +171,21 @@ describe('ISO 18013-7 Annex C (org-iso-mdoc): tampered answers', () => {
         return ctx.signer.submit(requestId, { response: 'gmVkY2FwaaA' }); // ["dcapi", {}]
       },
     },
+    {
+      // 4n+1 characters are no encoding of whole bytes: refused as not an EncryptedResponse, never read as
+      // the answer it was made from
+      name: 'a real answer with one base64url character too many (length 4n+1)',
+      code: 'presentation_malformed',
+      run: async (ctx) => {
+        const { requestId, request } = await annexCRequest(ctx.signer);
+        const { response } = (await wallet.answer(request, origin)) as { response: string };
+        const whole = response.slice(0, response.length - (response.length % 4));
+        const tail = response.slice(whole.length);
+        const padded = tail.length === 0 ? `${whole}A` : `${response}${'A'.repeat(5 - tail.length)}`;
+        expect(padded.length % 4).toBe(1);
+        return ctx.signer.submit(requestId, { response: padded });
+      },
+    },
   ];
   let expiredWallet: AnnexCWallet;
   let untrustedWallet: AnnexCWallet;

@@ -13,6 +13,8 @@ export function dcqlPresentations(request: Json, response: unknown): Record<stri
   if (typeof response === 'object' && response !== null && 'error' in response)
     throw new AppError('presentation_malformed', 'The wallet answered with an error.');
   requireArraysOfPresentations(response);
+  const plain = plainDcqlPresentations(request, response);
+  if (plain) return plain;
   try {
     const payload = parseOpenid4VpAuthorizationResponsePayload(response as Json);
     const validated = validateOpenid4vpAuthorizationResponsePayload({
@@ -29,6 +31,35 @@ export function dcqlPresentations(request: Json, response: unknown): Record<stri
       cause: e,
     });
   }
+}
+
+const isPlainObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+
+/**
+ * The answer of the library's parse and validation above, without its zod schemas (about a twentieth of an mdoc
+ * verification), for the one shape a conforming wallet sends to a DCQL request: `{ vp_token, state? }` with
+ * vp_token an object whose every value is a non-empty array of strings, and the request's state, if any,
+ * matched. The library accepts exactly that and returns a copy of each array. Anything else (a JSON-text
+ * vp_token of a form post, object presentations, other members, a state mismatch): undefined, and the library
+ * decides, so every refusal is still its own.
+ */
+function plainDcqlPresentations(request: Json, response: unknown): Record<string, unknown[]> | undefined {
+  if (!isPlainObject(response) || !request.dcql_query) return undefined;
+  for (const key of Object.keys(response)) if (key !== 'vp_token' && key !== 'state') return undefined;
+  const state = response.state;
+  if (state !== undefined && typeof state !== 'string') return undefined;
+  if (request.state && request.state !== state) return undefined;
+  const vp = response.vp_token;
+  if (!isPlainObject(vp)) return undefined;
+  const out: Record<string, unknown[]> = {};
+  for (const id of Object.keys(vp)) {
+    const entries = vp[id];
+    if (id === '__proto__' || !Array.isArray(entries) || entries.length === 0) return undefined;
+    for (const e of entries) if (typeof e !== 'string') return undefined;
+    out[id] = [...entries];
+  }
+  return out;
 }
 
 /**

@@ -10,14 +10,19 @@ export interface Measured {
  * The rate (per wall-clock second) and CPU per call (this process, all threads, µs) of `fn` and of the
  * baseline, measured in alternating 100 ms slices for `seconds` each: a change of load on a shared machine
  * (other builds, a second benchmark) falls on both sides alike instead of on whichever ran at that moment.
+ * Warm-up: 20 calls, or `warmupCalls`, so that what is measured is the optimized code of a running service and
+ * not V8 compiling it (its compiler threads count in this process's CPU). A number of calls and not a time: on
+ * a loaded machine a time would be fewer calls.
  */
 export async function interleaved(
   label: string,
   seconds: number,
   fn: () => unknown | Promise<unknown>,
   baseline: () => unknown,
+  opts: { warmupCalls?: number } = {},
 ): Promise<{ value: Measured; base: Measured }> {
-  for (let i = 0; i < 20; i++) await fn(); // warm-up
+  const warmup = opts.warmupCalls ?? 20;
+  for (let i = 0; i < warmup; i++) await fn(); // warm-up
   for (let i = 0; i < 200; i++) baseline();
   const acc = { fn: { n: 0, ns: 0n, cpu: 0 }, base: { n: 0, ns: 0n, cpu: 0 } };
   const slice = async (side: 'fn' | 'base') => {

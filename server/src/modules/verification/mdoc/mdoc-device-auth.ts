@@ -189,8 +189,12 @@ export function decodeB64u(s: string): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** A document without DeviceSigned has no holder binding at all: key_binding_missing, before any parsing. */
-export function requireDeviceSigned(bytes: Uint8Array): void {
+/**
+ * A document without DeviceSigned has no holder binding at all: key_binding_missing, before any structural
+ * parsing. Returns the CBOR decoded (the library's cborDecode), for the structures to be made from without a
+ * second decode of the same bytes (DeviceResponse.fromEncodedStructure).
+ */
+export function requireDeviceSigned(bytes: Uint8Array): unknown {
   let raw: unknown;
   try {
     raw = cborDecode(bytes);
@@ -198,9 +202,10 @@ export function requireDeviceSigned(bytes: Uint8Array): void {
     fail('presentation_malformed', 'The DeviceResponse is not CBOR.', e);
   }
   const documents = raw instanceof Map ? raw.get('documents') : undefined;
-  if (!Array.isArray(documents)) return; // the structural decode reports it
+  if (!Array.isArray(documents)) return raw; // the structural decode reports it
   for (const d of documents) {
     if (d instanceof Map && !d.has('deviceSigned'))
       fail('key_binding_missing', 'The mdoc has no DeviceSigned part.');
   }
+  return raw;
 }

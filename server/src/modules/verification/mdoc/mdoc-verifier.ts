@@ -222,10 +222,11 @@ export class MdocPresentationVerifier {
     checks: string[];
   }): Promise<MdocVerifiedPresentation> {
     const { bytes, presented, dcqlQuery, transcript, checks } = input;
-    requireDeviceSigned(bytes);
+    const raw = requireDeviceSigned(bytes);
     let response: DeviceResponse;
     try {
-      response = DeviceResponse.decode(bytes);
+      // DeviceResponse.decode(bytes) is cborDecode(bytes) and then this: the bytes are decoded once.
+      response = DeviceResponse.fromEncodedStructure(raw as Map<unknown, unknown>);
     } catch (e) {
       return fail('presentation_malformed', 'The vp_token entry is not an mdoc DeviceResponse.', e);
     }
