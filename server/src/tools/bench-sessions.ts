@@ -43,6 +43,9 @@ const CONCURRENCY = process.env.BENCH_IN_FLIGHT
   ? process.env.BENCH_IN_FLIGHT.split(',').map(Number)
   : [8, 32, 64];
 const here = path.dirname(fileURLToPath(import.meta.url));
+// The children (driver, raw server) run with Node's own heap sizing: a young-generation flag given to measure the
+// service (`tsx --max-semi-space-size=N src/tools/bench.ts sessions`, ADR 0061) applies to the service alone.
+const childExecArgv = process.execArgv.filter((a) => !a.startsWith('--max-semi-space-size'));
 
 /** The next message of `child`, or undefined after `ms`. */
 function ask<T>(child: ChildProcess, msg: unknown, ms: number): Promise<T | undefined> {
@@ -152,6 +155,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     await s.workflows.publish(ctx, wf.id);
 
     driver = fork(path.join(here, 'bench/session-driver.ts'), {
+      execArgv: childExecArgv,
       env: { ...process.env, BENCH_DB_URL: db.url, BENCH_DATA_DIR: dataDir },
     });
     const ready = await ask<{ receiverUrl: string; issuerKey: string; holderKey: string }>(
@@ -163,6 +167,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     const { secret } = await s.webhooks.configureEndpoint(ctx, ready.receiverUrl);
     driver.send({ cmd: 'secret', secret });
     raw = fork(path.join(here, 'bench/raw-session-server.ts'), {
+      execArgv: childExecArgv,
       env: {
         ...process.env,
         RAW_DB_URL: db.url,
