@@ -89,6 +89,8 @@ interface Tally {
   hookMs: number[];
   /** The service's event loop, GC and pool waits during its slices (the last one read). */
   probe?: ProbeReading;
+  /** GC pauses over every slice of the side: count and total, ms. */
+  gc: { count: number; ms: number };
   relay?: { claims: number; claimMs: number; flushes: number; flushMs: number };
   dnf?: string;
 }
@@ -100,6 +102,7 @@ const empty = (): Tally => ({
   executed: 0,
   walletMs: [],
   hookMs: [],
+  gc: { count: 0, ms: 0 },
 });
 
 /** The p-th percentile (0..100) of `xs` (sorted here), 0 when empty. */
@@ -209,6 +212,8 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       const cpu = (target === 'service' ? cpuSelf() : cpuOf(pid)) - c0;
       if (target === 'service') {
         into.probe = p.read();
+        into.gc.count += into.probe.gcCount;
+        into.gc.ms += into.probe.gcMs;
         const rs = s.relay.stats;
         into.relay = {
           claims: (into.relay?.claims ?? 0) + rs.claims - rs0.claims,
@@ -288,7 +293,7 @@ function rowsFor(n: number, svc: Tally, raw: Tally): BenchRow[] {
       .join(', ');
     const rl = svc.relay;
     console.error(
-      `    service (last slice): event-loop delay p50/p99/max ${pr.loopP50.toFixed(1)}/${pr.loopP99.toFixed(1)}/${pr.loopMax.toFixed(1)} ms, GC ${pr.gcCount} pauses ${pr.gcMs.toFixed(0)} ms, ${pools}` +
+      `    service: GC over its slices ${svc.gc.count} pauses, ${each(svc, svc.gc.ms).toFixed(2)} ms per complete session; (last slice) event-loop delay p50/p99/max ${pr.loopP50.toFixed(1)}/${pr.loopP99.toFixed(1)}/${pr.loopMax.toFixed(1)} ms, GC ${pr.gcCount} pauses ${pr.gcMs.toFixed(0)} ms, ${pools}` +
         (rl
           ? `; relay ${rl.claims} claims (${(rl.claimMs / Math.max(1, rl.claims)).toFixed(1)} ms each), ${rl.flushes} outcome writes (${(rl.flushMs / Math.max(1, rl.flushes)).toFixed(1)} ms each)`
           : ''),
