@@ -69,7 +69,8 @@ const GUARD_ERRNO = 1242;
  * the terms of a condition.
  */
 export const guardCheck = (rows: number): string => {
-  if (!Number.isInteger(rows) || rows < 1) throw new Error(`a guarded write changes at least one row: ${rows}`);
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new Error(`a guarded write changes at least one row: ${rows}`);
   return `SELECT (SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${rows}) AS lost_guard`;
 };
 
