@@ -3,8 +3,9 @@
 // validation beyond the checks named here). Not part of the product. Forked by bench-sessions.ts (its CPU is read
 // from /proc/<pid>/stat), driven over HTTP by tools/bench/session-driver.ts. Per session:
 //   POST /s               INSERT session
-//   POST /s/:id/open      guarded UPDATE (created -> opened)
-//   GET  /s/:id           SELECT (the page's read; three per session)
+//   POST /s/:id/open      guarded UPDATE (created -> opened), then SELECT: it answers the page's first read, as
+//                         the service's open does when the page's read travels in its body (ADR 0062)
+//   GET  /s/:id           SELECT (the page's read after Start and after the answer; two per session)
 //   POST /s/:id/start     guarded UPDATE (opened -> started)
 //   POST /s/:id/request   guarded UPDATE storing the nonce (started -> requested)
 //   POST /s/:id/response  SELECT; two ES256 verifies (issuer signature, key binding over the nonce); one
@@ -163,7 +164,11 @@ async function route(method: string, url: string, body: string): Promise<[number
     const [row] = await q('SELECT id, status, version FROM raw_session WHERE id = ?', [id]);
     return row ? [200, row] : [404, {}];
   }
-  if (action === 'open') return (await move(id, 'created', 'opened')) ? [200, {}] : [409, {}];
+  if (action === 'open') {
+    if (!(await move(id, 'created', 'opened'))) return [409, {}];
+    const [row] = await q('SELECT id, status, version FROM raw_session WHERE id = ?', [id]);
+    return [200, row];
+  }
   if (action === 'start') return (await move(id, 'opened', 'started')) ? [200, {}] : [409, {}];
   if (action === 'request') {
     const nonce = randomBytes(16).toString('hex');

@@ -104,8 +104,8 @@ function rawSession(r: RoundRequest): One {
     const { id } = (await call('POST', '/s', signal)) as { id: string };
     const done = receiver.completed(id, signal).then(() => performance.now());
     done.catch(() => {});
+    // the open answers the page's first read, as the service's does (ADR 0062): the same requests on both sides
     await call('POST', `/s/${id}/open`, signal);
-    await call('GET', `/s/${id}`, signal);
     await call('POST', `/s/${id}/start`, signal);
     await call('GET', `/s/${id}`, signal);
     const { nonce } = (await call('POST', `/s/${id}/request`, signal)) as { nonce: string };
