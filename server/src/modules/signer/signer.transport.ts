@@ -40,7 +40,7 @@ import type {
   WalletResponseSubmission,
 } from './signer.contract';
 import { type Persona, type Projection, SessionProjector } from './signer.projection';
-import { openPage, readPage } from './signer.read-model';
+import { openPage, type PageRead, readPage } from './signer.read-model';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { Persona, Projection } from './signer.projection';
@@ -111,13 +111,13 @@ export class SessionTransport {
     // read in one round trip (signer.read-model.ts, ADR 0062)
     const page = await openPage(this.deps.ds, id, this.deps.clock.now());
     if (!page) throw new AppError('not_found', 'This session link is not valid.');
-    const s = await this.transitions.current(page.session);
     const valid = this.deps.binding.verified(browserCookie);
     const issued = valid ? undefined : this.deps.binding.issue();
     const cookie = (valid ?? issued) as string;
-    const read = opts.read
-      ? { session: s, projection: await this.projector.project(s, cookie, page) }
-      : undefined;
+    let read: { session: SessionEntity; projection: Projection } | undefined;
+    if (opts.read) read = await this.viewOf(page, cookie);
+    // an open that carries no read still brings an overdue session to its expiry, as it did before
+    else await this.transitions.current(page.session);
     return { cookie, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
@@ -127,7 +127,14 @@ export class SessionTransport {
    */
   async read(id: string, cookie: string): Promise<{ session: SessionEntity; projection: Projection }> {
     // the page's read model: the session, its brand and the step's refused answers in one statement
-    const page = await readPage(this.deps.ds, id);
+    return this.viewOf(await readPage(this.deps.ds, id), cookie);
+  }
+
+  /** The page's read from its read-model row (readPage or openPage), for the browser holding `cookie`. */
+  private async viewOf(
+    page: PageRead | undefined,
+    cookie: string,
+  ): Promise<{ session: SessionEntity; projection: Projection }> {
     if (!page) throw new AppError('not_found', 'This session link is not valid.');
     const s = await this.transitions.current(page.session);
     return { session: s, projection: await this.projector.project(s, cookie, page) };
