@@ -1,6 +1,7 @@
 // The service's HPKE open (annex-c-hpke.ts, node:crypto) against a seal by another implementation (@hpke/core,
 // the wallets' side): it opens what was sealed to its key with its info, and refuses an encapsulated key that is
 // not a P-256 point, another recipient key, another info, a changed ciphertext and an unusable private scalar.
+// The info openAnnexCResponse encodes directly is the SessionTranscript the wallet side seals with.
 import { randomBytes } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { cborEncode } from '@owf/mdoc';
@@ -95,7 +96,7 @@ describe('the Annex C HPKE info', () => {
 
   it('opens what the sandbox wallet seals, and not with another origin in the transcript', async () => {
     const key = await recipient();
-    const { kty, crv, x, y } = key;
+    const { x, y } = key;
     const encryptionInfo = Buffer.from(
       cborEncode([
         'dcapi',
@@ -124,7 +125,7 @@ describe('the Annex C HPKE info', () => {
     await expect(
       openAnnexCResponse({
         answer,
-        recipientPrivateJwk: { ...key, kty, crv } as never,
+        recipientPrivateJwk: key as never,
         stored: { encryption_info: encryptionInfo, origin: 'https://b.example' },
       }),
     ).rejects.toMatchObject({ code: 'response_decryption_failed' });
