@@ -1,10 +1,18 @@
 // The service's HPKE open (annex-c-hpke.ts, node:crypto) against a seal by another implementation (@hpke/core,
 // the wallets' side): it opens what was sealed to its key with its info, and refuses an encapsulated key that is
 // not a P-256 point, another recipient key, another info, a changed ciphertext and an unusable private scalar.
+// The info openAnnexCResponse encodes directly is the SessionTranscript the wallet side seals with.
 import { randomBytes } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { cborEncode } from '@owf/mdoc';
 import { exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
+import {
+  annexCSessionTranscript,
+  annexCSessionTranscriptBytes,
+  openAnnexCResponse,
+  sealAnnexCResponse,
+} from './annex-c';
 import { hpkeOpenBase, hpkeRecipientKey } from './annex-c-hpke';
 
 const suite = new CipherSuite({
@@ -69,5 +77,57 @@ describe('hpkeOpenBase (node:crypto) opens what @hpke/core seals', () => {
     const key = await recipient();
     expect(() => hpkeRecipientKey({ ...key, d: Buffer.alloc(32).toString('base64url') })).toThrow();
     expect(() => hpkeRecipientKey({ ...key, d: randomBytes(31).toString('base64url') })).toThrow();
+  });
+});
+
+describe('the Annex C HPKE info', () => {
+  it('is the SessionTranscript the wallet seals with, for short, long and non-ASCII origins', () => {
+    const encryptionInfo = randomBytes(120).toString('base64url');
+    for (const origin of [
+      'https://a.example',
+      `https://${'x'.repeat(300)}.example`,
+      'https://bücher.example:8443',
+    ]) {
+      expect(Buffer.from(annexCSessionTranscriptBytes(encryptionInfo, origin))).toEqual(
+        Buffer.from(annexCSessionTranscript(encryptionInfo, origin).encode()),
+      );
+    }
+  });
+
+  it('opens what the sandbox wallet seals, and not with another origin in the transcript', async () => {
+    const key = await recipient();
+    const { x, y } = key;
+    const encryptionInfo = Buffer.from(
+      cborEncode([
+        'dcapi',
+        new Map<string, unknown>([
+          ['nonce', randomBytes(32)],
+          [
+            'recipientPublicKey',
+            new Map<number, unknown>([
+              [1, 2],
+              [-1, 1],
+              [-2, Buffer.from(x as string, 'base64url')],
+              [-3, Buffer.from(y as string, 'base64url')],
+            ]),
+          ],
+        ]),
+      ]),
+    ).toString('base64url');
+    const deviceResponse = randomBytes(500);
+    const answer = await sealAnnexCResponse({ deviceResponse, encryptionInfo, origin: 'https://a.example' });
+    const opened = await openAnnexCResponse({
+      answer,
+      recipientPrivateJwk: key as never,
+      stored: { encryption_info: encryptionInfo, origin: 'https://a.example' },
+    });
+    expect(Buffer.from(opened).equals(deviceResponse)).toBe(true);
+    await expect(
+      openAnnexCResponse({
+        answer,
+        recipientPrivateJwk: key as never,
+        stored: { encryption_info: encryptionInfo, origin: 'https://b.example' },
+      }),
+    ).rejects.toMatchObject({ code: 'response_decryption_failed' });
   });
 });

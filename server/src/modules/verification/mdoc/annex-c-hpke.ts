@@ -20,38 +20,42 @@ const HPKE_V1 = Buffer.from('HPKE-v1');
 const KEM_SUITE = Buffer.concat([Buffer.from('KEM'), i2osp2(KEM_ID)]);
 const HPKE_SUITE = Buffer.concat([Buffer.from('HPKE'), i2osp2(KEM_ID), i2osp2(KDF_ID), i2osp2(AEAD_ID)]);
 const EMPTY = Buffer.alloc(0);
+/** HKDF-Extract's salt when none is given: Hash.length zeros (RFC 5869 2.2). */
+const ZERO_SALT = Buffer.alloc(32);
+const BLOCK_1 = Buffer.from([1]);
+const MODE_BASE = Buffer.from([0]);
 
-/** HKDF-Extract (RFC 5869): HMAC-SHA256 keyed by the salt (Hash.length zeros when empty). */
-const extract = (salt: Uint8Array, ikm: Uint8Array): Buffer =>
-  createHmac('sha256', salt.length > 0 ? salt : Buffer.alloc(32))
+// Every label this suite uses, with its fixed prefix, built once: an open is then six HMACs over the received
+// and derived values, with no per-call concatenation of constants (ADR 0059, second amendment).
+/** LabeledExtract's prefix: "HPKE-v1" || suite_id || label (RFC 9180 4). */
+const extractPrefix = (suite: Buffer, label: string): Buffer =>
+  Buffer.concat([HPKE_V1, suite, Buffer.from(label)]);
+/** LabeledExpand's info prefix: I2OSP(L, 2) || "HPKE-v1" || suite_id || label (RFC 9180 4). */
+const expandPrefix = (suite: Buffer, label: string, length: number): Buffer =>
+  Buffer.concat([i2osp2(length), HPKE_V1, suite, Buffer.from(label)]);
+const EAE_PRK = extractPrefix(KEM_SUITE, 'eae_prk');
+const SHARED_SECRET = expandPrefix(KEM_SUITE, 'shared_secret', N_SECRET);
+const INFO_HASH = extractPrefix(HPKE_SUITE, 'info_hash');
+const SECRET = extractPrefix(HPKE_SUITE, 'secret');
+const KEY = expandPrefix(HPKE_SUITE, 'key', N_K);
+const BASE_NONCE = expandPrefix(HPKE_SUITE, 'base_nonce', N_N);
+
+/** LabeledExtract(salt, label, ikm) with the label's prefix (HKDF-Extract: HMAC-SHA256 keyed by the salt). */
+const labeledExtract = (prefix: Buffer, salt: Uint8Array, ikm: Uint8Array): Buffer =>
+  createHmac('sha256', salt.length > 0 ? salt : ZERO_SALT)
+    .update(prefix)
     .update(ikm)
     .digest();
 
-/** HKDF-Expand (RFC 5869) for L <= 255 * 32. */
-function expand(prk: Uint8Array, info: Uint8Array, length: number): Buffer {
-  const blocks: Buffer[] = [];
-  let previous = EMPTY;
-  for (let i = 1; blocks.length * 32 < length; i++) {
-    previous = createHmac('sha256', prk)
-      .update(previous)
-      .update(info)
-      .update(Buffer.from([i]))
-      .digest();
-    blocks.push(previous);
-  }
-  return Buffer.concat(blocks).subarray(0, length);
-}
+/**
+ * LabeledExpand(prk, label, info, L) with the label's prefix, for L <= 32: HKDF-Expand's first block T(1) =
+ * HMAC(prk, labeled_info || 0x01), cut to L. Every length of this suite (Nsecret 32, Nk 16, Nn 12) is one block.
+ */
+const labeledExpand = (prefix: Buffer, prk: Uint8Array, info: Uint8Array, length: number): Buffer =>
+  createHmac('sha256', prk).update(prefix).update(info).update(BLOCK_1).digest().subarray(0, length);
 
-const labeledExtract = (suite: Buffer, salt: Uint8Array, label: string, ikm: Uint8Array): Buffer =>
-  extract(salt, Buffer.concat([HPKE_V1, suite, Buffer.from(label), ikm]));
-
-const labeledExpand = (
-  suite: Buffer,
-  prk: Uint8Array,
-  label: string,
-  info: Uint8Array,
-  length: number,
-): Buffer => expand(prk, Buffer.concat([i2osp2(length), HPKE_V1, suite, Buffer.from(label), info]), length);
+/** psk_id_hash of mode_base: LabeledExtract("", "psk_id_hash", "") (the default psk_id), the same for every open. */
+const PSK_ID_HASH = labeledExtract(extractPrefix(HPKE_SUITE, 'psk_id_hash'), EMPTY, EMPTY);
 
 /**
  * The recipient's P-256 key (private JWK): an ECDH of node:crypto holding its private scalar, and its public key
@@ -99,15 +103,14 @@ export function hpkeOpenBase(input: {
   // is not on the curve.
   const dh = recipient.privateKey.computeSecret(enc);
   const kemContext = Buffer.concat([enc, recipient.publicKeyBytes]);
-  const eaePrk = labeledExtract(KEM_SUITE, EMPTY, 'eae_prk', dh);
-  const sharedSecret = labeledExpand(KEM_SUITE, eaePrk, 'shared_secret', kemContext, N_SECRET);
+  const eaePrk = labeledExtract(EAE_PRK, EMPTY, dh);
+  const sharedSecret = labeledExpand(SHARED_SECRET, eaePrk, kemContext, N_SECRET);
   // KeySchedule, mode_base (0x00), default PSK and PSK id (empty).
-  const pskIdHash = labeledExtract(HPKE_SUITE, EMPTY, 'psk_id_hash', EMPTY);
-  const infoHash = labeledExtract(HPKE_SUITE, EMPTY, 'info_hash', info);
-  const context = Buffer.concat([Buffer.from([0]), pskIdHash, infoHash]);
-  const secret = labeledExtract(HPKE_SUITE, sharedSecret, 'secret', EMPTY);
-  const key = labeledExpand(HPKE_SUITE, secret, 'key', context, N_K);
-  const baseNonce = labeledExpand(HPKE_SUITE, secret, 'base_nonce', context, N_N);
+  const infoHash = labeledExtract(INFO_HASH, EMPTY, info);
+  const context = Buffer.concat([MODE_BASE, PSK_ID_HASH, infoHash]);
+  const secret = labeledExtract(SECRET, sharedSecret, EMPTY);
+  const key = labeledExpand(KEY, secret, context, N_K);
+  const baseNonce = labeledExpand(BASE_NONCE, secret, context, N_N);
   // Open with sequence number 0: the nonce is base_nonce itself.
   const decipher = createDecipheriv('aes-128-gcm', key, baseNonce, { authTagLength: N_T });
   decipher.setAAD(EMPTY);

@@ -198,6 +198,16 @@ export function annexCSessionTranscript(encryptionInfo: string, origin: string):
 }
 
 /**
+ * The Annex C SessionTranscript's CBOR, encoded from its array directly: the same bytes as
+ * annexCSessionTranscript(...).encode() (the wallet side seals with those, so every Annex C test opening a
+ * wallet's answer checks they agree), without building the library's structure through its codecs (about 5 µs instead
+ * of about 20 per answer, ADR 0059 second amendment) for an HPKE info that is only hashed.
+ */
+export function annexCSessionTranscriptBytes(encryptionInfo: string, origin: string): Uint8Array {
+  return cborEncode([null, null, ['dcapi', dcapiInfoHash(encryptionInfo, origin)]]);
+}
+
+/**
  * Opens the wallet's answer to an Annex C request with the request's recipient private key (JWK): the
  * DeviceResponse bytes. Anything that is not our encrypted response shape is refused precisely.
  */
@@ -238,7 +248,7 @@ export async function openAnnexCResponse(input: {
       { cause: e },
     );
   }
-  const info = annexCSessionTranscript(input.stored.encryption_info, input.stored.origin).encode();
+  const info = annexCSessionTranscriptBytes(input.stored.encryption_info, input.stored.origin);
   let plaintext: Uint8Array;
   try {
     // node:crypto (annex-c-hpke.ts), once per answer: the same RFC 9180 suite the wallets seal with
