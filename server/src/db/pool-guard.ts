@@ -74,6 +74,10 @@ export function guardDataSource(
     const ms = cfg.acquireTimeoutMs;
     // pool.query/execute call this.getConnection, so direct statements are bounded too
     pool.getConnection = (cb) => {
+      // A free connection is handed out on the next tick without waiting: no wait to bound, so no timer (a
+      // setTimeout and clearTimeout on every statement of the hot reads otherwise). mysql2 takes the last free
+      // connection first; a closed pool answers its own error, also at once.
+      if (pool._freeConnections.length > 0) return getConnection(cb);
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
