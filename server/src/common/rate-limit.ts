@@ -1,10 +1,9 @@
-// Owns the per-API-key rate limit of the business API: a fixed window per key (`limit` requests per
-// `windowSeconds`), counted in memory per process by default (a map of counters, ADR 0064) or in Redis through
-// rate-limiter-flexible when REDIS_URL is set, so every node draws on one budget per key. The window a request
-// falls in comes from the injected clock (it is part of the counter's key), so tests move a ManualClock instead
-// of sleeping; old windows are only garbage (Redis: the store's real-time expiry; memory: a sweep). With Redis,
-// a memory limiter insures against a Redis outage: each node then limits on its own until Redis is back (ADR
-// 0016).
+// Owns the per-API-key rate limit of the business API, on rate-limiter-flexible: a fixed window per key
+// (`limit` requests per `windowSeconds`), counted in memory per process by default or in Redis when
+// REDIS_URL is set, so every node draws on one budget per key. The window a request falls in comes from the
+// injected clock (it is part of the counter's key), so tests move a ManualClock instead of sleeping; the
+// store's own expiry (real time) only garbage-collects old windows. With Redis, a memory limiter insures
+// against a Redis outage: each node then limits on its own until Redis is back (ADR 0016).
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import {
@@ -50,25 +49,9 @@ export interface RateLimitStore {
   keyPrefix?: string;
 }
 
-/** One key's count in one window (the in-process store). */
-interface WindowCount {
-  window: number;
-  used: number;
-}
-
 export class RateLimiter {
   private readonly windowMs: number;
-  /** The shared store (Redis, with its memory insurance); undefined: counted in `counts`, in this process. */
-  private readonly limiter?: RateLimiterAbstract;
-  /**
-   * The in-process store: a fixed-window counter per `key:window`, what RateLimiterMemory kept for one point
-   * per request (a request over the budget still counts, remaining never below 0), without its promise, its
-   * result object and its expiry timer per key and window, on every /v1 request. Windows older than the
-   * previous one are dropped once the map holds 1,024 counts (and then each time it doubles): the system
-   * clock never asks for them again.
-   */
-  private readonly counts = new Map<string, WindowCount>();
-  private sweepAt = 1024;
+  private readonly limiter: RateLimiterAbstract;
 
   constructor(
     private readonly clock: Clock,
@@ -80,62 +63,27 @@ export class RateLimiter {
     // Counters outlive their window by a margin: the window is chosen by the injected clock, the expiry
     // runs on real time, and a counter must not vanish while its window is still current.
     const duration = policy.windowSeconds * 2 + 60;
-    if (store.redis)
-      this.limiter = new RateLimiterRedis({
-        storeClient: store.redis,
-        keyPrefix,
-        points: policy.limit,
-        duration,
-        insuranceLimiter: new RateLimiterMemory({ keyPrefix, points: policy.limit, duration }),
-      });
+    const memory = new RateLimiterMemory({ keyPrefix, points: policy.limit, duration });
+    this.limiter = store.redis
+      ? new RateLimiterRedis({
+          storeClient: store.redis,
+          keyPrefix,
+          points: policy.limit,
+          duration,
+          insuranceLimiter: memory,
+        })
+      : memory;
   }
 
   /** Takes one request from `key`'s budget in the current window if there is one left. */
   async take(key: string): Promise<RateLimitDecision> {
-    return this.takeNow(key) ?? this.takeShared(key);
-  }
-
-  /**
-   * `take` answered at once when the budget is counted in this process (no store to wait for); undefined
-   * with a shared store (then `take`).
-   */
-  takeNow(key: string): RateLimitDecision | undefined {
-    if (this.limiter) return undefined;
-    const now = this.clock.now().getTime();
-    const window = Math.floor(now / this.windowMs);
-    const id = `${key}:${window}`;
-    let c = this.counts.get(id);
-    if (!c) {
-      if (this.counts.size >= this.sweepAt) this.sweep(window);
-      c = { window, used: 0 };
-      this.counts.set(id, c);
-    }
-    c.used += 1;
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));
-    return {
-      allowed: c.used <= this.policy.limit,
-      limit: this.policy.limit,
-      remaining: Math.max(0, this.policy.limit - c.used),
-      resetSeconds,
-      retryAfterSeconds: resetSeconds,
-    };
-  }
-
-  /** Drops the counts of windows before the previous one; the next sweep waits until the map doubles. */
-  private sweep(window: number): void {
-    for (const [id, c] of this.counts) if (c.window < window - 1) this.counts.delete(id);
-    this.sweepAt = Math.max(1024, this.counts.size * 2);
-  }
-
-  private async takeShared(key: string): Promise<RateLimitDecision> {
-    const limiter = this.limiter as RateLimiterAbstract;
     const now = this.clock.now().getTime();
     const window = Math.floor(now / this.windowMs);
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));
     let res: RateLimiterRes;
     let allowed = true;
     try {
-      res = await limiter.consume(`${key}:${window}`, 1);
+      res = await this.limiter.consume(`${key}:${window}`, 1);
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
       res = e;
@@ -160,7 +108,7 @@ export class RateLimiter {
 export function apiKeyBudget(limiter: RateLimiter): (apiKeyId: string, res: HeaderSink) => Promise<void> {
   const policy = `${limiter.policy.limit};w=${limiter.policy.windowSeconds}`;
   return async (apiKeyId, res) => {
-    const d = limiter.takeNow(apiKeyId) ?? (await limiter.take(apiKeyId));
+    const d = await limiter.take(apiKeyId);
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
     if (!d.allowed)
