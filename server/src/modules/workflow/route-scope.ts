@@ -81,7 +81,15 @@ export function routeScope(
   ds: DataSource,
   step: Pick<WorkflowStep, 'primitive' | 'routes'>,
   environment: Environment,
-): readonly string[] | { sql: string; params: unknown[]; list(): Promise<readonly string[]> } {
-  if (step.routes) return [...step.routes];
-  return { ...allowedRoutesSql(ds, step, environment), list: () => allowedRoutes(ds, step, environment) };
+  /** The trust stamp read with the session (ADR 0063): the trust stores may answer from their caches. */
+  stamp?: string,
+):
+  | readonly string[]
+  | { sql: string; params: unknown[]; list(): Promise<readonly string[]>; stamp?: string } {
+  if (step.routes && stamp === undefined) return [...step.routes];
+  return {
+    ...allowedRoutesSql(ds, step, environment),
+    list: () => allowedRoutes(ds, step, environment),
+    ...(stamp === undefined ? {} : { stamp }),
+  };
 }
