@@ -397,6 +397,7 @@ export class CatalogService {
         ...stamp,
       })),
     );
+    // stamp: bumped by ensureSeeded, whose transaction this runs in (the catalog version, ADR 0025/0063)
     // a seeded note of an earlier release that contradicted its route is replaced (an operator's never is)
     for (const [id, stale] of Object.entries(STALE_SEED_NOTES)) {
       const notes = SEED_ROUTES.find((r) => r.id === id)?.notes;

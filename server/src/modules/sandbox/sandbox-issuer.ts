@@ -169,6 +169,7 @@ export class SandboxIssuer {
   }
 
   private async registerTrustIn(m: EntityManager, key: SandboxKey): Promise<void> {
+    // stamp: bumped by registerTrust, whose transaction this runs in
     const repo = m.getRepository(TrustedIssuerEntity);
     const publicJwk = JSON.stringify(key.publicJwk);
     const now = this.deps.clock.now();

@@ -119,6 +119,7 @@ export class MdocTrustStore {
     list: string,
     doctype: string,
   ): Promise<void> {
+    // stamp: bumped by register, whose transaction this runs in
     const id = `mta_${createHash('sha256').update(`${input.environment}|${input.routeId}|${list}|${doctype}|${fingerprint}`).digest('hex').slice(0, 32)}`;
     await m
       .createQueryBuilder()
