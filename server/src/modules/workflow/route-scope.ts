@@ -1,7 +1,8 @@
 // Owns which credential routes' issuer trust may validate a step's credential (ADR 0036): the step's own
 // `routes`, or else every route available in the session's environment that offers the step's primitive
-// (the same availability rules as the catalog). Read at verification time, never cached: an operator's
-// acceptance change or a route's removal takes effect for the next presentation.
+// (the same availability rules as the catalog). Read at verification time inside the trust read, which a node
+// may answer from its cache only at the same trust stamp (ADR 0063: the catalog's version is half of it), so an
+// operator's acceptance change or a route's removal takes effect for the next presentation on every node.
 import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
