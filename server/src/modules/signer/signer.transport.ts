@@ -19,7 +19,7 @@ import { stepWindowEnd } from '../session/session.input';
 import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
-import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
+import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { StampedCache, TRUST_STAMP_COLUMNS, trustStampOf } from '../verification/trust-version';
@@ -153,7 +153,7 @@ export class SessionTransport {
     id: string,
     browserCookie: unknown,
   ): Promise<{ ack: TransportAck; issued?: string; cookie: string }> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
@@ -190,7 +190,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     kind: WalletRequestKind = 'dc_api',
   ): Promise<AnyWalletRequest> {
-    const { s, stamp } = await this.openStamped(id);
+    const { s, stamp } = await this.open(id);
     this.requireActive(s, browserToken);
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
@@ -327,7 +327,6 @@ export class SessionTransport {
     if (rows[0].wr_id == null)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
     const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
-    // the trust stamp read with the session: the verification's trust reads may be answered from cache (ADR 0063)
     return ackOf(await this.completeWalletRequest(s, req, body.response, trustStampOf(rows[0])));
   }
 
@@ -343,7 +342,7 @@ export class SessionTransport {
       .findOneBy({ id: requestId, state: 'open' });
     if (req?.responseMode !== 'direct_post.jwt')
       throw new AppError('request_not_found', 'This wallet request is unknown or already used.');
-    const { s, stamp } = await this.openStamped(req.sessionId);
+    const { s, stamp } = await this.open(req.sessionId);
     if (s.status === 'expired') throw new AppError('session_expired');
     if (s.status !== 'in_progress' || s.currentStage !== req.stage)
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
@@ -375,7 +374,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     position: number,
   ): Promise<{ doc: DocumentEntity; bytes: Buffer }> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     this.requireBound(s, browserToken);
     await this.deps.signerAccess?.assertSignerAccessOpen(s);
     const doc = Number.isInteger(position)
@@ -398,7 +397,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     position: number,
   ): Promise<DocumentsShown> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     const docs =
@@ -442,25 +441,18 @@ export class SessionTransport {
     return out.sort((a, b) => a.position - b.position);
   }
 
-  /** Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts). */
-  private async open(id: string): Promise<SessionEntity> {
-    return (await this.openStamped(id)).s;
-  }
-
   /**
-   * The session and the trust stamp (two scalar subqueries in the same statement, no round trip of their own):
-   * what lets the request's trust reads be answered from this instance's caches (ADR 0063).
+   * Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts), with
+   * the trust stamp as two scalar subqueries, so its trust reads may be answered from cache (ADR 0063).
    */
-  private async openStamped(id: string): Promise<{ s: SessionEntity; stamp: string | undefined }> {
+  private async open(id: string): Promise<{ s: SessionEntity; stamp: string | undefined }> {
     const { ds } = this.deps;
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
     this.openText ??= `SELECT ${columnList(ds, SessionEntity)}, ${TRUST_STAMP_COLUMNS} FROM session WHERE id = ?`;
     const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, this.openText, [id]) : [];
     if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
-    return {
-      s: await this.transitions.current(hydrate(ds, SessionEntity, rows[0])),
-      stamp: trustStampOf(rows[0]),
-    };
+    const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
+    return { s, stamp: trustStampOf(rows[0]) };
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
@@ -506,9 +498,3 @@ export class SessionTransport {
 
 /** What a /t mutation answers: where the session is now (the page re-reads the rest over GraphQL). */
 const ackOf = (s: SessionEntity): TransportAck => ({ status: s.status, current_stage: s.currentStage });
-
-/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
-export const asksForMdoc = (request: Record<string, unknown>): boolean =>
-  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
-    (c) => c.format === MDOC_FORMAT,
-  );

@@ -8,7 +8,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Environment } from '../../../config/config';
 import { transactionWithRetry } from '../../../db/data-source';
 import { sql } from '../../../db/fast-sql';
-import { type RouteScope, scopeSql, stampOf, trustKey } from '../trust';
+import { type RouteScope, scopeSql, stampOf, trustKey } from '../trust-scope';
 import { bumpTrustVersion, STAMP_FROM, StampedCache, trustStampOf } from '../trust-version';
 import { MdocTrustAnchorEntity } from './mdoc-trust-anchor.entity';
 
