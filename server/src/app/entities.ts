@@ -38,6 +38,7 @@ import { SessionEventEntity } from '../modules/timeline/session-event.entity';
 import { TrustListEntity, TrustListVersionEntity } from '../modules/trustlist/trust-list.entity';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
+import { TrustVersionEntity } from '../modules/verification/trust-version';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { WalletRequestEntity } from '../modules/verification/wallet-request.entity';
 import { WebhookAttemptEntity } from '../modules/webhook/webhook-attempt.entity';
@@ -63,6 +64,7 @@ export const ENTITIES = [
   TrustedIssuerEntity,
   MdocTrustAnchorEntity,
   TrustAnchorEntity,
+  TrustVersionEntity, // bumped with every trust change: the trust stamp's half (ADR 0063)
   TrustListEntity,
   TrustListVersionEntity,
   WalletEntity,

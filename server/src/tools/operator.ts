@@ -18,6 +18,7 @@ import { MdocTrustStore } from '../modules/verification/mdoc/mdoc-trust';
 import { MdocTrustAnchorEntity } from '../modules/verification/mdoc/mdoc-trust-anchor.entity';
 import { requireRoute } from '../modules/verification/trust';
 import { TrustAnchorEntity } from '../modules/verification/trust-anchor.entity';
+import { bumpTrustVersion } from '../modules/verification/trust-version';
 import { TrustedIssuerEntity } from '../modules/verification/trusted-issuer.entity';
 import { createService, type Service } from '../service';
 import { GOOGLE_USAGE, googleMetadataCommand } from './operator-google';
@@ -138,6 +139,7 @@ async function run(
           throw new AppError('validation_failed', '--jwk must be a public JWK.');
         const id = newId('tri');
         await transactionWithRetry(svc.ds, async (m) => {
+          await bumpTrustVersion(m); // every node's cached trust is stale from this commit on (ADR 0063)
           await m.getRepository(TrustedIssuerEntity).insert({
             id,
             issuer,
@@ -162,6 +164,7 @@ async function run(
       const cert = new X509Certificate(pem);
       const id = newId('tra');
       await transactionWithRetry(svc.ds, async (m) => {
+        await bumpTrustVersion(m); // every node's cached trust is stale from this commit on (ADR 0063)
         await m.getRepository(TrustAnchorEntity).insert({
           id,
           issuer,
@@ -190,6 +193,8 @@ async function run(
       const environment = env(flags);
       let retired = 0;
       await transactionWithRetry(svc.ds, async (m) => {
+        // a retirement counts on every node from this commit on, cached trust included (ADR 0063)
+        await bumpTrustVersion(m);
         if (flags.doctype) {
           retired +=
             (

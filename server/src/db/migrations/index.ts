@@ -28,6 +28,7 @@ import { GwRpMetadata1766500000001 } from './1766500000001-gw-rp-metadata';
 import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
 import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
 import { RouteCapabilitySet1766800000000 } from './1766800000000-route-capability-set';
+import { TrustVersion1766900000000 } from './1766900000000-trust-version';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -78,4 +79,6 @@ export const MIGRATIONS = [
   RouteSpeaking1766700000000,
   // a route's capabilities as one capability set, from the primitive registry (issue 30, ADR 0054)
   RouteCapabilitySet1766800000000,
+  // the trust version: the stamp that lets a route's trust be cached per instance (issue 27, ADR 0063)
+  TrustVersion1766900000000,
 ];

@@ -17,6 +17,7 @@ import {
 } from '../credential-routes/catalog.entities';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
+import { bumpTrustVersion } from '../verification/trust-version';
 import { PRIMITIVE_SPECS, perPrimitive } from '../workflow/primitives';
 import { PRIMITIVE_FORMATS } from '../workflow/primitives/for-step';
 import { IDENTIFY_CLAIMS, PRIMITIVES, type Primitive } from '../workflow/workflow.steps';
@@ -279,10 +280,14 @@ export class CatalogService {
   /** Whether our signed requests for the route carry only the leaf in x5c (Germany's rule; ADR 0050). */
   async setX5cLeafOnly(routeId: string, on: boolean): Promise<void> {
     const { ds, clock } = this.deps;
-    const res = await ds
-      .getRepository(CredentialRouteEntity)
-      .update({ id: routeId }, { x5cLeafOnly: on, updatedAt: clock.now() });
-    if (!res.affected) throw new AppError('not_found', 'No route with this id.');
+    await transactionWithRetry(ds, async (m) => {
+      // read with the routes' trust (readRouteTrust): the trust stamp moves with it (ADR 0063)
+      await bumpTrustVersion(m);
+      const res = await m
+        .getRepository(CredentialRouteEntity)
+        .update({ id: routeId }, { x5cLeafOnly: on, updatedAt: clock.now() });
+      if (!res.affected) throw new AppError('not_found', 'No route with this id.');
+    });
   }
 
   /**
@@ -392,6 +397,7 @@ export class CatalogService {
         ...stamp,
       })),
     );
+    // stamp: bumped by ensureSeeded, whose transaction this runs in (the catalog version, ADR 0025/0063)
     // a seeded note of an earlier release that contradicted its route is replaced (an operator's never is)
     for (const [id, stale] of Object.entries(STALE_SEED_NOTES)) {
       const notes = SEED_ROUTES.find((r) => r.id === id)?.notes;

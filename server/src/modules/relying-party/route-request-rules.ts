@@ -2,11 +2,12 @@
 // `trusted_authorities` built from their trust (trusted-authorities.ts), and whether our signed requests carry
 // only the leaf in `x5c` (a route's `x5c_leaf_only`, Germany's rule: when any allowed route asks for it, the one
 // request object of the step follows it, since the stricter wallet refuses a longer chain while the others
-// still verify the leaf against our root). Read per request, never cached: an operator's change applies to the
-// next request.
+// still verify the leaf against our root). Read with the trust stamp, cached per instance at that stamp (ADR
+// 0063): an operator's change bumps it, so it applies to the next request on every node.
 import type { DataSource } from 'typeorm';
 import type { Environment } from '../../config/config';
 import {
+  type CachedRouteTrust,
   type OmittedReason,
   readRouteTrust,
   withTrustedAuthorities,
@@ -31,9 +32,11 @@ export async function applyRouteRules(
   step: Pick<WorkflowStep, 'primitive' | 'routes'>,
   environment: Environment,
   request: Json,
+  cached?: CachedRouteTrust,
 ): Promise<RouteRequestRules> {
-  // the allowed routes, their leaf-only flag, speaking modes and trust in one statement (ADR 0045 amendment)
-  const trust = await readRouteTrust(ds, allowedRoutesSql(ds, step, environment), environment);
+  // the allowed routes, their leaf-only flag, speaking modes and trust in one statement (ADR 0045 amendment),
+  // or none when the request's trust stamp is the one the cached read saw (ADR 0063)
+  const trust = await readRouteTrust(ds, allowedRoutesSql(ds, step, environment), environment, cached);
   const ta = withTrustedAuthorities(request, trust);
   return {
     request: ta.request,

@@ -17,6 +17,7 @@ import { isUniqueViolation, transactionWithRetry } from '../../db/data-source';
 import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import type { KeySealer } from '../kms/key-sealer';
 import { BusinessEntity } from '../tenancy/business.entity';
+import { bumpTrustVersion } from '../verification/trust-version';
 import { AccessCertificates, assertChainUsable, keyAad } from './access-certificate';
 import { VerifierChainEntity, VerifierKeyEntity } from './access-certificate.entity';
 import { RouteSpeakingEntity, SPEAKING_MODES, type SpeakingMode } from './route-speaking.entity';
@@ -74,6 +75,8 @@ export async function setSpeaking(
   if (!(await ds.getRepository(CredentialRouteEntity).existsBy({ id: route })))
     throw new AppError('not_found', `No route ${route}.`);
   await transactionWithRetry(ds, async (m) => {
+    // the routes' speaking mode is read with their trust (readRouteTrust): the same stamp (ADR 0063)
+    await bumpTrustVersion(m);
     const repo = m.getRepository(RouteSpeakingEntity);
     await repo.delete({ routeId: route, environment });
     if (mode !== 'default')

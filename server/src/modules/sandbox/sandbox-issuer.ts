@@ -6,11 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeJwt } from 'jose';
-import { type DataSource, IsNull, Not } from 'typeorm';
+import { type DataSource, type EntityManager, IsNull, Not } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { newId, sha256Hex } from '../../common/ids';
 import type { Config } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { SANDBOX_ROUTE_ID } from '../catalog/catalog.seed';
+import { bumpTrustVersion } from '../verification/trust-version';
 import { TrustedIssuerEntity } from '../verification/trusted-issuer.entity';
 import { ageOverClaims, DISCLOSABLE_PID_CLAIMS, PERSONAS, type Persona, SANDBOX_PID_VCT } from './personas';
 import { SandboxCredentialEntity } from './sandbox-credential.entity';
@@ -159,7 +161,16 @@ export class SandboxIssuer {
 
   /** Trusts the issuer key for `iss` = this base URL in the sandbox; retires its registrations for old bases. */
   private async registerTrust(key: SandboxKey): Promise<void> {
-    const repo = this.deps.ds.getRepository(TrustedIssuerEntity);
+    // one transaction with the trust version (ADR 0063): nodes started with another base URL see it at once
+    await transactionWithRetry(this.deps.ds, async (m) => {
+      await bumpTrustVersion(m);
+      await this.registerTrustIn(m, key);
+    });
+  }
+
+  private async registerTrustIn(m: EntityManager, key: SandboxKey): Promise<void> {
+    // stamp: bumped by registerTrust, whose transaction this runs in
+    const repo = m.getRepository(TrustedIssuerEntity);
     const publicJwk = JSON.stringify(key.publicJwk);
     const now = this.deps.clock.now();
     await repo.update(
@@ -167,7 +178,7 @@ export class SandboxIssuer {
       { retiredAt: now },
     );
     const id = `tis_${sha256Hex(`sandbox|${this.issuerId}`).slice(0, 26)}`;
-    await this.deps.ds
+    await m
       .createQueryBuilder()
       .insert()
       .into(TrustedIssuerEntity)

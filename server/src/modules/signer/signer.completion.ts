@@ -60,6 +60,8 @@ export class StepCompletion {
     answer: unknown,
     /** sign: the documents the page showed to the end (the caller's read of the timeline), as data. */
     shown: ShownToEnd | undefined,
+    /** The trust stamp read with the session (ADR 0063); undefined: the trust is read. */
+    trustStamp?: string,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
@@ -73,8 +75,8 @@ export class StepCompletion {
         expectedAudience: req.audience,
         environment: s.environment,
         // the routes whose issuer trust may validate this step's credential (ADR 0036), read inside the trust
-        // read (ADR 0058 amendment)
-        routes: routeScope(this.deps.ds, step, s.environment),
+        // read (ADR 0058 amendment), or answered from the trust stores' caches at the same stamp (ADR 0063)
+        routes: routeScope(this.deps.ds, step, s.environment, trustStamp),
         // encrypted modes (dc_api.jwt, direct_post.jwt): decrypted with the request's key, inside the
         // refusal policy like any other bad answer
         response: this.deps.wallets ? await this.deps.wallets.openResponse(req, answer) : answer,

@@ -19,9 +19,11 @@ import { stepWindowEnd } from '../session/session.input';
 import { SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
-import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
+import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
+import { StampedCache, TRUST_STAMP_COLUMNS, trustStampOf } from '../verification/trust-version';
+import type { RouteTrust } from '../verification/trusted-authorities';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { requestForStep } from '../workflow/primitives/for-step';
@@ -76,6 +78,8 @@ export class SessionTransport {
   private readonly completion: StepCompletion;
   private openText?: string;
   private submitText?: string;
+  /** The routes' trust for wallet requests, as read at a trust stamp (ADR 0063). */
+  private readonly routeTrust = new StampedCache<RouteTrust>(256);
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -149,7 +153,7 @@ export class SessionTransport {
     id: string,
     browserCookie: unknown,
   ): Promise<{ ack: TransportAck; issued?: string; cookie: string }> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
@@ -186,7 +190,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     kind: WalletRequestKind = 'dc_api',
   ): Promise<AnyWalletRequest> {
-    const s = await this.open(id);
+    const { s, stamp } = await this.open(id);
     this.requireActive(s, browserToken);
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
@@ -218,6 +222,8 @@ export class SessionTransport {
       s.environment,
       requestForStep(step, nonce, { documents, bindingClaims: bindingClaimsFor(steps, s.currentStage) })
         .request,
+      // answered from this instance's cache while the trust stamp read with the session is unchanged
+      { cache: this.routeTrust, stamp },
     );
     if (kind === 'org_iso_mdoc' && !asksForMdoc(request)) {
       // e.g. age_verify above 99: ISO age_over_NN has two digits, so only the SD-JWT VC can answer
@@ -308,7 +314,7 @@ export class SessionTransport {
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
     const { ds } = this.deps;
     this.submitText ??=
-      `SELECT ${columnList(ds, SessionEntity, 's', 's_')}, ${columnList(ds, WalletRequestEntity, 'wr', 'wr_')}` +
+      `SELECT ${columnList(ds, SessionEntity, 's', 's_')}, ${columnList(ds, WalletRequestEntity, 'wr', 'wr_')}, ${TRUST_STAMP_COLUMNS}` +
       // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
       " FROM session s LEFT JOIN wallet_request wr ON wr.id = ? AND wr.session_id = s.id AND wr.stage = s.current_stage AND wr.state = 'open' WHERE s.id = ?";
     const rows =
@@ -321,7 +327,7 @@ export class SessionTransport {
     if (rows[0].wr_id == null)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
     const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
-    return ackOf(await this.completeWalletRequest(s, req, body.response));
+    return ackOf(await this.completeWalletRequest(s, req, body.response, trustStampOf(rows[0])));
   }
 
   /**
@@ -336,11 +342,11 @@ export class SessionTransport {
       .findOneBy({ id: requestId, state: 'open' });
     if (req?.responseMode !== 'direct_post.jwt')
       throw new AppError('request_not_found', 'This wallet request is unknown or already used.');
-    const s = await this.open(req.sessionId);
+    const { s, stamp } = await this.open(req.sessionId);
     if (s.status === 'expired') throw new AppError('session_expired');
     if (s.status !== 'in_progress' || s.currentStage !== req.stage)
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
-    await this.completeWalletRequest(s, req, answer);
+    await this.completeWalletRequest(s, req, answer, stamp);
   }
 
   /** The one completion path (signer.completion.ts): verify the answer to `req`, then complete or refuse. */
@@ -348,6 +354,7 @@ export class SessionTransport {
     s: SessionEntity,
     req: WalletRequestEntity,
     answer: unknown,
+    trustStamp: string | undefined,
   ): Promise<SessionEntity> {
     const steps = await this.steps(s);
     // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
@@ -355,7 +362,7 @@ export class SessionTransport {
       steps[s.currentStage] && PRIMITIVE_SPECS[steps[s.currentStage].primitive].needsDocuments
         ? await this.shownToEnd(s, s.currentStage)
         : undefined;
-    return this.completion.complete(s, steps, req, answer, shown);
+    return this.completion.complete(s, steps, req, answer, shown, trustStamp);
   }
 
   /**
@@ -367,7 +374,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     position: number,
   ): Promise<{ doc: DocumentEntity; bytes: Buffer }> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     this.requireBound(s, browserToken);
     await this.deps.signerAccess?.assertSignerAccessOpen(s);
     const doc = Number.isInteger(position)
@@ -390,7 +397,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     position: number,
   ): Promise<DocumentsShown> {
-    const s = await this.open(id);
+    const { s } = await this.open(id);
     this.requireActive(s, browserToken);
     const step = (await this.steps(s))[s.currentStage];
     const docs =
@@ -434,14 +441,18 @@ export class SessionTransport {
     return out.sort((a, b) => a.position - b.position);
   }
 
-  /** Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts). */
-  private async open(id: string): Promise<SessionEntity> {
+  /**
+   * Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts), with
+   * the trust stamp as two scalar subqueries, so its trust reads may be answered from cache (ADR 0063).
+   */
+  private async open(id: string): Promise<{ s: SessionEntity; stamp: string | undefined }> {
     const { ds } = this.deps;
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
-    this.openText ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE id = ?`;
+    this.openText ??= `SELECT ${columnList(ds, SessionEntity)}, ${TRUST_STAMP_COLUMNS} FROM session WHERE id = ?`;
     const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, this.openText, [id]) : [];
     if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
-    return this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
+    const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
+    return { s, stamp: trustStampOf(rows[0]) };
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
@@ -487,9 +498,3 @@ export class SessionTransport {
 
 /** What a /t mutation answers: where the session is now (the page re-reads the rest over GraphQL). */
 const ackOf = (s: SessionEntity): TransportAck => ({ status: s.status, current_stage: s.currentStage });
-
-/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
-export const asksForMdoc = (request: Record<string, unknown>): boolean =>
-  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
-    (c) => c.format === MDOC_FORMAT,
-  );

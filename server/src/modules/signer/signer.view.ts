@@ -11,6 +11,7 @@ import { toDocumentView } from '../document/document.service';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
 import type { SessionEntity } from '../session/session.entity';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
+import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { requestForStep } from '../workflow/primitives/for-step';
@@ -23,7 +24,7 @@ import {
   WalletTransportGql,
 } from './signer.graphql';
 import type { Projection } from './signer.projection';
-import { asksForMdoc, type Persona, type SessionTransport } from './signer.transport';
+import type { Persona, SessionTransport } from './signer.transport';
 
 export interface SignerViewDeps {
   ds: DataSource;

@@ -7,6 +7,7 @@ import type { Environment } from '../../config/config';
 import { MdocTrustAnchorEntity } from './mdoc/mdoc-trust-anchor.entity';
 import { fingerprintOf } from './trust';
 import { TrustAnchorEntity } from './trust-anchor.entity';
+import { bumpTrustVersion } from './trust-version';
 
 /** A CA certificate a trust list names for one route: an SD-JWT VC anchor for `issuer`, an IACA for docTypes. */
 export interface ListAnchor {
@@ -36,6 +37,13 @@ export async function replaceListAnchors(
     `${a.routeId}|${a.entity}|${a.fingerprint}`;
   const wanted = new Map(want.map((e) => [keyOf(e), e]));
   const nameOf = (e: ListAnchor) => `${list.name}: ${e.entity}`.slice(0, 200);
+  // the first change bumps the trust version in this transaction (ADR 0063); a refresh that changes nothing
+  // leaves every node's cached trust warm
+  let bumped = false;
+  const changing = async () => {
+    if (!bumped) await bumpTrustVersion(m);
+    bumped = true;
+  };
   const anchors = m.getRepository(TrustAnchorEntity);
   const held = await anchors.findBy({
     trustListId: list.id,
@@ -46,11 +54,15 @@ export async function replaceListAnchors(
   for (const a of held) {
     const k = keyOf(a);
     if (wanted.has(k)) heldKeys.add(k);
-    else await anchors.update({ id: a.id }, { retiredAt: now });
+    else {
+      await changing();
+      await anchors.update({ id: a.id }, { retiredAt: now });
+    }
   }
   for (const [k, e] of wanted) {
     if (heldKeys.has(k)) continue;
     const cert = new X509Certificate(e.pem);
+    await changing();
     await anchors.insert({
       id: newId('tan'),
       issuer: e.issuer,
@@ -80,12 +92,16 @@ export async function replaceListAnchors(
     const fingerprint = fingerprintOf(new X509Certificate(a.certificatePem));
     const k = `${keyOf({ ...a, fingerprint })}|${a.doctype}`;
     if (wantIaca.has(k)) heldIacaKeys.add(k);
-    else await iacas.update({ id: a.id }, { retiredAt: now });
+    else {
+      await changing();
+      await iacas.update({ id: a.id }, { retiredAt: now });
+    }
   }
   for (const e of wanted.values())
     for (const doctype of doctypes) {
       if (heldIacaKeys.has(`${keyOf(e)}|${doctype}`)) continue;
       const cert = new X509Certificate(e.pem);
+      await changing();
       await iacas.insert({
         id: newId('mta'),
         environment: list.environment,

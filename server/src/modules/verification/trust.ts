@@ -10,8 +10,11 @@
 //   issuer's status lists verify with the same trust (the same leaf key, or their own x5c chain to an anchor of
 //   the same route and the same trusted entity, bound to the same issuer).
 // Everything else is `issuer_untrusted`, with a detail naming the routes that were tried.
-// Caching (ADR 0045): the stored trust is read on every verification (one indexed statement), so a change of a
-// route's trust on any node counts at once; what is cached per TrustStore instance are pure functions of bytes:
+// Caching (ADR 0045, ADR 0063): the stored trust is read with the trust stamp in the same statement (one
+// snapshot); a caller that read the stamp with its session (RouteQuery.stamp) is answered from this instance's
+// cache while the stamp it read equals the one the cached read saw, and every write that changes trust bumps
+// the stamp in its own transaction (trust-version.ts), so a change on any node counts at the next request on
+// every node. Without a stamp, the trust is read every time. Also cached per instance, pure functions of bytes:
 // a stored anchor parsed from its PEM (by the PEM text), and a chain that validated (by issuer, the presented
 // x5c and the fingerprints of the anchors it was validated against, with the validity window of its path).
 // Retiring or adding an anchor changes the anchor set read, hence the key: the old entry is never consulted
@@ -30,12 +33,17 @@ import { type DataSource, IsNull } from 'typeorm';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
+import { transactionWithRetry } from '../../db/data-source';
 import { sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
 import { TrustAnchorEntity } from './trust-anchor.entity';
+import { type RouteScope, routeNames, scopeSql, stampOf, trustKey } from './trust-scope';
+import { bumpTrustVersion, STAMP_FROM, StampedCache, trustStampOf } from './trust-version';
 
 /** Longest x5c chain accepted (leaf plus intermediates). */
 const MAX_X5C = 5;
+
+export { type RouteQuery, type RouteScope, routeList, scopeSql } from './trust-scope';
 
 /** The trust decision for one credential's issuer. */
 export interface IssuerTrust {
@@ -180,42 +188,6 @@ export interface StoredAnchor {
   entity: string | null;
 }
 
-/**
- * The allowed routes as a subquery (`SELECT id FROM credential_route …`, route-scope.ts allowedRoutesSql), read
- * inside the trust read itself: one statement instead of two per verification (ADR 0058 amendment). `list` reads
- * the routes themselves, only to name them in a refusal.
- */
-export interface RouteQuery {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-  list(): Promise<readonly string[]>;
-}
-
-/** The route scope of a check: the step's allowed routes (listed, or as a subquery), or every route (undefined). */
-export type RouteScope = readonly string[] | RouteQuery | undefined;
-
-const isRouteQuery = (routes: RouteScope): routes is RouteQuery =>
-  routes !== undefined && !Array.isArray(routes);
-
-/** The routes of a scope as a list (a subquery's read now); undefined: every route. */
-export const routeList = async (routes: RouteScope): Promise<readonly string[] | undefined> =>
-  isRouteQuery(routes) ? routes.list() : (routes as readonly string[] | undefined);
-
-/** The route condition of a trust read (a column `route_id`), as SQL text and its parameters. */
-export const scopeSql = (routes: RouteScope): { where: string; params: unknown[] } => {
-  if (routes === undefined) return { where: 'route_id IS NOT NULL', params: [] };
-  if (isRouteQuery(routes)) return { where: `route_id IN (${routes.sql})`, params: [...routes.params] };
-  const list = routes as readonly string[];
-  return list.length === 0
-    ? { where: '1 = 0', params: [] }
-    : { where: `route_id IN (${list.map(() => '?').join(', ')})`, params: [...list] };
-};
-
-const routeNames = async (scope: RouteScope) => {
-  const routes = await routeList(scope);
-  return routes === undefined ? 'any route' : routes.length ? `route ${routes.join(', ')}` : 'no route';
-};
-
 /** A chain that validated to an anchor, with what a later call with the same bytes needs. */
 interface ValidatedChain {
   leaf: X509Certificate;
@@ -249,6 +221,9 @@ export class TrustStore {
   private readonly parsed: Bounded<{ cert: X509Certificate; fingerprint: string }>;
   /** Chains that validated, by issuer, x5c and anchor fingerprints (see the module comment). */
   private readonly chains: Bounded<ValidatedChain>;
+  /** Configured issuer keys and anchors as read at a trust stamp (ADR 0063). */
+  private readonly keys: StampedCache<{ key: JWK; routeId: string } | null>;
+  private readonly stored: StampedCache<StoredAnchor[]>;
 
   constructor(
     private readonly ds: DataSource,
@@ -257,6 +232,8 @@ export class TrustStore {
     const size = opts.cacheSize ?? 512;
     this.parsed = new Bounded(size);
     this.chains = new Bounded(size);
+    this.keys = new StampedCache(size);
+    this.stored = new StampedCache(size);
   }
 
   private parseStored(pem: string): { cert: X509Certificate; fingerprint: string } {
@@ -272,37 +249,62 @@ export class TrustStore {
     environment: Environment,
     routes?: RouteScope,
   ): Promise<{ key: JWK; routeId: string } | null> {
-    // Read on every verification (never cached: retiring a key takes effect at once on every node), as one
-    // plain indexed statement (fast-sql.ts: a prepared statement on MySQL, no query builder).
-    const scope = scopeSql(routes);
-    const rows = await sql<{ public_jwk: string; route_id: string }[]>(
+    // One plain indexed statement (fast-sql.ts: a prepared statement on MySQL, no query builder) that reads the
+    // trust stamp with the key; a caller holding the same stamp is answered from the cache (ADR 0063), so
+    // retiring a key takes effect at the next request on every node.
+    const scope = scopeSql(routes, 'ti.route_id');
+    const cacheKey = trustKey(['key', issuer, environment], scope);
+    const hit = this.keys.get(cacheKey, stampOf(routes));
+    if (hit !== undefined) return hit;
+    const rows = await sql<
+      { public_jwk: string | null; route_id: string | null; trust_cv: unknown; trust_tv: unknown }[]
+    >(
       this.ds,
-      `SELECT public_jwk, route_id FROM trusted_issuer
-       WHERE issuer = ? AND environment = ? AND retired_at IS NULL AND ${scope.where}
-       ORDER BY created_at DESC LIMIT 1`,
+      `SELECT ti.public_jwk, ti.route_id, cv.version AS trust_cv, tv.version AS trust_tv FROM ${STAMP_FROM}
+       LEFT JOIN trusted_issuer ti ON ti.issuer = ? AND ti.environment = ? AND ti.retired_at IS NULL
+       AND ${scope.where} ORDER BY ti.created_at DESC LIMIT 1`,
       [issuer, environment, ...scope.params],
     );
     const row = rows[0];
-    return row ? { key: JSON.parse(row.public_jwk) as JWK, routeId: row.route_id } : null;
+    const found =
+      row?.public_jwk != null && row.route_id != null
+        ? { key: JSON.parse(row.public_jwk) as JWK, routeId: row.route_id }
+        : null;
+    return this.keys.keep(cacheKey, row ? trustStampOf(row) : undefined, found);
   }
 
   /** The current anchor certificates of an issuer in an environment on the routes in scope. */
   async anchors(issuer: string, environment: Environment, routes?: RouteScope): Promise<StoredAnchor[]> {
-    const scope = scopeSql(routes);
+    // read with the trust stamp, answered from the cache at the same stamp (as issuerKey)
+    const scope = scopeSql(routes, 'ta.route_id');
+    const cacheKey = trustKey(['anchors', issuer, environment], scope);
+    const hit = this.stored.get(cacheKey, stampOf(routes));
+    if (hit !== undefined) return hit;
     const rows = await sql<
-      { certificate: string; route_id: string; trust_list_id: string | null; entity: string | null }[]
+      {
+        certificate: string | null;
+        route_id: string;
+        trust_list_id: string | null;
+        entity: string | null;
+        trust_cv: unknown;
+        trust_tv: unknown;
+      }[]
     >(
       this.ds,
-      `SELECT certificate, route_id, trust_list_id, entity FROM trust_anchor
-       WHERE issuer = ? AND environment = ? AND retired_at IS NULL AND ${scope.where} ORDER BY created_at ASC`,
+      `SELECT ta.certificate, ta.route_id, ta.trust_list_id, ta.entity, cv.version AS trust_cv,
+       tv.version AS trust_tv FROM ${STAMP_FROM} LEFT JOIN trust_anchor ta ON ta.issuer = ?
+       AND ta.environment = ? AND ta.retired_at IS NULL AND ${scope.where} ORDER BY ta.created_at ASC`,
       [issuer, environment, ...scope.params],
     );
-    return rows.map((r) => ({
-      ...this.parseStored(r.certificate),
-      routeId: r.route_id,
-      trustListId: r.trust_list_id,
-      entity: r.entity,
-    }));
+    const anchors = rows
+      .filter((r) => r.certificate != null)
+      .map((r) => ({
+        ...this.parseStored(r.certificate as string),
+        routeId: r.route_id,
+        trustListId: r.trust_list_id,
+        entity: r.entity,
+      }));
+    return this.stored.keep(cacheKey, rows[0] ? trustStampOf(rows[0]) : undefined, anchors);
   }
 
   /**
@@ -444,19 +446,23 @@ export class TrustStore {
     });
     if (existing) return { id: existing.id, fingerprint };
     const id = newId('tan');
-    await repo.insert({
-      id,
-      issuer: input.issuer,
-      environment: input.environment,
-      routeId: input.routeId,
-      trustListId: input.trustListId ?? null,
-      entity: input.entity ?? null,
-      name: input.name,
-      certificate: cert.toString('pem'),
-      fingerprint,
-      notAfter: cert.notAfter,
-      createdAt: input.now,
-      retiredAt: null,
+    // with the trust version (ADR 0063): every node's cached trust of the route is stale from this commit on
+    await transactionWithRetry(this.ds, async (m) => {
+      await bumpTrustVersion(m);
+      await m.getRepository(TrustAnchorEntity).insert({
+        id,
+        issuer: input.issuer,
+        environment: input.environment,
+        routeId: input.routeId,
+        trustListId: input.trustListId ?? null,
+        entity: input.entity ?? null,
+        name: input.name,
+        certificate: cert.toString('pem'),
+        fingerprint,
+        notAfter: cert.notAfter,
+        createdAt: input.now,
+        retiredAt: null,
+      });
     });
     return { id, fingerprint };
   }

@@ -18,6 +18,7 @@ import { AppError } from '../../common/errors';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
 import { CredentialRouteEntity } from '../credential-routes/catalog.entities';
+import { STAMP_FROM, type StampedCache, trustStampOf } from './trust-version';
 
 type Json = Record<string, unknown>;
 export interface AkiAuthority {
@@ -61,17 +62,29 @@ export interface RouteTrust {
   speaking: string[];
 }
 
+/** Route trust as read at a trust stamp, per instance (ADR 0063): the caller's cache and the stamp it read. */
+export interface CachedRouteTrust {
+  cache: StampedCache<RouteTrust>;
+  /** The trust stamp read with the session (trust-version.ts); undefined: read every time. */
+  stamp: string | undefined;
+}
+
 /**
  * The routes' leaf-only flag, key-only trust and anchors, one UNION statement (plain SQL, fast-sql.ts) where
  * there were one per credential query and three more (ADR 0045 amendment); `routes` is the step's allowed
- * routes as a subquery (route-scope.ts allowedRoutesSql), so they are read in the same round trip. Read per
- * request, never cached.
+ * routes as a subquery (route-scope.ts allowedRoutesSql), so they are read in the same round trip. The
+ * statement also reads the trust stamp (one snapshot); with `cached`, a request holding the same stamp is
+ * answered from the cache instead (ADR 0063: every write that changes any of it bumps the stamp).
  */
 export async function readRouteTrust(
   ds: DataSource,
   routes: { sql: string; params: unknown[] },
   environment: Environment,
+  cached?: CachedRouteTrust,
 ): Promise<RouteTrust> {
+  const cacheKey = JSON.stringify([environment, routes.sql, routes.params]);
+  const hit = cached?.cache.get(cacheKey, cached.stamp);
+  if (hit) return hit;
   const out: RouteTrust = { leafOnly: false, keyOnly: false, x509: [], mdoc: [], speaking: [] };
   const yes = paramFor(ds, CredentialRouteEntity, 'x5cLeafOnly', true);
   const live = `route_id IN (${routes.sql}) AND environment = ? AND retired_at IS NULL`;
@@ -83,9 +96,11 @@ export async function readRouteTrust(
       ` UNION ALL SELECT 'x509', certificate, NULL FROM trust_anchor WHERE ${live}` +
       ` UNION ALL SELECT 'key', NULL, NULL FROM trusted_issuer WHERE ${live}` +
       ` UNION ALL SELECT 'leaf', NULL, NULL FROM credential_route WHERE id IN (${routes.sql}) AND x5c_leaf_only = ?` +
-      ` UNION ALL SELECT 'speak', mode, NULL FROM route_speaking WHERE route_id IN (${routes.sql}) AND environment = ?`,
+      ` UNION ALL SELECT 'speak', mode, NULL FROM route_speaking WHERE route_id IN (${routes.sql}) AND environment = ?` +
+      ` UNION ALL SELECT 'stamp', cv.version, tv.version FROM ${STAMP_FROM}`,
     [...scoped, ...scoped, ...scoped, ...routes.params, yes, ...routes.params, environment],
   );
+  let stamp: string | undefined;
   const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
   for (const r of rows) {
     const kind = text(r.kind);
@@ -94,8 +109,9 @@ export async function readRouteTrust(
     else if (kind === 'speak') out.speaking.push(text(r.pem));
     else if (kind === 'x509') out.x509.push(text(r.pem));
     else if (kind === 'mdoc') out.mdoc.push({ pem: text(r.pem), doctype: text(r.doctype) });
+    else if (kind === 'stamp') stamp = trustStampOf({ trust_cv: text(r.pem), trust_tv: text(r.doctype) });
   }
-  return out;
+  return cached ? cached.cache.keep(cacheKey, stamp, out) : out;
 }
 
 /** SKIs by anchor PEM (content-addressed, so never stale; bounded). */

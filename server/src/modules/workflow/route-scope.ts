@@ -1,7 +1,8 @@
 // Owns which credential routes' issuer trust may validate a step's credential (ADR 0036): the step's own
 // `routes`, or else every route available in the session's environment that offers the step's primitive
-// (the same availability rules as the catalog). Read at verification time, never cached: an operator's
-// acceptance change or a route's removal takes effect for the next presentation.
+// (the same availability rules as the catalog). Read at verification time inside the trust read, which a node
+// may answer from its cache only at the same trust stamp (ADR 0063: the catalog's version is half of it), so an
+// operator's acceptance change or a route's removal takes effect for the next presentation on every node.
 import { type DataSource, In } from 'typeorm';
 import type { Environment } from '../../config/config';
 import { paramFor, sql } from '../../db/fast-sql';
@@ -81,7 +82,15 @@ export function routeScope(
   ds: DataSource,
   step: Pick<WorkflowStep, 'primitive' | 'routes'>,
   environment: Environment,
-): readonly string[] | { sql: string; params: unknown[]; list(): Promise<readonly string[]> } {
-  if (step.routes) return [...step.routes];
-  return { ...allowedRoutesSql(ds, step, environment), list: () => allowedRoutes(ds, step, environment) };
+  /** The trust stamp read with the session (ADR 0063): the trust stores may answer from their caches. */
+  stamp?: string,
+):
+  | readonly string[]
+  | { sql: string; params: unknown[]; list(): Promise<readonly string[]>; stamp?: string } {
+  if (step.routes && stamp === undefined) return [...step.routes];
+  return {
+    ...allowedRoutesSql(ds, step, environment),
+    list: () => allowedRoutes(ds, step, environment),
+    ...(stamp === undefined ? {} : { stamp }),
+  };
 }

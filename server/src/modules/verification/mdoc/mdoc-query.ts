@@ -212,3 +212,9 @@ export function dcqlQueryWithAlternatives(credentials: readonly CredentialQueryI
       : {}),
   });
 }
+
+/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
+export const asksForMdoc = (request: Record<string, unknown>): boolean =>
+  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
+    (c) => c.format === MDOC_FORMAT,
+  );
