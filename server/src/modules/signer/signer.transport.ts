@@ -16,7 +16,7 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { applyRouteRules } from '../relying-party/route-request-rules';
 import { SessionEntity } from '../session/session.entity';
 import { stepWindowEnd } from '../session/session.input';
-import { SessionTransitions } from '../session/session.transition';
+import { type KeptRead, SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
@@ -40,10 +40,13 @@ import type {
   WalletResponseSubmission,
 } from './signer.contract';
 import { type Persona, type Projection, SessionProjector } from './signer.projection';
-import { openPage, type PageRead, readPage } from './signer.read-model';
+import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { Persona, Projection } from './signer.projection';
+
+/** The page's read of a session: the session as read and its projection for one browser (read()). */
+export type PageView = { session: SessionEntity; projection: Projection };
 
 export interface TransportDeps {
   ds: DataSource;
@@ -105,7 +108,7 @@ export class SessionTransport {
     issued?: string;
     cookie: string;
     /** With `read`: the page's first read, for the cookie the browser holds after this answer (read()). */
-    read?: { session: SessionEntity; projection: Projection };
+    read?: PageView;
   }> {
     // support timeline: the first time the link was opened (reloads are not news), written with the page's
     // read in one round trip (signer.read-model.ts, ADR 0062)
@@ -148,18 +151,23 @@ export class SessionTransport {
   async start(
     id: string,
     browserCookie: unknown,
-  ): Promise<{ ack: TransportAck; issued?: string; cookie: string }> {
+    opts: { read?: boolean } = {},
+  ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
     const s = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
     if (s.status !== 'created') {
       this.requireBound(s, token);
-      return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}) };
+      // a repeated Start moves nothing: the page's read, if carried, is a read of its own
+      const read = opts.read ? await this.read(id, token) : undefined;
+      return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
     }
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
     const first = steps[0];
+    // the page's read, carried by the Start: sent with the unit's COMMIT (ADR 0062 amendment)
+    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
     // a start that lost (another browser or tab won) answers from the persisted state
     const started = await this.transitions.run(
       s,
@@ -171,10 +179,12 @@ export class SessionTransport {
         }),
       (fresh) => (fresh.status === 'created' ? undefined : fresh),
       // the guarded move is the only decision: it takes the row lock itself
-      { lock: false },
+      { lock: false, readWithCommit: after?.kept },
     );
     this.requireBound(started, token);
-    return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}) };
+    // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
+    const read = after ? await this.viewOf(await after.page(), token) : undefined;
+    return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
   /**
@@ -303,8 +313,9 @@ export class SessionTransport {
   async submitWalletResponse(
     id: string,
     browserToken: string | undefined,
-    body: WalletResponseSubmission,
-  ): Promise<TransportAck> {
+    body: Omit<WalletResponseSubmission, 'read'>,
+    opts: { read?: boolean } = {},
+  ): Promise<{ ack: TransportAck; read?: PageView }> {
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
     const { ds } = this.deps;
     this.submitText ??=
@@ -321,7 +332,13 @@ export class SessionTransport {
     if (rows[0].wr_id == null)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
     const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
-    return ackOf(await this.completeWalletRequest(s, req, body.response));
+    // the page's read, carried by the wallet response: sent with the completion's COMMIT (ADR 0062 amendment);
+    // a refused answer keeps its error answer (the read is not sent)
+    const after = opts.read ? pageAfterTransition(ds, s.id) : undefined;
+    const done = await this.completeWalletRequest(s, req, body.response, after);
+    // requireActive above verified the cookie: the bound browser's value
+    const read = after ? await this.viewOf(await after.page(), browserToken as string) : undefined;
+    return { ack: ackOf(done), ...(read ? { read } : {}) };
   }
 
   /**
@@ -340,7 +357,7 @@ export class SessionTransport {
     if (s.status === 'expired') throw new AppError('session_expired');
     if (s.status !== 'in_progress' || s.currentStage !== req.stage)
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
-    await this.completeWalletRequest(s, req, answer);
+    await this.completeWalletRequest(s, req, answer, undefined);
   }
 
   /** The one completion path (signer.completion.ts): verify the answer to `req`, then complete or refuse. */
@@ -348,6 +365,7 @@ export class SessionTransport {
     s: SessionEntity,
     req: WalletRequestEntity,
     answer: unknown,
+    after: { kept: KeptRead } | undefined,
   ): Promise<SessionEntity> {
     const steps = await this.steps(s);
     // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
@@ -355,7 +373,7 @@ export class SessionTransport {
       steps[s.currentStage] && PRIMITIVE_SPECS[steps[s.currentStage].primitive].needsDocuments
         ? await this.shownToEnd(s, s.currentStage)
         : undefined;
-    return this.completion.complete(s, steps, req, answer, shown);
+    return this.completion.complete(s, steps, req, answer, shown, after?.kept);
   }
 
   /**
