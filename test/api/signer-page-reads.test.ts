@@ -255,7 +255,11 @@ describe('the signer page’s compiled reads', () => {
     const otherId = await newSession();
     const b = new SignerClient(t.baseUrl, id);
     await b.open();
-    for (const body of [signerReadBody(otherId), { ...signerReadBody(id), operationName: 'X' }, { read: true }]) {
+    for (const body of [
+      signerReadBody(otherId),
+      { ...signerReadBody(id), operationName: 'X' },
+      { read: true },
+    ]) {
       const r = await b.call('POST', '/start', body);
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('validation_failed');

@@ -185,7 +185,9 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     expect(created.status).toBe(201);
     const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
     const answered = (suffix: string) =>
-      page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(suffix));
+      page.waitForResponse(
+        (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(suffix),
+      );
     await page.goto(created.body.url);
     const start = answered('/start');
     await page.getByTestId('start').click();

@@ -87,7 +87,8 @@ export const SignerReadRequestSchema = z
   })
   .meta({
     title: 'SignerReadRequest',
-    description: 'The page’s signerSession read (its GraphQL request), answered by the route that carries it.',
+    description:
+      'The page’s signerSession read (its GraphQL request), answered by the route that carries it.',
   });
 
 /** POST /t/sessions/{id}/wallet-response: the wallet's answer to one open request of the current step. */
