@@ -19,7 +19,6 @@ import { stepWindowEnd } from '../session/session.input';
 import { type KeptRead, SessionTransitions } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { recordSessionEventOnce } from '../timeline/session-events';
-import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
@@ -39,14 +38,12 @@ import type {
   UnsignedWalletRequest,
   WalletResponseSubmission,
 } from './signer.contract';
-import { type Persona, type Projection, SessionProjector } from './signer.projection';
+import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
 import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
+import { asksForMdoc } from './signer.view';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
-export type { Persona, Projection } from './signer.projection';
-
-/** The page's read of a session: the session as read and its projection for one browser (read()). */
-export type PageView = { session: SessionEntity; projection: Projection };
+export type { PageView, Persona, Projection } from './signer.projection';
 
 export interface TransportDeps {
   ds: DataSource;
@@ -467,10 +464,6 @@ export class SessionTransport {
     return this.projector.bindingOf(s, token);
   }
 
-  private project(s: SessionEntity, token: unknown): Promise<Projection> {
-    return this.projector.project(s, token);
-  }
-
   private requireBound(s: SessionEntity, token: unknown): void {
     if (s.status === 'expired') throw new AppError('session_expired');
     if (this.bindingOf(s, token) !== 'this_browser') {
@@ -505,9 +498,3 @@ export class SessionTransport {
 
 /** What a /t mutation answers: where the session is now (the page re-reads the rest over GraphQL). */
 const ackOf = (s: SessionEntity): TransportAck => ({ status: s.status, current_stage: s.currentStage });
-
-/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
-export const asksForMdoc = (request: Record<string, unknown>): boolean =>
-  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
-    (c) => c.format === MDOC_FORMAT,
-  );
