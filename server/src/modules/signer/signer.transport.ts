@@ -40,8 +40,7 @@ import type {
 } from './signer.contract';
 import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
 import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
-import { asksForMdoc } from './signer.view';
-import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
+import { asksForMdoc, type WalletRequestKind, type WalletTransports } from './signer.wallet-transports';
 
 export type { PageView, Persona, Projection } from './signer.projection';
 

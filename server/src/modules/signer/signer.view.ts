@@ -11,7 +11,6 @@ import { toDocumentView } from '../document/document.service';
 import { SIGNED_DC_API_PROTOCOL } from '../relying-party/jar';
 import type { SessionEntity } from '../session/session.entity';
 import { ANNEX_C_PROTOCOL } from '../verification/mdoc/annex-c';
-import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { requestForStep } from '../workflow/primitives/for-step';
@@ -25,6 +24,7 @@ import {
 } from './signer.graphql';
 import type { Projection } from './signer.projection';
 import type { Persona, SessionTransport } from './signer.transport';
+import { asksForMdoc } from './signer.wallet-transports';
 
 export interface SignerViewDeps {
   ds: DataSource;
@@ -150,9 +150,3 @@ async function buildOffers(
     s.environment === 'sandbox' && deps.sandboxPersonas ? await deps.sandboxPersonas(request) : [];
   return { kinds, sandboxPersonas, sign: step.primitive === 'sign' };
 }
-
-/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
-export const asksForMdoc = (request: Record<string, unknown>): boolean =>
-  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
-    (c) => c.format === MDOC_FORMAT,
-  );

@@ -38,6 +38,7 @@ import {
   buildAnnexCRequest,
   openAnnexCResponse,
 } from '../verification/mdoc/annex-c';
+import { MDOC_FORMAT } from '../verification/mdoc/mdoc-query';
 import { DC_API_PROTOCOL } from '../verification/request';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import type { IntendedUse } from '../workflow/workflow.intended-use';
@@ -331,3 +332,9 @@ export class WalletTransports {
     return { req, s };
   }
 }
+
+/** Whether a step's request offers an mso_mdoc credential query (what Annex C can ask for). */
+export const asksForMdoc = (request: Record<string, unknown>): boolean =>
+  ((request.dcql_query as { credentials?: { format?: unknown }[] } | undefined)?.credentials ?? []).some(
+    (c) => c.format === MDOC_FORMAT,
+  );
