@@ -10,7 +10,6 @@ import type {
   CrossDeviceRequest,
   DocumentsShown,
   SignedWalletRequest,
-  TransportAck,
   WalletRequest,
   WalletResponseSubmission,
 } from './transport.generated';
@@ -79,11 +78,14 @@ export const openSession = (sessionId: string) =>
     sessionId,
   } satisfies SignerSessionQueryVariables);
 
-/** Start binds this browser; the page then reads the session it started. */
-export const startSession = async (id: string) => {
-  await call<TransportAck>('POST', `${sessionPath(id)}/start`);
-  return getSession(id);
-};
+/**
+ * Start binds this browser and answers the page's read of the session it started, which the Start carries
+ * (ADR 0062 amendment): one request, read in the Start's own round trip.
+ */
+export const startSession = (id: string) =>
+  gqlAt<SignerSession>(`${sessionPath(id)}/start`, 'SignerSession', {
+    sessionId: id,
+  } satisfies SignerSessionQueryVariables);
 
 /** The session's offer of a wallet transport for the running step, if it offers it now. */
 export const walletOffer = (s: SignerSession, transport: WalletTransport) =>
@@ -117,16 +119,21 @@ export const sandboxWalletRespondSigned = (persona: string, request: SignedWalle
     origin: location.origin,
   });
 
-/** The wallet's answer for this step; the page then reads the session it moved. */
-export const submitWalletResponse = async (
+/**
+ * The wallet's answer for this step, carrying the page's read of the session it moved (`read`, ADR 0062
+ * amendment): answered from the completion's own round trips, one request. A refused answer is its error.
+ */
+export const submitWalletResponse = (
   id: string,
   requestId: string,
   response: WalletResponse | Record<string, unknown>,
-) => {
-  const body: WalletResponseSubmission = { request_id: requestId, response };
-  await call<TransportAck>('POST', `${sessionPath(id)}/wallet-response`, body);
-  return getSession(id);
-};
+) =>
+  gqlAt<SignerSession>(
+    `${sessionPath(id)}/wallet-response`,
+    'SignerSession',
+    { sessionId: id } satisfies SignerSessionQueryVariables,
+    (read): WalletResponseSubmission => ({ request_id: requestId, response, read }),
+  );
 
 /** Sandbox only: the service's reference wallet answers the request as the chosen test persona. */
 export const referenceWalletRespond = (

@@ -4,6 +4,7 @@
 // GraphQL error becomes an ApiError carrying the server's code, like a /t route's problem body.
 import { ApiError } from './api-error';
 import DOCUMENT from './graphql/signer.graphql?raw';
+import type { SignerReadRequest } from './transport.generated';
 
 export function gql<T>(operationName: string, variables: Record<string, unknown>): Promise<T> {
   return gqlAt<T>('/graphql', operationName, variables);
@@ -11,12 +12,15 @@ export function gql<T>(operationName: string, variables: Record<string, unknown>
 
 /**
  * One of the document's operations sent to `path`: /graphql, or a /t route that carries the page's read and
- * answers it as GraphQL does (the open, ADR 0062). A /t refusal is a problem body: its `code` is the error's.
+ * answers it as GraphQL does (the open and Start, whose body is the read, ADR 0062; the wallet response, whose
+ * body holds it: `wrap` builds that body around the read). A /t refusal is a problem body: its `code` is the
+ * error's.
  */
 export async function gqlAt<T>(
   path: string,
   operationName: string,
   variables: Record<string, unknown>,
+  wrap: (read: SignerReadRequest) => unknown = (read) => read,
 ): Promise<T> {
   let res: Response;
   try {
@@ -25,7 +29,7 @@ export async function gqlAt<T>(
       credentials: 'same-origin',
       cache: 'no-store',
       headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body: JSON.stringify({ query: DOCUMENT, operationName, variables }),
+      body: JSON.stringify(wrap({ query: DOCUMENT, operationName, variables })),
     });
   } catch {
     throw new ApiError('network_error', 0);

@@ -11,6 +11,7 @@ export interface TransportPayloads {
   SignedWalletRequest: SignedWalletRequest;
   AnnexCWalletRequest: AnnexCWalletRequest;
   CrossDeviceRequest: CrossDeviceRequest;
+  SignerReadRequest: SignerReadRequest;
   WalletResponseSubmission: WalletResponseSubmission;
   TransportAck: TransportAck;
   DocumentsShown: DocumentsShown;
@@ -101,12 +102,32 @@ export interface CrossDeviceRequest {
   uri: string;
   qr_svg: string;
 }
+/**
+ * The page’s signerSession read (its GraphQL request), answered by the route that carries it.
+ */
+export interface SignerReadRequest {
+  /**
+   * The page’s operations document (hosted-web/src/graphql/signer.graphql).
+   */
+  query: string;
+  /**
+   * SignerSession.
+   */
+  operationName?: string;
+  /**
+   * { sessionId }: the session of the route.
+   */
+  variables: {
+    [k: string]: unknown | undefined;
+  };
+}
 export interface WalletResponseSubmission {
   request_id: string;
   /**
    * What the wallet answered (OpenID4VP response parameters), unchanged.
    */
   response: unknown;
+  read?: SignerReadRequest;
 }
 /**
  * The session after a /t mutation: its status and stage.

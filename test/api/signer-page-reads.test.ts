@@ -4,6 +4,9 @@
 // to another browser, and once completed; refusals stay Apollo's. The open that carries the page's first read
 // answers it (200, the GraphQL response) with the cookie it issues, records `opened` once, and refuses a read
 // of another session or any other operation before writing anything; an open without a body is unchanged (204).
+// Start and the wallet response that carry the page's read after them (ADR 0062 amendment) answer exactly what
+// the GraphQL read answers after them, also when two Starts race and for a repeated Start; a refused answer keeps
+// its error; a read body that is not the page's read of this session is refused before anything is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Api,
@@ -172,5 +175,121 @@ describe('the signer page’s compiled reads', () => {
     const missing = await unknown.openAndRead();
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('not_found');
+  });
+
+  /** A /t answer that carried the page's read, beside what /graphql answers now for the same browser. */
+  const expectSameAsRead = async (answer: { status: number; body: Json }, id: string, b: SignerClient) => {
+    expect(answer.status).toBe(200);
+    const read = JSON.parse((await post(PAGE, id, cookieOf(b))).text);
+    expect(read.data.signerSession).toBeTruthy();
+    expect(comparable(JSON.stringify(answer.body))).toBe(comparable(JSON.stringify(read)));
+    return answer.body.data.signerSession as Json;
+  };
+
+  it('Start and the wallet response carrying the page’s read answer what the read answers after them', async () => {
+    const id = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    expect((await b.openAndRead()).status).toBe(200);
+    const started = await expectSameAsRead(await b.startAndRead(), id, b);
+    expect(started).toMatchObject({ status: 'in_progress', binding: 'this_browser', currentStage: 0 });
+    expect(started.walletRequests.length).toBeGreaterThan(0);
+    // a repeated Start (a lost answer, a second tab) moves nothing and answers the same view
+    const again = await expectSameAsRead(await b.startAndRead(), id, b);
+    expect(comparable(JSON.stringify(again))).toBe(comparable(JSON.stringify(started)));
+
+    // a refused answer keeps its error (the same code as without the read), and the next read counts it
+    const bad = await b.rawWalletRequest();
+    const refused = await b.submitAndRead(bad.body.request_id, { vp_token: 'not a presentation' });
+    expect(refused.status).toBe(422);
+    const bad2 = await b.rawWalletRequest();
+    const refusedPlain = await b.submit(bad2.body.request_id, { vp_token: 'not a presentation' });
+    expect(refusedPlain.status).toBe(422);
+    expect(refused.body.code).toBe(refusedPlain.body.code);
+    expect(JSON.parse((await post(PAGE, id, cookieOf(b))).text).data.signerSession.triesLeft).toBe(3);
+
+    const wr = await b.rawWalletRequest();
+    const response = await t.svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: t.baseUrl,
+    });
+    const done = await expectSameAsRead(await b.submitAndRead(wr.body.request_id, response), id, b);
+    expect(done).toMatchObject({ status: 'completed', ended: true, walletRequests: [] });
+    // the same answer again: the session has ended, refused as without the read
+    const replay = await b.submitAndRead(wr.body.request_id, response);
+    expect(replay.status).toBe(409);
+    expect(replay.body.code).toBe('session_state_conflict');
+  });
+
+  it('a Start carrying the read from a browser that never opened the link answers for the cookie it issues', async () => {
+    const id = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    const started = await b.startAndRead();
+    expect(started.setCookie).toMatch(/^svc_browser=/);
+    expect(await expectSameAsRead(started, id, b)).toMatchObject({ binding: 'this_browser' });
+    // another browser's Start: refused as without the read
+    const other = new SignerClient(t.baseUrl, id);
+    await other.open();
+    const elsewhere = await other.startAndRead();
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.code).toBe('session_bound_elsewhere');
+  });
+
+  it('two Starts of one browser at once: both answer the persisted state, the loser too', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = await newSession();
+      const b = new SignerClient(t.baseUrl, id);
+      await b.open();
+      const both = await Promise.all([b.startAndRead(), b.startAndRead(), b.startAndRead()]);
+      const read = JSON.parse((await post(PAGE, id, cookieOf(b))).text);
+      for (const r of both) {
+        expect(r.status).toBe(200);
+        expect(comparable(JSON.stringify(r.body))).toBe(comparable(JSON.stringify(read)));
+      }
+      expect(read.data.signerSession).toMatchObject({ status: 'in_progress', binding: 'this_browser' });
+    }
+  });
+
+  it('Start and the wallet response refuse a read that is not the page’s read of this session, writing nothing', async () => {
+    const id = await newSession();
+    const otherId = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    await b.open();
+    for (const body of [
+      signerReadBody(otherId),
+      { ...signerReadBody(id), operationName: 'X' },
+      { read: true },
+    ]) {
+      const r = await b.call('POST', '/start', body);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('validation_failed');
+    }
+    // nothing was written: still created, no `started` on the timeline, and the browser is bound to nothing
+    const before = JSON.parse((await post(PAGE, id, cookieOf(b))).text).data.signerSession;
+    expect(before).toMatchObject({ status: 'created', binding: 'none' });
+    const started = (await t.svc.ds.query(
+      "SELECT COUNT(*) AS n FROM session_event WHERE session_id = ? AND kind = 'started'",
+      [id],
+    )) as { n: number | string }[];
+    expect(Number(started[0]?.n)).toBe(0);
+
+    expect((await b.start()).status).toBe(200);
+    const wr = await b.rawWalletRequest();
+    const response = await t.svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: t.baseUrl,
+    });
+    for (const read of [signerReadBody(otherId), { ...signerReadBody(id), query: '{ __typename }' }, 'x']) {
+      const r = await b.call('POST', '/wallet-response', { request_id: wr.body.request_id, response, read });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ code: 'validation_failed', param: 'read' });
+    }
+    // the request is still open and the session still running: the same answer, without a read, completes it
+    const after = JSON.parse((await post(PAGE, id, cookieOf(b))).text).data.signerSession;
+    expect(after).toMatchObject({ status: 'in_progress', triesLeft: null });
+    const plain = await b.submit(wr.body.request_id, response);
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual({ status: 'completed', current_stage: 1 });
   });
 });

@@ -177,6 +177,33 @@ describe('the signer page in German, by keyboard alone, accessible (Chromium)', 
     expect(asked).toEqual([`/t/sessions/${created.body.id}/open SignerSession`]);
   });
 
+  it('Start and the wallet answer carry the page’s read and answer it (ADR 0062 amendment)', async () => {
+    const { apiKey } = await createBusiness(t, 'Zweimal GmbH');
+    const api = new Api(t.baseUrl, apiKey);
+    const { workflowId } = await setUpIdentifyWorkflow(api, receiver.url);
+    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const page = await (await browser.newContext({ locale: 'de-DE' })).newPage();
+    const answered = (suffix: string) =>
+      page.waitForResponse(
+        (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(suffix),
+      );
+    await page.goto(created.body.url);
+    const start = answered('/start');
+    await page.getByTestId('start').click();
+    const started = await start;
+    expect(started.request().postDataJSON()).toMatchObject({ operationName: 'SignerSession' });
+    expect((await started.json()).data.signerSession).toMatchObject({ status: 'in_progress' });
+    await page.getByTestId('share-wallet').click();
+    await page.getByTestId('persona').selectOption('adult');
+    const response = answered('/wallet-response');
+    await page.getByTestId('share-reference-wallet').click();
+    const done = await response;
+    expect(done.request().postDataJSON().read).toMatchObject({ operationName: 'SignerSession' });
+    expect((await done.json()).data.signerSession).toMatchObject({ status: 'completed' });
+    await page.getByTestId('done').waitFor({ timeout: 20_000 });
+  });
+
   it('shows a refused wallet answer in German, and English to a browser that prefers neither', async () => {
     const { apiKey } = await createBusiness(t, 'Acme GmbH');
     const api = new Api(t.baseUrl, apiKey);

@@ -42,7 +42,8 @@ export const signerReadBody = (sessionId: string) => ({
 // The end user's browser without a browser: a cookie jar and fetch. It reads the session the way the page
 // does (ADR 0041, 0043, 0062): on load POST /t/sessions/{id}/open carrying the page's signerSession read (the
 // binding cookie and the read's answer), later GraphQL signerSession. The /t mutations (start, wallet request,
-// wallet response, document shown) answer the wallet protocol and acks.
+// wallet response, document shown) answer the wallet protocol and acks; Start and the wallet response answer
+// the page's read instead when they carry it, as the page sends them (startAndRead, submitAndRead).
 export class SignerClient {
   private cookie = '';
   constructor(
@@ -105,6 +106,13 @@ export class SignerClient {
     return this.call('POST', '/start');
   }
   /**
+   * Start as the page sends it (ADR 0062 amendment): carrying the page's read (its GraphQL request) and
+   * answering it (200, the GraphQL response), read in the Start's own round trips.
+   */
+  startAndRead() {
+    return this.call('POST', '/start', signerReadBody(this.sessionId));
+  }
+  /**
    * The wallet request for the current step, asked as the page asks it: on a sign step after reporting every
    * document as shown to the end (the server refuses it before, ADR 0029; `rawWalletRequest` skips that).
    */
@@ -136,6 +144,18 @@ export class SignerClient {
   /** The wallet response; answers the ack (status, current_stage). */
   submit(requestId: string, response: unknown) {
     return this.call('POST', '/wallet-response', { request_id: requestId, response });
+  }
+  /**
+   * The wallet response as the page sends it (ADR 0062 amendment): carrying the page's read (`read`) and
+   * answering it (200, the GraphQL response), read in the completion's own round trips; a refusal answers its
+   * problem.
+   */
+  submitAndRead(requestId: string, response: unknown) {
+    return this.call('POST', '/wallet-response', {
+      request_id: requestId,
+      response,
+      read: signerReadBody(this.sessionId),
+    });
   }
 }
 

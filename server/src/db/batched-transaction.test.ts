@@ -149,6 +149,51 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
     ]);
   });
 
+  it('a read kept for the COMMIT sees every write of the unit and reaches its caller only when it committed', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['s', 1]);
+    // the page's read after a transition (ADR 0062 amendment): the guarded move, a write kept for the COMMIT,
+    // then the read, all in the COMMIT's round trip
+    const unit = (from: number, seen: (rows: unknown[]) => void) =>
+      batchedTransactionWithRetry(ds, async (m) => {
+        await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [from + 1, 's', from], m);
+        deferIfBatched(m, 'INSERT INTO t (id, v) VALUES (?, ?)', [`r${from}`, from], { atCommit: true });
+        deferIfBatched(m, 'SELECT id, v FROM t ORDER BY id', [], { atCommit: true, collect: seen });
+      });
+    let read: unknown[] | undefined;
+    counter.reset();
+    await unit(1, (r) => {
+      read = r;
+    });
+    // START, the UPDATE, its check, the INSERT, the read and COMMIT: one round trip
+    expect(counter.count()).toBe(1);
+    expect(counter.statements()).toBe(6);
+    expect((read as { id: string; v: number }[]).map((r) => ({ ...r }))).toEqual([
+      { id: 'r1', v: 1 },
+      { id: 's', v: 2 },
+    ]);
+    // a unit that lost its guard never ran the read: nothing reaches the caller, nothing was written
+    let lostRead: unknown[] | undefined;
+    const lost = await unit(1, (r) => {
+      lostRead = r;
+    }).catch((e: unknown) => e);
+    expect(isLostGuard(lost)).toBe(true);
+    expect(lostRead).toBeUndefined();
+    // a COMMIT round trip that fails (the kept INSERT's duplicate key) hands over no rows either
+    await sql(ds, 'UPDATE t SET v = 1 WHERE id = ?', ['s']);
+    let failedRead: unknown[] | undefined;
+    await expect(
+      unit(1, (r) => {
+        failedRead = r;
+      }),
+    ).rejects.toThrow(/Duplicate/);
+    expect(failedRead).toBeUndefined();
+    expect(await rows()).toEqual([
+      { id: 'r1', v: 1 },
+      { id: 's', v: 1 },
+    ]);
+  });
+
   it('a guarded write travels with the writes after it and the COMMIT; a false guard stops the batch there', async () => {
     await clear();
     await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['s', 1]);

@@ -47,7 +47,8 @@ type Answered = (result: unknown) => void;
 interface Batch {
   pending: string[];
   checks: Map<number, Answered>;
-  atCommit: string[];
+  /** Kept for the COMMIT's round trip, in order; a kept read with the rows' callback (`collect`). */
+  atCommit: { text: string; collect?: Answered }[];
   guarded: boolean;
   begun: boolean;
 }
@@ -188,7 +189,11 @@ export function deferIfBatched(
      * that round trip gets its own answer: what it throws is that round trip's error (the unit rolls back).
      */
     check?: Check;
-    /** Sent with the COMMIT's round trip, after every statement that needs an answer (nothing reads it). */
+    /**
+     * Sent with the COMMIT's round trip, after every statement that needs an answer (nothing in the unit reads
+     * it); with `collect`, a read whose rows go to the caller only when that round trip (the COMMIT included)
+     * answered without error (the page's read after a transition, ADR 0062 amendment).
+     */
     atCommit?: boolean;
     /**
      * A guarded write that changes this many rows when its guard holds: `guardCheck` is kept after it, and when
@@ -210,8 +215,10 @@ export function deferIfBatched(
   const batch = conn ? batches.get(conn) : undefined;
   if (!conn || !batch) return false;
   const text = conn.format(statement, params);
-  if (opts.atCommit) batch.atCommit.push(text);
-  else {
+  if (opts.atCommit) {
+    const { collect } = opts;
+    batch.atCommit.push(collect ? { text, collect: (r) => collect(r as unknown[]) } : { text });
+  } else {
     const { check, collect } = opts;
     if (check) batch.checks.set(batch.pending.length, (r) => check(r as { affectedRows: number }));
     else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
@@ -245,7 +252,11 @@ async function batched<T>(
       process.nextTick(() => done(null, OK, undefined));
       return;
     }
-    if (text === 'COMMIT') batch.pending.push(...batch.atCommit.splice(0));
+    if (text === 'COMMIT')
+      for (const kept of batch.atCommit.splice(0)) {
+        if (kept.collect) batch.checks.set(batch.pending.length, kept.collect);
+        batch.pending.push(kept.text);
+      }
     if (text === 'ROLLBACK') batch.atCommit = [];
     if ((text === 'COMMIT' || text === 'ROLLBACK') && !batch.begun) {
       // nothing reached the server: there is no transaction to end (deferred writes are dropped on ROLLBACK;

@@ -118,6 +118,21 @@ export interface UnitOptions {
    * session). A unit that counts or reads rows to decide (refusals, reminders) keeps the lock.
    */
   lock?: boolean;
+  /**
+   * A read sent with the unit's COMMIT on MySQL, after every write of the unit and inside its transaction, so
+   * it sees what the unit wrote (the hosted page's read after Start or a wallet response, ADR 0062
+   * amendment): `collect` gets its rows only when that round trip, the COMMIT included, answered without
+   * error, and never for a unit that lost (its batch stopped at the guard). Elsewhere it is not run: the caller
+   * reads after the unit (`collect` was not called).
+   */
+  readWithCommit?: KeptRead;
+}
+
+/** A constant read statement with its values, and what receives its rows (UnitOptions.readWithCommit). */
+export interface KeptRead {
+  text: string;
+  params: unknown[];
+  collect: (rows: Record<string, unknown>[]) => void;
 }
 
 export interface TransitionDeps {
@@ -161,7 +176,7 @@ export class SessionTransitions {
     recheck?: (fresh: SessionEntity) => T | undefined | Promise<T | undefined>,
     opts: UnitOptions = {},
   ): Promise<T> {
-    const out = await this.unit(s, write, undefined, opts.lock ?? true);
+    const out = await this.unit(s, write, undefined, opts.lock ?? true, opts.readWithCommit);
     if (out.won) return out.value;
     const fresh = await this.reread(s.id);
     const answer = fresh && recheck ? await recheck(fresh) : undefined;
@@ -175,6 +190,7 @@ export class SessionTransitions {
     write: (tx: TransitionTx) => Promise<T>,
     attempts?: number,
     lock = true,
+    read?: KeptRead,
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
     let offered: Record<string, unknown>[] | undefined;
@@ -194,6 +210,12 @@ export class SessionTransitions {
           await tx.flush((rows) => {
             offered = rows;
           });
+          // last before the COMMIT, after the writes kept for it (UnitOptions.readWithCommit)
+          if (read)
+            deferIfBatched(m, read.text, read.params, {
+              atCommit: true,
+              collect: (rows) => read.collect(rows as Record<string, unknown>[]),
+            });
           return value;
         },
         attempts,

@@ -13,7 +13,7 @@ import { SessionEntity } from '../session/session.entity';
 import { stepCompleted } from '../session/session.events';
 import { stepWindowEnd } from '../session/session.input';
 import { MAX_REFUSED_RESPONSES_PER_STEP } from '../session/session.machine';
-import type { SessionTransitions, TransitionTx } from '../session/session.transition';
+import type { KeptRead, SessionTransitions, TransitionTx } from '../session/session.transition';
 import { StepResultEntity } from '../session/step-result.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
@@ -62,6 +62,8 @@ export class StepCompletion {
     shown: ShownToEnd | undefined,
     /** The trust stamp read with the session (ADR 0063); undefined: the trust is read. */
     trustStamp?: string,
+    /** The page's read, sent with the completion's COMMIT (UnitOptions.readWithCommit); not for a refusal. */
+    readWithCommit?: KeptRead,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
@@ -204,7 +206,7 @@ export class StepCompletion {
         return undefined;
       },
       // decided by guarded writes only (the request's consuming UPDATE, the move): no row lock first
-      { lock: false },
+      { lock: false, readWithCommit },
     );
   }
 

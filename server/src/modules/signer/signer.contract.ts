@@ -74,15 +74,36 @@ export const AnyWalletRequestSchema = z.discriminatedUnion('protocol', [
   CrossDeviceRequestSchema,
 ]);
 
+/**
+ * The page's signerSession read as a /t route carries it (ADR 0062 and its amendment): the GraphQL request the
+ * page would have sent to /graphql. Only a compiled page read of the route's own session is accepted
+ * (signer.page-reads.ts `readOf`); anything else is validation_failed, before anything is written.
+ */
+export const SignerReadRequestSchema = z
+  .object({
+    query: z.string().describe('The page’s operations document (hosted-web/src/graphql/signer.graphql).'),
+    operationName: z.string().optional().describe('SignerSession.'),
+    variables: z.record(z.string(), z.unknown()).describe('{ sessionId }: the session of the route.'),
+  })
+  .meta({
+    title: 'SignerReadRequest',
+    description:
+      'The page’s signerSession read (its GraphQL request), answered by the route that carries it.',
+  });
+
 /** POST /t/sessions/{id}/wallet-response: the wallet's answer to one open request of the current step. */
 export const WalletResponseRequestSchema = z.object({
   request_id: z.string({ error: 'request_id is required.' }),
   response: z.unknown().describe('What the wallet answered (OpenID4VP response parameters), unchanged.'),
+  read: SignerReadRequestSchema.optional().describe(
+    'The page’s signerSession read after the answer: with it the route answers 200 with that read’s GraphQL ' +
+      'response (read in the completion’s own round trip) instead of the ack (ADR 0062 amendment).',
+  ),
 });
 
 /**
- * What a /t mutation (start, wallet response) answers: where the session is now. The page re-reads its
- * session over GraphQL (signerSession) for everything else.
+ * What a /t mutation (start, wallet response) answers without a carried read: where the session is now. With
+ * the page's read (SignerReadRequest) they answer that read's GraphQL response instead (ADR 0062 amendment).
  */
 export const TransportAckSchema = z
   .object({
@@ -127,6 +148,7 @@ export const TRANSPORT_TYPES = {
   AnnexCWalletRequest: AnnexCWalletRequestSchema,
   CrossDeviceRequest: CrossDeviceRequestSchema,
   WalletResponseSubmission: WalletResponseRequestSchema,
+  SignerReadRequest: SignerReadRequestSchema,
   TransportAck: TransportAckSchema,
   DocumentsShown: DocumentsShownSchema,
 } as const;

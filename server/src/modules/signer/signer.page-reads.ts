@@ -2,8 +2,9 @@
 // `signerSession` operation of the page's document, compiled once (signer.page-operation.ts), answered from
 // the read model (signer.read-model.ts) and the same view the resolver builds (signer.view.ts), authorised the
 // same way (the binding cookie, checked on every read by signerSession/read). Two callers: /graphql, before
-// Apollo (a request this cannot answer, or whose answer is an error, goes on to Apollo unchanged), and the
-// open (POST /t/sessions/{id}/open carrying the page's first read: answered from the open's own round trip).
+// Apollo (a request this cannot answer, or whose answer is an error, goes on to Apollo unchanged), and the /t
+// routes that carry the page's read (open, Start, wallet response: answered from their own round trips, ADR
+// 0062 and its amendment).
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../../common/errors';
@@ -46,20 +47,22 @@ export class SignerPageReads {
   }
 
   /**
-   * The page's read an open carries (its GraphQL request body), for session `id`: the compiled operation, or
-   * validation_failed when it is not one of the page's reads of this session.
+   * The page's read a /t route carries (its GraphQL request: the open's and Start's body, the wallet response's
+   * `read`), for session `id`: the compiled operation, or validation_failed (naming `param`, when given) when it
+   * is not one of the page's reads of this session.
    */
-  readOf(body: unknown, id: string): PageOperation {
+  readOf(body: unknown, id: string, param?: string): PageOperation {
     const compiled = this.operations.of(body);
     if (!compiled || compiled.op.sessionIdOf(compiled.variables) !== id)
       throw new AppError(
         'validation_failed',
-        'An open carries only the page’s signerSession read of this session (query, operationName, variables).',
+        'A /t route carries only the page’s signerSession read of this session (query, operationName, variables).',
+        param ? { param } : {},
       );
     return compiled.op;
   }
 
-  /** The GraphQL response (`{data}`) of `op` for a session the open read with its projection. */
+  /** The GraphQL response (`{data}`) of `op` for a session a /t route read with its projection. */
   async answer(
     op: PageOperation,
     read: { session: SessionEntity; projection: Projection },

@@ -90,6 +90,9 @@ export interface Projection {
 /** A test person of the sandbox reference wallet (the /t contract's shape). */
 export type Persona = z.infer<typeof SandboxPersonaSchema>;
 
+/** The page's read of a session: the session as read and its projection for one browser (transport read()). */
+export type PageView = { session: SessionEntity; projection: Projection };
+
 export interface ProjectionDeps {
   ds: DataSource;
   clock: Clock;

@@ -9,6 +9,7 @@ import { isMysql } from '../../db/data-source';
 import { columnList, hydrate, paramFor, sql } from '../../db/fast-sql';
 import { type Branding, pageBrandOfRow } from '../branding/branding.service';
 import { SessionEntity } from '../session/session.entity';
+import type { KeptRead } from '../session/session.transition';
 import { SessionEventEntity } from '../timeline/session-event.entity';
 import { nextOrderKey, onceEventId } from '../timeline/session-events';
 
@@ -81,6 +82,30 @@ export async function openPage(ds: DataSource, id: string, at: Date): Promise<Pa
   await sql(ds, openStatementOf(ds), insert);
   // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
   return pageOf(ds, await sql<Record<string, unknown>[]>(ds, read, [id]));
+}
+
+/**
+ * The page's read after a transition of session `id` (Start, a wallet response: issue 27, "no re-read of what
+ * the transition just wrote", ADR 0062 amendment): `kept` is the read model's statement for the unit to send
+ * with its COMMIT (UnitOptions.readWithCommit), inside the transaction after its writes; `page()` answers from
+ * its rows when the unit committed with them, and otherwise (the embedded engine, a lost race answered from the
+ * persisted state, no transition at all) reads the page now, as the GraphQL read would.
+ */
+export function pageAfterTransition(
+  ds: DataSource,
+  id: string,
+): { kept: KeptRead; page(): Promise<PageRead | undefined> } {
+  let rows: Record<string, unknown>[] | undefined;
+  return {
+    kept: {
+      text: statementOf(ds),
+      params: [id],
+      collect: (r) => {
+        rows = r;
+      },
+    },
+    page: () => (rows ? Promise.resolve(pageOf(ds, rows)) : readPage(ds, id)),
+  };
 }
 
 function pageOf(ds: DataSource, rows: Record<string, unknown>[]): PageRead | undefined {

@@ -1,7 +1,8 @@
 // Every `/t` route: the hosted page's transport, answered by the node:http pipeline (app/pipeline.ts) like `/v1`,
 // with the `signer` auth decision (no key: the browser's binding cookie, which the pipeline reads as
 // `input.browserToken` and the transport judges). Contracts from signer.contract.ts (ADR 0043): the mutations
-// answer an ack, the session is read over GraphQL (`signerSession`). ADR 0056.
+// answer an ack, the session is read over GraphQL (`signerSession`), or, when Start or the wallet response
+// carries the page's read, answered by the mutation from its own round trips (ADR 0062 amendment). ADR 0056.
 // Open the link first: it gives the browser its server-issued binding cookie (or renews the one it holds) and
 // records the support timeline's `opened` once, and answers the page's first signerSession read when its body
 // carries it (ADR 0062); the receipt downloads are the receipt module's answers, bound
@@ -93,17 +94,27 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
     method: 'post',
     path: '/t/sessions/:id/start',
     auth: 'signer',
-    summary: 'Hosted page: explicit start, binds this browser',
+    summary:
+      'Hosted page: explicit start, binds this browser; with the page’s signerSession read as its body, answers that read',
     contract: {
       operationId: 'transportStart',
-      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
-      errors: ['not_found', 'session_bound_elsewhere', 'session_expired'],
+      response: {
+        status: 200,
+        description:
+          'where the session is now. A body carrying the page’s signerSession read (the GraphQL request: query, operationName, variables) answers that read’s GraphQL response instead, read in the Start’s own round trip (ADR 0062 amendment)',
+        schema: TransportAckSchema,
+      },
+      errors: ['not_found', 'validation_failed', 'session_bound_elsewhere', 'session_expired'],
     },
     answer: async (_ctx, input) => {
       noStore(input);
-      const out = await transport.start(String(input.params.id), input.browserToken);
+      const id = String(input.params.id);
+      // the page's read after Start, carried by it: checked before anything is written
+      const op = input.body === undefined ? undefined : pageReads.readOf(input.body, id);
+      const out = await transport.start(id, input.browserToken, { read: op !== undefined });
       setBrowserCookie(input, out.cookie);
-      return { status: 200, body: out.ack satisfies TransportAck };
+      if (!op || !out.read) return { status: 200, body: out.ack satisfies TransportAck };
+      return { status: 200, body: await pageReads.answer(op, out.read) };
     },
   });
   reg.add({
@@ -132,9 +143,15 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
     contract: {
       operationId: 'transportWalletResponse',
       request: WalletResponseRequestSchema,
-      response: { status: 200, description: 'where the session is now', schema: TransportAckSchema },
+      response: {
+        status: 200,
+        description:
+          'where the session is now; with `read` (the page’s signerSession read), that read’s GraphQL response instead, read in the completion’s own round trip (ADR 0062 amendment)',
+        schema: TransportAckSchema,
+      },
       errors: [
         'not_found',
+        'validation_failed',
         'session_bound_elsewhere',
         'session_expired',
         'session_state_conflict',
@@ -144,13 +161,15 @@ export function registerSignerRoutes(reg: RouteRegistry, deps: SignerRouteDeps):
     },
     answer: async (_ctx, input) => {
       noStore(input);
-      const body = parseWalletResponse(jsonObject(input.body));
-      const ack: TransportAck = await transport.submitWalletResponse(
-        String(input.params.id),
-        input.browserToken,
-        body,
-      );
-      return { status: 200, body: ack };
+      const id = String(input.params.id);
+      const { read, ...body } = parseWalletResponse(jsonObject(input.body));
+      // the page's read after the answer, carried by it: checked before anything is verified or written
+      const op = read === undefined ? undefined : pageReads.readOf(read, id, 'read');
+      const out = await transport.submitWalletResponse(id, input.browserToken, body, {
+        read: op !== undefined,
+      });
+      if (!op || !out.read) return { status: 200, body: out.ack satisfies TransportAck };
+      return { status: 200, body: await pageReads.answer(op, out.read) };
     },
   });
   reg.add({

@@ -16,8 +16,7 @@ import type { EvidenceService } from '../evidence/evidence.service';
 import { applyRouteRules } from '../relying-party/route-request-rules';
 import { SessionEntity } from '../session/session.entity';
 import { stepWindowEnd } from '../session/session.input';
-import { SessionTransitions } from '../session/session.transition';
-import { SessionEventEntity } from '../timeline/session-event.entity';
+import { type KeptRead, SessionTransitions } from '../session/session.transition';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
@@ -41,11 +40,12 @@ import type {
   UnsignedWalletRequest,
   WalletResponseSubmission,
 } from './signer.contract';
-import { type Persona, type Projection, SessionProjector } from './signer.projection';
-import { openPage, type PageRead, readPage } from './signer.read-model';
+import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
+import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
+import { shownToEnd } from './signer.shown-to-end';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
-export type { Persona, Projection } from './signer.projection';
+export type { PageView, Persona, Projection } from './signer.projection';
 
 export interface TransportDeps {
   ds: DataSource;
@@ -109,7 +109,7 @@ export class SessionTransport {
     issued?: string;
     cookie: string;
     /** With `read`: the page's first read, for the cookie the browser holds after this answer (read()). */
-    read?: { session: SessionEntity; projection: Projection };
+    read?: PageView;
   }> {
     // support timeline: the first time the link was opened (reloads are not news), written with the page's
     // read in one round trip (signer.read-model.ts, ADR 0062)
@@ -152,18 +152,23 @@ export class SessionTransport {
   async start(
     id: string,
     browserCookie: unknown,
-  ): Promise<{ ack: TransportAck; issued?: string; cookie: string }> {
+    opts: { read?: boolean } = {},
+  ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
     const { s } = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
     if (s.status !== 'created') {
       this.requireBound(s, token);
-      return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}) };
+      // a repeated Start moves nothing: the page's read, if carried, is a read of its own
+      const read = opts.read ? await this.read(id, token) : undefined;
+      return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
     }
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
     const first = steps[0];
+    // the page's read, carried by the Start: sent with the unit's COMMIT (ADR 0062 amendment)
+    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
     // a start that lost (another browser or tab won) answers from the persisted state
     const started = await this.transitions.run(
       s,
@@ -175,10 +180,12 @@ export class SessionTransport {
         }),
       (fresh) => (fresh.status === 'created' ? undefined : fresh),
       // the guarded move is the only decision: it takes the row lock itself
-      { lock: false },
+      { lock: false, readWithCommit: after?.kept },
     );
     this.requireBound(started, token);
-    return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}) };
+    // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
+    const read = after ? await this.viewOf(await after.page(), token) : undefined;
+    return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
   /**
@@ -207,7 +214,7 @@ export class SessionTransport {
       : undefined;
     if (documents) {
       // the wallet is asked to sign only what the page has shown to the end (ADR 0029)
-      const shown = await this.shownToEnd(s, s.currentStage);
+      const shown = await shownToEnd(this.deps.ds, s.id, s.currentStage);
       const missing = documents.filter((d) => !shown.some((x) => x.position === d.position));
       if (missing.length > 0)
         throw new AppError(
@@ -309,8 +316,9 @@ export class SessionTransport {
   async submitWalletResponse(
     id: string,
     browserToken: string | undefined,
-    body: WalletResponseSubmission,
-  ): Promise<TransportAck> {
+    body: Omit<WalletResponseSubmission, 'read'>,
+    opts: { read?: boolean } = {},
+  ): Promise<{ ack: TransportAck; read?: PageView }> {
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
     const { ds } = this.deps;
     this.submitText ??=
@@ -327,7 +335,13 @@ export class SessionTransport {
     if (rows[0].wr_id == null)
       throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
     const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
-    return ackOf(await this.completeWalletRequest(s, req, body.response, trustStampOf(rows[0])));
+    // the page's read, carried by the wallet response: sent with the completion's COMMIT (ADR 0062 amendment);
+    // a refused answer keeps its error answer (the read is not sent)
+    const after = opts.read ? pageAfterTransition(ds, s.id) : undefined;
+    const done = await this.completeWalletRequest(s, req, body.response, trustStampOf(rows[0]), after);
+    // requireActive above verified the cookie: the bound browser's value
+    const read = after ? await this.viewOf(await after.page(), browserToken as string) : undefined;
+    return { ack: ackOf(done), ...(read ? { read } : {}) };
   }
 
   /**
@@ -346,7 +360,7 @@ export class SessionTransport {
     if (s.status === 'expired') throw new AppError('session_expired');
     if (s.status !== 'in_progress' || s.currentStage !== req.stage)
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
-    await this.completeWalletRequest(s, req, answer, stamp);
+    await this.completeWalletRequest(s, req, answer, stamp, undefined);
   }
 
   /** The one completion path (signer.completion.ts): verify the answer to `req`, then complete or refuse. */
@@ -355,14 +369,15 @@ export class SessionTransport {
     req: WalletRequestEntity,
     answer: unknown,
     trustStamp: string | undefined,
+    after: { kept: KeptRead } | undefined,
   ): Promise<SessionEntity> {
     const steps = await this.steps(s);
     // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
     const shown =
       steps[s.currentStage] && PRIMITIVE_SPECS[steps[s.currentStage].primitive].needsDocuments
-        ? await this.shownToEnd(s, s.currentStage)
+        ? await shownToEnd(this.deps.ds, s.id, s.currentStage)
         : undefined;
-    return this.completion.complete(s, steps, req, answer, shown, trustStamp);
+    return this.completion.complete(s, steps, req, answer, shown, trustStamp, after?.kept);
   }
 
   /**
@@ -417,28 +432,8 @@ export class SessionTransport {
       },
       `${s.currentStage}:${doc.position}`,
     );
-    const shown = (await this.shownToEnd(s, s.currentStage)).map((x) => x.position);
+    const shown = (await shownToEnd(this.deps.ds, s.id, s.currentStage)).map((x) => x.position);
     return { shown_to_end: shown, all_shown: docs.every((d) => shown.includes(d.position)) };
-  }
-
-  /** The documents of `stage` the page showed to the end, from the timeline (first record of each). */
-  private async shownToEnd(
-    s: SessionEntity,
-    stage: number,
-  ): Promise<{ position: number; sha256: string; at: string }[]> {
-    // sql-lint-allow: session-scope: by session_id, unique across tenants: routed by a session_id lookup vindex
-    const rows = await this.deps.ds.getRepository(SessionEventEntity).find({
-      where: { sessionId: s.id, kind: 'document_shown_to_end', stage },
-      order: { at: 'ASC', orderKey: 'ASC' },
-    });
-    const out: { position: number; sha256: string; at: string }[] = [];
-    for (const r of rows) {
-      const d = JSON.parse(r.detail ?? '{}') as { position?: unknown; sha256?: unknown };
-      if (typeof d.position !== 'number' || typeof d.sha256 !== 'string') continue;
-      if (out.some((x) => x.position === d.position)) continue;
-      out.push({ position: d.position, sha256: d.sha256, at: r.at.toISOString() });
-    }
-    return out.sort((a, b) => a.position - b.position);
   }
 
   /**
@@ -458,10 +453,6 @@ export class SessionTransport {
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */
   bindingOf(s: SessionEntity, token: unknown): Projection['binding'] {
     return this.projector.bindingOf(s, token);
-  }
-
-  private project(s: SessionEntity, token: unknown): Promise<Projection> {
-    return this.projector.project(s, token);
   }
 
   private requireBound(s: SessionEntity, token: unknown): void {
@@ -496,5 +487,8 @@ export class SessionTransport {
   }
 }
 
-/** What a /t mutation answers: where the session is now (the page re-reads the rest over GraphQL). */
+/**
+ * What a /t mutation answers without a carried read: where the session is now (with one, the page's view,
+ * ADR 0062).
+ */
 const ackOf = (s: SessionEntity): TransportAck => ({ status: s.status, current_stage: s.currentStage });

@@ -5,13 +5,16 @@
 //   POST /s               INSERT session
 //   POST /s/:id/open      guarded UPDATE (created -> opened), then SELECT: it answers the page's first read, as
 //                         the service's open does when the page's read travels in its body (ADR 0062)
-//   GET  /s/:id           SELECT (the page's read after Start and after the answer; two per session)
-//   POST /s/:id/start     guarded UPDATE (opened -> started)
+//   GET  /s/:id           SELECT (a read of its own; the bench's driver no longer sends it, see below)
+//   POST /s/:id/start     guarded UPDATE (opened -> started), then SELECT: it answers the page's read after
+//                         Start, as the service's Start does when the read travels with it (ADR 0062 amendment)
 //   POST /s/:id/request   guarded UPDATE storing the nonce (started -> requested)
 //   POST /s/:id/response  SELECT; two ES256 verifies (issuer signature, key binding over the nonce); one
 //                         transaction: guarded UPDATE (requested -> completed), INSERT the result and the audit
-//                         record with its ES256 signature, INSERT both webhook events; then, after answering, two
-//                         HMAC-signed POSTs (step.completed, session.completed) and one UPDATE marking them sent.
+//                         record with its ES256 signature, INSERT both webhook events, SELECT the session (the
+//                         page's read after the answer, as the service reads it before its COMMIT); then, after
+//                         answering, two HMAC-signed POSTs (step.completed, session.completed) and one UPDATE
+//                         marking them sent.
 // Environment: RAW_DB_URL, RAW_ISSUER_KEY and RAW_HOLDER_KEY (public keys, SPKI PEM), RAW_HOOK_URL, RAW_HOOK_SECRET.
 // IPC: {cmd:'statements'} answers {statements} since the last such question.
 import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
@@ -85,7 +88,7 @@ interface Presentation {
 }
 
 async function respond(id: string, p: Presentation): Promise<[number, unknown]> {
-  const [row] = await q('SELECT status, nonce FROM raw_session WHERE id = ?', [id]);
+  let [row] = await q('SELECT status, nonce FROM raw_session WHERE id = ?', [id]);
   if (row?.status !== 'requested') return [409, { error: 'not_requested' }];
   const es256 = { dsaEncoding: 'ieee-p1363' as const };
   const cred = Buffer.from(p.credential);
@@ -105,7 +108,7 @@ async function respond(id: string, p: Presentation): Promise<[number, unknown]> 
   );
   const conn = await pool.getConnection();
   try {
-    statements += 6;
+    statements += 7;
     await conn.query('BEGIN');
     const [moved] = await conn.execute(
       "UPDATE raw_session SET status = 'completed', version = version + 1, updated_at = ? WHERE id = ? AND status = 'requested'",
@@ -132,6 +135,9 @@ async function respond(id: string, p: Presentation): Promise<[number, unknown]> 
       'session.completed',
       events[1],
     ]);
+    // the page's read after the answer, inside the transaction after its writes (the service's is too)
+    const [read] = await conn.execute('SELECT id, status, version FROM raw_session WHERE id = ?', [id]);
+    row = (read as mysql.RowDataPacket[])[0];
     await conn.query('COMMIT');
   } finally {
     conn.release();
@@ -145,7 +151,7 @@ async function respond(id: string, p: Presentation): Promise<[number, unknown]> 
       console.error('raw delivery failed', e);
     }
   });
-  return [200, { status: 'completed' }];
+  return [200, row];
 }
 
 async function route(method: string, url: string, body: string): Promise<[number, unknown]> {
@@ -169,7 +175,11 @@ async function route(method: string, url: string, body: string): Promise<[number
     const [row] = await q('SELECT id, status, version FROM raw_session WHERE id = ?', [id]);
     return [200, row];
   }
-  if (action === 'start') return (await move(id, 'opened', 'started')) ? [200, {}] : [409, {}];
+  if (action === 'start') {
+    if (!(await move(id, 'opened', 'started'))) return [409, {}];
+    const [row] = await q('SELECT id, status, version FROM raw_session WHERE id = ?', [id]);
+    return [200, row];
+  }
   if (action === 'request') {
     const nonce = randomBytes(16).toString('hex');
     return (await move(id, 'started', 'requested', nonce)) ? [200, { nonce }] : [409, {}];

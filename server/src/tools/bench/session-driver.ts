@@ -71,8 +71,7 @@ function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
     done.catch(() => {});
     const browser = new Browser(r.base, id, signal);
     await browser.open(); // carrying the page's first read (ADR 0062)
-    await browser.call('POST', '/start');
-    await browser.read();
+    await browser.start(); // carrying the page's read after it (ADR 0062 amendment)
     const wr = await browser.call('POST', '/wallet-request');
     const response = await wallet.respond({
       persona: 'adult',
@@ -80,10 +79,10 @@ function serviceSession(wallet: ReferenceWallet, r: RoundRequest): One {
       origin: r.base,
     });
     const t0 = performance.now();
-    await browser.call('POST', '/wallet-response', { request_id: wr.request_id, response });
+    // carrying the page's read after it, as the page does: the answer's latency includes it
+    await browser.respond({ request_id: wr.request_id, response });
     const t1 = performance.now();
     latencies.wallet.push(t1 - t0);
-    await browser.read();
     latencies.hook.push(Math.max(0, (await done) - t1));
     receiver.forget(id);
   };
@@ -104,10 +103,10 @@ function rawSession(r: RoundRequest): One {
     const { id } = (await call('POST', '/s', signal)) as { id: string };
     const done = receiver.completed(id, signal).then(() => performance.now());
     done.catch(() => {});
-    // the open answers the page's first read, as the service's does (ADR 0062): the same requests on both sides
+    // the open, the start and the answer answer the page's reads, as the service's do (ADR 0062 and its
+    // amendment): the same requests on both sides
     await call('POST', `/s/${id}/open`, signal);
     await call('POST', `/s/${id}/start`, signal);
-    await call('GET', `/s/${id}`, signal);
     const { nonce } = (await call('POST', `/s/${id}/request`, signal)) as { nonce: string };
     const kb = sign('sha256', Buffer.from(`${credential}.${nonce}`), { key: holder.privateKey, ...es256 });
     const t0 = performance.now();
@@ -118,7 +117,6 @@ function rawSession(r: RoundRequest): One {
     });
     const t1 = performance.now();
     latencies.wallet.push(t1 - t0);
-    await call('GET', `/s/${id}`, signal);
     latencies.hook.push(Math.max(0, (await done) - t1));
     receiver.forget(id);
   };

@@ -39,16 +39,22 @@ export class Browser {
     };
     if (!out.data?.signerSession?.status) throw new Error(`open: ${JSON.stringify(out)}`);
   }
-  /** The page's read of its session (GraphQL signerSession, the page's own document), after each /t mutation. */
-  async read(): Promise<void> {
-    const res = await fetch(`${this.base}/graphql`, {
-      method: 'POST',
-      headers: { cookie: this.cookie, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(this.readBody()),
-      signal: this.signal,
-    });
-    const out = (await res.json()) as { data?: { signerSession?: { status?: string } } };
-    if (!out.data?.signerSession?.status) throw new Error(`signerSession: ${JSON.stringify(out)}`);
+  /**
+   * Start as the page sends it (ADR 0062 amendment): carrying the page's read, answered from the Start's own
+   * round trips.
+   */
+  async start(): Promise<void> {
+    const out = (await this.call('POST', '/start', this.readBody())) as {
+      data?: { signerSession?: { status?: string } };
+    };
+    if (out.data?.signerSession?.status !== 'in_progress') throw new Error(`start: ${JSON.stringify(out)}`);
+  }
+  /** The wallet response as the page sends it, carrying the page's read (`read`, ADR 0062 amendment). */
+  async respond(body: { request_id: unknown; response: unknown }): Promise<void> {
+    const out = (await this.call('POST', '/wallet-response', { ...body, read: this.readBody() })) as {
+      data?: { signerSession?: { status?: string } };
+    };
+    if (!out.data?.signerSession?.status) throw new Error(`wallet response: ${JSON.stringify(out)}`);
   }
   private readBody() {
     return { query: SIGNER_DOCUMENT, operationName: 'SignerSession', variables: { sessionId: this.id } };
