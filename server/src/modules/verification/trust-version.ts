@@ -6,7 +6,7 @@
 // route's trust from their per-instance cache only while the stamp the request read equals the stamp their
 // cached read saw, so a change on any node is seen by the next request on every node.
 // A writer that forgot the bump would leave every node trusting what it read before: the guard
-// (trust-version.test.ts) lists every code path that writes those tables and fails on one without the bump.
+// (test/unit/trust-writers.test.ts) lists every code path that writes those tables and fails on one without the bump.
 import { Column, Entity, type EntityManager, PrimaryColumn } from 'typeorm';
 import { int } from '../../db/columns';
 
