@@ -25,8 +25,11 @@ import type { WebhookReceiver } from './webhook-receiver';
 export const NO_RECEIVER = 'http://127.0.0.1:9/hooks';
 
 export interface IdentifyServiceOptions extends NonNullable<Parameters<typeof startTestService>[0]> {
-  /** Where the workflow's webhooks go: a URL, or a receiver started here (after the service) and stopped by stop(). */
-  webhook?: string | WebhookReceiver;
+  /**
+   * Where the workflow's webhooks go: a URL, a URL made from the service's base URL (e.g. its
+   * /dev/webhook-receiver), or a receiver started here (after the service) and stopped by stop().
+   */
+  webhook?: string | ((baseUrl: string) => string) | WebhookReceiver;
   /** The identify step's claims (default IDENTIFY_CLAIMS). */
   claims?: string[];
   /** The business's name (default createBusiness's). */
@@ -52,7 +55,7 @@ export interface IdentifyService {
 export async function startIdentifyService(opts: IdentifyServiceOptions = {}): Promise<IdentifyService> {
   const { webhook = NO_RECEIVER, claims = IDENTIFY_CLAIMS, businessName, ...serviceOpts } = opts;
   const t = await startTestService(serviceOpts);
-  const receiver = typeof webhook === 'string' ? undefined : webhook;
+  const receiver = typeof webhook === 'object' ? webhook : undefined;
   const stop = async () => {
     await receiver?.stop();
     await t.stop();
@@ -61,7 +64,11 @@ export async function startIdentifyService(opts: IdentifyServiceOptions = {}): P
     if (receiver) await receiver.start();
     const biz = await createBusiness(t, businessName);
     const api = new Api(t.baseUrl, biz.apiKey);
-    const hook = receiver ? receiver.url : (webhook as string);
+    const hook = receiver
+      ? receiver.url
+      : typeof webhook === 'function'
+        ? webhook(t.baseUrl)
+        : (webhook as string);
     const { workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, hook, claims);
     return fixture(t, api, biz, workflowId, webhookSecret, stop);
   } catch (e) {
