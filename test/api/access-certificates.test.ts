@@ -18,7 +18,7 @@ import { REPO_ROOT } from '../support/dashboard';
 import { TSX_ENV, tsNode } from '../support/embedded-process';
 import { Api, freePort, type Json, type TestService } from '../support/harness';
 import { FakeAwsKms } from '../support/kms-fakes';
-import { identifyFixture } from '../support/page-fixture';
+import { DEV_RECEIVER, identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
@@ -43,7 +43,7 @@ describe('access certificates from a real CA', () => {
     label: 'access_certs',
     clock,
     workers: false,
-    webhook: (baseUrl) => `${baseUrl}/dev/webhook-receiver`,
+    webhook: DEV_RECEIVER,
   });
   let t: TestService;
   let env: Record<string, string>;

@@ -17,7 +17,7 @@ import { CredentialRouteEntity } from '../../server/src/modules/credential-route
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import { runOperator } from '../support/dashboard';
 import { Api, type Json, type TestService } from '../support/harness';
-import { identifyFixture } from '../support/page-fixture';
+import { DEV_RECEIVER, identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { pemOf } from '../support/test-ca';
 
@@ -30,7 +30,7 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
     clock,
     workers: false,
     businessName: NAME,
-    webhook: (baseUrl) => `${baseUrl}/dev/webhook-receiver`,
+    webhook: DEV_RECEIVER,
   });
   let t: TestService;
   let api: Api;

@@ -1,14 +1,19 @@
 // The setup the hosted page's suites share (signer-page-reads, signer-session, boundaries, binding-cookie,
-// cross-device, session-lifecycle and others): a test service, an optional webhook receiver, one business
-// with a sandbox API key, and a published identify workflow; `newSession` creates a session of it over the
-// API (201 asserted). Everything goes through the public surfaces, as the suites did by hand before (the
-// review's duplicates D1-D8). A suite keeps only what is particular to it:
+// cross-device, session-lifecycle, the pool and Chromium suites and others): a test service, an optional webhook
+// receiver, one business with a sandbox API key, and a published identify workflow; `newSession` creates a session
+// of it over the API (201 asserted). Everything goes through the public surfaces, as the suites did by hand before
+// (the review's duplicates D1-D8, and the same setup found by `duplicates` over test/). A suite keeps only what is
+// particular to it:
 //
 //   const page = identifyFixture({ label: 'x', workers: false }); // its beforeAll starts, its afterAll stops
 //   let t: TestService;
 //   beforeAll(() => ({ t } = page)); // where the test bodies name `t`, `api`, `workflowId` as before
 //
-// startIdentifyService is the same setup for a suite that starts it itself (e.g. inside its own beforeAll).
+// Hooks: the fixture's beforeAll runs before the suite's own (registered first), its afterAll after the suite's
+// (vitest runs afterAll hooks in reverse), so a suite's teardown still sees a running service. A suite that needs
+// more businesses on one service calls identifyBusiness(t, ...); startIdentifyService is the whole setup for a
+// suite that starts it itself. Housekeeping only (no ADR): no assertion moved here but the 201 of newSession,
+// which every suite that wrote it had.
 import { afterAll, beforeAll, expect } from 'vitest';
 import {
   Api,
@@ -23,21 +28,20 @@ import type { WebhookReceiver } from './webhook-receiver';
 
 /** A webhook URL nothing listens on (deliveries fail; suites without workers never send them). */
 export const NO_RECEIVER = 'http://127.0.0.1:9/hooks';
+/** The service's own development receiver, which records deliveries for the dashboard's webhook log. */
+export const DEV_RECEIVER = (baseUrl: string) => `${baseUrl}/dev/webhook-receiver`;
 
-export interface IdentifyServiceOptions extends NonNullable<Parameters<typeof startTestService>[0]> {
-  /**
-   * Where the workflow's webhooks go: a URL, a URL made from the service's base URL (e.g. its
-   * /dev/webhook-receiver), or a receiver started here (after the service) and stopped by stop().
-   */
-  webhook?: string | ((baseUrl: string) => string) | WebhookReceiver;
+/** A business of a running service with a published identify workflow (identifyBusiness). */
+export interface IdentifyBusinessOptions {
+  /** Where the workflow's webhooks go: a URL, or a URL made from the service's base URL (its /dev/webhook-receiver). */
+  webhook?: string | ((baseUrl: string) => string);
   /** The identify step's claims (default IDENTIFY_CLAIMS). */
   claims?: string[];
   /** The business's name (default createBusiness's). */
   businessName?: string;
 }
 
-export interface IdentifyService {
-  t: TestService;
+export interface IdentifyBusiness {
   /** The business's sandbox API key (REST) whose GraphQL signs its owner in on first use. */
   api: Api;
   apiKey: string;
@@ -48,46 +52,19 @@ export interface IdentifyService {
   webhookSecret: string;
   /** POST /v1/sessions of the workflow with the key: asserts 201 and returns the session's id. */
   newSession(): Promise<string>;
-  /** Stops the receiver (when given one) and then the service. */
-  stop(): Promise<void>;
 }
 
-export async function startIdentifyService(opts: IdentifyServiceOptions = {}): Promise<IdentifyService> {
-  const { webhook = NO_RECEIVER, claims = IDENTIFY_CLAIMS, businessName, ...serviceOpts } = opts;
-  const t = await startTestService(serviceOpts);
-  const receiver = typeof webhook === 'object' ? webhook : undefined;
-  const stop = async () => {
-    await receiver?.stop();
-    await t.stop();
-  };
-  try {
-    if (receiver) await receiver.start();
-    const biz = await createBusiness(t, businessName);
-    const api = new Api(t.baseUrl, biz.apiKey);
-    const hook = receiver
-      ? receiver.url
-      : typeof webhook === 'function'
-        ? webhook(t.baseUrl)
-        : (webhook as string);
-    const { workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, hook, claims);
-    return fixture(t, api, biz, workflowId, webhookSecret, stop);
-  } catch (e) {
-    // a setup that failed halfway still releases its database and port (the suite's afterAll has no handle)
-    await stop().catch(() => {});
-    throw e;
-  }
-}
-
-function fixture(
+/** Creates a business on `t` (sandbox key, signed-in owner) and publishes its identify workflow, over GraphQL. */
+export async function identifyBusiness(
   t: TestService,
-  api: Api,
-  biz: Awaited<ReturnType<typeof createBusiness>>,
-  workflowId: string,
-  webhookSecret: string,
-  stop: () => Promise<void>,
-): IdentifyService {
+  opts: IdentifyBusinessOptions = {},
+): Promise<IdentifyBusiness> {
+  const { webhook = NO_RECEIVER, claims = IDENTIFY_CLAIMS, businessName } = opts;
+  const biz = await createBusiness(t, businessName);
+  const api = new Api(t.baseUrl, biz.apiKey);
+  const hook = typeof webhook === 'function' ? webhook(t.baseUrl) : webhook;
+  const { workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, hook, claims);
   return {
-    t,
     api,
     apiKey: biz.apiKey,
     businessId: biz.businessId,
@@ -99,8 +76,40 @@ function fixture(
       expect(created.status).toBe(201);
       return created.body.id as string;
     },
-    stop,
   };
+}
+
+export interface IdentifyServiceOptions
+  extends NonNullable<Parameters<typeof startTestService>[0]>,
+    Omit<IdentifyBusinessOptions, 'webhook'> {
+  /** As IdentifyBusinessOptions, or a receiver started here (after the service) and stopped by stop(). */
+  webhook?: IdentifyBusinessOptions['webhook'] | WebhookReceiver;
+}
+
+export interface IdentifyService extends IdentifyBusiness {
+  t: TestService;
+  /** Stops the receiver (when given one) and then the service. */
+  stop(): Promise<void>;
+}
+
+/** Starts a test service (and the receiver, when given one) with one identifyBusiness. */
+export async function startIdentifyService(opts: IdentifyServiceOptions = {}): Promise<IdentifyService> {
+  const { webhook, claims, businessName, ...serviceOpts } = opts;
+  const t = await startTestService(serviceOpts);
+  const receiver = typeof webhook === 'object' ? webhook : undefined;
+  const stop = async () => {
+    await receiver?.stop();
+    await t.stop();
+  };
+  try {
+    if (receiver) await receiver.start();
+    const hook = receiver ? receiver.url : (webhook as IdentifyBusinessOptions['webhook']);
+    return { t, stop, ...(await identifyBusiness(t, { webhook: hook, claims, businessName })) };
+  } catch (e) {
+    // a setup that failed halfway still releases its database and port (the suite's afterAll has no handle)
+    await stop().catch(() => {});
+    throw e;
+  }
 }
 
 /**
