@@ -16,16 +16,9 @@ import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { REPO_ROOT } from '../support/dashboard';
 import { TSX_ENV, tsNode } from '../support/embedded-process';
-import {
-  Api,
-  createBusiness,
-  freePort,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, freePort, type Json, type TestService } from '../support/harness';
 import { FakeAwsKms } from '../support/kms-fakes';
+import { DEV_RECEIVER, identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
@@ -46,6 +39,12 @@ function tsx([script, ...args]: string[], env: Record<string, string | undefined
 
 describe('access certificates from a real CA', () => {
   const clock = new ManualClock();
+  const page = identifyFixture({
+    label: 'access_certs',
+    clock,
+    workers: false,
+    webhook: DEV_RECEIVER,
+  });
   let t: TestService;
   let env: Record<string, string>;
   let api: Api;
@@ -72,16 +71,11 @@ describe('access certificates from a real CA', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'access_certs', clock, workers: false });
+    ({ t, api, workflowId } = page);
     env = { DATABASE_URL: t.db.url, DATA_DIR: t.svc.config.dataDir, BASE_URL: t.baseUrl };
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`));
     ca = makeTestCa();
   });
-  afterAll(async () => {
-    ca?.remove();
-    await t?.stop();
-  });
+  afterAll(() => ca?.remove());
 
   /** The request object a wallet fetches for a new session's cross-device step, and its x5c. */
   async function requestObject() {

@@ -1,13 +1,8 @@
 // Business API over real HTTP: authentication, tenant isolation, create/read contract, idempotency and the
 // webhook-endpoint precondition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, createBusiness, startTestService, type TestService } from '../support/harness';
+import { identifyBusiness } from '../support/page-fixture';
 
 describe('business API', () => {
   let t: TestService;
@@ -16,12 +11,8 @@ describe('business API', () => {
 
   beforeAll(async () => {
     t = await startTestService({ label: 'api_auth', workers: false });
-    const biz1 = await createBusiness(t, 'Alpha');
-    const biz2 = await createBusiness(t, 'Beta');
-    const api1 = new Api(t.baseUrl, biz1.apiKey);
-    const api2 = new Api(t.baseUrl, biz2.apiKey);
-    a = { api: api1, workflowId: (await setUpIdentifyWorkflow(api1, 'http://127.0.0.1:9/hooks')).workflowId };
-    b = { api: api2, workflowId: (await setUpIdentifyWorkflow(api2, 'http://127.0.0.1:9/hooks')).workflowId };
+    a = await identifyBusiness(t, { businessName: 'Alpha' });
+    b = await identifyBusiness(t, { businessName: 'Beta' });
   });
   afterAll(async () => t?.stop());
 

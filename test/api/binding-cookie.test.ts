@@ -3,16 +3,10 @@
 // `GET /v1/sessions/{id}/receipt` works both when the hosted page and the API share an origin and when
 // HOSTED_URL and BASE_URL are different origins. The browser below is a cookie jar that does what a browser
 // does with Set-Cookie: host-only cookies, Max-Age counted on the injected clock, redirects followed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import type { Api, Json, TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 
 const HOUR = 3600_000;
 
@@ -101,17 +95,11 @@ async function completeIdentify(
 
 describe('binding cookie lifetime', () => {
   const clock = new ManualClock(Date.now());
+  const page = identifyFixture({ clock, workers: false, label: 'binding_lifetime' });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'binding_lifetime' });
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   it('a browser whose cookie was issued 70 h ago starts a session now and reads its receipt 48 h after completion', async () => {
     const browser = new Browser(clock);
@@ -143,17 +131,11 @@ describe.each([
   ['split origins', 'localhost'],
 ] as const)('signer receipt read, %s', (_layout, hostedHost) => {
   const clock = new ManualClock(Date.now());
+  const page = identifyFixture({ clock, workers: false, label: 'binding_origins', hostedHost });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'binding_origins', hostedHost });
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   it('the bound browser reads GET {base_url}/v1/sessions/{id}/receipt; another browser cannot', async () => {
     const browser = new Browser(clock);

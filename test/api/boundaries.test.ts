@@ -21,6 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { readSignerSession, SignerClient, shareWithReferenceWallet } from '../support/signer';
 import { publishWorkflow } from '../support/workflows';
 
@@ -150,22 +151,11 @@ class Browser {
 }
 
 describe('browser binding', () => {
+  const page = identifyFixture({ label: 'binding', workers: false });
+  const newSession = page.newSession;
   let t: TestService;
   let api: Api;
-  let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'binding', workers: false });
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
-
-  const newSession = async () => {
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  };
+  beforeAll(() => ({ t, api } = page));
 
   it('a Start whose answer was lost succeeds when the same browser retries; another browser still cannot act', async () => {
     const id = await newSession();
@@ -271,19 +261,12 @@ describe('browser binding', () => {
 
 describe('idempotency retention: as long as the session exists', () => {
   const clock = new ManualClock(new Date('2026-11-23T08:00:00Z'));
+  const page = identifyFixture({ label: 'idemret', workers: false, clock });
   let t: TestService;
   let api: Api;
   let workflowId: string;
   let businessId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'idemret', workers: false, clock });
-    const biz = await createBusiness(t);
-    businessId = biz.businessId;
-    api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api, workflowId, businessId } = page));
 
   const create = (key: string, body: Json = { workflow_id: workflowId }) =>
     api.rest('POST', '/v1/sessions', body, { 'Idempotency-Key': key });

@@ -3,7 +3,7 @@
 // answers, errors and webhook bodies match the schemas the contracts are emitted from.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { ERROR_CODES } from '../../server/src/common/errors';
 import { isApiRoute, type RouteDef, RouteRegistry } from '../../server/src/common/http';
@@ -28,14 +28,8 @@ import {
   sdlFromIntrospection,
 } from '../../server/src/tools/api-contract';
 
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type Json, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient, shareWithReferenceWallet } from '../support/signer';
 
 /** The webhook payloads the service declares (RouteRegistry.addEvent), as the generator reads them. */
@@ -75,16 +69,11 @@ describe('generated contracts', () => {
 
 describe('contracts against the running service', () => {
   const clock = new ManualClock(Date.parse('2030-01-01T10:00:00.000Z'));
+  const page = identifyFixture({ clock, workers: false, label: 'contracts' });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'contracts' });
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    workflowId = (await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks')).workflowId;
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   it('serves the committed GraphQL schema', async () => {
     const res = await new Api(t.baseUrl).gql(INTROSPECTION_QUERY);

@@ -17,19 +17,13 @@ import {
   importX509,
   type JWK,
 } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { encryptResponse, postResponse } from '../../server/src/modules/sandbox/signed-request-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type Json, type TestService } from '../support/harness';
 import { expectNothingStored } from '../support/nothing-stored';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -38,22 +32,12 @@ const pem = (b64: string) => `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERT
 describe('cross-device and signed DC API transports', () => {
   const clock = new ManualClock();
   const receiver = new WebhookReceiver();
+  const page = identifyFixture({ label: 'cross_device', clock, webhook: receiver });
   let t: TestService;
   let api: Api;
   let workflowId: string;
   let webhookSecret: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'cross_device', clock });
-    await receiver.start();
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, receiver.url));
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await t?.stop();
-  });
+  beforeAll(() => ({ t, api, workflowId, webhookSecret } = page));
 
   async function startedSession() {
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });

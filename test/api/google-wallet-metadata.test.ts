@@ -16,14 +16,8 @@ import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed'
 import { CredentialRouteEntity } from '../../server/src/modules/credential-routes/catalog.entities';
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import { runOperator } from '../support/dashboard';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type Json, type TestService } from '../support/harness';
+import { DEV_RECEIVER, identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { pemOf } from '../support/test-ca';
 
@@ -31,6 +25,13 @@ const NAME = 'Gamma Rentals';
 
 describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in signed DC API requests', () => {
   const clock = new ManualClock();
+  const page = identifyFixture({
+    label: 'gw_metadata',
+    clock,
+    workers: false,
+    businessName: NAME,
+    webhook: DEV_RECEIVER,
+  });
   let t: TestService;
   let api: Api;
   let workflowId: string;
@@ -38,9 +39,7 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    t = await startTestService({ label: 'gw_metadata', clock, workers: false });
-    api = new Api(t.baseUrl, (await createBusiness(t, NAME)).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`));
+    ({ t, api, workflowId } = page);
     await t.svc.verifierIdentity.registrar.rotateCa();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-metadata-'));
     env = {
@@ -49,10 +48,7 @@ describe('Google Wallet: gw_rp_metadata_bytes imported per leaf and sent in sign
       BASE_URL: t.baseUrl,
     };
   });
-  afterAll(async () => {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await t?.stop();
-  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** The signed DC API request object of a new session: its x5c and its verified claims. */
   async function signedRequest() {

@@ -6,15 +6,10 @@
 // transaction is left open. Runs on MariaDB (default), the embedded engine (TEST_ENGINE=embedded) and a Galera
 // member (TEST_MYSQL_URL=<member>, .ci/run). The harness also fails the suite if the strict single-connection
 // check (ADR 0044) refused anything.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testEngine } from '../support/config';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { openTransactions, timed } from '../support/pool-probes';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -28,30 +23,21 @@ for (const { pool, transitionPool, answers } of [
   { pool: 20, transitionPool: 10, answers: 64 },
 ]) {
   describe(`a pool of ${pool} connections (transitions ${transitionPool}) and ${answers} wallet responses at once (${testEngine()})`, () => {
-    const receiver = new WebhookReceiver();
+    const page = identifyFixture({
+      workers: false,
+      label: `pool${pool}`,
+      env: {
+        DB_POOL_SIZE: String(pool),
+        DB_TRANSITION_POOL_SIZE: String(transitionPool),
+        RELAY_DB_POOL_SIZE: '2',
+      },
+      webhook: new WebhookReceiver(),
+      claims: ['given_name'],
+    });
     let t: TestService;
     let api: Api;
     let workflowId: string;
-
-    beforeAll(async () => {
-      t = await startTestService({
-        workers: false,
-        label: `pool${pool}`,
-        env: {
-          DB_POOL_SIZE: String(pool),
-          DB_TRANSITION_POOL_SIZE: String(transitionPool),
-          RELAY_DB_POOL_SIZE: '2',
-        },
-      });
-      await receiver.start();
-      const biz = await createBusiness(t);
-      api = new Api(t.baseUrl, biz.apiKey);
-      workflowId = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
-    });
-    afterAll(async () => {
-      await receiver.stop();
-      await t?.stop();
-    });
+    beforeAll(() => ({ t, api, workflowId } = page));
 
     /** A started session, its wallet request and the reference wallet's honest answer, not yet sent. */
     async function prepared() {
@@ -124,26 +110,17 @@ for (const { pool, transitionPool, answers } of [
 }
 
 describe(`every connection held: bounded answers instead of a wait (${testEngine()})`, () => {
-  const receiver = new WebhookReceiver();
+  const page = identifyFixture({
+    workers: false,
+    label: 'poolheld',
+    env: { DB_POOL_SIZE: '1', RELAY_DB_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '500' },
+    webhook: new WebhookReceiver(),
+    claims: ['given_name'],
+  });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({
-      workers: false,
-      label: 'poolheld',
-      env: { DB_POOL_SIZE: '1', RELAY_DB_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '500' },
-    });
-    await receiver.start();
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    workflowId = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await t?.stop();
-  });
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   it('a create answers 503 service_unavailable with Retry-After, /readyz 503 pool_exhausted, and both recover', async () => {
     let release!: () => void;

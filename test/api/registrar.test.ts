@@ -12,14 +12,8 @@ import { compactVerify, decodeProtectedHeader, importX509 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { cborEncode, Tagged } from '../support/cbor-encode';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type Json, startTestService, type TestService } from '../support/harness';
+import { DEV_RECEIVER, identifyBusiness } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { pemOf } from '../support/test-ca';
 
@@ -40,8 +34,7 @@ describe('registrar mode: each business signs under its own leaf', () => {
       ['A', 'Acme Lending'],
       ['B', 'Beta Bank, Zürich'],
     ] as const) {
-      const api = new Api(t.baseUrl, (await createBusiness(t, name)).apiKey);
-      const { workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`);
+      const { api, workflowId } = await identifyBusiness(t, { businessName: name, webhook: DEV_RECEIVER });
       biz[k] = { name, api, workflowId };
     }
     registrarRoot = (await t.svc.verifierIdentity.registrar.rotateCa()).root_pem;

@@ -15,13 +15,12 @@ import { verifyRequestObject } from '../../server/src/modules/sandbox/signed-req
 import { cborEncode, Tagged } from '../support/cbor-encode';
 import {
   Api,
-  createBusiness,
   type DashboardCredentials,
   type Json,
-  setUpIdentifyWorkflow,
   startTestService,
   type TestService,
 } from '../support/harness';
+import { DEV_RECEIVER, identifyBusiness } from '../support/page-fixture';
 import { registrationClaims, signedRequestOf } from '../support/signed-request';
 
 const SET =
@@ -68,10 +67,15 @@ describe('the business as the relying party', () => {
   beforeAll(async () => {
     t = await startTestService({ label: 'relying-party', clock, workers: false });
     for (const k of ['A', 'B'] as const) {
-      const created = await createBusiness(t, `Business ${k}`);
-      const api = new Api(t.baseUrl, created.apiKey);
-      const { workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`);
-      biz[k] = { id: created.businessId, api, workflowId };
+      const {
+        businessId: id,
+        api,
+        workflowId,
+      } = await identifyBusiness(t, {
+        businessName: `Business ${k}`,
+        webhook: DEV_RECEIVER,
+      });
+      biz[k] = { id, api, workflowId };
     }
     await t.svc.verifierIdentity.registrar.rotateCa();
   });

@@ -4,19 +4,24 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, createBusiness, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 
 const SET = 'mutation($o: [String!]!) { setReturnOrigins(origins: $o) }';
 const READ = '{ returnOrigins }';
 
 describe('return_url on registered origins', () => {
+  const page = identifyFixture(
+    {
+      workers: false,
+      label: 'returnurl',
+      businessName: 'Shop AG',
+      webhook: 'https://8.8.8.8/hooks',
+      claims: ['given_name'],
+    },
+    60_000,
+  );
   let t: TestService;
   let api: Api;
   let other: Api;
@@ -24,16 +29,11 @@ describe('return_url on registered origins', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    t = await startTestService({ workers: false, label: 'returnurl' });
-    api = new Api(t.baseUrl, (await createBusiness(t, 'Shop AG')).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'https://8.8.8.8/hooks', ['given_name']));
+    ({ t, api, workflowId } = page);
     other = new Api(t.baseUrl, (await createBusiness(t, 'Other AG')).apiKey);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(async () => browser?.close());
 
   it('registers origins normalised, per business', async () => {
     expect((await api.gql(READ)).data).toEqual({ returnOrigins: [] });

@@ -2,19 +2,14 @@
 // expiry, continue vs stop vs expiry at a gate, step completion vs stop vs expiry, and concurrent refusals.
 // Each race is judged by what a business and a person observe: exactly one winner, exactly one terminal
 // webhook (delivered once to a real receiver), losers get a clean 409/410, and no step result is half-written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
@@ -31,13 +26,15 @@ describe('session concurrency (MariaDB)', () => {
   let singleStep: string;
   let gated: string;
 
+  const page = identifyFixture({
+    clock,
+    workers: false,
+    label: 'concurrency',
+    webhook: receiver,
+    claims: ['given_name'],
+  });
   beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'concurrency' });
-    await receiver.start();
-    const biz = await createBusiness(t);
-    businessId = biz.businessId;
-    api = new Api(t.baseUrl, biz.apiKey);
-    singleStep = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
+    ({ t, api, businessId, workflowId: singleStep } = page);
     gated = (
       await publishWorkflow(
         api,
@@ -49,10 +46,6 @@ describe('session concurrency (MariaDB)', () => {
         'gated',
       )
     ).workflowId;
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await t?.stop();
   });
 
   const range = (n: number) => Array.from({ length: n }, (_, i) => i);

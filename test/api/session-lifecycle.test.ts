@@ -2,19 +2,14 @@
 // (continue, stop), stop from every non-terminal state, overall and per-step expiry on every access path and by
 // the sweeper, the failure policy (five refused responses for one step), workflow pinning, Idempotency-Key
 // limits, and one session.* webhook per terminal state delivered to a real receiver. Nothing sleeps.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { isTerminal } from '../../server/src/modules/session/session.machine';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
@@ -24,23 +19,12 @@ const MIN = 60_000;
 describe('session lifecycle', () => {
   const clock = new ManualClock(Date.now());
   const receiver = new WebhookReceiver();
+  const page = identifyFixture({ clock, workers: false, label: 'lifecycle', webhook: receiver });
   let t: TestService;
   let api: Api;
   let secret: string;
   let identifyOnce: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'lifecycle' });
-    await receiver.start();
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    const setUp = await setUpIdentifyWorkflow(api, receiver.url);
-    identifyOnce = setUp.workflowId;
-    secret = setUp.webhookSecret;
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await t?.stop();
-  });
+  beforeAll(() => ({ t, api, webhookSecret: secret, workflowId: identifyOnce } = page));
 
   type Step = { primitive: 'identify'; claims: string[]; gateAfter?: boolean };
   const step = (claims: string[], gateAfter = false): Step => ({ primitive: 'identify', claims, gateAfter });

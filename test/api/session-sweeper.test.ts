@@ -1,16 +1,11 @@
 // The expiry sweeper on real MariaDB: a pass reads what is overdue, not what is live (EXPLAIN of both of its
 // reads), expires every overdue session in bounded batches within one pass (overall and step windows), leaves
 // live sessions alone, and racing sweepers plus readers queue exactly one session.expired per session.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
 import { sweepStatements } from '../../server/src/modules/session/session.service';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 
 const MIN = 60_000;
 const BATCH = 50;
@@ -41,6 +36,7 @@ function tableOf(plan: unknown): PlanTable {
 
 describe('expiry sweeper (MariaDB)', () => {
   const clock = new ManualClock(Date.now());
+  const page = identifyFixture({ clock, workers: false, label: 'sweeper', claims: ['given_name'] });
   let t: TestService;
   let api: Api;
   let workflowId: string;
@@ -55,10 +51,7 @@ describe('expiry sweeper (MariaDB)', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestService({ clock, workers: false, label: 'sweeper' });
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    workflowId = (await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks', ['given_name'])).workflowId;
+    ({ t, api, workflowId } = page);
     // overdue by the overall window (60 s), by the step window (identify: 10 min after start), and live
     for (let i = 0; i < 2 * BATCH + 7; i++) overall.push(await create(60));
     for (let i = 0; i < BATCH + 3; i++) {
@@ -71,10 +64,6 @@ describe('expiry sweeper (MariaDB)', () => {
     clock.advance(11 * MIN);
     await t.svc.ds.query('ANALYZE TABLE session');
   }, 120_000);
-
-  afterAll(async () => {
-    await t?.stop();
-  });
 
   it('reads overdue sessions with two index range scans, not every live session', async () => {
     const ds = t.svc.ds;

@@ -7,15 +7,9 @@
 // Start and the wallet response that carry the page's read after them (ADR 0062 amendment) answer exactly what
 // the GraphQL read answers after them, also when two Starts race and for a repeated Start; a refused answer keeps
 // its error; a read body that is not the page's read of this session is refused before anything is written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Json, TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient, signerReadBody } from '../support/signer';
 
 /** The page's read, and the same selection with a directive on the root field: answered by Apollo alone. */
@@ -32,22 +26,10 @@ const comparable = (text: string) =>
     .replace(/"request_id":"[^"]+"/g, '"request_id":"R"');
 
 describe('the signer page’s compiled reads', () => {
+  const page = identifyFixture({ label: 'page_reads', workers: false });
+  const newSession = page.newSession;
   let t: TestService;
-  let api: Api;
-  let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'page_reads', workers: false });
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
-
-  const newSession = async () => {
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  };
+  beforeAll(() => ({ t } = page));
 
   /** One /graphql POST as the page sends it, with `query`; the raw answer. */
   const post = async (query: string, id: string, cookie: string, accept?: string) => {
@@ -142,7 +124,7 @@ describe('the signer page’s compiled reads', () => {
     expect((await b.start()).status).toBe(200);
     const again = await b.openAndRead();
     expect(again.body.data.signerSession).toMatchObject({ status: 'in_progress', binding: 'this_browser' });
-    const timeline = await api.rest('GET', `/v1/sessions/${id}`);
+    const timeline = await page.api.rest('GET', `/v1/sessions/${id}`);
     expect(timeline.status).toBe(200);
     const opens = (await t.svc.ds.query(
       "SELECT COUNT(*) AS n FROM session_event WHERE session_id = ? AND kind = 'opened'",

@@ -5,18 +5,11 @@
 // gets nothing to act with; every field is what the session holds (the /v1 read, the workflow, the stored
 // step window), before and after Start, and the /t acks agree with it. It is the page's only read of its
 // session (ADR 0043: GET /t/sessions/{id} is gone).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { AnyWalletRequestSchema } from '../../server/src/modules/signer/signer.contract';
-import {
-  Api,
-  createBusiness,
-  IDENTIFY_CLAIMS,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { type Api, IDENTIFY_CLAIMS, type Json, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { readSignerSession, SignerClient } from '../support/signer';
 
 /** A browser: its cookie jar, opening the link, the GraphQL read, and the /t routes (SignerClient). */
@@ -48,21 +41,11 @@ class Browser {
 }
 
 describe('the signer page reads its session over GraphQL, authorised by the binding cookie', () => {
+  const page = identifyFixture({ label: 'signer_gql', workers: false });
+  const newSession = page.newSession;
   let t: TestService;
   let api: Api;
-  let workflowId: string;
-  const newSession = async () => {
-    const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  };
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'signer_gql', workers: false });
-    api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api } = page));
 
   it('refuses a browser without the cookie, with a forged one, and a link that does not exist (not_found)', async () => {
     const id = await newSession();

@@ -16,14 +16,8 @@ import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.e
 import { setSpeaking, speakingFor } from '../../server/src/modules/relying-party/speaking';
 import { allowedRoutes } from '../../server/src/modules/workflow/route-scope';
 import { runOperator } from '../support/dashboard';
-import {
-  Api,
-  createBusiness,
-  type Json,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type Json, startTestService, type TestService } from '../support/harness';
+import { DEV_RECEIVER, identifyBusiness } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 
@@ -76,10 +70,10 @@ describe('speaking for a business: intermediary or its own access certificate, p
       BASE_URL: t.baseUrl,
     };
     ca = makeTestCa('Acme Access CA');
-    const created = await createBusiness(t, 'Acme Lending');
-    businessId = created.businessId;
-    api = new Api(t.baseUrl, created.apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, `${t.baseUrl}/dev/webhook-receiver`));
+    ({ businessId, api, workflowId } = await identifyBusiness(t, {
+      businessName: 'Acme Lending',
+      webhook: DEV_RECEIVER,
+    }));
     await api.gql('mutation($i: RelyingPartyInput!) { setRelyingParty(input: $i) { displayName } }', {
       i: { displayName: 'Acme Lending', purpose: 'Check who you are before a loan offer' },
     });

@@ -4,16 +4,11 @@
 // fine. Judged as pool-exhaustion.test.ts judges the API pool: every answer arrives, the sessions complete, no
 // transaction is left open. MySQL only: the embedded engine has no transition pool (its transitions share the
 // one connection that pool-exhaustion.test.ts covers).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { batchedTransactionWithRetry } from '../../server/src/db/batched-transaction';
 import { testEngine } from '../support/config';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { openTransactions, timed } from '../support/pool-probes';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -21,26 +16,17 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 type Res = { status: number; body: { status?: string; code?: string } };
 
 describe.skipIf(testEngine() !== 'mysql')('a transition pool of 1 connection', () => {
-  const receiver = new WebhookReceiver();
+  const page = identifyFixture({
+    workers: false,
+    label: 'txpool1',
+    env: { DB_POOL_SIZE: '4', DB_TRANSITION_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '2000' },
+    webhook: new WebhookReceiver(),
+    claims: ['given_name'],
+  });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({
-      workers: false,
-      label: 'txpool1',
-      env: { DB_POOL_SIZE: '4', DB_TRANSITION_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '2000' },
-    });
-    await receiver.start();
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    workflowId = (await setUpIdentifyWorkflow(api, receiver.url, ['given_name'])).workflowId;
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await t?.stop();
-  });
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   async function created(): Promise<{ id: string; signer: SignerClient }> {
     const c = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });

@@ -17,14 +17,8 @@ import { createService, type Service } from '../../server/src/service';
 import { countStatements, type StatementCounter } from '../../server/src/tools/bench/statements';
 import { testConfig, testEngine } from '../support/config';
 import { runOperator } from '../support/dashboard';
-import {
-  Api,
-  createBusiness,
-  freePort,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, freePort, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON that each test asserts field by field
@@ -33,6 +27,7 @@ type Json = Record<string, any>;
 describe.skipIf(testEngine() === 'embedded')(
   'the trust stamp: cached trust is never stale across nodes',
   () => {
+    const page = identifyFixture({ workers: false, label: 'truststamp' });
     let t: TestService;
     let other: Service;
     let api: Api;
@@ -41,9 +36,7 @@ describe.skipIf(testEngine() === 'embedded')(
     let operatorEnv: Record<string, string>;
 
     beforeAll(async () => {
-      t = await startTestService({ workers: false, label: 'truststamp' });
-      api = new Api(t.baseUrl, (await createBusiness(t)).apiKey);
-      ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
+      ({ t, api, workflowId } = page);
       // a second service on the same database, data dir and public URL: another node behind the same name
       other = await createService(
         testConfig({
@@ -60,7 +53,6 @@ describe.skipIf(testEngine() === 'embedded')(
     afterAll(async () => {
       counter?.close();
       await other?.close();
-      await t?.stop();
     });
 
     /** A started session of this node at its wallet step: the request, and what the statements of it read. */

@@ -2,32 +2,21 @@
 // unacceptable presentation is refused with its stable code, and nothing completes (no result, no audit
 // record, no webhook). Then the honest one completes, so the refusals are not vacuous.
 import { generateKeyPairSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import type { PresentOverrides } from '../../server/src/modules/sandbox/reference-wallet';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
-import {
-  Api,
-  createBusiness,
-  setUpIdentifyWorkflow,
-  startTestService,
-  type TestService,
-} from '../support/harness';
+import { Api, type TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { SignerClient } from '../support/signer';
 
 describe('verifier refusals over the hosted transport', () => {
+  const page = identifyFixture({ label: 'refusals', workers: false });
   let t: TestService;
   let api: Api;
   let workflowId: string;
-
-  beforeAll(async () => {
-    t = await startTestService({ label: 'refusals', workers: false });
-    const biz = await createBusiness(t);
-    api = new Api(t.baseUrl, biz.apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, 'http://127.0.0.1:9/hooks'));
-  });
-  afterAll(async () => t?.stop());
+  beforeAll(() => ({ t, api, workflowId } = page));
 
   async function startedSession() {
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });

@@ -4,27 +4,25 @@
 // from the page's own "Open in sandbox wallet" button.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, stopE2E } from '../support/browser';
-import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { launchChromium } from '../support/browser';
+import type { Api, TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { signatureValid, WebhookReceiver } from '../support/webhook-receiver';
 
 describe('cross-device sharing from the hosted page (Chromium)', () => {
+  const receiver = new WebhookReceiver();
+  const identify = identifyFixture({ label: 'e2e_cross_device', webhook: receiver });
   let t: TestService;
   let browser: Browser;
   let api: Api;
   let workflowId: string;
   let webhookSecret: string;
-  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    ({ t, browser } = await startE2E('e2e_cross_device', receiver));
-    const { apiKey } = await createBusiness(t);
-    api = new Api(t.baseUrl, apiKey);
-    ({ workflowId, webhookSecret } = await setUpIdentifyWorkflow(api, receiver.url));
+    ({ t, api, workflowId, webhookSecret } = identify);
+    browser = await launchChromium();
   });
-  afterAll(async () => {
-    await stopE2E({ t, browser, receiver });
-  });
+  afterAll(async () => browser?.close());
 
   async function openAtWalletStep(): Promise<{ page: Page; id: string }> {
     const created = await api.rest('POST', '/v1/sessions', { workflow_id: workflowId });

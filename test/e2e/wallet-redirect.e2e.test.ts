@@ -4,26 +4,23 @@
 // stays in the address bar.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, stopE2E } from '../support/browser';
-import { Api, createBusiness, setUpIdentifyWorkflow, type TestService } from '../support/harness';
+import { launchChromium } from '../support/browser';
+import type { Api, TestService } from '../support/harness';
+import { identifyFixture } from '../support/page-fixture';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 describe('same-device redirect back to the hosted page (Chromium)', () => {
+  const identify = identifyFixture({ label: 'e2e_wallet_redirect', webhook: new WebhookReceiver() });
   let t: TestService;
   let browser: Browser;
   let api: Api;
   let workflowId: string;
-  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    ({ t, browser } = await startE2E('e2e_wallet_redirect', receiver));
-    const { apiKey } = await createBusiness(t);
-    api = new Api(t.baseUrl, apiKey);
-    ({ workflowId } = await setUpIdentifyWorkflow(api, receiver.url));
+    ({ t, api, workflowId } = identify);
+    browser = await launchChromium();
   });
-  afterAll(async () => {
-    await stopE2E({ t, browser, receiver });
-  });
+  afterAll(async () => browser?.close());
 
   /** A session started in its own browser, answered by a wallet at response_uri: where the wallet goes next. */
   async function answeredSession(): Promise<{ page: Page; id: string; redirectUri: string }> {
