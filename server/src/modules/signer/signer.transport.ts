@@ -77,6 +77,7 @@ export class SessionTransport {
   private readonly projector: SessionProjector;
   private readonly completion: StepCompletion;
   private openText?: string;
+  private openPlainText?: string;
   private submitText?: string;
   /** The routes' trust for wallet requests, as read at a trust stamp (ADR 0063). */
   private readonly routeTrust = new StampedCache<RouteTrust>(256);
@@ -197,7 +198,7 @@ export class SessionTransport {
     browserToken: string | undefined,
     kind: WalletRequestKind = 'dc_api',
   ): Promise<AnyWalletRequest> {
-    const { s, stamp } = await this.open(id);
+    const { s, stamp } = await this.open(id, true);
     this.requireActive(s, browserToken);
     const steps = await this.steps(s);
     const step = steps[s.currentStage];
@@ -356,7 +357,7 @@ export class SessionTransport {
       .findOneBy({ id: requestId, state: 'open' });
     if (req?.responseMode !== 'direct_post.jwt')
       throw new AppError('request_not_found', 'This wallet request is unknown or already used.');
-    const { s, stamp } = await this.open(req.sessionId);
+    const { s, stamp } = await this.open(req.sessionId, true);
     if (s.status === 'expired') throw new AppError('session_expired');
     if (s.status !== 'in_progress' || s.currentStage !== req.stage)
       throw new AppError('request_not_found', 'This wallet request is no longer waiting for an answer.');
@@ -438,13 +439,16 @@ export class SessionTransport {
 
   /**
    * Every hosted-page request reads its session first: one prepared statement on the driver (fast-sql.ts), with
-   * the trust stamp as two scalar subqueries, so its trust reads may be answered from cache (ADR 0063).
+   * the trust stamp as two scalar subqueries when the request reads trust (`stamped`: the wallet request and
+   * response), so its trust reads may be answered from cache (ADR 0063); the others read no trust (ADR 0065).
    */
-  private async open(id: string): Promise<{ s: SessionEntity; stamp: string | undefined }> {
+  private async open(id: string, stamped = false): Promise<{ s: SessionEntity; stamp: string | undefined }> {
     const { ds } = this.deps;
     // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
     this.openText ??= `SELECT ${columnList(ds, SessionEntity)}, ${TRUST_STAMP_COLUMNS} FROM session WHERE id = ?`;
-    const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, this.openText, [id]) : [];
+    this.openPlainText ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE id = ?`;
+    const text = stamped ? this.openText : this.openPlainText;
+    const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, text, [id]) : [];
     if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
     const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
     return { s, stamp: trustStampOf(rows[0]) };

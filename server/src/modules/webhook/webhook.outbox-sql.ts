@@ -82,39 +82,46 @@ export async function update(m: EntityManager, sql: string, params: unknown[]): 
 }
 
 /**
- * The outcome transaction in one round trip: `SET TRANSACTION …; START TRANSACTION; <stmts>; COMMIT` as one
- * multi-statement query (values bound client-side by mysql2, never spliced in). The server stops at the first
+ * The outcome transaction in one round trip: `START TRANSACTION; <stmts>; COMMIT` as one multi-statement query
+ * (values bound client-side by mysql2, never spliced in), at READ COMMITTED: set once per connection, at the
+ * session level, by the first outcome transaction a connection of the relay's own pool carries (the pool runs
+ * nothing but the relay's statements, database.ts; typeorm's transactions on it set their level themselves),
+ * instead of a `SET TRANSACTION` before every delivery's. The server stops at the first
  * failing statement; the transaction is then rolled back on the same connection before it goes back to the
  * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
  * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
  */
+const SESSION_READ_COMMITTED = 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED';
+/** The relay pool's connections whose session level is READ COMMITTED already (mysql2 reuses the objects). */
+const readCommitted = new WeakSet<MysqlConnection>();
+
 export async function recordInOneRoundTrip(
   pool: MysqlPool,
   stmts: Stmt[],
 ): Promise<{ lost: number; woke: boolean }> {
-  const text = [
-    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
-    'START TRANSACTION',
-    ...stmts.map((st) => st.sql),
-    'COMMIT',
-  ].join(';\n');
+  const body = ['START TRANSACTION', ...stmts.map((st) => st.sql), 'COMMIT'].join(';\n');
   const params = stmts.flatMap((st) => st.params);
   for (let i = 1; ; i++) {
     const conn = await new Promise<MysqlConnection>((resolve, reject) =>
       pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
     );
     try {
+      // a connection's first outcome transaction sets its session's level first (one result more before ours)
+      const first = !readCommitted.has(conn);
+      const text = first ? `${SESSION_READ_COMMITTED};\n${body}` : body;
       const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
         conn.query(text, params, (err, res) =>
           err ? reject(err) : resolve(res as { affectedRows?: number }[]),
         ),
       );
+      if (first) readCommitted.add(conn);
       conn.release();
+      const at = first ? 2 : 1; // results before the first statement's: [SET SESSION …,] START TRANSACTION
       let lost = 0;
       let woke = false;
       for (const [k, st] of stmts.entries()) {
-        if (st.fenced !== undefined) lost += st.fenced - (results[k + 2]?.affectedRows ?? 0);
-        if (st.wake && (results[k + 2]?.affectedRows ?? 1) > 0) woke = true;
+        if (st.fenced !== undefined) lost += st.fenced - (results[k + at]?.affectedRows ?? 0);
+        if (st.wake && (results[k + at]?.affectedRows ?? 1) > 0) woke = true;
       }
       return { lost, woke };
     } catch (e) {

@@ -35,7 +35,7 @@ function wrap(proto: Wrappable): void {
       if (open.size > 0) {
         const first = args[0] as string | { sql?: string };
         const full = typeof first === 'string' ? first : (first?.sql ?? '?');
-        const text = full.replace(/\s+/g, ' ').slice(0, 90);
+        const text = folded(full);
         const statements = statementsIn(full);
         for (const c of open) {
           c.n++;
@@ -49,10 +49,24 @@ function wrap(proto: Wrappable): void {
 }
 
 /**
+ * The text's first 90 characters with whitespace runs folded to one space, as `full.replace(/\s+/g, ' ')
+ * .slice(0, 90)` but folding only a head of it: the folded head is a prefix of the folded whole (a run cut at
+ * the head's end folds to the same one space), so once it has 90 characters it answers exactly.
+ */
+function folded(full: string): string {
+  if (full.length > 256) {
+    const head = full.slice(0, 256).replace(/\s+/g, ' ');
+    if (head.length >= 90) return head.slice(0, 90);
+  }
+  return full.replace(/\s+/g, ' ').slice(0, 90);
+}
+
+/**
  * The statements of one query text: its `;` separators outside quoted strings and identifiers (values formatted
  * into a batched transaction's text are quoted, with backslash escapes) plus one.
  */
 export function statementsIn(text: string): number {
+  if (!text.includes(';')) return 1; // most texts: one statement, no scan
   let n = 1;
   let quote: string | null = null;
   let separated = false;
@@ -67,7 +81,7 @@ export function statementsIn(text: string): number {
       continue;
     }
     if (ch === ';') separated = true;
-    else if (ch.trim() !== '') {
+    else if (!isSpace(ch)) {
       // a statement after a separator (a trailing `;` starts none)
       if (separated) n++;
       separated = false;
@@ -75,6 +89,13 @@ export function statementsIn(text: string): number {
     }
   }
   return n;
+}
+
+/** Whitespace as String.prototype.trim sees it, without a string per character for the common ASCII ones. */
+function isSpace(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c > 32 && c < 127) return false;
+  return c === 32 || (c >= 9 && c <= 13) || ch.trim() === '';
 }
 
 /** Starts counting the statements of `ds`'s driver (and of every other mysql2 connection in this process). */
