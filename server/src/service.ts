@@ -108,7 +108,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     await ds.destroy();
     throw e;
   }
-  const kmsProvider = createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
+  const kmsProvider = await createKmsProvider({ config, ds, clock, masterKey, overrides: opts.kmsClients });
   const kms = kmsProvider.kms;
   await kms.currentKeyVersion('audit-signing');
   const audit = new AuditService({ ds, kms });

@@ -2,27 +2,49 @@
 // out) and GetPublicKey (DER SPKI). AWS asymmetric keys have no versions, so the kid is the key ARN that
 // GetPublicKey reports (an alias in AWS_KMS_KEY_ID resolves to the key it points at when the process
 // starts); rotation = a new key (alias switch) and a restart, and the JWKS keeps the old ARN.
-import { GetPublicKeyCommand, KMSClient, type KMSClientConfig, SignCommand } from '@aws-sdk/client-kms';
+import type { KMSClient, KMSClientConfig } from '@aws-sdk/client-kms';
 import type { CloudSigner } from './cloud-signing';
+
+type AwsKmsSdk = typeof import('@aws-sdk/client-kms');
+
+/**
+ * The AWS KMS SDK and a client. The SDK is loaded here, when an AWS key is configured, never at import: it
+ * would cost every process its start-up time otherwise (ADR 0066).
+ */
+export async function awsKmsClient(opts: {
+  endpoint?: string;
+  region?: string;
+  clientOptions?: KMSClientConfig;
+}): Promise<{ sdk: AwsKmsSdk; client: KMSClient }> {
+  const sdk = await import('@aws-sdk/client-kms');
+  const client = new sdk.KMSClient({
+    ...(opts.region ? { region: opts.region } : {}),
+    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+    ...opts.clientOptions,
+  });
+  return { sdk, client };
+}
 
 export class AwsKmsSigner implements CloudSigner {
   readonly provider = 'aws' as const;
-  private readonly client: KMSClient;
 
-  constructor(
+  private constructor(
     private readonly keyId: string,
+    private readonly sdk: AwsKmsSdk,
+    private readonly client: KMSClient,
+  ) {}
+
+  static async create(
+    keyId: string,
     opts: { endpoint?: string; region?: string; clientOptions?: KMSClientConfig } = {},
-  ) {
+  ): Promise<AwsKmsSigner> {
     if (!keyId) throw new Error('AWS_KMS_KEY_ID is required for KMS_PROVIDER=aws');
-    this.client = new KMSClient({
-      ...(opts.region ? { region: opts.region } : {}),
-      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-      ...opts.clientOptions,
-    });
+    const { sdk, client } = await awsKmsClient(opts);
+    return new AwsKmsSigner(keyId, sdk, client);
   }
 
   async describe(): Promise<{ kid: string; spki: Buffer }> {
-    const out = await this.client.send(new GetPublicKeyCommand({ KeyId: this.keyId }));
+    const out = await this.client.send(new this.sdk.GetPublicKeyCommand({ KeyId: this.keyId }));
     if (out.KeySpec !== 'ECC_NIST_P256' || out.KeyUsage !== 'SIGN_VERIFY')
       throw new Error(`AWS KMS key is ${out.KeySpec}/${out.KeyUsage}, not ECC_NIST_P256/SIGN_VERIFY`);
     if (!out.KeyId?.startsWith('arn:') || !out.PublicKey) throw new Error('AWS KMS returned no key ARN');
@@ -31,7 +53,7 @@ export class AwsKmsSigner implements CloudSigner {
 
   async sign(kid: string, digest: Uint8Array): Promise<Uint8Array> {
     const out = await this.client.send(
-      new SignCommand({
+      new this.sdk.SignCommand({
         KeyId: kid,
         Message: digest,
         MessageType: 'DIGEST',

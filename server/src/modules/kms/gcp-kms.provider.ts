@@ -5,7 +5,7 @@
 // (HTTP/1.1 JSON), which is how the test suite reaches its wire-protocol fake.
 import { createPublicKey } from 'node:crypto';
 import { crc32c } from '@aws-crypto/crc32c';
-import { KeyManagementServiceClient } from '@google-cloud/kms';
+import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type { CloudSigner } from './cloud-signing';
 
 /** `projects/P/locations/L/keyRings/R/cryptoKeys/K/cryptoKeyVersions/N`: asymmetric keys have no primary. */
@@ -26,20 +26,33 @@ export function gcpEndpointOptions(endpoint: string | undefined): GcpClientOptio
   } as GcpClientOptions;
 }
 
+/**
+ * Google's KMS client. The SDK is loaded here, when a GCP key is configured, never at import: loading it (its
+ * gRPC stack and protobuf descriptors) costs every process about a second of start-up (ADR 0066).
+ */
+export async function gcpKmsClient(
+  endpoint: string | undefined,
+  clientOptions: GcpClientOptions | undefined,
+): Promise<KeyManagementServiceClient> {
+  const { KeyManagementServiceClient } = await import('@google-cloud/kms');
+  return new KeyManagementServiceClient({ ...gcpEndpointOptions(endpoint), ...clientOptions });
+}
+
 export class GcpKmsSigner implements CloudSigner {
   readonly provider = 'gcp' as const;
-  private readonly client: KeyManagementServiceClient;
 
-  constructor(
+  private constructor(
     private readonly keyVersion: string,
+    private readonly client: KeyManagementServiceClient,
+  ) {}
+
+  static async create(
+    keyVersion: string,
     opts: { endpoint?: string; clientOptions?: GcpClientOptions } = {},
-  ) {
+  ): Promise<GcpKmsSigner> {
     if (!GCP_KEY_VERSION.test(keyVersion))
       throw new Error('GCP_KMS_KEY must be a full cryptoKeyVersions resource name');
-    this.client = new KeyManagementServiceClient({
-      ...gcpEndpointOptions(opts.endpoint),
-      ...opts.clientOptions,
-    });
+    return new GcpKmsSigner(keyVersion, await gcpKmsClient(opts.endpoint, opts.clientOptions));
   }
 
   async describe(): Promise<{ kid: string; spki: Buffer }> {

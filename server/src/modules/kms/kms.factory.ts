@@ -1,5 +1,6 @@
-// Owns the choice of KMS provider from configuration (KMS_PROVIDER=local|gcp|aws). The local provider is
-// always built: it holds the evidence key-encryption keys with every provider, and the audit key with `local`.
+// Owns the choice of KMS provider from configuration (KMS_PROVIDER=local|gcp|aws); a cloud SDK is loaded only
+// when its provider is chosen. The local provider is always built: it holds the evidence key-encryption keys
+// with every provider, and the audit key with `local`.
 import type { KMSClientConfig } from '@aws-sdk/client-kms';
 import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type { DataSource } from 'typeorm';
@@ -18,21 +19,21 @@ export interface KmsClientOverrides {
   aws?: KMSClientConfig;
 }
 
-export function createKmsProvider(deps: {
+export async function createKmsProvider(deps: {
   config: Config;
   ds: DataSource;
   clock: Clock;
   masterKey: Buffer;
   overrides?: KmsClientOverrides;
-}): { kms: KmsProvider; close(): Promise<void> } {
+}): Promise<{ kms: KmsProvider; close(): Promise<void> }> {
   const { config, ds, clock } = deps;
   const local = new LocalKmsProvider({ ds, keyRing: config.kmsKeyRing, masterKey: deps.masterKey, clock });
   const k = config.kms;
   if (k.provider === 'local') return { kms: traced(local, 'local'), close: async () => {} };
   const signer =
     k.provider === 'gcp'
-      ? new GcpKmsSigner(k.keyVersion, { endpoint: k.endpoint, clientOptions: deps.overrides?.gcp })
-      : new AwsKmsSigner(k.keyId, {
+      ? await GcpKmsSigner.create(k.keyVersion, { endpoint: k.endpoint, clientOptions: deps.overrides?.gcp })
+      : await AwsKmsSigner.create(k.keyId, {
           endpoint: k.endpoint,
           region: k.region,
           clientOptions: deps.overrides?.aws,

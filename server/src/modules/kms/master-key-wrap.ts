@@ -5,10 +5,11 @@
 // ciphertext made for something else never unwraps as the master key. GCP requests and answers carry the
 // CRC32C integrity checks Google's samples make.
 import { crc32c } from '@aws-crypto/crc32c';
-import { DecryptCommand, EncryptCommand, KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
-import { KeyManagementServiceClient } from '@google-cloud/kms';
+import type { KMSClient, KMSClientConfig } from '@aws-sdk/client-kms';
+import type { KeyManagementServiceClient } from '@google-cloud/kms';
 import type { Config } from '../../config/config';
-import { type GcpClientOptions, gcpEndpointOptions } from './gcp-kms.provider';
+import { awsKmsClient } from './aws-kms.provider';
+import { type GcpClientOptions, gcpKmsClient } from './gcp-kms.provider';
 
 /** What the master key's ciphertext is bound to (never changes: it is part of every wrapped master key). */
 export const MASTER_KEY_AAD = 'credential-verification-service/master-key/v1';
@@ -24,12 +25,9 @@ export interface KeyWrapper {
 
 class GcpKeyWrapper implements KeyWrapper {
   readonly provider = 'gcp' as const;
-  private readonly client: KeyManagementServiceClient;
   private readonly aad = Buffer.from(MASTER_KEY_AAD, 'utf8');
 
-  constructor(endpoint: string | undefined, clientOptions: GcpClientOptions | undefined) {
-    this.client = new KeyManagementServiceClient({ ...gcpEndpointOptions(endpoint), ...clientOptions });
-  }
+  constructor(private readonly client: KeyManagementServiceClient) {}
 
   async wrap(key: string, plaintext: Buffer) {
     const [r] = await this.client.encrypt({
@@ -70,20 +68,16 @@ class GcpKeyWrapper implements KeyWrapper {
 
 class AwsKeyWrapper implements KeyWrapper {
   readonly provider = 'aws' as const;
-  private readonly client: KMSClient;
   private readonly context = { purpose: MASTER_KEY_AAD };
 
-  constructor(opts: { endpoint?: string; region?: string; clientOptions?: KMSClientConfig }) {
-    this.client = new KMSClient({
-      ...(opts.region ? { region: opts.region } : {}),
-      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-      ...opts.clientOptions,
-    });
-  }
+  constructor(
+    private readonly sdk: typeof import('@aws-sdk/client-kms'),
+    private readonly client: KMSClient,
+  ) {}
 
   async wrap(key: string, plaintext: Buffer) {
     const out = await this.client.send(
-      new EncryptCommand({ KeyId: key, Plaintext: plaintext, EncryptionContext: this.context }),
+      new this.sdk.EncryptCommand({ KeyId: key, Plaintext: plaintext, EncryptionContext: this.context }),
     );
     if (!out.CiphertextBlob || !out.KeyId) throw new Error('AWS KMS returned no ciphertext');
     return { ciphertext: Buffer.from(out.CiphertextBlob), keyVersion: out.KeyId };
@@ -92,7 +86,11 @@ class AwsKeyWrapper implements KeyWrapper {
   async unwrap(key: string, ciphertext: Buffer) {
     // KeyId given: AWS refuses (IncorrectKeyException) a ciphertext of any other key
     const out = await this.client.send(
-      new DecryptCommand({ KeyId: key, CiphertextBlob: ciphertext, EncryptionContext: this.context }),
+      new this.sdk.DecryptCommand({
+        KeyId: key,
+        CiphertextBlob: ciphertext,
+        EncryptionContext: this.context,
+      }),
     );
     if (!out.Plaintext) throw new Error('AWS KMS returned no plaintext');
     // AWS key rotation keeps every backing key: an old ciphertext never needs re-wrapping
@@ -105,11 +103,16 @@ class AwsKeyWrapper implements KeyWrapper {
   }
 }
 
-export function createKeyWrapper(
+/** The wrapper of the configured provider; its SDK is loaded here, not at import (ADR 0066). */
+export async function createKeyWrapper(
   wrap: NonNullable<Config['masterKeyWrap']>,
   overrides: { gcp?: GcpClientOptions; aws?: KMSClientConfig } | undefined,
-): KeyWrapper {
-  return wrap.provider === 'gcp'
-    ? new GcpKeyWrapper(wrap.endpoint, overrides?.gcp)
-    : new AwsKeyWrapper({ endpoint: wrap.endpoint, region: wrap.region, clientOptions: overrides?.aws });
+): Promise<KeyWrapper> {
+  if (wrap.provider === 'gcp') return new GcpKeyWrapper(await gcpKmsClient(wrap.endpoint, overrides?.gcp));
+  const { sdk, client } = await awsKmsClient({
+    endpoint: wrap.endpoint,
+    region: wrap.region,
+    clientOptions: overrides?.aws,
+  });
+  return new AwsKeyWrapper(sdk, client);
 }

@@ -99,7 +99,7 @@ export async function loadMasterKey(deps: {
     if (!exists(clearFile)) await refuseNewKeyOverSealedData(ds, dataDir);
     return loadOrCreateLocalMasterKey(dataDir);
   }
-  const wrapper = createKeyWrapper(wrap, deps.overrides);
+  const wrapper = await createKeyWrapper(wrap, deps.overrides);
   try {
     for (let attempt = 0; ; attempt++) {
       if (exists(wrappedFile)) return await unwrapStored(wrapper, wrap, wrappedFile, logger);
