@@ -15,7 +15,14 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Suites share their worker process (ADR 0066): the service graph is imported once per worker instead of
+    // once per file (about 440 s of a run's import time). Every service a suite starts is its own instance over
+    // its own database, and the module-level caches are keyed by instance; a suite that reads a process-wide
+    // library default reads it in a child process of its own (independent-holder.test.ts).
+    isolate: false,
     fileParallelism: true,
     setupFiles: ['./test/support/vitest-setup.ts'],
+    // the spawned entry points (operator CLI, server main) built once per run: test/support/script-bundles.ts
+    globalSetup: ['./test/support/global-setup.ts'],
   },
 });

@@ -15,10 +15,11 @@ import { ManualClock } from '../../server/src/common/clock';
 import { AppError } from '../../server/src/common/errors';
 import { AccountAuditEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { REPO_ROOT } from '../support/dashboard';
-import { TSX_ENV, tsNode } from '../support/embedded-process';
+import { TSX_ENV } from '../support/embedded-process';
 import { Api, freePort, type Json, type TestService } from '../support/harness';
 import { FakeAwsKms } from '../support/kms-fakes';
 import { DEV_RECEIVER, identifyFixture } from '../support/page-fixture';
+import { tsNode } from '../support/script-bundles';
 import { SignerClient } from '../support/signer';
 import { makeTestCa, pemOf, type TestCa } from '../support/test-ca';
 

@@ -12,7 +12,9 @@
 // createService turns the flag on outside production for http HOSTED_URLs (jar.ts allowInsecureWalletUrls).
 // The holder runs in the same process and module instance, so it inherits that flag; the first test proves the
 // library would otherwise refuse, so the relaxation is visible rather than silent.
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import path from 'node:path';
 import {
   type Openid4vpAuthorizationRequest,
   type Openid4vpAuthorizationRequestDcApi,
@@ -223,6 +225,28 @@ class IndependentHolder {
   }
 }
 
+/** What @openid4vc/openid4vp does with an http:// request_uri by default, in a fresh node process. */
+function libraryDefaultForHttpRequestUri(): Promise<string> {
+  const script = `
+    import { createHash } from 'node:crypto';
+    import { Openid4vpClient } from '@openid4vc/openid4vp';
+    // the URL check runs before any callback is needed
+    const hash = (d) => new Uint8Array(createHash('sha256').update(d).digest());
+    new Openid4vpClient({ callbacks: { hash } })
+      .resolveOpenId4vpAuthorizationRequest({
+        authorizationRequestPayload: { client_id: 'x509_hash:abc', request_uri: 'http://127.0.0.1:9/oid4vp/requests/x' },
+      })
+      .then(() => console.log('accepted'), (e) => console.log('refused: ' + String(e?.message)));`;
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: path.dirname(import.meta.dirname), timeout: 30_000 },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
+    ),
+  );
+}
 describe('an independent holder (wallet side of @openid4vc/openid4vp) against our verifier', () => {
   const receiver = new WebhookReceiver();
   let t: TestService;
@@ -232,24 +256,12 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
   let signWf: string;
   let holder: IndependentHolder;
   let holderPublicJwk: JWK;
-  let insecureRefused: unknown;
+  let insecureRefused: string;
 
   beforeAll(async () => {
-    // Before the service exists the library's default holds: it refuses http:// request_uris.
-    insecureRefused = await new Openid4vpClient({
-      // the URL check runs before any callback is needed
-      callbacks: { hash: (d: Uint8Array) => new Uint8Array(sha256(d)) } as unknown as Callbacks,
-    })
-      .resolveOpenId4vpAuthorizationRequest({
-        authorizationRequestPayload: {
-          client_id: 'x509_hash:abc',
-          request_uri: 'http://127.0.0.1:9/oid4vp/requests/x',
-        },
-      })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
+    // The library's default: it refuses http:// request_uris. Read in a node process of its own, since a service
+    // started anywhere in this test process (suites share their worker) has turned it off for the process.
+    insecureRefused = await libraryDefaultForHttpRequestUri();
     t = await startTestService({ label: 'independent_holder' });
     // createService already did this for the http:// test origin; said here explicitly (idempotent).
     await allowInsecureWalletUrls();
@@ -297,8 +309,7 @@ describe('an independent holder (wallet side of @openid4vc/openid4vp) against ou
   }
 
   it('the library refuses http:// URLs by default (the flag the dev service turns on)', () => {
-    expect(insecureRefused).toBeInstanceOf(Error);
-    expect(String((insecureRefused as Error).message)).toMatch(/must be an https:\/\/ url/);
+    expect(insecureRefused).toMatch(/^refused: .*must be an https:\/\/ url/s);
   });
 
   it('(a) completes an identify step cross-device: request_uri, JAR under the x5c leaf, direct_post.jwt', async () => {

@@ -20,9 +20,10 @@ import {
 import { createService } from '../../server/src/service';
 import { testConfig } from '../support/config';
 import { REPO_ROOT } from '../support/dashboard';
-import { TSX_ENV, tsNode } from '../support/embedded-process';
+import { TSX_ENV } from '../support/embedded-process';
 import { Api, createBusiness, freePort, setUpIdentifyWorkflow } from '../support/harness';
 import { FakeAwsKms, FakeGcpKms } from '../support/kms-fakes';
+import { tsNode } from '../support/script-bundles';
 
 const GCP_RING = 'projects/acme-prod/locations/europe-west3/keyRings/service';
 const awsArn = (n: string) => `arn:aws:kms:eu-central-1:111122223333:key/${n}-aaaa-bbbb-cccc-000000000000`;

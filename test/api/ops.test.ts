@@ -20,6 +20,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/harness';
+import { tsNode } from '../support/script-bundles';
 import { shareWithReferenceWallet, startedSession } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -190,7 +191,8 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
   it('finishes the request in flight, refuses new connections, closes the pool and exits 0', async () => {
     const port = await freePort();
     const root = path.resolve(import.meta.dirname, '../..');
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/main.ts')], {
+    const main = tsNode(path.join(root, 'server/src/main.ts'));
+    child = spawn(main.file, main.args, {
       cwd: root,
       env: {
         ...process.env,

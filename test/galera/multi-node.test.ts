@@ -14,6 +14,7 @@ import type { Clock } from '../../server/src/common/clock';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig } from '../support/config';
 import { Api, freePort, type Json, ownerSession, type TestService } from '../support/harness';
+import { tsNode } from '../support/script-bundles';
 import { SignerClient } from '../support/signer';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { publishWorkflow } from '../support/workflows';
@@ -84,7 +85,8 @@ describe.skipIf(URLS.length < 3)('several service nodes on a three-member Galera
     // One after another: the first runs the migrations and seeds; the others find them done.
     a = await start(0, pa);
     b = await start(1, pb);
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    const main = tsNode('server/src/main.ts');
+    child = spawn(main.file, main.args, {
       cwd: ROOT,
       env: {
         ...process.env,

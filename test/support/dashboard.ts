@@ -5,8 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { launchChromium } from './browser';
-import { TSX_ENV, tsNode } from './embedded-process';
+import { TSX_ENV } from './embedded-process';
 import { Api, createBusiness, type Json, startTestService, type TestService } from './harness';
+import { tsNode } from './script-bundles';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

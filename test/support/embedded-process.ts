@@ -6,16 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, type Json } from './harness';
+import { tsNode } from './script-bundles';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * How a script of ours runs in its own process: node itself with tsx's loader, never the tsx CLI, whose child
- * node process survives a kill (or an execFile timeout) sent to the wrapper.
- */
-export function tsNode(script: string, args: readonly string[] = []): { file: string; args: string[] } {
-  return { file: process.execPath, args: ['--import', 'tsx', script, ...args] };
-}
 /** The tsconfig tsx's loader reads (the server's decorators and paths). */
 export const TSX_ENV = { TSX_TSCONFIG_PATH: path.join(repoRoot, 'server/tsconfig.json') };
 

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import type { Json } from './harness';
+import { tsNode } from './script-bundles';
 import { SignerClient } from './signer';
 
 export const SIGNER_RECEIPT_FIELDS = `sessionId sessionStatus environment partial completedSteps totalSteps access
@@ -110,25 +111,34 @@ export function pdfdetachJson(file: string): Json {
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 /**
- * Runs `pnpm --silent verify-receipt <file> [--service … | --jwks … | --self-consistent-only]` from the root,
- * exactly as the README tells a person to: exit code, standard output and standard error. Asynchronous, so the
- * in-process server keeps serving (a blocked event loop lets keep-alive sockets die under the client).
+ * Runs the verify-receipt CLI on `file` [--service … | --jwks … | --self-consistent-only]: exit code, standard
+ * output and standard error. `viaPnpm`: exactly the README's command, `pnpm --silent verify-receipt …` from the
+ * root (its script wiring and its quiet output); otherwise the same source built once for the test run
+ * (script-bundles.ts), a third of the start-up. Asynchronous, so the in-process server keeps serving (a
+ * blocked event loop lets keep-alive sockets die under the client).
  */
 export function verifyReceiptCli(
   file: string,
-  opts: { jwks?: string; service?: string; selfConsistentOnly?: boolean; env?: Record<string, string> } = {},
+  opts: {
+    jwks?: string;
+    service?: string;
+    selfConsistentOnly?: boolean;
+    env?: Record<string, string>;
+    viaPnpm?: boolean;
+  } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const args = [
-    '--silent',
-    'verify-receipt',
     file,
     ...(opts.jwks ? ['--jwks', opts.jwks] : []),
     ...(opts.service ? ['--service', opts.service] : []),
     ...(opts.selfConsistentOnly ? ['--self-consistent-only'] : []),
   ];
   const env = { ...process.env, ...opts.env };
+  const run = opts.viaPnpm
+    ? { file: 'pnpm', args: ['--silent', 'verify-receipt', ...args] }
+    : tsNode('server/src/tools/verify-receipt.ts', args);
   return new Promise((resolve) => {
-    execFile('pnpm', args, { cwd: REPO_ROOT, encoding: 'utf8', env }, (err, stdout, stderr) =>
+    execFile(run.file, run.args, { cwd: REPO_ROOT, encoding: 'utf8', env }, (err, stdout, stderr) =>
       resolve({
         code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
         out: stdout,

@@ -55,7 +55,8 @@ function clean(r: { out: string; err: string }) {
 
 describe('verify-receipt trusts only the service the reader names', () => {
   it('a genuine receipt of an earlier release verifies against the service named, and says which', async () => {
-    const r = await verifyReceiptCli(RECEIPT, { service: genuine });
+    // exactly the README's command (pnpm --silent verify-receipt); the other runs start the same source built once
+    const r = await verifyReceiptCli(RECEIPT, { service: genuine, viaPnpm: true });
     clean(r);
     expect(r.out).toContain('The file says: issued by http://127.0.0.1:45761');
     expect(r.out).toContain(`Trusted: ${genuine} (the key set published at ${genuine}/.well-known/`);
