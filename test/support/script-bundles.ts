@@ -1,7 +1,7 @@
 // The server's entry points as the suites run them in their own processes: each built once per test run into
 // one ES module by esbuild (the transform tsx itself uses), so a child process loads one file instead of
-// resolving and transforming some three thousand through tsx's loader hooks. The operator CLI's start-up went
-// from about 3 s to about 1.5 s a run (ADR 0066). Packages stay imports (resolved from server/node_modules, as
+// resolving and transforming some three thousand through tsx's loader hooks (the operator CLI's `--help`: 2.5 s
+// through tsx, 1.8 s from the bundle; ADR 0066). Packages stay imports (resolved from server/node_modules, as
 // the sources resolve them), and each module's `import.meta.url` keeps naming its source file, so paths built
 // from it (hosted-web/dist, schema/, createRequire) resolve as they do under tsx.
 import fs from 'node:fs';
@@ -30,9 +30,8 @@ export function bundledScript(script: string): string | undefined {
 
 /**
  * How a script of ours runs in its own process: node itself, never the tsx CLI, whose child node process
- * survives a kill (or an execFile timeout) sent to the wrapper. The server's main and the operator CLI run
- * from the bundle the test run built from their sources (script-bundles.ts); any other script through tsx's
- * loader.
+ * survives a kill (or an execFile timeout) sent to the wrapper. The BUNDLED_SCRIPTS run from the bundle the
+ * test run built from their sources; any other script through tsx's loader.
  */
 export function tsNode(script: string, args: readonly string[] = []): { file: string; args: string[] } {
   const bundle = bundledScript(script);
@@ -53,10 +52,12 @@ const sourceUrls: Plugin = {
   },
 };
 
-/** Builds every bundled script (a fraction of a second); the run's global setup calls it once. */
+/**
+ * Builds every bundled script (a fraction of a second); the run's global setup calls it once. Each file is
+ * replaced by a rename, so a test run going on beside this one never starts a half-written bundle.
+ */
 export async function buildScriptBundles(): Promise<void> {
-  fs.rmSync(outDir, { recursive: true, force: true });
-  await build({
+  const out = await build({
     entryPoints: BUNDLED_SCRIPTS.map((s) => ({ in: path.join(repoRoot, s), out: path.basename(s, '.ts') })),
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
@@ -68,5 +69,12 @@ export async function buildScriptBundles(): Promise<void> {
     tsconfig: path.join(repoRoot, 'server/tsconfig.json'),
     plugins: [sourceUrls],
     logLevel: 'error',
+    write: false,
   });
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const f of out.outputFiles) {
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, f.contents);
+    fs.renameSync(tmp, f.path);
+  }
 }
