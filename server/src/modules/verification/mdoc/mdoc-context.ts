@@ -35,7 +35,11 @@ const CURVE_NAMES: Partial<Record<number, string>> = {
   [Curve['P-521']]: 'P-521',
 };
 /** node:crypto's names of the MSO digest algorithms (ISO 18013-5 9.1.2.5). */
-const DIGESTS: Partial<Record<string, string>> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+const DIGESTS: Partial<Record<string, string>> = {
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+};
 /**
  * A digest as a plain Uint8Array: the one-shot crypto.hash (no Hash object per digest; a verification makes one
  * per disclosed element), viewed without a copy.

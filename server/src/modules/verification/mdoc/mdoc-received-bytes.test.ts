@@ -115,7 +115,7 @@ describe('@owf/mdoc (patched): digests and signatures over the received bytes', 
 describe('@owf/mdoc (patched): the direct encodes and the compiled checks', () => {
   const lengths = [0, 1, 23, 24, 255, 256, 65535, 65536];
 
-  it("writes the Sig_structure as cborEncode does, for every length form of its byte strings", () => {
+  it('writes the Sig_structure as cborEncode does, for every length form of its byte strings', () => {
     for (const payloadLength of lengths) {
       for (const [aadLength, headerLength] of [
         [0, 0],
@@ -158,9 +158,21 @@ describe('@owf/mdoc (patched): the direct encodes and the compiled checks', () =
       /Error decoding ValidityInfo[\s\S]*validFrom/,
     );
     expect(() => ValidityInfo.fromEncodedStructure(validity('2026-01-01'))).toThrow(/validFrom/);
-    expect(CoseKey.fromEncodedStructure(new Map<number, unknown>([[1, 2], [-1, 1]])).keyType).toBe(2);
-    expect(() => CoseKey.fromEncodedStructure(new Map<number, unknown>([[1, true], [-1, 1]]))).toThrow(
-      /Error decoding CoseKey[\s\S]*Expected string, received boolean/,
-    );
+    expect(
+      CoseKey.fromEncodedStructure(
+        new Map<number, unknown>([
+          [1, 2],
+          [-1, 1],
+        ]),
+      ).keyType,
+    ).toBe(2);
+    expect(() =>
+      CoseKey.fromEncodedStructure(
+        new Map<number, unknown>([
+          [1, true],
+          [-1, 1],
+        ]),
+      ),
+    ).toThrow(/Error decoding CoseKey[\s\S]*Expected string, received boolean/);
   });
 });
