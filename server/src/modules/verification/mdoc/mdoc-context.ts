@@ -6,9 +6,9 @@
 // A verifier builds its context with createMdocContext(new CertificateCache()): parsed certificates, their
 // public keys and verified certificate signatures are then kept per service instance, keyed by DER hash.
 import {
-  createHash,
   createPrivateKey,
   createPublicKey,
+  hash,
   type KeyObject,
   type JsonWebKey as NodeJwk,
   X509Certificate as NodeX509Certificate,
@@ -34,6 +34,20 @@ const CURVE_NAMES: Partial<Record<number, string>> = {
   [Curve['P-384']]: 'P-384',
   [Curve['P-521']]: 'P-521',
 };
+/** node:crypto's names of the MSO digest algorithms (ISO 18013-5 9.1.2.5). */
+const DIGESTS: Partial<Record<string, string>> = {
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+};
+/**
+ * A digest as a plain Uint8Array: the one-shot crypto.hash (no Hash object per digest; a verification makes one
+ * per disclosed element), viewed without a copy.
+ */
+function digestOf(algorithm: string, bytes: Uint8Array): Uint8Array {
+  const d = hash(algorithm, bytes, 'buffer');
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}
 /** Longest issuer path we follow from the document signer to an anchor (DS, intermediates, IACA). */
 const MAX_PATH = 4;
 
@@ -118,7 +132,7 @@ export class CertificateCache {
   constructor(private readonly maxEntries = 512) {}
 
   static hashOf(der: Uint8Array): string {
-    return createHash('sha256').update(der).digest('base64url');
+    return hash('sha256', der, 'base64url');
   }
 
   /**
@@ -308,7 +322,7 @@ export function createMdocContext(certs?: CertificateCache): MdocContext {
     crypto: {
       random: (length) => new Uint8Array(randomBytes(length)),
       digest: ({ digestAlgorithm, bytes }) =>
-        new Uint8Array(createHash(digestAlgorithm.replace('-', '').toLowerCase()).update(bytes).digest()),
+        digestOf(DIGESTS[digestAlgorithm] ?? digestAlgorithm.replace('-', '').toLowerCase(), bytes),
       calculateEphemeralMacKey: () => {
         throw new Error('device MAC authentication is not supported (OpenID4VP uses device signatures)');
       },

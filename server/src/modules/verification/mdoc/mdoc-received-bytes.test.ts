@@ -11,11 +11,14 @@ import {
   DataItem,
   DeviceAuthentication,
   DeviceSigned,
+  DeviceSignedItems,
   type IssuerAuth,
   IssuerNamespaces,
   type IssuerSignedItem,
+  ProtectedHeaders,
   SessionTranscript,
   Sign1,
+  ValidityInfo,
 } from '@owf/mdoc';
 import { describe, expect, it } from 'vitest';
 import { createMdocContext } from './mdoc-context';
@@ -104,5 +107,72 @@ describe('@owf/mdoc (patched): digests and signatures over the received bytes', 
     const inner = cborDecode(bytes) as unknown[];
     expect(inner[0]).toBe('DeviceAuthentication');
     expect(Buffer.from((inner[3] as DataItem).buffer).equals(nameSpacesBytes)).toBe(true);
+  });
+});
+
+// ADR 0059 amendment 4: the patch writes the Sig_structure and the tag 24 wrapping of an encoded structure itself,
+// and checks dates and unions with compiled predicates. The bytes must be cborEncode's, and every refusal zod's.
+describe('@owf/mdoc (patched): the direct encodes and the compiled checks', () => {
+  const lengths = [0, 1, 23, 24, 255, 256, 65535, 65536];
+
+  it('writes the Sig_structure as cborEncode does, for every length form of its byte strings', () => {
+    for (const payloadLength of lengths) {
+      for (const [aadLength, headerLength] of [
+        [0, 0],
+        [24, 3],
+        [300, 260],
+      ] as const) {
+        const protectedBytes = cborEncode(new Map([[33, new Uint8Array(headerLength)]]));
+        const payload = new Uint8Array(payloadLength).fill(payloadLength & 0xff);
+        const externalAad = new Uint8Array(aadLength).fill(1);
+        const protectedHeaders = ProtectedHeaders.fromEncodedStructure(protectedBytes);
+        const written = Sign1.toBeSigned({ payload, protectedHeaders, externalAad });
+        const encoded = cborEncode(['Signature1', protectedBytes, externalAad, payload]);
+        expect(Buffer.from(written).equals(Buffer.from(encoded))).toBe(true);
+      }
+    }
+  });
+
+  it('wraps an encoded structure in tag 24 as cborEncode(DataItem) does', () => {
+    for (const valueLength of [1, 200, 70000]) {
+      const items = DeviceSignedItems.create({
+        deviceSignedItems: new Map([['element', new Uint8Array(valueLength)]]),
+      });
+      const viaDataItem = cborEncode(DataItem.fromData(items.encodedStructure));
+      expect(Buffer.from(items.encode({ asDataItem: true })).equals(Buffer.from(viaDataItem))).toBe(true);
+    }
+  });
+
+  it('refuses an invalid date and a wrong key type through zod, as before', () => {
+    const validity = (validFrom: unknown) =>
+      new Map<string, unknown>([
+        ['signed', new Date('2026-01-01T00:00:00Z')],
+        ['validFrom', validFrom],
+        ['validUntil', new Date('2027-01-01T00:00:00Z')],
+      ]);
+    expect(ValidityInfo.fromEncodedStructure(validity(new Date('2026-01-01T00:00:00Z'))).validFrom).toEqual(
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    // the structure's name, read only for a refusal, still names it
+    expect(() => ValidityInfo.fromEncodedStructure(validity(new Date(Number.NaN)))).toThrow(
+      /Error decoding ValidityInfo[\s\S]*validFrom/,
+    );
+    expect(() => ValidityInfo.fromEncodedStructure(validity('2026-01-01'))).toThrow(/validFrom/);
+    expect(
+      CoseKey.fromEncodedStructure(
+        new Map<number, unknown>([
+          [1, 2],
+          [-1, 1],
+        ]),
+      ).keyType,
+    ).toBe(2);
+    expect(() =>
+      CoseKey.fromEncodedStructure(
+        new Map<number, unknown>([
+          [1, true],
+          [-1, 1],
+        ]),
+      ),
+    ).toThrow(/Error decoding CoseKey[\s\S]*Expected string, received boolean/);
   });
 });
