@@ -58,7 +58,7 @@ export async function startTestService(
   const embedded = testEngine() === 'embedded';
   const db: TestDatabase = embedded
     ? { url: '', name: 'embedded', drop: async () => {} }
-    : await createTestDatabase(opts.label ?? 'e2e');
+    : await createTestDatabase(opts.label ?? 'e2e', { migrated: true });
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const baseUrl = `http://${opts.host ?? '127.0.0.1'}:${port}`;
