@@ -25,8 +25,8 @@ import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../
 import { dcqlPresentations } from '../vp-token';
 import {
   ANNEX_C_PROTOCOL,
+  type AnnexCOpenedResponse,
   type AnnexCStoredRequest,
-  annexCSessionTranscript,
   isAnnexCRequest,
 } from './annex-c';
 import { answerQuery, disclosedNamespaces } from './mdoc-answer';
@@ -177,7 +177,8 @@ export class MdocPresentationVerifier {
   async verifyAnnexC(input: {
     request: Record<string, unknown>;
     expectedNonce: string;
-    deviceResponse: Uint8Array;
+    /** openAnnexCResponse's answer: the DeviceResponse bytes and the transcript hash of its HPKE info. */
+    opened: AnnexCOpenedResponse;
     environment: Environment;
     routes?: RouteScope;
     now: Date;
@@ -186,13 +187,10 @@ export class MdocPresentationVerifier {
     if (!isAnnexCRequest(input.request) || stored.nonce !== input.expectedNonce)
       throw new Error('not our Annex C request, or its nonce differs');
     const dcqlQuery = this.dcqlQueries.get(stored.dcql_query);
+    const bytes = input.opened.deviceResponse;
     return this.verifyDeviceResponse({
-      bytes: input.deviceResponse,
-      presented: Buffer.from(
-        input.deviceResponse.buffer,
-        input.deviceResponse.byteOffset,
-        input.deviceResponse.byteLength,
-      ).toString('base64url'),
+      bytes,
+      presented: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url'),
       request: input.request,
       dcqlQuery,
       queryFor: (docType) => {
@@ -201,7 +199,8 @@ export class MdocPresentationVerifier {
         );
         return q ?? fail('credential_type_invalid', 'The document type (docType) was not requested.');
       },
-      transcript: annexCSessionTranscript(stored.encryption_info, stored.origin),
+      // the stored request's transcript; its hash was computed for the HPKE info of this same request's open
+      transcript: input.opened.transcriptFor(stored),
       environment: input.environment,
       routes: input.routes,
       now: input.now,
