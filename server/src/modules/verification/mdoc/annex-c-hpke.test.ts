@@ -124,10 +124,14 @@ describe('the Annex C HPKE info', () => {
     expect(Buffer.from(opened.deviceResponse).equals(deviceResponse)).toBe(true);
     // the transcript it keeps for the verification is the wallet's, and another request's is computed afresh
     expect(
-      Buffer.from(opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://a.example' }).encode()),
+      Buffer.from(
+        opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://a.example' }).encode(),
+      ),
     ).toEqual(Buffer.from(annexCSessionTranscript(encryptionInfo, 'https://a.example').encode()));
     expect(
-      Buffer.from(opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://b.example' }).encode()),
+      Buffer.from(
+        opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://b.example' }).encode(),
+      ),
     ).toEqual(Buffer.from(annexCSessionTranscript(encryptionInfo, 'https://b.example').encode()));
     await expect(
       openAnnexCResponse({
