@@ -193,14 +193,14 @@ export function sameJson(value: unknown, source: unknown): boolean {
     return true;
   }
   if (!isPlainObject(value) || Array.isArray(source)) return false;
-  const keys = Object.keys(value);
   const sourceKeys = Object.keys(source);
-  if (keys.length !== sourceKeys.length) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as string;
-    if (k !== sourceKeys[i] || !sameJson(value[k], (source as Record<string, unknown>)[k])) return false;
+  let i = 0;
+  // for-in walks the own keys in JSON.stringify's order; an inherited enumerable key is refused, not skipped
+  for (const k in value) {
+    if (!Object.hasOwn(value, k) || k !== sourceKeys[i++]) return false;
+    if (!sameJson(value[k], (source as Record<string, unknown>)[k])) return false;
   }
-  return true;
+  return i === sourceKeys.length;
 }
 
 /** Reads the value at a DCQL claim path of string/number segments (null = all array elements is not used here). */
