@@ -125,7 +125,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       verifier.verifyAnnexC({
         request: stored,
         expectedNonce: nonceC,
-        deviceResponse: await openAnnexCResponse({
+        opened: await openAnnexCResponse({
           answer,
           recipientPrivateJwk: { kty, crv, x, y, d },
           stored: annexC.stored,

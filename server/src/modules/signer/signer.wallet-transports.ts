@@ -33,7 +33,6 @@ import { SessionEntity } from '../session/session.entity';
 import {
   ANNEX_C_PROTOCOL,
   ANNEX_C_RESPONSE_MODE,
-  AnnexCOpenedResponse,
   type AnnexCStoredRequest,
   buildAnnexCRequest,
   openAnnexCResponse,
@@ -255,9 +254,7 @@ export class WalletTransports {
       if (!req.responseKey) throw new Error('an Annex C request without its recipient key');
       const { kty, crv, x, y, d } = this.deps.encryption.privateJwk(req.id, req.responseKey);
       const stored = JSON.parse(req.request) as AnnexCStoredRequest;
-      return new AnnexCOpenedResponse(
-        await openAnnexCResponse({ answer, recipientPrivateJwk: { kty, crv, x, y, d }, stored }),
-      );
+      return openAnnexCResponse({ answer, recipientPrivateJwk: { kty, crv, x, y, d }, stored });
     }
     if (!isEncryptedResponseMode(req.responseMode)) return answer;
     const a = typeof answer === 'object' && answer !== null ? (answer as Json) : {};

@@ -4,7 +4,7 @@
 // stay those of fresh schemas, whatever was matched before.
 import { DcqlPresentationResult, type DcqlSdJwtVcCredential } from 'dcql';
 import { describe, expect, it } from 'vitest';
-import { buildAgeDcqlQuery, buildIdentifyDcqlQuery, PID_VCT, StoredDcqlQueries } from './dcql';
+import { buildAgeDcqlQuery, buildIdentifyDcqlQuery, PID_VCT, StoredDcqlQueries, sameJson } from './dcql';
 
 const queries = new StoredDcqlQueries();
 const storedDcqlQuery = (input: unknown) => queries.get(input);
@@ -78,5 +78,47 @@ describe('DCQL matching against a stored (frozen) query', () => {
         expect(matches(fresh(), claims, vct)).toBe(expected);
         expect(matches(stored, claims, vct)).toBe(expected);
       }
+  });
+});
+
+describe('StoredDcqlQueries compares a fresh query with the stored ones of its shape', () => {
+  const text = JSON.stringify(buildAgeDcqlQuery('pid', PID_VCT, 18));
+  const fresh = () => JSON.parse(text) as Record<string, unknown>;
+
+  it('finds the stored query for an equal fresh object, and another query for any change', () => {
+    const own = new StoredDcqlQueries();
+    const first = own.get(fresh());
+    expect(own.get(fresh())).toBe(first);
+    // same credential ids (same shape), another threshold: parsed on its own
+    const other = own.get(JSON.parse(JSON.stringify(buildAgeDcqlQuery('pid', PID_VCT, 21))));
+    expect(other).not.toBe(first);
+    expect(JSON.stringify(other)).toContain('age_over_21');
+    expect(own.get(fresh())).toBe(first);
+    // keys in another order: another JSON text, so another (equal) parse, never the stored one
+    const [{ format, ...credential }] = fresh().credentials as Record<string, unknown>[];
+    const reordered = own.get({ credentials: [{ ...credential, format }] });
+    expect(reordered).not.toBe(first);
+    expect(reordered).toEqual(first);
+  });
+
+  it('agrees with JSON.stringify equality on values JSON converts or skips', () => {
+    const source = JSON.parse('{"a":[1,"x",null,true],"b":{"c":0}}');
+    const same = (v: unknown) => sameJson(v, source);
+    expect(same({ a: [1, 'x', null, true], b: { c: 0 } })).toBe(true);
+    expect(same({ a: [1, 'x', null, true], b: { c: -0 } })).toBe(true); // both "0"
+    for (const v of [
+      { a: [1, 'x', undefined, true], b: { c: 0 } }, // undefined in an array is "null": not compared
+      { a: [1, 'x', null, true], b: { c: 0 }, d: undefined }, // a skipped key
+      { b: { c: 0 }, a: [1, 'x', null, true] }, // another order, another text
+      { a: [1, 'x', null, true], b: { c: Number.NaN } },
+      { a: [1, 'x', null, true], b: { c: '0' } },
+      { a: [1, 'x', null, true], b: new Map([['c', 0]]) },
+      { a: Object.assign([1, 'x', null, true], { toJSON: () => [] }), b: { c: 0 } },
+      { a: [1, 'x', null, true], b: { c: 0, toJSON: () => ({ c: 0 }) } },
+    ])
+      expect(same(v)).toBe(false);
+    const sparse = [1, 'x', null, true];
+    delete sparse[2];
+    expect(same({ a: sparse, b: { c: 0 } })).toBe(false);
   });
 });

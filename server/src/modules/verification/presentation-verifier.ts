@@ -134,7 +134,7 @@ export class PresentationVerifier {
       return this.deps.mdoc.verifyAnnexC({
         request: input.request,
         expectedNonce: input.expectedNonce,
-        deviceResponse: input.response.deviceResponse,
+        opened: input.response,
         environment: input.environment,
         routes: input.routes,
         now: input.now,

@@ -121,7 +121,18 @@ describe('the Annex C HPKE info', () => {
       recipientPrivateJwk: key as never,
       stored: { encryption_info: encryptionInfo, origin: 'https://a.example' },
     });
-    expect(Buffer.from(opened).equals(deviceResponse)).toBe(true);
+    expect(Buffer.from(opened.deviceResponse).equals(deviceResponse)).toBe(true);
+    // the transcript it keeps for the verification is the wallet's, and another request's is computed afresh
+    expect(
+      Buffer.from(
+        opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://a.example' }).encode(),
+      ),
+    ).toEqual(Buffer.from(annexCSessionTranscript(encryptionInfo, 'https://a.example').encode()));
+    expect(
+      Buffer.from(
+        opened.transcriptFor({ encryption_info: encryptionInfo, origin: 'https://b.example' }).encode(),
+      ),
+    ).toEqual(Buffer.from(annexCSessionTranscript(encryptionInfo, 'https://b.example').encode()));
     await expect(
       openAnnexCResponse({
         answer,

@@ -63,11 +63,27 @@ export interface AnnexCStoredRequest {
 }
 
 /**
- * An opened Annex C answer: the DeviceResponse bytes HPKE-decrypted with the request's recipient key. Only the
- * transport's openResponse makes one, so the verifier knows the bytes came out of our own decryption.
+ * An opened Annex C answer: the DeviceResponse bytes HPKE-decrypted with the request's recipient key. Only
+ * openAnnexCResponse makes one, so the verifier knows the bytes came out of our own decryption. It keeps the
+ * dcapi handover hash the open computed for its HPKE info, with the EncryptionInfo and origin it was computed
+ * from: the verification's SessionTranscript is the same one, so the hash is not computed twice (ADR 0059
+ * amendment 5). transcriptFor gives it only for those same strings, and computes it afresh otherwise.
  */
 export class AnnexCOpenedResponse {
-  constructor(readonly deviceResponse: Uint8Array) {}
+  constructor(
+    readonly deviceResponse: Uint8Array,
+    private readonly opened?: { encryptionInfo: string; origin: string; infoHash: Uint8Array },
+  ) {}
+
+  /** The Annex C SessionTranscript of `stored`: [null, null, ["dcapi", dcapiInfoHash]]. */
+  transcriptFor(stored: Pick<AnnexCStoredRequest, 'encryption_info' | 'origin'>): SessionTranscript {
+    const o = this.opened;
+    const hash =
+      o && o.encryptionInfo === stored.encryption_info && o.origin === stored.origin
+        ? o.infoHash
+        : dcapiInfoHash(stored.encryption_info, stored.origin);
+    return sessionTranscriptOf(hash);
+  }
 }
 
 export const isAnnexCRequest = (request: Json): boolean => request.protocol === ANNEX_C_PROTOCOL;
@@ -190,12 +206,15 @@ export function dcapiInfoHash(encryptionInfo: string, origin: string): Uint8Arra
 
 /** The Annex C SessionTranscript: [null, null, ["dcapi", dcapiInfoHash]]. */
 export function annexCSessionTranscript(encryptionInfo: string, origin: string): SessionTranscript {
-  return SessionTranscript.fromDecodedStructure({
+  return sessionTranscriptOf(dcapiInfoHash(encryptionInfo, origin));
+}
+
+const sessionTranscriptOf = (infoHash: Uint8Array): SessionTranscript =>
+  SessionTranscript.fromDecodedStructure({
     deviceEngagement: null,
     eReaderKey: null,
-    handover: new DcapiHandover(dcapiInfoHash(encryptionInfo, origin)),
+    handover: new DcapiHandover(infoHash),
   });
-}
 
 /**
  * The Annex C SessionTranscript's CBOR, encoded from its array directly: the same bytes as
@@ -203,19 +222,24 @@ export function annexCSessionTranscript(encryptionInfo: string, origin: string):
  * wallet's answer checks they agree), without building the library's structure through its codecs (about 5 µs instead
  * of about 20 per answer, ADR 0059 second amendment) for an HPKE info that is only hashed.
  */
-export function annexCSessionTranscriptBytes(encryptionInfo: string, origin: string): Uint8Array {
-  return cborEncode([null, null, ['dcapi', dcapiInfoHash(encryptionInfo, origin)]]);
+export function annexCSessionTranscriptBytes(
+  encryptionInfo: string,
+  origin: string,
+  infoHash = dcapiInfoHash(encryptionInfo, origin),
+): Uint8Array {
+  return cborEncode([null, null, ['dcapi', infoHash]]);
 }
 
 /**
  * Opens the wallet's answer to an Annex C request with the request's recipient private key (JWK): the
- * DeviceResponse bytes. Anything that is not our encrypted response shape is refused precisely.
+ * DeviceResponse bytes, with the transcript hash of the HPKE info. Anything that is not our encrypted
+ * response shape is refused precisely.
  */
 export async function openAnnexCResponse(input: {
   answer: unknown;
   recipientPrivateJwk: JWK;
   stored: Pick<AnnexCStoredRequest, 'encryption_info' | 'origin'>;
-}): Promise<Uint8Array> {
+}): Promise<AnnexCOpenedResponse> {
   const a = input.answer;
   if (typeof a === 'object' && a !== null && typeof (a as Json).error === 'string')
     throw new AppError('presentation_malformed', 'The wallet answered with an error.');
@@ -248,7 +272,9 @@ export async function openAnnexCResponse(input: {
       { cause: e },
     );
   }
-  const info = annexCSessionTranscriptBytes(input.stored.encryption_info, input.stored.origin);
+  const { encryption_info: encryptionInfo, origin } = input.stored;
+  const infoHash = dcapiInfoHash(encryptionInfo, origin);
+  const info = annexCSessionTranscriptBytes(encryptionInfo, origin, infoHash);
   let plaintext: Uint8Array;
   try {
     // node:crypto (annex-c-hpke.ts), once per answer: the same RFC 9180 suite the wallets seal with
@@ -267,7 +293,10 @@ export async function openAnnexCResponse(input: {
       { cause: e },
     );
   }
-  return new Uint8Array(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
+  return new AnnexCOpenedResponse(
+    new Uint8Array(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength),
+    { encryptionInfo, origin, infoHash },
+  );
 }
 
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer =>

@@ -62,20 +62,18 @@ export function answerQuery(
   authority?: AkiAuthority,
 ): Json {
   const ownNamespace = findMdocDocType(doctype)?.namespace;
-  const elementValue = ([ns, el]: [string, string]): unknown =>
-    namespaces[ns]?.[el] ?? nearestAgeOver(el, namespaces[ns] ?? {});
+  // (helpers at module level, not named closures here: the service runs under tsx, whose keepNames names each
+  // one on every call, ADR 0059 amendment 5)
   const claimQueries = credentialQuery.claims ?? [];
   // With claim_sets, the first set (in the verifier's order of preference) whose elements are all disclosed is
   // the answer; without, every requested element must be disclosed.
   const byId = new Map(claimQueries.map((c, i) => [c.id ?? String(i), mdocClaimPath(c)]));
   const sets = credentialQuery.claim_sets ?? [[...byId.keys()]];
-  const disclosed = (id: string) => {
-    const path = byId.get(id);
-    return path !== undefined && elementValue(path) !== undefined;
-  };
-  const chosen = sets.find((set) => set.every(disclosed));
+  const chosen = sets.find((set) => set.every((id) => isDisclosed(namespaces, byId.get(id))));
   if (!chosen) {
-    const missing = (sets[0] ?? []).filter((id) => !disclosed(id)).map((id) => byId.get(id)?.join('/'));
+    const missing = (sets[0] ?? [])
+      .filter((id) => !isDisclosed(namespaces, byId.get(id)))
+      .map((id) => byId.get(id)?.join('/'));
     return fail('claims_missing', `The requested element ${missing.join(', ')} was not disclosed.`);
   }
   // Only the namespace objects are replaced below (never written into), so a copy of the outer object suffices.
@@ -83,7 +81,7 @@ export function answerQuery(
   const answer: Json = {};
   for (const id of chosen) {
     const [ns, el] = byId.get(id) as [string, string];
-    const value = elementValue([ns, el]);
+    const value = valueAt(namespaces, [ns, el]);
     answered[ns] = { ...(answered[ns] ?? {}), [el]: value };
     answer[ns === ownNamespace ? el : `${ns}.${el}`] = fullDateOf(el, value);
   }
@@ -107,6 +105,18 @@ export function answerQuery(
   }
   if (!satisfied) fail('claims_missing', 'The presentation does not satisfy the query.');
   return answer;
+}
+
+/** The disclosed value at `[namespace, element]`, or the nearest age statement for an `age_over_NN`. */
+function valueAt(namespaces: Record<string, Record<string, unknown>>, [ns, el]: [string, string]): unknown {
+  return namespaces[ns]?.[el] ?? nearestAgeOver(el, namespaces[ns] ?? {});
+}
+
+function isDisclosed(
+  namespaces: Record<string, Record<string, unknown>>,
+  path: [string, string] | undefined,
+): boolean {
+  return path !== undefined && valueAt(namespaces, path) !== undefined;
 }
 
 /**

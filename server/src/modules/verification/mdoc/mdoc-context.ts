@@ -267,6 +267,15 @@ function nameField(c: X509Certificate, field: string): string[] {
   return [...values];
 }
 
+const certIn = (certs: CertificateCache | undefined, der: Uint8Array): X509Certificate =>
+  certs ? certs.cert(der) : x509Of(der);
+const signedIn = (
+  certs: CertificateCache | undefined,
+  child: X509Certificate,
+  parent: X509Certificate,
+): Promise<boolean> =>
+  certs ? certs.signedBy(child, parent) : child.verify({ publicKey: parent, signatureOnly: true });
+
 /**
  * Path validation for mdoc issuer certificates: x5chain[0] (the document signer, not a CA) must chain, through
  * the other x5chain certificates if any, to one of the trusted IACA certificates; every certificate on the path
@@ -281,11 +290,10 @@ export async function verifyIacaChain(
   certs?: CertificateCache,
 ): Promise<void> {
   const now = input.now ?? new Date();
-  const cert = (der: Uint8Array) => (certs ? certs.cert(der) : x509Of(der));
-  const signedBy = (child: X509Certificate, parent: X509Certificate) =>
-    certs ? certs.signedBy(child, parent) : child.verify({ publicKey: parent, signatureOnly: true });
-  const anchors = input.trustedCertificates.map(cert);
-  const chain = input.x5chain.map(cert);
+  // No named closure per call: the service runs under tsx, whose keepNames names each one (a defineProperty per
+  // closure per verification, ADR 0059 amendment 5).
+  const anchors = input.trustedCertificates.map((der) => certIn(certs, der));
+  const chain = input.x5chain.map((der) => certIn(certs, der));
   if (chain.length === 0) throw new Error('the issuer signature carries no certificate (x5chain)');
   if (anchors.length === 0) throw new Error('no trusted IACA certificate for this environment');
   let current = chain[0] as X509Certificate;
@@ -297,13 +305,13 @@ export async function verifyIacaChain(
     const candidates = anchors.filter((a) => a.subject === current.issuer);
     for (const anchor of candidates) {
       if (!isCa(anchor) || !validAt(anchor, now)) continue;
-      if (await signedBy(current, anchor)) return;
+      if (await signedIn(certs, current, anchor)) return;
     }
     if (candidates.length > 0) throw new Error('the certificate is not signed by a valid trusted IACA');
     const next = chain.slice(1).find((c) => c.subject === current.issuer);
     if (!next) throw new Error(`no trusted IACA issued ${current.subject}`);
     if (!isCa(next)) throw new Error('an intermediate certificate is not a CA');
-    if (!(await signedBy(current, next))) {
+    if (!(await signedIn(certs, current, next))) {
       throw new Error('a certificate on the path has an invalid signature');
     }
     current = next;

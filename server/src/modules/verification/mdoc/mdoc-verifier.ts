@@ -25,8 +25,8 @@ import { answeredCredentialQuery, DOCUMENT_STATUS, StoredDcqlQueries } from '../
 import { dcqlPresentations } from '../vp-token';
 import {
   ANNEX_C_PROTOCOL,
+  type AnnexCOpenedResponse,
   type AnnexCStoredRequest,
-  annexCSessionTranscript,
   isAnnexCRequest,
 } from './annex-c';
 import { answerQuery, disclosedNamespaces } from './mdoc-answer';
@@ -118,6 +118,35 @@ const fail = (code: ErrorCode, detail: string, cause?: unknown): never => {
   throw new AppError(code, detail, { cause });
 };
 
+// The callbacks of a verification are made by these (not as named closures in it): the service runs under tsx,
+// whose keepNames names every named closure when it is created (ADR 0059 amendment 5).
+/** The first failed assessment of `category` whose check names one of `words` (any, without words). */
+const failedIn = (
+  failed: VerificationAssessment[],
+  category: VerificationAssessment['category'],
+  ...words: string[]
+): VerificationAssessment | undefined =>
+  failed.find(
+    (a) => a.category === category && (words.length === 0 || words.some((w) => a.check.includes(w))),
+  );
+/** The library's onCheck: keeps the failed assessments. */
+const collectFailed =
+  (failed: VerificationAssessment[]) =>
+  (a: VerificationAssessment): void => {
+    if (a.status === 'FAILED') failed.push(a);
+  };
+/** The query an OpenID4VP answer was matched to, whatever the docType (compared after the issuer checks). */
+const answered = (query: DcqlCredentialQuery) => (): DcqlCredentialQuery => query;
+/** The query an Annex C answer answers: the one of the document's docType (the DeviceRequest asked for each). */
+const queryOfDocType =
+  (dcqlQuery: DcqlQuery) =>
+  (docType: string): DcqlCredentialQuery => {
+    const q = dcqlQuery.credentials.find(
+      (c) => c.format === MDOC_FORMAT && c.meta?.doctype_value === docType,
+    );
+    return q ?? fail('credential_type_invalid', 'The document type (docType) was not requested.');
+  };
+
 export class MdocPresentationVerifier {
   private readonly skew: number;
   /** Parsed certificates of this instance (see CertificateCache), and the library context that uses them. */
@@ -160,7 +189,7 @@ export class MdocPresentationVerifier {
       presented,
       request: input.request,
       dcqlQuery,
-      queryFor: () => query,
+      queryFor: answered(query),
       transcript,
       environment: input.environment,
       routes: input.routes,
@@ -177,7 +206,8 @@ export class MdocPresentationVerifier {
   async verifyAnnexC(input: {
     request: Record<string, unknown>;
     expectedNonce: string;
-    deviceResponse: Uint8Array;
+    /** openAnnexCResponse's answer: the DeviceResponse bytes and the transcript hash of its HPKE info. */
+    opened: AnnexCOpenedResponse;
     environment: Environment;
     routes?: RouteScope;
     now: Date;
@@ -186,22 +216,15 @@ export class MdocPresentationVerifier {
     if (!isAnnexCRequest(input.request) || stored.nonce !== input.expectedNonce)
       throw new Error('not our Annex C request, or its nonce differs');
     const dcqlQuery = this.dcqlQueries.get(stored.dcql_query);
+    const bytes = input.opened.deviceResponse;
     return this.verifyDeviceResponse({
-      bytes: input.deviceResponse,
-      presented: Buffer.from(
-        input.deviceResponse.buffer,
-        input.deviceResponse.byteOffset,
-        input.deviceResponse.byteLength,
-      ).toString('base64url'),
+      bytes,
+      presented: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url'),
       request: input.request,
       dcqlQuery,
-      queryFor: (docType) => {
-        const q = dcqlQuery.credentials.find(
-          (c) => c.format === MDOC_FORMAT && c.meta?.doctype_value === docType,
-        );
-        return q ?? fail('credential_type_invalid', 'The document type (docType) was not requested.');
-      },
-      transcript: annexCSessionTranscript(stored.encryption_info, stored.origin),
+      queryFor: queryOfDocType(dcqlQuery),
+      // the stored request's transcript; its hash was computed for the HPKE info of this same request's open
+      transcript: input.opened.transcriptFor(stored),
       environment: input.environment,
       routes: input.routes,
       now: input.now,
@@ -287,19 +310,14 @@ export class MdocPresentationVerifier {
           disableCertificateChainValidation: true,
           now: input.now,
           skewSeconds: this.skew,
-          onCheck: (a) => {
-            if (a.status === 'FAILED') failed.push(a);
-          },
+          onCheck: collectFailed(failed),
         },
         this.ctx,
       );
     } catch (e) {
       return fail('presentation_malformed', 'The mdoc presentation cannot be verified.', e);
     }
-    const failedWhere = (category: VerificationAssessment['category'], ...words: string[]) =>
-      failed.find(
-        (a) => a.category === category && (words.length === 0 || words.some((w) => a.check.includes(w))),
-      );
+    const failedWhere = failedIn.bind(undefined, failed);
 
     if (failedWhere('ISSUER_AUTH', 'certificate must be valid', 'Country name')) {
       fail('issuer_untrusted', 'The mdoc issuer certificate is not acceptable.');
