@@ -62,6 +62,9 @@ wsrep_provider_options="base_port=$(gcomm_port "$i");ist.recv_addr=127.0.0.1:$((
 wsrep_sst_method=rsync
 wsrep_sst_receive_address=127.0.0.1:$((4444 + 10 * i))
 wsrep_slave_threads=2
+# causal reads, as the README asks of a deployment: a session created through one member is seen at once through
+# another (a create on node A and the signer's open on node B, milliseconds apart)
+wsrep_sync_wait=7
 [client]
 socket=$d/mariadbd.sock
 CNF
