@@ -55,7 +55,7 @@ export interface MigratedTestDatabase extends TestDatabase {
   close(): Promise<void>;
 }
 
-/** Every table of `from` in `to`, with its definition (indexes, checks, generated columns) and its rows. */
+/** Every table of `from` in `to`, with its definition (columns, indexes, checks) and its rows. */
 async function copyTables(conn: mysql.Connection, from: string, to: string): Promise<void> {
   const [tables] = await conn.query<mysql.RowDataPacket[]>(
     "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'",
