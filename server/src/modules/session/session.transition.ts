@@ -16,7 +16,7 @@ import {
   isLostGuard,
 } from '../../db/batched-transaction';
 import { isMysql, LOCK_SESSION_ROW } from '../../db/data-source';
-import { later, laterGuarded, sql } from '../../db/fast-sql';
+import { later } from '../../db/fast-sql';
 import {
   recordSessionEventRows,
   type SessionEventInput,
@@ -27,8 +27,11 @@ import { enqueueSessionEvents } from '../webhook/outbox';
 import { SESSION_CANDIDATES_SQL } from '../webhook/webhook.outbox-sql';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
+import { type UsedRow, updateSession, useUpAlone } from './session.guarded-update';
 import { isTerminal, nextStatus, type SessionEvent } from './session.machine';
 import { type ConditionEnd, expiryReason, type FailureReason, isOverdue } from './session.state';
+
+export type { UsedRow } from './session.guarded-update';
 
 /** Columns a move may set besides status and version. */
 export type MovePatch = Partial<
@@ -94,19 +97,6 @@ export interface TransitionTx {
   timeline(entry: SessionEventInput): Promise<void>;
   /** Queues a webhook event of this session (typed builders in session.events.ts). */
   emit(event: SessionOutboxEvent): Promise<void>;
-}
-
-/**
- * A row used up with a move (TransitionTx.useUp): `table`'s row `id`, whose `column` goes from `from` to `to`
- * (its guard: still `from`); `lost` is the refusal when it is not.
- */
-export interface UsedRow {
-  table: 'wallet_request';
-  id: string;
-  column: 'state';
-  from: string;
-  to: string;
-  lost: () => Error;
 }
 
 /** How a unit runs (see `run`). */
@@ -405,74 +395,6 @@ async function guardedMove(
   if (to === 'completed' || to === 'stopped' || to === 'failed' || to === 'expired')
     await emit(sessionEnded(next, to, reason, condition, now));
   return next;
-}
-
-/**
- * One plain UPDATE of the session row (fast-sql.ts: no query builder on the hot path, ADR 0045), the columns
- * from the entity's metadata and values converted by the driver as TypeORM would; guarded by `status` and
- * `version` when given. Answers the rows it changed.
- */
-async function updateSession(
-  m: EntityManager,
-  set: Partial<Record<keyof SessionEntity, unknown>>,
-  id: string,
-  guard?: { status: SessionEntity['status']; version: number },
-  /**
-   * `answer`: sent now, its changed rows answered. `deferred`: a write whose answer decides nothing (the carried
-   * columns), sent with the unit's next round trip. `guarded`: a guarded move whose loss rolls the unit back,
-   * kept with its guard on MySQL (laterGuarded: a lost guard stops the batch on the server).
-   */
-  mode: 'answer' | 'deferred' | 'guarded' = 'answer',
-  /** `guarded` only: a row of another table written in the same UPDATE, its guard joined to the session's. */
-  withRow: UsedRow | null = null,
-): Promise<number> {
-  const ds = m.dataSource;
-  const meta = ds.getMetadata(SessionEntity);
-  const names: string[] = [];
-  const values: unknown[] = [];
-  for (const [property, value] of Object.entries(set)) {
-    if (value === undefined) continue;
-    const column = meta.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`no session column ${property}`);
-    names.push(`${withRow ? 'session.' : ''}${ds.driver.escape(column.databaseName)} = ?`);
-    values.push(ds.driver.preparePersistentValue(value, column));
-  }
-  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-  const update = `UPDATE session SET ${names.join(', ')} WHERE id = ?`;
-  const params = [...values, id, ...(guard ? [guard.status, guard.version] : [])];
-  if (guard && mode === 'guarded' && withRow) {
-    // two rows, one statement (ADR 0058 amendment 3): both guards hold, or the batch stops here
-    const { table, column } = withRow;
-    // sql-lint-allow: session-scope: by primary keys (ids are globally unique): a lookup vindex on the id routes it to one shard
-    const joined = `UPDATE session JOIN ${table} ON ${table}.id = ? SET ${names.join(', ')}, ${table}.${column} = ? WHERE session.id = ?`;
-    const changed = await laterGuarded(
-      ds,
-      joined,
-      'session',
-      `session.status = ? AND session.version = ? AND ${table}.${column} = ?`,
-      [withRow.id, ...values, withRow.to, id, guard.status, guard.version, withRow.from],
-      m,
-      2,
-    );
-    return changed === 2 ? 1 : 0;
-  }
-  if (guard && mode === 'guarded')
-    return laterGuarded(ds, update, 'session', 'status = ? AND version = ?', params, m);
-  const text = guard ? `${update} AND status = ? AND version = ?` : update;
-  if (mode === 'deferred') {
-    await later(ds, text, params, m);
-    return 1;
-  }
-  return (await sql<{ affectedRows: number }>(ds, text, params, m)).affectedRows;
-}
-
-/** A used-up row written alone (no kept move to carry it): guarded, `lost()` when its guard is false. */
-async function useUpAlone(m: EntityManager, row: UsedRow): Promise<void> {
-  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-  const text = `UPDATE ${row.table} SET ${row.column} = ? WHERE id = ?`;
-  const params = [row.to, row.id, row.from];
-  if ((await laterGuarded(m.dataSource, text, row.table, `${row.column} = ?`, params, m)) !== 1)
-    throw row.lost();
 }
 
 /** The timeline rows of one move, in its transaction. */

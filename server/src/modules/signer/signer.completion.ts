@@ -16,6 +16,7 @@ import { MAX_REFUSED_RESPONSES_PER_STEP } from '../session/session.machine';
 import type { KeptRead, SessionTransitions, TransitionTx } from '../session/session.transition';
 import { StepResultEntity } from '../session/step-result.entity';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
+import { stampGuard } from '../verification/trust-version';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { type ConditionMatch, evaluateConditions, moveAfterStep } from '../workflow/conditions';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
@@ -28,6 +29,7 @@ import {
 import { routeScope } from '../workflow/route-scope';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { ANCHOR_STAGE, decideHolderBinding, loadAnchorHolder } from './holder-binding';
+import { StaleRow, staleRow } from './session-row-cache';
 import { protocolOf, type WalletTransports } from './signer.wallet-transports';
 
 export interface CompletionDeps {
@@ -64,6 +66,12 @@ export class StepCompletion {
     trustStamp?: string,
     /** The page's read, sent with the completion's COMMIT (UnitOptions.readWithCommit); not for a refusal. */
     readWithCommit?: KeptRead,
+    /**
+     * `s` and `req` are this node's cached rows (session-row-cache.ts, ADR 0067): the completion may only win
+     * its guarded write, which then also checks the trust stamp; a refusal or a lost race throws StaleRow and
+     * writes nothing, for the caller to run again from a fresh read.
+     */
+    cached = false,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
     if (now >= req.expiresAt) throw new AppError('step_window_expired');
@@ -88,7 +96,10 @@ export class StepCompletion {
       // one person across the steps (ADR 0026): holder_mismatch is a refusal like any other
       result = { ...result, holder_binding: await this.holderBinding(s, steps, verified) };
     } catch (e) {
-      if (isAppError(e) && e.status === 422) throw await this.refuse(s, req, e);
+      if (isAppError(e) && e.status === 422) {
+        if (cached) throw new StaleRow();
+        throw await this.refuse(s, req, e);
+      }
       throw e;
     }
     // The full presentation of age_verify, sign and attestation, encrypted before the transaction (KMS call)
@@ -125,6 +136,7 @@ export class StepCompletion {
           from: 'open',
           to: 'consumed',
           lost: usedRequest,
+          ...(cached && trustStamp !== undefined ? { also: stampGuard(trustStamp) } : {}),
         });
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
@@ -198,13 +210,15 @@ export class StepCompletion {
         // stopped, expired (or its window passed while verifying) meanwhile: the move loses, nothing is written
         return this.advance(tx, steps, condition);
       },
-      async (fresh) => {
-        // the consume lost first (a kept consume stops its batch on the server, ADR 0058 amendment 3): a request
-        // is never open again once used, so one that is not open now was not open then
-        if (!(await this.stillOpen(req.id))) throw usedRequest();
-        if (fresh.status === 'expired') throw new AppError('session_expired');
-        return undefined;
-      },
+      cached
+        ? staleRow
+        : async (fresh) => {
+            // the consume lost first (a kept consume stops its batch on the server, ADR 0058 amendment 3): a request
+            // is never open again once used, so one that is not open now was not open then
+            if (!(await this.stillOpen(req.id))) throw usedRequest();
+            if (fresh.status === 'expired') throw new AppError('session_expired');
+            return undefined;
+          },
       // decided by guarded writes only (the request's consuming UPDATE, the move): no row lock first
       { lock: false, readWithCommit },
     );

@@ -5,33 +5,27 @@
 
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { AppError } from '../../common/errors';
-import { newId, randomToken } from '../../common/ids';
+import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
 import { columnList, hydrate, insertRowLater, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
-import { type DocumentService, toDocumentView } from '../document/document.service';
+import { type DocumentService } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
-import { applyRouteRules } from '../relying-party/route-request-rules';
 import { SessionEntity } from '../session/session.entity';
 import { stepWindowEnd } from '../session/session.input';
 import { type KeptRead, SessionTransitions } from '../session/session.transition';
 import { recordSessionEventOnce } from '../timeline/session-events';
-import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import { StampedCache, TRUST_STAMP_COLUMNS, trustStampOf } from '../verification/trust-version';
 import type { RouteTrust } from '../verification/trusted-authorities';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
-import { requestForStep } from '../workflow/primitives/for-step';
-import { allowedRoutes } from '../workflow/route-scope';
-import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-use';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import { bindingClaimsFor } from './holder-binding';
+import { type CachedSession, SessionRowCache, StaleRow, staleRow } from './session-row-cache';
 import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,
@@ -43,6 +37,7 @@ import type {
 import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
 import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
 import { shownToEnd } from './signer.shown-to-end';
+import { prepareWalletRequest } from './signer.wallet-request';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { PageView, Persona, Projection } from './signer.projection';
@@ -81,6 +76,8 @@ export class SessionTransport {
   private submitText?: string;
   /** The routes' trust for wallet requests, as read at a trust stamp (ADR 0063). */
   private readonly routeTrust = new StampedCache<RouteTrust>(256);
+  /** What this node last read or wrote of a running session, for Start and the wallet response (ADR 0067). */
+  private readonly rows = new SessionRowCache();
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -122,7 +119,9 @@ export class SessionTransport {
     let read: { session: SessionEntity; projection: Projection } | undefined;
     if (opts.read) read = await this.viewOf(page, cookie);
     // an open that carries no read still brings an overdue session to its expiry, as it did before
-    else await this.transitions.current(page.session);
+    const s = read?.session ?? (await this.transitions.current(page.session));
+    // the row as read now: the Start that follows begins from it (ADR 0067)
+    this.rows.keep(s, undefined, this.deps.clock.now().getTime());
     return { cookie, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
@@ -155,14 +154,36 @@ export class SessionTransport {
     browserCookie: unknown,
     opts: { read?: boolean } = {},
   ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
-    const { s } = await this.open(id);
     const valid = this.deps.binding.verified(browserCookie);
     const token = valid ?? this.deps.binding.issue();
     const issued = valid ? undefined : token;
+    // from this node's row of the page's open when it has one (its move's guard checks it, ADR 0067)
+    const hit = this.rows.get(id, this.deps.clock.now().getTime());
+    if (hit?.session.status === 'created') {
+      try {
+        return await this.startFrom(hit, token, issued, opts);
+      } catch (e) {
+        if (!(e instanceof StaleRow)) throw e;
+        this.rows.drop(id);
+      }
+    }
+    return this.startFrom(await this.open(id), token, issued, opts);
+  }
+
+  /** Start from `from`: a fresh read, or a cached row (`cached`), which may only win the move (StaleRow). */
+  private async startFrom(
+    from: { s: SessionEntity; stamp?: string } | CachedSession,
+    token: string,
+    issued: string | undefined,
+    opts: { read?: boolean },
+  ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
+    const cached = 'session' in from;
+    const s = cached ? await this.transitions.current(from.session) : from.s;
     if (s.status !== 'created') {
+      if (cached) throw new StaleRow();
       this.requireBound(s, token);
       // a repeated Start moves nothing: the page's read, if carried, is a read of its own
-      const read = opts.read ? await this.read(id, token) : undefined;
+      const read = opts.read ? await this.read(s.id, token) : undefined;
       return { ack: ackOf(s), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
     }
     const steps = await this.steps(s);
@@ -179,10 +200,11 @@ export class SessionTransport {
           currentStage: 0,
           stepExpiresAt: first ? stepWindowEnd(first, now, s.expiresAt) : null,
         }),
-      (fresh) => (fresh.status === 'created' ? undefined : fresh),
+      cached ? staleRow : (fresh) => (fresh.status === 'created' ? undefined : fresh),
       // the guarded move is the only decision: it takes the row lock itself
       { lock: false, readWithCommit: after?.kept },
     );
+    this.rows.keep(started, undefined, now.getTime());
     this.requireBound(started, token);
     // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
     const read = after ? await this.viewOf(await after.page(), token) : undefined;
@@ -200,84 +222,13 @@ export class SessionTransport {
   ): Promise<AnyWalletRequest> {
     const { s, stamp } = await this.open(id, true);
     this.requireActive(s, browserToken);
-    const steps = await this.steps(s);
-    const step = steps[s.currentStage];
-    if (!step) throw new AppError('session_state_conflict', 'There is no step to run.');
-    if (kind === 'org_iso_mdoc' && !PRIMITIVE_SPECS[step.primitive].annexC) {
-      throw new AppError(
-        'protocol_not_offered',
-        `A ${step.primitive} step is not offered over org-iso-mdoc: Annex C cannot bind its transaction data.`,
-      );
-    }
-    const nonce = randomToken(32);
-    const documents = PRIMITIVE_SPECS[step.primitive].needsDocuments
-      ? (await this.deps.documents.forSession(this.deps.ds.manager, s.id, s.currentStage)).map(toDocumentView)
-      : undefined;
-    if (documents) {
-      // the wallet is asked to sign only what the page has shown to the end (ADR 0029)
-      const shown = await shownToEnd(this.deps.ds, s.id, s.currentStage);
-      const missing = documents.filter((d) => !shown.some((x) => x.position === d.position));
-      if (missing.length > 0)
-        throw new AppError(
-          'documents_not_shown',
-          `Show every document of this step to the end first; not yet shown: ${missing.map((d) => d.position).join(', ')}.`,
-        );
-    }
-    // the routes' trust as DCQL trusted_authorities, and their x5c rule (ADR 0050)
-    const { request, leafOnly, speaking } = await applyRouteRules(
-      this.deps.ds,
-      step,
-      s.environment,
-      requestForStep(step, nonce, { documents, bindingClaims: bindingClaimsFor(steps, s.currentStage) })
-        .request,
-      // answered from this instance's cache while the trust stamp read with the session is unchanged
-      { cache: this.routeTrust, stamp },
+    const { row, request, signed } = await prepareWalletRequest(
+      { ...this.deps, audience: this.audience, routeTrust: this.routeTrust, steps: (x) => this.steps(x) },
+      s,
+      stamp,
+      kind,
     );
-    if (kind === 'org_iso_mdoc' && !asksForMdoc(request)) {
-      // e.g. age_verify above 99: ISO age_over_NN has two digits, so only the SD-JWT VC can answer
-      throw new AppError(
-        'protocol_not_offered',
-        'This step asks for no mdoc, so it is not offered over org-iso-mdoc.',
-      );
-    }
-    const now = this.deps.clock.now();
-    const requestId = newId('wreq');
-    const expiresAt = s.stepExpiresAt ?? s.expiresAt;
-    if (kind !== 'dc_api' && !this.deps.wallets) throw new AppError('not_found', 'No such wallet transport.');
-    const signed =
-      kind === 'dc_api'
-        ? null
-        : await this.deps.wallets?.build(kind, {
-            requestId,
-            base: request,
-            now,
-            expiresAt,
-            leafOnly,
-            speaking,
-            business: {
-              id: s.businessId,
-              environment: s.environment,
-              intendedUse: await this.intendedUse(s),
-            },
-            // Annex C is signed by the reader certificates of the step's routes (ADR 0049)
-            routes:
-              kind === 'org_iso_mdoc' ? await allowedRoutes(this.deps.ds, step, s.environment) : undefined,
-          });
-    const row = Object.assign(new WalletRequestEntity(), {
-      id: requestId,
-      sessionId: s.id,
-      businessId: s.businessId,
-      stage: s.currentStage,
-      nonce,
-      audience: signed?.audience ?? this.audience,
-      request: JSON.stringify(signed?.stored ?? request),
-      state: 'open',
-      createdAt: now,
-      expiresAt,
-      responseMode: signed?.responseMode ?? null,
-      requestObject: signed?.requestObject ?? null,
-      responseKey: signed?.responseKey ?? null,
-    } satisfies Partial<WalletRequestEntity>);
+    const now = row.createdAt;
     // two inserts, no decision inside: no session row lock (a request of a session that moved on meanwhile is
     // never answered: the completion joins it on the current stage and its move is guarded)
     await this.transitions.run(
@@ -296,6 +247,8 @@ export class SessionTransport {
       undefined,
       { lock: false },
     );
+    // the session as just read, its trust stamp and this request: the wallet response begins from them
+    this.rows.keep(s, stamp, now.getTime(), row);
     const common = {
       request_id: row.id,
       expires: row.expiresAt.toISOString(),
@@ -320,6 +273,17 @@ export class SessionTransport {
     body: Omit<WalletResponseSubmission, 'read'>,
     opts: { read?: boolean } = {},
   ): Promise<{ ack: TransportAck; read?: PageView }> {
+    // from this node's rows of the wallet request it answers, when it has them (ADR 0067): the completion's
+    // guarded write checks the session, the request and the trust stamp they were read with
+    const hit = this.rows.get(id, this.deps.clock.now().getTime(), body.request_id);
+    if (hit?.request && hit.stamp !== undefined) {
+      try {
+        return await this.submitFrom(hit.session, hit.request, hit.stamp, true, browserToken, body, opts);
+      } catch (e) {
+        if (!(e instanceof StaleRow)) throw e;
+        this.rows.drop(id);
+      }
+    }
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
     const { ds } = this.deps;
     this.submitText ??=
@@ -331,15 +295,40 @@ export class SessionTransport {
         ? await sql(ds, this.submitText, [String(body.request_id), id])
         : [];
     if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
-    const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0], 's_'));
-    this.requireActive(s, browserToken);
-    if (rows[0].wr_id == null)
-      throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
-    const req = hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
+    const s = hydrate(ds, SessionEntity, rows[0], 's_');
+    const req = rows[0].wr_id == null ? null : hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
+    return this.submitFrom(s, req, trustStampOf(rows[0]), false, browserToken, body, opts);
+  }
+
+  /**
+   * The wallet response to `req` of session `from` (null: no open request of that id for its current step),
+   * read now or cached (`cached`: it may only complete; anything else throws StaleRow, nothing written).
+   */
+  private async submitFrom(
+    from: SessionEntity,
+    req: WalletRequestEntity | null,
+    stamp: string | undefined,
+    cached: boolean,
+    browserToken: string | undefined,
+    body: Omit<WalletResponseSubmission, 'read'>,
+    opts: { read?: boolean },
+  ): Promise<{ ack: TransportAck; read?: PageView }> {
+    const s = await this.transitions.current(from);
+    let done: SessionEntity;
     // the page's read, carried by the wallet response: sent with the completion's COMMIT (ADR 0062 amendment);
     // a refused answer keeps its error answer (the read is not sent)
-    const after = opts.read ? pageAfterTransition(ds, s.id) : undefined;
-    const done = await this.completeWalletRequest(s, req, body.response, trustStampOf(rows[0]), after);
+    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
+    try {
+      this.requireActive(s, browserToken);
+      if (!req || req.stage !== s.currentStage || req.state !== 'open')
+        throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
+      done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
+    } catch (e) {
+      // a cached attempt never answers a refusal: nothing was written, the fresh read decides
+      if (cached && isAppError(e)) throw new StaleRow();
+      throw e;
+    }
+    this.rows.keep(done, undefined, this.deps.clock.now().getTime());
     // requireActive above verified the cookie: the bound browser's value
     const read = after ? await this.viewOf(await after.page(), browserToken as string) : undefined;
     return { ack: ackOf(done), ...(read ? { read } : {}) };
@@ -371,6 +360,7 @@ export class SessionTransport {
     answer: unknown,
     trustStamp: string | undefined,
     after: { kept: KeptRead } | undefined,
+    cached = false,
   ): Promise<SessionEntity> {
     const steps = await this.steps(s);
     // "documents shown" reaches completion as data (sign steps only), never as a callback into the transport
@@ -378,7 +368,7 @@ export class SessionTransport {
       steps[s.currentStage] && PRIMITIVE_SPECS[steps[s.currentStage].primitive].needsDocuments
         ? await shownToEnd(this.deps.ds, s.id, s.currentStage)
         : undefined;
-    return this.completion.complete(s, steps, req, answer, shown, trustStamp, after?.kept);
+    return this.completion.complete(s, steps, req, answer, shown, trustStamp, after?.kept, cached);
   }
 
   /**
@@ -474,14 +464,6 @@ export class SessionTransport {
         'session_state_conflict',
         `The session is ${s.status}; no step is waiting for a wallet.`,
       );
-  }
-
-  /** The intended use of the session's pinned revision (ADR 0042); null: the business default applies. */
-  private async intendedUse(s: SessionEntity): Promise<IntendedUse | null> {
-    return intendedUseOf(
-      (await this.deps.workflows.revision(this.deps.ds.manager, s.workflowId, s.workflowRevision))
-        .intendedUse,
-    );
   }
 
   private async steps(s: SessionEntity): Promise<WorkflowStep[]> {

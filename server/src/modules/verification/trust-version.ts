@@ -35,6 +35,19 @@ export function trustStampOf(row: { trust_cv?: unknown; trust_tv?: unknown }): s
 }
 
 /**
+ * A guard condition that holds while the trust is still at `stamp`: a write decided on trust read at that stamp
+ * (a completion that began from a cached session row, ADR 0067) is refused on the server once trust changed.
+ */
+export function stampGuard(stamp: string): { where: string; params: unknown[] } {
+  const [cv, tv] = stamp.split('.').map(Number);
+  return {
+    where:
+      '(SELECT cv.version FROM catalog_version cv WHERE cv.id = 1) = ? AND (SELECT tv.version FROM trust_version tv WHERE tv.id = 1) = ?',
+    params: [cv, tv],
+  };
+}
+
+/**
  * The join that reads the stamp in the same statement as a trust read (one snapshot): `FROM ${STAMP_FROM} LEFT
  * JOIN <trust table> ON …`; the row always exists, its trust columns NULL when nothing is trusted.
  */
