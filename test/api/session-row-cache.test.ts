@@ -2,8 +2,9 @@
 // page's open, its Start and its wallet request. Such a row may be stale: the business stopped the session
 // through its API, another node completed the step, a refused answer came first. Each case here makes the
 // node's row stale on purpose and asserts that the person and the business observe exactly what a fresh read
-// gives: the same answer as another node that holds no row, nothing written twice, nothing written at all for
-// a refusal that a fresh read would not have reached.
+// gives: the same answer as another node that holds no row (or, where the request was used meanwhile, the
+// "already used" every lost completion gives), nothing written twice, nothing written at all for a refusal
+// that a fresh read would not have reached.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
@@ -108,15 +109,19 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     expect(await results(id)).toBe(1);
   });
 
-  it('an answer completed on the other node, sent again here, is refused here exactly as there; one result', async () => {
+  it('an answer completed on the other node, sent again here, is "already used", as a lost race answers; one result', async () => {
     const { id, c, requestId, answer } = await atWalletRequest();
     const done = await onOther(c).submit(requestId, answer);
     expect([done.status, done.body.status]).toEqual([200, 'completed']);
-    // this node still holds the session at its wallet request, the request open
+    // this node still holds the session at its wallet request, the request open: its completion loses to the
+    // use of the request and answers as a concurrent duplicate does (session-concurrency.test.ts)
     const here = await c.submit(requestId, answer);
+    expect([here.status, here.body.code]).toEqual([422, 'request_not_found']);
+    // and the next one here, like any on the other node, reads fresh: the session has ended
+    const again = await c.submit(requestId, answer);
     const there = await onOther(c).submit(requestId, answer);
-    expect(here.status).toBeGreaterThanOrEqual(400);
-    expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
+    expect([again.status, again.body.code]).toEqual([there.status, there.body.code]);
+    expect(there.status).toBe(409);
     expect(await results(id)).toBe(1);
     expect(await events(id, 'wallet_response_accepted')).toBe(1);
     expect(await requestState(requestId)).toBe('consumed');

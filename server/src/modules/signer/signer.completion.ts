@@ -68,13 +68,14 @@ export class StepCompletion {
     readWithCommit?: KeptRead,
     /**
      * `s` and `req` are this node's cached rows (session-row-cache.ts, ADR 0067): the completion may only win
-     * its guarded write, which then also checks the trust stamp; a refusal or a lost race throws StaleRow and
-     * writes nothing, for the caller to run again from a fresh read.
+     * its guarded write, which then also checks the trust stamp, or answer "already used" when it lost to a use
+     * of its request; a refusal or any other loss throws StaleRow and writes nothing, for the caller to run
+     * again from a fresh read.
      */
     cached = false,
   ): Promise<SessionEntity> {
     const now = this.deps.clock.now();
-    if (now >= req.expiresAt) throw new AppError('step_window_expired');
+    if (now >= req.expiresAt) throw cached ? new StaleRow() : new AppError('step_window_expired');
     const step = steps[s.currentStage] as WorkflowStep;
     let verified: Verified;
     let result: ReturnType<typeof resultForStep>;
@@ -119,7 +120,7 @@ export class StepCompletion {
       : null;
     // the workflow's conditions on this result decide what follows (ADR 0031)
     const condition = evaluateConditions(step, result);
-    return this.deps.transitions.run(
+    const unit = this.deps.transitions.run(
       s,
       async (tx) => {
         const { m } = tx;
@@ -135,8 +136,10 @@ export class StepCompletion {
           column: 'state',
           from: 'open',
           to: 'consumed',
-          lost: usedRequest,
-          ...(cached && trustStamp !== undefined ? { also: stampGuard(trustStamp) } : {}),
+          // from a cached row the guard also holds the trust stamp: its loss may be the stamp's, not a use
+          ...(cached && trustStamp !== undefined
+            ? { also: stampGuard(trustStamp), lost: () => new StaleRow() }
+            : { lost: usedRequest }),
         });
         const completedAt = tx.now;
         const { auditId } = await this.deps.audit.recordStep(m, {
@@ -222,6 +225,14 @@ export class StepCompletion {
       // decided by guarded writes only (the request's consuming UPDATE, the move): no row lock first
       { lock: false, readWithCommit },
     );
+    if (!cached) return unit;
+    try {
+      return await unit;
+    } catch (e) {
+      // from cached rows: a used request answers as every lost completion does; anything else, the fresh read
+      if (e instanceof StaleRow && !(await this.stillOpen(req.id))) throw usedRequest();
+      throw e;
+    }
   }
 
   /** Whether wallet request `id` is still open (a lost completion's recheck). */

@@ -163,8 +163,9 @@ export class SessionTransport {
       try {
         return await this.startFrom(hit, token, issued, opts);
       } catch (e) {
-        if (!(e instanceof StaleRow)) throw e;
+        // whatever it answers, a cached attempt that did not complete leaves no row behind
         this.rows.drop(id);
+        if (!(e instanceof StaleRow)) throw e;
       }
     }
     return this.startFrom(await this.open(id), token, issued, opts);
@@ -280,8 +281,9 @@ export class SessionTransport {
       try {
         return await this.submitFrom(hit.session, hit.request, hit.stamp, true, browserToken, body, opts);
       } catch (e) {
-        if (!(e instanceof StaleRow)) throw e;
+        // whatever it answers, a cached attempt that did not complete leaves no row behind
         this.rows.drop(id);
+        if (!(e instanceof StaleRow)) throw e;
       }
     }
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
@@ -314,7 +316,6 @@ export class SessionTransport {
     opts: { read?: boolean },
   ): Promise<{ ack: TransportAck; read?: PageView }> {
     const s = await this.transitions.current(from);
-    let done: SessionEntity;
     // the page's read, carried by the wallet response: sent with the completion's COMMIT (ADR 0062 amendment);
     // a refused answer keeps its error answer (the read is not sent)
     const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
@@ -322,12 +323,14 @@ export class SessionTransport {
       this.requireActive(s, browserToken);
       if (!req || req.stage !== s.currentStage || req.state !== 'open')
         throw new AppError('request_not_found', 'This wallet request is unknown, used, or for another step.');
-      done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
     } catch (e) {
-      // a cached attempt never answers a refusal: nothing was written, the fresh read decides
+      // a cached attempt never answers a failed precondition: the fresh read decides
       if (cached && isAppError(e)) throw new StaleRow();
       throw e;
     }
+    // the completion answers for itself: from a cached row it only completes, answers "already used", or
+    // throws StaleRow
+    const done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
     this.rows.keep(done, undefined, this.deps.clock.now().getTime());
     // requireActive above verified the cookie: the bound browser's value
     const read = after ? await this.viewOf(await after.page(), browserToken as string) : undefined;
