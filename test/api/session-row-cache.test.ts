@@ -90,6 +90,19 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     expect(await events(id, 'wallet_response_refused')).toBe(0);
   });
 
+  it('a bad answer after the business stopped the session writes no refusal: answered as on the other node', async () => {
+    const { id, c, requestId } = await atWalletRequest();
+    expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(200);
+    const bad = { vp_token: 'not a presentation' };
+    const here = await c.submit(requestId, bad);
+    const there = await onOther(c).submit(requestId, bad);
+    expect(here.status).toBe(409);
+    expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
+    // a refusal from the stale row would have burned the request and written the timeline entry
+    expect(await requestState(requestId)).toBe('open');
+    expect(await events(id, 'wallet_response_refused')).toBe(0);
+  });
+
   it('a refused answer is counted once, and the next request completes', async () => {
     const { id, c, requestId } = await atWalletRequest();
     const refused = await c.submit(requestId, { vp_token: 'not a presentation' });
