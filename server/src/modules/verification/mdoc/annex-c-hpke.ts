@@ -102,9 +102,14 @@ export function hpkeOpenBase(input: {
   // Decap: DH(skR, pkE), then ExtractAndExpand over kem_context = enc || pkRm. node:crypto refuses a point that
   // is not on the curve.
   const dh = recipient.privateKey.computeSecret(enc);
-  const kemContext = Buffer.concat([enc, recipient.publicKeyBytes]);
   const eaePrk = labeledExtract(EAE_PRK, EMPTY, dh);
-  const sharedSecret = labeledExpand(SHARED_SECRET, eaePrk, kemContext, N_SECRET);
+  // kem_context = enc || pkRm, given to the HMAC in its two parts (the same bytes, no concatenation)
+  const sharedSecret = createHmac('sha256', eaePrk)
+    .update(SHARED_SECRET)
+    .update(enc)
+    .update(recipient.publicKeyBytes)
+    .update(BLOCK_1)
+    .digest();
   // KeySchedule, mode_base (0x00), default PSK and PSK id (empty).
   const infoHash = labeledExtract(INFO_HASH, EMPTY, info);
   const context = Buffer.concat([MODE_BASE, PSK_ID_HASH, infoHash]);
@@ -115,5 +120,9 @@ export function hpkeOpenBase(input: {
   const decipher = createDecipheriv('aes-128-gcm', key, baseNonce, { authTagLength: N_T });
   decipher.setAAD(EMPTY);
   decipher.setAuthTag(cipherText.subarray(cipherText.length - N_T));
-  return Buffer.concat([decipher.update(cipherText.subarray(0, cipherText.length - N_T)), decipher.final()]);
+  const plaintext = decipher.update(cipherText.subarray(0, cipherText.length - N_T));
+  // final() checks the tag (it throws on any change); GCM returns no more bytes from it, so the plaintext is
+  // update's buffer as it is, not a copy joined with an empty one (a pooled allocation per answer)
+  const rest = decipher.final();
+  return rest.length === 0 ? plaintext : Buffer.concat([plaintext, rest]);
 }

@@ -12,7 +12,7 @@
 //   SessionTranscript = [null, null, ["dcapi", SHA-256(CBOR [encryptionInfo b64u string, origin])]]
 //   response data  = { response: b64u(CBOR ["dcapi", { "enc": bstr, "cipherText": bstr }]) }
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
 import {
   cborDecode,
@@ -199,9 +199,7 @@ class DcapiHandover extends HandoverBase {
 
 /** SHA-256 of CBOR [encryptionInfo (the base64url string as sent), origin]: the dcapi handover's hash. */
 export function dcapiInfoHash(encryptionInfo: string, origin: string): Uint8Array {
-  return createHash('sha256')
-    .update(cborEncode([encryptionInfo, origin]))
-    .digest();
+  return hash('sha256', cborEncode([encryptionInfo, origin]), 'buffer');
 }
 
 /** The Annex C SessionTranscript: [null, null, ["dcapi", dcapiInfoHash]]. */
