@@ -117,8 +117,8 @@ export function hpkeOpenBase(input: {
   const key = labeledExpand(KEY, secret, context, N_K);
   const baseNonce = labeledExpand(BASE_NONCE, secret, context, N_N);
   // Open with sequence number 0: the nonce is base_nonce itself.
+  // aad is empty: GCM without setAAD authenticates exactly that (RFC 9180 5.2, Open(key, nonce, aad = "", ct))
   const decipher = createDecipheriv('aes-128-gcm', key, baseNonce, { authTagLength: N_T });
-  decipher.setAAD(EMPTY);
   decipher.setAuthTag(cipherText.subarray(cipherText.length - N_T));
   const plaintext = decipher.update(cipherText.subarray(0, cipherText.length - N_T));
   // final() checks the tag (it throws on any change); GCM returns no more bytes from it, so the plaintext is

@@ -1,7 +1,7 @@
 // Owns the OpenID4VP side of an mdoc answer's binding: the SessionTranscript of one of our requests (DC API
 // handover or redirect handover, with the response-encryption key thumbprint when encrypted), which handover a
 // stored request uses, and whether a wallet's answer is for one of the request's mso_mdoc queries.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { SessionTranscript } from '@owf/mdoc';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { mdocContext } from './mdoc-context';
@@ -33,7 +33,7 @@ export async function ecThumbprint(jwk: JWK): Promise<string> {
   )
     return calculateJwkThumbprint(jwk, 'sha256');
   const members = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
-  return createHash('sha256').update(members).digest('base64url');
+  return hash('sha256', members, 'base64url'); // one-shot: no Hash object per verification
 }
 
 /** The SessionTranscript this request binds the device signature to (OpenID4VP 1.0 Appendix B.2.6). */

@@ -229,7 +229,8 @@ export class MdocPresentationVerifier {
       routes: input.routes,
       now: input.now,
       checks: ['annex_c_decrypted'],
-    }).then((v) => ({ ...v, protocol: ANNEX_C_PROTOCOL }));
+      protocol: ANNEX_C_PROTOCOL,
+    });
   }
 
   private async verifyDeviceResponse(input: {
@@ -243,6 +244,8 @@ export class MdocPresentationVerifier {
     routes?: RouteScope;
     now: Date;
     checks: string[];
+    /** Set on the result (last, as the Annex C answer's copy of it was). */
+    protocol?: typeof ANNEX_C_PROTOCOL;
   }): Promise<MdocVerifiedPresentation> {
     const { bytes, presented, dcqlQuery, transcript, checks } = input;
     const raw = requireDeviceSigned(bytes);
@@ -415,7 +418,7 @@ export class MdocPresentationVerifier {
     checks.push(statusChecked.status === 'valid' ? 'status_list' : 'status_not_applicable');
     const documentSigner = this.certs.cert(doc.issuerSigned.issuerAuth.certificate);
     const holderJwk = coseKeyToEcJwk(mso.deviceKeyInfo.deviceKey) as JWK;
-    return {
+    const verified: MdocVerifiedPresentation = {
       format: MDOC_FORMAT,
       issuer: documentSigner.subject,
       vct: mso.docType,
@@ -437,6 +440,8 @@ export class MdocPresentationVerifier {
       checks,
       issuerChain: { documentSigner: documentSigner.subject, iaca: documentSigner.issuer },
     };
+    if (input.protocol) verified.protocol = input.protocol;
+    return verified;
   }
 
   private presentationFrom(
