@@ -25,7 +25,7 @@ import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import { type CachedSession, SessionRowCache, StaleRow, staleRow } from './session-row-cache';
+import { SessionRowCache, StaleRow, staleRow } from './session-row-cache';
 import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,
@@ -37,7 +37,7 @@ import type {
 import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
 import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
 import { shownToEnd } from './signer.shown-to-end';
-import { prepareWalletRequest } from './signer.wallet-request';
+import { prepareWalletRequest, type WalletRequestDeps } from './signer.wallet-request';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { PageView, Persona, Projection } from './signer.projection';
@@ -78,6 +78,7 @@ export class SessionTransport {
   private readonly routeTrust = new StampedCache<RouteTrust>(256);
   /** What this node last read or wrote of a running session, for Start and the wallet response (ADR 0067). */
   private readonly rows = new SessionRowCache();
+  private readonly walletRequests: WalletRequestDeps;
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
@@ -85,6 +86,12 @@ export class SessionTransport {
     this.transitions = new SessionTransitions({ ds, clock, onEventsQueued });
     this.projector = new SessionProjector(deps);
     this.completion = new StepCompletion({ ...deps, transitions: this.transitions });
+    this.walletRequests = {
+      ...deps,
+      audience: this.audience,
+      routeTrust: this.routeTrust,
+      steps: (s) => this.steps(s),
+    };
   }
 
   /** The binding decision, for other browser-facing routes of a session (e.g. the signer's receipts). */
@@ -161,25 +168,26 @@ export class SessionTransport {
     const hit = this.rows.get(id, this.deps.clock.now().getTime());
     if (hit?.session.status === 'created') {
       try {
-        return await this.startFrom(hit, token, issued, opts);
+        return await this.startFrom(hit.session, true, token, issued, opts);
       } catch (e) {
         // whatever it answers, a cached attempt that did not complete leaves no row behind
         this.rows.drop(id);
         if (!(e instanceof StaleRow)) throw e;
       }
     }
-    return this.startFrom(await this.open(id), token, issued, opts);
+    return this.startFrom((await this.open(id)).s, false, token, issued, opts);
   }
 
-  /** Start from `from`: a fresh read, or a cached row (`cached`), which may only win the move (StaleRow). */
+  /** Start from `from`: read now, or this node's row (`cached`), which may only win the move (StaleRow). */
   private async startFrom(
-    from: { s: SessionEntity; stamp?: string } | CachedSession,
+    from: SessionEntity,
+    cached: boolean,
     token: string,
     issued: string | undefined,
     opts: { read?: boolean },
   ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
-    const cached = 'session' in from;
-    const s = cached ? await this.transitions.current(from.session) : from.s;
+    // a fresh read had its expiry enforced by open(); a cached row has it here
+    const s = cached ? await this.transitions.current(from) : from;
     if (s.status !== 'created') {
       if (cached) throw new StaleRow();
       this.requireBound(s, token);
@@ -223,12 +231,7 @@ export class SessionTransport {
   ): Promise<AnyWalletRequest> {
     const { s, stamp } = await this.open(id, true);
     this.requireActive(s, browserToken);
-    const { row, request, signed } = await prepareWalletRequest(
-      { ...this.deps, audience: this.audience, routeTrust: this.routeTrust, steps: (x) => this.steps(x) },
-      s,
-      stamp,
-      kind,
-    );
+    const { row, request, signed } = await prepareWalletRequest(this.walletRequests, s, stamp, kind);
     const now = row.createdAt;
     // two inserts, no decision inside: no session row lock (a request of a session that moved on meanwhile is
     // never answered: the completion joins it on the current stage and its move is guarded)
