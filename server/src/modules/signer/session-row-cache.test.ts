@@ -7,8 +7,9 @@ import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { SessionRowCache } from './session-row-cache';
 
 const session = (id: string, version = 0) =>
-  Object.assign(new SessionEntity(), { id, version, status: 'created' as const });
-const request = (id: string) => Object.assign(new WalletRequestEntity(), { id, state: 'open' as const });
+  Object.assign(new SessionEntity(), { id, version, status: 'created' as SessionEntity['status'] });
+const request = (id: string) =>
+  Object.assign(new WalletRequestEntity(), { id, state: 'open' as WalletRequestEntity['state'] });
 
 describe('a node keeps its own rows of a session', () => {
   it('drops the oldest kept session past its bound, and any session past its time', () => {
