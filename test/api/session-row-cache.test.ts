@@ -1,6 +1,7 @@
-// Start and the wallet response begin from what this node last read or wrote of the session (ADR 0067): the
-// page's open, its Start and its wallet request. Such a row may be stale: the business stopped the session
-// through its API, another node completed the step, a refused answer came first. Each case here makes the
+// Start, the wallet request and the wallet response begin from what this node last read or wrote of the session
+// (ADR 0067 and its amendment): the page's open, its Start (with the trust stamp its read carried) and its wallet
+// request. Such a row may be stale: the business stopped the session through its API, another node completed
+// the step, a refused answer came first, trust changed on another node. Each case here makes the
 // node's row stale on purpose and asserts that the person and the business observe exactly what a fresh read
 // gives: the same answer as another node that holds no row (or, where the request was used meanwhile, the
 // "already used" every lost completion gives), nothing written twice, nothing written at all for a refusal
@@ -9,6 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
 import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
+import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed';
+import { MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
+import { MdocTrustStore } from '../../server/src/modules/verification/mdoc/mdoc-trust';
+import { skiOf } from '../../server/src/modules/verification/trusted-authorities';
+import { rootCa } from '../../server/src/modules/verification/x509-test-pki';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig, testEngine } from '../support/config';
 import { type Api, freePort, type Json, type TestService } from '../support/harness';
@@ -76,6 +82,46 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
     expect(await events(id, 'started')).toBe(0);
     expect((await api.rest('GET', `/v1/sessions/${id}`)).body.status).toBe('stopped');
+  });
+
+  it('a wallet request after the business stopped the started session answers as the other node does, and stores nothing', async () => {
+    const { id, c } = await opened();
+    expect((await c.startAndRead()).status).toBe(200);
+    expect((await api.rest('POST', `/v1/sessions/${id}/stop`)).status).toBe(200);
+    const here = await c.rawWalletRequest();
+    const there = await onOther(c).rawWalletRequest();
+    expect(here.status).toBe(409);
+    expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
+    // a request from the stale row would have been stored with its timeline entry, after the session stopped
+    expect(await t.svc.ds.getRepository(WalletRequestEntity).countBy({ sessionId: id })).toBe(0);
+    expect(await events(id, 'wallet_request')).toBe(0);
+  });
+
+  it('a wallet request after trust changed on the other node offers the trust now, not the trust of its Start', async () => {
+    await atWalletRequest(); // this node has read the routes' trust at the current stamp
+    const { c } = await opened();
+    const started = await c.startAndRead();
+    expect(started.status).toBe(200);
+    const now = Date.now();
+    const iaca = await rootCa('A later PID IACA', {
+      notBefore: new Date(now - 86_400_000),
+      notAfter: new Date(now + 365 * 86_400_000),
+    });
+    const ski = skiOf(iaca.cert.toString('pem'));
+    await new MdocTrustStore(other.ds).register({
+      environment: 'sandbox',
+      routeId: SANDBOX_ROUTE_ID,
+      doctypes: [MDOC_PID.doctype],
+      name: 'A later PID IACA',
+      certificatePem: iaca.cert.toString('pem'),
+      now: new Date(),
+    });
+    const wr = await c.rawWalletRequest();
+    expect(wr.status).toBe(200);
+    const pid = (wr.body.request.dcql_query.credentials as Json[]).find(
+      (q) => q.meta?.doctype_value === MDOC_PID.doctype,
+    );
+    expect(pid?.trusted_authorities[0].values).toContain(ski);
   });
 
   it('an answer after the business stopped the session is refused as on the other node: the request stays unused, no result', async () => {

@@ -58,16 +58,20 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * session, trust stamp and wallet request this node read and wrote with the wallet request; each sends no read
  * before its transaction (start 2 -> 1, wallet response 2 -> 1 round trips; 7 -> 6 and 11 -> 10 statements):
  * 8 round trips per complete session, carrying 31 statements.
+ * ADR 0067's amendment: the wallet request begins from the row Start left and the trust stamp Start's read
+ * carried; its request is inserted from the session row while the session is at that version and trust at
+ * that stamp (INSERT … SELECT, checked like a guarded move): no read before its transaction (wallet request
+ * 2 -> 1 round trip; 5 statements, the read replaced by the guard's check): 7 round trips, carrying 31.
  */
 const BUDGET = {
   create: 1,
   open: 1,
   read: 0,
   start: 1,
-  walletRequest: 2,
+  walletRequest: 1,
   walletResponse: 1,
   deliver: 2,
-  session: 8,
+  session: 7,
 };
 
 /**

@@ -201,6 +201,8 @@ interface EntityShape {
   table: string;
   columns: ColumnMetadata[];
   insert: string;
+  /** insertRowGuarded's `INSERT INTO … (columns) SELECT ?, …`, built on first use. */
+  insertFrom?: string;
   /** columnList answers by alias, prefix and subset (pure functions of the metadata). */
   columnLists: Map<string, string>;
   /** The columns of a subset of properties, by the identity of the caller's (constant) property list. */
@@ -332,6 +334,33 @@ export async function insertRowLater<T extends ObjectLiteral>(
   m: EntityManager,
 ): Promise<void> {
   await later(ds, shapeOf(ds, target).insert, rowValues(ds, target, entity), m);
+}
+
+/**
+ * insertRow written only while a row of another table still holds (`over`: its table, its id, and `guard`, a
+ * condition on it with its values in `params`): one INSERT … SELECT from that row, a guarded write
+ * (laterGuarded) that refuses by inserting nothing. Kept in a batched transaction (a false guard fails the round
+ * trip carrying it with LostGuard), run and answered at once anywhere else: the rows it inserted (0 or 1).
+ */
+export async function insertRowGuarded<T extends ObjectLiteral>(
+  ds: DataSource,
+  target: EntityTarget<T>,
+  entity: T,
+  m: EntityManager,
+  over: { table: 'session'; id: string; guard: string; params: unknown[] },
+): Promise<number> {
+  const shape = shapeOf(ds, target);
+  shape.insertFrom ??= `INSERT INTO ${ds.driver.escape(shape.table)} (${shape.columns.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) SELECT ${shape.columns.map(() => '?').join(', ')}`;
+  // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
+  const text = `${shape.insertFrom} FROM ${over.table} WHERE id = ?`;
+  return laterGuarded(
+    ds,
+    text,
+    shape.table,
+    over.guard,
+    [...rowValues(ds, target, entity), over.id, ...over.params],
+    m,
+  );
 }
 
 /** Every column's value of an entity, in columnList order, converted by the driver. */

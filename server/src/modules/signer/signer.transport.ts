@@ -7,7 +7,6 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError, isAppError } from '../../common/errors';
 import type { Config } from '../../config/config';
-import { columnList, hydrate, insertRowLater, sql } from '../../db/fast-sql';
 import type { AuditService } from '../audit/audit.service';
 import type { DocumentEntity } from '../document/document.entity';
 import { type DocumentService } from '../document/document.service';
@@ -17,8 +16,7 @@ import { stepWindowEnd } from '../session/session.input';
 import { type KeptRead, SessionTransitions } from '../session/session.transition';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
-import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
-import { StampedCache, TRUST_STAMP_COLUMNS, trustStampOf } from '../verification/trust-version';
+import { StampedCache } from '../verification/trust-version';
 import type { RouteTrust } from '../verification/trusted-authorities';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
@@ -31,13 +29,24 @@ import type {
   AnyWalletRequest,
   DocumentsShown,
   TransportAck,
-  UnsignedWalletRequest,
   WalletResponseSubmission,
 } from './signer.contract';
 import { type PageView, type Persona, type Projection, SessionProjector } from './signer.projection';
-import { openPage, type PageRead, pageAfterTransition, readPage } from './signer.read-model';
+import {
+  openPage,
+  type PageRead,
+  pageAfterTransition,
+  readPage,
+  readSession,
+  readSubmission,
+} from './signer.read-model';
 import { shownToEnd } from './signer.shown-to-end';
-import { prepareWalletRequest, type WalletRequestDeps } from './signer.wallet-request';
+import {
+  prepareWalletRequest,
+  storeWalletRequest,
+  type WalletRequestDeps,
+  walletRequestAnswer,
+} from './signer.wallet-request';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
 export type { PageView, Persona, Projection } from './signer.projection';
@@ -71,9 +80,6 @@ export class SessionTransport {
   private readonly transitions: SessionTransitions;
   private readonly projector: SessionProjector;
   private readonly completion: StepCompletion;
-  private openText?: string;
-  private openPlainText?: string;
-  private submitText?: string;
   /** The routes' trust for wallet requests, as read at a trust stamp (ADR 0063). */
   private readonly routeTrust = new StampedCache<RouteTrust>(256);
   /** What this node last read or wrote of a running session, for Start and the wallet response (ADR 0067). */
@@ -92,6 +98,15 @@ export class SessionTransport {
       routeTrust: this.routeTrust,
       steps: (s) => this.steps(s),
     };
+  }
+
+  /**
+   * Keeps `s` (what a committed unit left) with the trust stamp of the page read that unit's COMMIT carried, when
+   * that read saw the same row (ADR 0067 amendment): the next wallet request begins from both.
+   */
+  private keepStamped(s: SessionEntity, page: PageRead | undefined): void {
+    if (page?.stamp !== undefined && page.session.version === s.version)
+      this.rows.keep(s, page.stamp, this.deps.clock.now().getTime());
   }
 
   /** The binding decision, for other browser-facing routes of a session (e.g. the signer's receipts). */
@@ -127,8 +142,8 @@ export class SessionTransport {
     if (opts.read) read = await this.viewOf(page, cookie);
     // an open that carries no read still brings an overdue session to its expiry, as it did before
     const s = read?.session ?? (await this.transitions.current(page.session));
-    // the row as read now: the Start that follows begins from it (ADR 0067)
-    this.rows.keep(s, undefined, this.deps.clock.now().getTime());
+    // the row as read now, with the stamp read beside it: the Start that follows begins from it (ADR 0067)
+    this.rows.keep(s, page.stamp, this.deps.clock.now().getTime());
     return { cookie, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
@@ -216,7 +231,9 @@ export class SessionTransport {
     this.rows.keep(started, undefined, now.getTime());
     this.requireBound(started, token);
     // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
-    const read = after ? await this.viewOf(await after.page(), token) : undefined;
+    const page = after ? await after.page() : undefined;
+    this.keepStamped(started, page);
+    const read = page ? await this.viewOf(page, token) : undefined;
     return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
@@ -229,40 +246,49 @@ export class SessionTransport {
     browserToken: string | undefined,
     kind: WalletRequestKind = 'dc_api',
   ): Promise<AnyWalletRequest> {
+    // from this node's row of the Start or the step before, with the trust stamp read beside it (ADR 0067
+    // amendment): its insert is guarded by both
+    const hit = this.rows.get(id, this.deps.clock.now().getTime());
+    if (hit?.session.status === 'in_progress' && hit.stamp !== undefined) {
+      try {
+        return await this.walletRequestFrom(hit.session, hit.stamp, true, browserToken, kind);
+      } catch (e) {
+        // whatever it answers, a cached attempt that did not complete leaves no row behind
+        this.rows.drop(id);
+        if (!(e instanceof StaleRow)) throw e;
+      }
+    }
     const { s, stamp } = await this.open(id, true);
-    this.requireActive(s, browserToken);
-    const { row, request, signed } = await prepareWalletRequest(this.walletRequests, s, stamp, kind);
-    const now = row.createdAt;
-    // two inserts, no decision inside: no session row lock (a request of a session that moved on meanwhile is
-    // never answered: the completion joins it on the current stage and its move is guarded)
-    await this.transitions.run(
-      s,
-      async (tx) => {
-        // plain INSERT (fast-sql.ts), every column set; with the timeline row and the COMMIT, the whole unit is
-        // one round trip on MySQL (ADR 0058)
-        await insertRowLater(tx.m.dataSource, WalletRequestEntity, row, tx.m);
-        await tx.timeline({
-          kind: 'wallet_request',
-          at: now,
-          stage: row.stage,
-          detail: { request_id: row.id, transport: kind },
-        });
-      },
-      undefined,
-      { lock: false },
-    );
+    return this.walletRequestFrom(s, stamp, false, browserToken, kind);
+  }
+
+  /**
+   * The wallet request from `from`: read now, or this node's row (`cached`, `stamp` defined), which may only
+   * insert the request while the session is still at that row and trust at that stamp (StaleRow otherwise).
+   */
+  private async walletRequestFrom(
+    from: SessionEntity,
+    stamp: string | undefined,
+    cached: boolean,
+    browserToken: string | undefined,
+    kind: WalletRequestKind,
+  ): Promise<AnyWalletRequest> {
+    // a fresh read had its expiry enforced by open(); a cached row has it here
+    const s = cached ? await this.transitions.current(from) : from;
+    let prepared: Awaited<ReturnType<typeof prepareWalletRequest>>;
+    try {
+      this.requireActive(s, browserToken);
+      prepared = await prepareWalletRequest(this.walletRequests, s, stamp, kind);
+    } catch (e) {
+      // a cached attempt never answers a failed precondition: the fresh read decides
+      if (cached && isAppError(e)) throw new StaleRow();
+      throw e;
+    }
+    const { row } = prepared;
+    await storeWalletRequest(this.transitions, s, row, kind, cached ? stamp : undefined);
     // the session as just read, its trust stamp and this request: the wallet response begins from them
-    this.rows.keep(s, stamp, now.getTime(), row);
-    const common = {
-      request_id: row.id,
-      expires: row.expiresAt.toISOString(),
-      sandbox_personas:
-        s.environment === 'sandbox' && this.deps.sandboxPersonas
-          ? await this.deps.sandboxPersonas(request)
-          : null,
-    };
-    if (signed) return { ...common, ...signed.forPage };
-    return { ...common, request, protocol: WALLET_PROTOCOL } satisfies UnsignedWalletRequest;
+    this.rows.keep(s, stamp, row.createdAt.getTime(), row);
+    return walletRequestAnswer(this.walletRequests, s, prepared);
   }
 
   /**
@@ -290,19 +316,9 @@ export class SessionTransport {
       }
     }
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
-    const { ds } = this.deps;
-    this.submitText ??=
-      `SELECT ${columnList(ds, SessionEntity, 's', 's_')}, ${columnList(ds, WalletRequestEntity, 'wr', 'wr_')}, ${TRUST_STAMP_COLUMNS}` +
-      // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard
-      " FROM session s LEFT JOIN wallet_request wr ON wr.id = ? AND wr.session_id = s.id AND wr.stage = s.current_stage AND wr.state = 'open' WHERE s.id = ?";
-    const rows =
-      typeof id === 'string' && id.startsWith('sess_')
-        ? await sql(ds, this.submitText, [String(body.request_id), id])
-        : [];
-    if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
-    const s = hydrate(ds, SessionEntity, rows[0], 's_');
-    const req = rows[0].wr_id == null ? null : hydrate(ds, WalletRequestEntity, rows[0], 'wr_');
-    return this.submitFrom(s, req, trustStampOf(rows[0]), false, browserToken, body, opts);
+    const read = await readSubmission(this.deps.ds, id, body.request_id);
+    if (!read) throw new AppError('not_found', 'This session link is not valid.');
+    return this.submitFrom(read.s, read.req, read.stamp, false, browserToken, body, opts);
   }
 
   /**
@@ -335,8 +351,10 @@ export class SessionTransport {
     // throws StaleRow
     const done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
     this.rows.keep(done, undefined, this.deps.clock.now().getTime());
+    const page = after ? await after.page() : undefined;
+    this.keepStamped(done, page);
     // requireActive above verified the cookie: the bound browser's value
-    const read = after ? await this.viewOf(await after.page(), browserToken as string) : undefined;
+    const read = page ? await this.viewOf(page, browserToken as string) : undefined;
     return { ack: ackOf(done), ...(read ? { read } : {}) };
   }
 
@@ -439,15 +457,9 @@ export class SessionTransport {
    * response), so its trust reads may be answered from cache (ADR 0063); the others read no trust (ADR 0065).
    */
   private async open(id: string, stamped = false): Promise<{ s: SessionEntity; stamp: string | undefined }> {
-    const { ds } = this.deps;
-    // sql-lint-allow: session-scope: by primary key (ids are globally unique): a lookup vindex on the id routes it to one shard (the capability id of the hosted page)
-    this.openText ??= `SELECT ${columnList(ds, SessionEntity)}, ${TRUST_STAMP_COLUMNS} FROM session WHERE id = ?`;
-    this.openPlainText ??= `SELECT ${columnList(ds, SessionEntity)} FROM session WHERE id = ?`;
-    const text = stamped ? this.openText : this.openPlainText;
-    const rows = typeof id === 'string' && id.startsWith('sess_') ? await sql(ds, text, [id]) : [];
-    if (!rows[0]) throw new AppError('not_found', 'This session link is not valid.');
-    const s = await this.transitions.current(hydrate(ds, SessionEntity, rows[0]));
-    return { s, stamp: trustStampOf(rows[0]) };
+    const read = await readSession(this.deps.ds, id, stamped);
+    if (!read) throw new AppError('not_found', 'This session link is not valid.');
+    return { s: await this.transitions.current(read.s), stamp: read.stamp };
   }
 
   /** The one decision "this request's browser is the bound one" (also used by modules/receipt). */

@@ -1,15 +1,20 @@
 // Owns preparing the wallet request for the current step of a started session (the hosted page's `walletRequest`,
-// signer.transport.ts stores it): the step's DCQL query with the routes' trust and rules, a fresh nonce, and
-// for the signed transports the request object and its response key. Nothing is written here.
+// signer.transport.ts calls it): the step's DCQL query with the routes' trust and rules, a fresh nonce, and
+// for the signed transports the request object and its response key; then storing it (storeWalletRequest) and
+// what the page gets for it.
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
 import { newId, randomToken } from '../../common/ids';
+import { insertRowGuarded, insertRowLater } from '../../db/fast-sql';
 import { type DocumentService, toDocumentView } from '../document/document.service';
 import { applyRouteRules } from '../relying-party/route-request-rules';
 import type { SessionEntity } from '../session/session.entity';
+import type { SessionTransitions } from '../session/session.transition';
 import { asksForMdoc } from '../verification/mdoc/mdoc-query';
+import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import type { StampedCache } from '../verification/trust-version';
+import { stampGuard } from '../verification/trust-version';
 import type { RouteTrust } from '../verification/trusted-authorities';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { PRIMITIVE_SPECS } from '../workflow/primitives';
@@ -19,6 +24,9 @@ import { type IntendedUse, intendedUseOf } from '../workflow/workflow.intended-u
 import type { WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import { bindingClaimsFor } from './holder-binding';
+import { StaleRow, staleRow } from './session-row-cache';
+import type { AnyWalletRequest, UnsignedWalletRequest } from './signer.contract';
+import type { Persona } from './signer.projection';
 import { shownToEnd } from './signer.shown-to-end';
 import type { WalletRequestKind, WalletTransports } from './signer.wallet-transports';
 
@@ -34,6 +42,8 @@ export interface WalletRequestDeps {
   routeTrust: StampedCache<RouteTrust>;
   /** The steps of the session's pinned revision. */
   steps: (s: SessionEntity) => Promise<WorkflowStep[]>;
+  /** Reference-wallet personas offered on sandbox sessions (none in production), those that can answer `request`. */
+  sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
 }
 
 type Signed = Awaited<ReturnType<WalletTransports['build']>>;
@@ -137,4 +147,63 @@ async function intendedUse(deps: WalletRequestDeps, s: SessionEntity): Promise<I
   return intendedUseOf(
     (await deps.workflows.revision(deps.ds.manager, s.workflowId, s.workflowRevision)).intendedUse,
   );
+}
+
+/**
+ * Stores the prepared request `row` of session `s` with its timeline entry, in one unit (on MySQL one round trip,
+ * ADR 0058): two inserts, no decision inside, so no session row lock (a request of a session that moved on
+ * meanwhile is never answered: the completion joins it on the current stage and its move is guarded). With
+ * `cachedAt`, `s` is this node's row and the request was built at that trust stamp (ADR 0067 amendment): the
+ * request is inserted from the session row only while it is at that version and trust at that stamp; otherwise
+ * nothing is written and StaleRow is thrown.
+ */
+export async function storeWalletRequest(
+  transitions: SessionTransitions,
+  s: SessionEntity,
+  row: WalletRequestEntity,
+  kind: WalletRequestKind,
+  cachedAt: string | undefined,
+): Promise<void> {
+  await transitions.run(
+    s,
+    async (tx) => {
+      // plain INSERT (fast-sql.ts), every column set, sent with the timeline row and the COMMIT
+      if (cachedAt === undefined) await insertRowLater(tx.m.dataSource, WalletRequestEntity, row, tx.m);
+      else {
+        const trust = stampGuard(cachedAt);
+        const inserted = await insertRowGuarded(tx.m.dataSource, WalletRequestEntity, row, tx.m, {
+          table: 'session',
+          id: s.id,
+          guard: `status = ? AND version = ? AND ${trust.where}`,
+          params: [s.status, s.version, ...trust.params],
+        });
+        if (inserted !== 1) throw new StaleRow();
+      }
+      await tx.timeline({
+        kind: 'wallet_request',
+        at: row.createdAt,
+        stage: row.stage,
+        detail: { request_id: row.id, transport: kind },
+      });
+    },
+    // a cached row's lost guard: run again from a fresh read
+    cachedAt === undefined ? undefined : staleRow,
+    { lock: false },
+  );
+}
+
+/** What the page gets for a stored request: the request, or what its signed transport built for the page. */
+export async function walletRequestAnswer(
+  deps: Pick<WalletRequestDeps, 'sandboxPersonas'>,
+  s: SessionEntity,
+  { row, request, signed }: Awaited<ReturnType<typeof prepareWalletRequest>>,
+): Promise<AnyWalletRequest> {
+  const common = {
+    request_id: row.id,
+    expires: row.expiresAt.toISOString(),
+    sandbox_personas:
+      s.environment === 'sandbox' && deps.sandboxPersonas ? await deps.sandboxPersonas(request) : null,
+  };
+  if (signed) return { ...common, ...signed.forPage };
+  return { ...common, request, protocol: WALLET_PROTOCOL } satisfies UnsignedWalletRequest;
 }
