@@ -9,16 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
-import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
-import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed';
 import { MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
-import { MdocTrustStore } from '../../server/src/modules/verification/mdoc/mdoc-trust';
-import { skiOf } from '../../server/src/modules/verification/trusted-authorities';
-import { rootCa } from '../../server/src/modules/verification/x509-test-pki';
+import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
 import { createService, type Service } from '../../server/src/service';
 import { testConfig, testEngine } from '../support/config';
 import { type Api, freePort, type Json, type TestService } from '../support/harness';
 import { identifyFixture } from '../support/page-fixture';
+import { trustNewPidIaca } from '../support/pid-iaca';
 import { SignerClient } from '../support/signer';
 
 describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of a session', () => {
@@ -102,20 +99,7 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     const { c } = await opened();
     const started = await c.startAndRead();
     expect(started.status).toBe(200);
-    const now = Date.now();
-    const iaca = await rootCa('A later PID IACA', {
-      notBefore: new Date(now - 86_400_000),
-      notAfter: new Date(now + 365 * 86_400_000),
-    });
-    const ski = skiOf(iaca.cert.toString('pem'));
-    await new MdocTrustStore(other.ds).register({
-      environment: 'sandbox',
-      routeId: SANDBOX_ROUTE_ID,
-      doctypes: [MDOC_PID.doctype],
-      name: 'A later PID IACA',
-      certificatePem: iaca.cert.toString('pem'),
-      now: new Date(),
-    });
+    const ski = await trustNewPidIaca(other.ds, 'A later PID IACA');
     const wr = await c.rawWalletRequest();
     expect(wr.status).toBe(200);
     const pid = (wr.body.request.dcql_query.credentials as Json[]).find(

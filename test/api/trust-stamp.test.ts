@@ -10,15 +10,13 @@ import { SANDBOX_ROUTE_ID } from '../../server/src/modules/catalog/catalog.seed'
 import { loadSandboxKey, SANDBOX_ISSUER_OWNER } from '../../server/src/modules/sandbox/sandbox-issuer';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
-import { MdocTrustStore } from '../../server/src/modules/verification/mdoc/mdoc-trust';
-import { skiOf } from '../../server/src/modules/verification/trusted-authorities';
-import { rootCa } from '../../server/src/modules/verification/x509-test-pki';
 import { createService, type Service } from '../../server/src/service';
 import { countStatements, type StatementCounter } from '../../server/src/tools/bench/statements';
 import { testConfig, testEngine } from '../support/config';
 import { runOperator } from '../support/dashboard';
 import { Api, freePort, type TestService } from '../support/harness';
 import { identifyFixture } from '../support/page-fixture';
+import { trustNewPidIaca } from '../support/pid-iaca';
 import { SignerClient } from '../support/signer';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON that each test asserts field by field
@@ -140,21 +138,8 @@ describe.skipIf(testEngine() === 'embedded')(
       expect(warm.res.status).toBe(200);
       expect(reads(warm.read, 'mdoc_trust_anchor')).toEqual([]);
 
-      const now = Date.now();
-      const iaca = await rootCa('Another PID IACA', {
-        notBefore: new Date(now - 86_400_000),
-        notAfter: new Date(now + 365 * 86_400_000),
-      });
-      const ski = skiOf(iaca.cert.toString('pem'));
+      const ski = await trustNewPidIaca(other.ds, 'Another PID IACA');
       expect(mdocQuery(before.wr)?.trusted_authorities[0].values).not.toContain(ski);
-      await new MdocTrustStore(other.ds).register({
-        environment: 'sandbox',
-        routeId: SANDBOX_ROUTE_ID,
-        doctypes: [MDOC_PID.doctype],
-        name: 'Another PID IACA',
-        certificatePem: iaca.cert.toString('pem'),
-        now: new Date(),
-      });
       const after = await atWalletStep();
       expect(mdocQuery(after.wr)?.trusted_authorities[0].values).toContain(ski);
 
