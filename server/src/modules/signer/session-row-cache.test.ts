@@ -1,6 +1,6 @@
 // The bounds ADR 0067 and the README promise for a node's own rows of a session: at most `max` sessions (the
 // oldest kept goes first), each for `ttlMs`, copied in and out, and a wallet request kept only while its
-// session's version is the one it was kept with.
+// session's version is the one it was kept with; a stamp set only on the version it was read beside.
 import { describe, expect, it } from 'vitest';
 import { SessionEntity } from '../session/session.entity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
@@ -49,5 +49,18 @@ describe('a node keeps its own rows of a session', () => {
     expect(rows.get('sess_a', 5)?.request).toBeUndefined();
     rows.drop('sess_a');
     expect(rows.get('sess_a', 6)).toBeUndefined();
+  });
+
+  it('takes a stamp only for the version it was read beside, and keeps the request with it', () => {
+    const rows = new SessionRowCache();
+    rows.keep(session('sess_a', 1), undefined, 0, request('wreq_1'));
+    rows.stampAt('sess_a', 2, '1.1'); // a read of a newer row: not this row's stamp
+    expect(rows.get('sess_a', 1)?.stamp).toBeUndefined();
+    rows.stampAt('sess_a', 1, undefined);
+    expect(rows.get('sess_a', 1)?.stamp).toBeUndefined();
+    rows.stampAt('sess_a', 1, '1.1');
+    expect(rows.get('sess_a', 1, 'wreq_1')?.stamp).toBe('1.1');
+    rows.stampAt('sess_b', 1, '1.1'); // nothing kept: nothing made up
+    expect(rows.get('sess_b', 1)).toBeUndefined();
   });
 });

@@ -87,6 +87,15 @@ export class SessionRowCache {
     });
   }
 
+  /**
+   * Sets the trust stamp of the kept row of session `id` when that row is at `version`: the stamp was read
+   * beside that version (the page's read a committed unit carried, ADR 0067 amendment); otherwise nothing.
+   */
+  stampAt(id: string, version: number, stamp: string | undefined): void {
+    const hit = this.entries.get(id);
+    if (hit && stamp !== undefined && hit.session.version === version) hit.stamp = stamp;
+  }
+
   drop(id: string): void {
     this.entries.delete(id);
   }

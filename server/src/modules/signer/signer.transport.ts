@@ -100,15 +100,6 @@ export class SessionTransport {
     };
   }
 
-  /**
-   * Keeps `s` (what a committed unit left) with the trust stamp of the page read that unit's COMMIT carried, when
-   * that read saw the same row (ADR 0067 amendment): the next wallet request begins from both.
-   */
-  private keepStamped(s: SessionEntity, page: PageRead | undefined): void {
-    if (page?.stamp !== undefined && page.session.version === s.version)
-      this.rows.keep(s, page.stamp, this.deps.clock.now().getTime());
-  }
-
   /** The binding decision, for other browser-facing routes of a session (e.g. the signer's receipts). */
   get binding(): BrowserBinding {
     return this.deps.binding;
@@ -232,7 +223,8 @@ export class SessionTransport {
     this.requireBound(started, token);
     // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
     const page = after ? await after.page() : undefined;
-    this.keepStamped(started, page);
+    // the stamp the COMMIT's read saw: the wallet request that follows begins from it (ADR 0067 amendment)
+    if (page) this.rows.stampAt(s.id, page.session.version, page.stamp);
     const read = page ? await this.viewOf(page, token) : undefined;
     return { ack: ackOf(started), cookie: token, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
@@ -352,7 +344,7 @@ export class SessionTransport {
     const done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
     this.rows.keep(done, undefined, this.deps.clock.now().getTime());
     const page = after ? await after.page() : undefined;
-    this.keepStamped(done, page);
+    if (page) this.rows.stampAt(s.id, page.session.version, page.stamp);
     // requireActive above verified the cookie: the bound browser's value
     const read = page ? await this.viewOf(page, browserToken as string) : undefined;
     return { ack: ackOf(done), ...(read ? { read } : {}) };

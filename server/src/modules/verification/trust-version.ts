@@ -24,9 +24,12 @@ export async function bumpTrustVersion(m: EntityManager): Promise<void> {
   await m.query('UPDATE trust_version SET version = version + 1 WHERE id = 1');
 }
 
+/** The stamp's two numbers, each a scalar subquery of its one-row table. */
+const CATALOG_VERSION = '(SELECT cv.version FROM catalog_version cv WHERE cv.id = 1)';
+const TRUST_VERSION = '(SELECT tv.version FROM trust_version tv WHERE tv.id = 1)';
+
 /** The two scalar subqueries a session read adds to its SELECT list (columns `trust_cv`, `trust_tv`). */
-export const TRUST_STAMP_COLUMNS =
-  '(SELECT cv.version FROM catalog_version cv WHERE cv.id = 1) AS trust_cv, (SELECT tv.version FROM trust_version tv WHERE tv.id = 1) AS trust_tv';
+export const TRUST_STAMP_COLUMNS = `${CATALOG_VERSION} AS trust_cv, ${TRUST_VERSION} AS trust_tv`;
 
 /** The stamp from a row that carries TRUST_STAMP_COLUMNS (undefined: a version row is missing, never cached). */
 export function trustStampOf(row: { trust_cv?: unknown; trust_tv?: unknown }): string | undefined {
@@ -41,8 +44,7 @@ export function trustStampOf(row: { trust_cv?: unknown; trust_tv?: unknown }): s
 export function stampGuard(stamp: string): { where: string; params: unknown[] } {
   const [cv, tv] = stamp.split('.').map(Number);
   return {
-    where:
-      '(SELECT cv.version FROM catalog_version cv WHERE cv.id = 1) = ? AND (SELECT tv.version FROM trust_version tv WHERE tv.id = 1) = ?',
+    where: `${CATALOG_VERSION} = ? AND ${TRUST_VERSION} = ?`,
     params: [cv, tv],
   };
 }
