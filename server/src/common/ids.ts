@@ -20,12 +20,13 @@ export function base32(bytes: Uint8Array): string {
 }
 
 /**
- * Random bytes for identifiers, drawn from a pool the CSPRNG refills 4 KiB at a time (one call instead of one
- * per id, as node's randomUUID does). Every byte is handed out once; the view is consumed before the next call.
+ * Random bytes for identifiers and tokens, drawn from a pool the CSPRNG refills 4 KiB at a time (one call
+ * instead of one per value, as node's randomUUID does: about 6 µs a call against 0.2 µs). Every byte is handed
+ * out once; the view is consumed (encoded) before the next call.
  */
 const POOL = Buffer.allocUnsafe(4096);
 let poolAt = POOL.length;
-function pooledRandom(n: number): Uint8Array {
+function pooledRandom(n: number): Buffer {
   if (n > POOL.length) return randomBytes(n);
   if (poolAt + n > POOL.length) {
     randomFillSync(POOL);
@@ -40,7 +41,8 @@ function pooledRandom(n: number): Uint8Array {
 export const newId = (prefix: string, bytes = 17): string =>
   `${prefix}_${base32(pooledRandom(bytes)).slice(0, 26)}`;
 
-export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
+/** `bytes` random bytes, base64url: nonces, cookie values, capability tokens. */
+export const randomToken = (bytes = 32): string => pooledRandom(bytes).toString('base64url');
 
 /** One-shot `crypto.hash` (Node >= 20.12): no Hash object per call, the same digest as createHash's. */
 export const sha256Hex = (data: string | Uint8Array): string => hash('sha256', data, 'hex');

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
 import { digestEqual } from '../../common/crypto';
-import { sha256Hex } from '../../common/ids';
+import { randomToken, sha256Hex } from '../../common/ids';
 import { isUniqueViolation } from '../../db/data-source';
 import type { KeySealer } from '../kms/key-sealer';
 import { ServiceSecretEntity } from '../session/service-secret.entity';
@@ -32,7 +32,7 @@ export class BrowserBinding {
 
   /** A fresh server-issued browser cookie value. */
   issue(): string {
-    const nonce = randomBytes(32).toString('base64url');
+    const nonce = randomToken(32);
     return `${nonce}.${this.macOf(nonce)}`;
   }
 

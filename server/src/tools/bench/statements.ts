@@ -5,6 +5,8 @@
 // write, a batched transition) counts each of its statements. The mysql2
 // connection prototype is wrapped once, in the process that asks (a bench or a test, never the service); a
 // counter only counts while it is open. The embedded engine is not counted (count() answers undefined).
+// While it counts, a counter only keeps each text it sees; folding and scanning them wait until it is read, so
+// the bench's measured CPU holds the service's work and not the counter's (ADR 0068).
 import type { DataSource } from 'typeorm';
 
 interface Wrappable {
@@ -23,7 +25,8 @@ export interface StatementCounter {
   close(): void;
 }
 
-const open = new Set<{ n: number; statements: number; texts: Map<string, number> }>();
+/** The texts sent since the last reset, in order (one per round trip), read and folded only when asked. */
+const open = new Set<{ sent: string[] }>();
 const wrapped = new WeakSet<object>();
 
 function wrap(proto: Wrappable): void {
@@ -35,13 +38,7 @@ function wrap(proto: Wrappable): void {
       if (open.size > 0) {
         const first = args[0] as string | { sql?: string };
         const full = typeof first === 'string' ? first : (first?.sql ?? '?');
-        const text = folded(full);
-        const statements = statementsIn(full);
-        for (const c of open) {
-          c.n++;
-          c.statements += statements;
-          c.texts.set(text, (c.texts.get(text) ?? 0) + 1);
-        }
+        for (const c of open) c.sent.push(full);
       }
       return orig.apply(this, args);
     };
@@ -100,7 +97,7 @@ function isSpace(ch: string): boolean {
 
 /** Starts counting the statements of `ds`'s driver (and of every other mysql2 connection in this process). */
 export async function countStatements(ds: DataSource): Promise<StatementCounter> {
-  const state = { n: 0, statements: 0, texts: new Map<string, number>() };
+  const state = { sent: [] as string[] };
   const driver = ds.driver as unknown as {
     pool?: { getConnection(cb: (e: Error | null, c: unknown) => void): void };
   };
@@ -118,13 +115,19 @@ export async function countStatements(ds: DataSource): Promise<StatementCounter>
     open.add(state);
   }
   return {
-    count: () => (open.has(state) ? state.n : undefined),
-    statements: () => (open.has(state) ? state.statements : undefined),
-    byText: () => new Map(state.texts),
+    count: () => (open.has(state) ? state.sent.length : undefined),
+    statements: () =>
+      open.has(state) ? state.sent.reduce((n, full) => n + statementsIn(full), 0) : undefined,
+    byText: () => {
+      const texts = new Map<string, number>();
+      for (const full of state.sent) {
+        const text = folded(full);
+        texts.set(text, (texts.get(text) ?? 0) + 1);
+      }
+      return texts;
+    },
     reset: () => {
-      state.n = 0;
-      state.statements = 0;
-      state.texts.clear();
+      state.sent = [];
     },
     close: () => {
       open.delete(state);

@@ -1,10 +1,12 @@
 // age_verify: whether the person is at least `threshold` years old, and nothing else (data minimisation).
+import type { DcqlQuery } from 'dcql';
 import { AppError } from '../../../common/errors';
 import {
   ageOverClaimOf,
   buildAgeDcqlQuery,
   DISCLOSED_IDENTIFY_CLAIMS,
   PID_VCT,
+  StepQueryMemo,
 } from '../../verification/dcql';
 import {
   ageOverElement,
@@ -31,6 +33,40 @@ export const AGE_CONDITION_CLAIM = 'over';
 /** The highest age_verify threshold an mdoc can answer (ISO 18013-5 `age_over_NN` has two digits). */
 export const MDOC_MAX_AGE_THRESHOLD = 99;
 
+/** The query per threshold and binding claims (claim names hold no space). */
+const queries = new StepQueryMemo();
+
+/** The age query: the SD-JWT VC PID, then (up to 99) the age attestation and the mdocs that carry age_over_NN. */
+function ageQuery(threshold: number, binding: readonly string[]): DcqlQuery {
+  const sdJwt = withBindingClaims(
+    buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, threshold).credentials[0] as CredentialQueryInput,
+    binding.map((c) => [c]),
+  );
+  // ISO 18013-5 names age statements with two digits (age_over_NN): above 99 only the SD-JWT VC can answer.
+  // Among the mdocs the age-verification attestation comes first: it discloses nothing but the age statement.
+  const mdoc =
+    threshold <= MDOC_MAX_AGE_THRESHOLD
+      ? [
+          // the age-verification attestation carries no identity: presented with another key, it cannot bind
+          mdocAgeQuery(MDOC_QUERY_IDS.av, MDOC_AV.doctype, threshold),
+          ...(
+            [
+              [MDOC_QUERY_IDS.pid, MDOC_PID],
+              [MDOC_QUERY_IDS.mdl, MDOC_MDL],
+              [MDOC_QUERY_IDS.photoId, MDOC_PHOTO_ID],
+              [MDOC_QUERY_IDS.idPass, MDOC_ID_PASS],
+            ] as const
+          ).map(([id, doc]) =>
+            withBindingClaims(
+              mdocAgeQuery(id, doc.doctype, threshold),
+              binding.map((c) => [doc.namespace, c]),
+            ),
+          ),
+        ]
+      : [];
+  return dcqlQueryWithAlternatives([sdJwt, ...mdoc]);
+}
+
 export const ageVerify: PrimitiveSpec<'age_verify'> = {
   name: 'age_verify',
   bit: 2,
@@ -47,38 +83,14 @@ export const ageVerify: PrimitiveSpec<'age_verify'> = {
   request(step, nonce, ctx) {
     const threshold = step.threshold as number;
     const binding = ctx.bindingClaims ?? [];
-    const sdJwt = withBindingClaims(
-      buildAgeDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, threshold).credentials[0] as CredentialQueryInput,
-      binding.map((c) => [c]),
-    );
-    // ISO 18013-5 names age statements with two digits (age_over_NN): above 99 only the SD-JWT VC can answer.
-    // Among the mdocs the age-verification attestation comes first: it discloses nothing but the age statement.
-    const mdoc =
-      threshold <= MDOC_MAX_AGE_THRESHOLD
-        ? [
-            // the age-verification attestation carries no identity: presented with another key, it cannot bind
-            mdocAgeQuery(MDOC_QUERY_IDS.av, MDOC_AV.doctype, threshold),
-            ...(
-              [
-                [MDOC_QUERY_IDS.pid, MDOC_PID],
-                [MDOC_QUERY_IDS.mdl, MDOC_MDL],
-                [MDOC_QUERY_IDS.photoId, MDOC_PHOTO_ID],
-                [MDOC_QUERY_IDS.idPass, MDOC_ID_PASS],
-              ] as const
-            ).map(([id, doc]) =>
-              withBindingClaims(
-                mdocAgeQuery(id, doc.doctype, threshold),
-                binding.map((c) => [doc.namespace, c]),
-              ),
-            ),
-          ]
-        : [];
-    return buildWalletRequest({ nonce, dcqlQuery: dcqlQueryWithAlternatives([sdJwt, ...mdoc]) });
+    const dcqlQuery = queries.get(`${threshold} ${binding.join(' ')}`, () => ageQuery(threshold, binding));
+    return buildWalletRequest({ nonce, dcqlQuery });
   },
   result(step, v) {
     const threshold = step.threshold as number;
     return { over: ageAnswer(threshold, v).over, threshold };
   },
+
   sealsEvidence: true,
   auditFacts: (step, v) => ({ age_basis: ageAnswer(step.threshold as number, v).basis }),
   auditStatus: 'outcome',

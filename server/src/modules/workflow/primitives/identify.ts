@@ -1,5 +1,5 @@
 // identify: the person discloses the requested claims (SD-JWT VC PID, mdoc PID, mDL, photo ID or ID pass).
-import { buildIdentifyDcqlQuery, PID_VCT } from '../../verification/dcql';
+import { buildIdentifyDcqlQuery, PID_VCT, StepQueryMemo } from '../../verification/dcql';
 import {
   dcqlQueryWithAlternatives,
   MDOC_ID_PASS,
@@ -15,6 +15,9 @@ import { IDENTIFY_CLAIMS, type IdentifyClaim } from './step';
 
 /** identify claims a condition may test (birth_date: use an age_verify step; names are not rules). */
 export const IDENTIFY_CONDITION_CLAIMS: readonly string[] = ['nationality', 'document_status'];
+
+/** The query per claim list (step claims, then binding claims, in order): claim names hold no space. */
+const queries = new StepQueryMemo();
 
 export const identify: PrimitiveSpec<'identify'> = {
   name: 'identify',
@@ -39,19 +42,18 @@ export const identify: PrimitiveSpec<'identify'> = {
         ...(ctx.bindingClaims ?? []),
       ]),
     ];
-    const sdJwt = buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, claims).credentials[0];
     // One of: the SD-JWT VC PID, the mdoc PID, or the mobile driving licence (it carries every identify claim).
-    return buildWalletRequest({
-      nonce,
-      dcqlQuery: dcqlQueryWithAlternatives([
-        sdJwt as CredentialQueryInput,
+    const dcqlQuery = queries.get(claims.join(' '), () =>
+      dcqlQueryWithAlternatives([
+        buildIdentifyDcqlQuery(CREDENTIAL_QUERY_ID, PID_VCT, claims).credentials[0] as CredentialQueryInput,
         mdocIdentifyQuery(MDOC_QUERY_IDS.pid, MDOC_PID.doctype, claims),
         mdocIdentifyQuery(MDOC_QUERY_IDS.mdl, MDOC_MDL.doctype, claims),
         // Apple's Digital ID and Google's ID pass, last: wallets holding a PID or an mDL answer as before
         mdocIdentifyQuery(MDOC_QUERY_IDS.photoId, MDOC_PHOTO_ID.doctype, claims),
         mdocIdentifyQuery(MDOC_QUERY_IDS.idPass, MDOC_ID_PASS.doctype, claims),
       ]),
-    });
+    );
+    return buildWalletRequest({ nonce, dcqlQuery });
   },
   result(step, v) {
     const claims: Record<string, unknown> = {};
