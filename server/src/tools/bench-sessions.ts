@@ -183,7 +183,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
     const rawReady = await ask<{ url: string }>(raw, undefined, 60_000);
     if (!rawReady) throw new Error('the raw server did not start');
     const rawChild = raw;
-    const counter = await countStatements(s.ds);
+    const counter = await countStatements(s.ds, { texts: false });
     closeCounter = () => counter.close();
     // the relay's pool is its own DataSource (service.ts), reached here only to time its connection waits
     const relayDs = (s.relay as unknown as { deps?: { ds?: typeof s.ds } }).deps?.ds;

@@ -5,8 +5,10 @@
 // write, a batched transition) counts each of its statements. The mysql2
 // connection prototype is wrapped once, in the process that asks (a bench or a test, never the service); a
 // counter only counts while it is open. The embedded engine is not counted (count() answers undefined).
-// While it counts, a counter only keeps each text it sees; folding and scanning them wait until it is read, so
-// the bench's measured CPU holds the service's work and not the counter's (ADR 0068).
+// The bench's counter (`texts: false`) keeps no text: a text without `;` is one statement, found without a scan,
+// and only a multi-statement text is scanned; the tests' counters also keep each text, folded, for byText. Keeping
+// every text for later instead held a slice's batched transaction texts alive through the young generation's
+// collections, work charged to the service (ADR 0068).
 import type { DataSource } from 'typeorm';
 
 interface Wrappable {
@@ -25,8 +27,13 @@ export interface StatementCounter {
   close(): void;
 }
 
-/** The texts sent since the last reset, in order (one per round trip), read and folded only when asked. */
-const open = new Set<{ sent: string[] }>();
+interface Tally {
+  n: number;
+  statements: number;
+  /** Folded texts and how often each ran; undefined for a counter that keeps no texts. */
+  texts: Map<string, number> | undefined;
+}
+const open = new Set<Tally>();
 const wrapped = new WeakSet<object>();
 
 function wrap(proto: Wrappable): void {
@@ -38,7 +45,15 @@ function wrap(proto: Wrappable): void {
       if (open.size > 0) {
         const first = args[0] as string | { sql?: string };
         const full = typeof first === 'string' ? first : (first?.sql ?? '?');
-        for (const c of open) c.sent.push(full);
+        const statements = statementsIn(full);
+        for (const c of open) {
+          c.n++;
+          c.statements += statements;
+          if (c.texts) {
+            const text = folded(full);
+            c.texts.set(text, (c.texts.get(text) ?? 0) + 1);
+          }
+        }
       }
       return orig.apply(this, args);
     };
@@ -95,9 +110,15 @@ function isSpace(ch: string): boolean {
   return c === 32 || (c >= 9 && c <= 13) || ch.trim() === '';
 }
 
-/** Starts counting the statements of `ds`'s driver (and of every other mysql2 connection in this process). */
-export async function countStatements(ds: DataSource): Promise<StatementCounter> {
-  const state = { sent: [] as string[] };
+/**
+ * Starts counting the statements of `ds`'s driver (and of every other mysql2 connection in this process).
+ * `texts: false` (the bench) keeps no texts: byText answers an empty map.
+ */
+export async function countStatements(
+  ds: DataSource,
+  opts: { texts?: boolean } = {},
+): Promise<StatementCounter> {
+  const state: Tally = { n: 0, statements: 0, texts: opts.texts === false ? undefined : new Map() };
   const driver = ds.driver as unknown as {
     pool?: { getConnection(cb: (e: Error | null, c: unknown) => void): void };
   };
@@ -115,19 +136,13 @@ export async function countStatements(ds: DataSource): Promise<StatementCounter>
     open.add(state);
   }
   return {
-    count: () => (open.has(state) ? state.sent.length : undefined),
-    statements: () =>
-      open.has(state) ? state.sent.reduce((n, full) => n + statementsIn(full), 0) : undefined,
-    byText: () => {
-      const texts = new Map<string, number>();
-      for (const full of state.sent) {
-        const text = folded(full);
-        texts.set(text, (texts.get(text) ?? 0) + 1);
-      }
-      return texts;
-    },
+    count: () => (open.has(state) ? state.n : undefined),
+    statements: () => (open.has(state) ? state.statements : undefined),
+    byText: () => new Map(state.texts),
     reset: () => {
-      state.sent = [];
+      state.n = 0;
+      state.statements = 0;
+      state.texts?.clear();
     },
     close: () => {
       open.delete(state);
