@@ -91,8 +91,8 @@ export function parseDcqlQuery(input: unknown): DcqlQuery {
  * A step's DCQL query, built once per distinct key and shared (deep-frozen) by every request that asks the same:
  * the query of an identify or age_verify step is a pure function of the step's claims or threshold and the
  * binding claims (the nonce sits beside it in the request). Building it parses and validates every credential
- * query with the dcql package twice (the format's own query, then the alternatives), about 1.5% of a complete
- * session's CPU (ADR 0068). A query that fails to build throws and is not remembered. Bounded, oldest out.
+ * query with the dcql package twice (the format's own query, then the alternatives): about 33 µs a request,
+ * against 2 µs from here (ADR 0068). A query that fails to build throws and is not remembered. Bounded, oldest out.
  */
 export class StepQueryMemo {
   private readonly queries = new Map<string, DcqlQuery>();

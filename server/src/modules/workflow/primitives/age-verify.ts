@@ -90,7 +90,6 @@ export const ageVerify: PrimitiveSpec<'age_verify'> = {
     const threshold = step.threshold as number;
     return { over: ageAnswer(threshold, v).over, threshold };
   },
-
   sealsEvidence: true,
   auditFacts: (step, v) => ({ age_basis: ageAnswer(step.threshold as number, v).basis }),
   auditStatus: 'outcome',

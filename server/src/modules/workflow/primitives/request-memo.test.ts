@@ -1,6 +1,6 @@
 // The identify and age_verify requests share one built DCQL query per claim list (or threshold) and binding
-// claims (StepQueryMemo, ADR 0068): the request for the same step is the same query under a fresh nonce, equal
-// to the query built afresh, and any change of claims, threshold or binding claims gives another query.
+// claims (StepQueryMemo, ADR 0068): the request for the same step is the same frozen query under a fresh nonce,
+// any change of claims, threshold or binding claims gives another query, and a refusal is never remembered.
 import { describe, expect, it } from 'vitest';
 import { buildIdentifyDcqlQuery, PID_VCT, StepQueryMemo } from '../../verification/dcql';
 import { requestForStep } from './for-step';
