@@ -1,6 +1,7 @@
 // Owns the DCQL side of the identify primitive: which claims a business may request, where each one sits in
 // a PID SD-JWT VC, and building/validating the DCQL query the verifier sends (validated with the `dcql` package).
 import { DcqlQuery } from 'dcql';
+import { Bounded } from '../../common/bounded-map';
 import { AppError } from '../../common/errors';
 
 /** The PID credential type the sandbox issuer issues and the identify step asks for by default. */
@@ -95,18 +96,14 @@ export function parseDcqlQuery(input: unknown): DcqlQuery {
  * against 2 µs from here (ADR 0068). A query that fails to build throws and is not remembered. Bounded, oldest out.
  */
 export class StepQueryMemo {
-  private readonly queries = new Map<string, DcqlQuery>();
+  private readonly queries: Bounded<DcqlQuery>;
 
-  constructor(private readonly max = 256) {}
+  constructor(max = 256) {
+    this.queries = new Bounded(max);
+  }
 
   get(key: string, build: () => DcqlQuery): DcqlQuery {
-    let query = this.queries.get(key);
-    if (!query) {
-      query = deepFreeze(build());
-      if (this.queries.size >= this.max) this.queries.delete(this.queries.keys().next().value as string);
-      this.queries.set(key, query);
-    }
-    return query;
+    return this.queries.get(key) ?? this.queries.keep(key, deepFreeze(build()));
   }
 }
 

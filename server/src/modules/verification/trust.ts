@@ -30,6 +30,7 @@ import {
 } from '@peculiar/x509';
 import type { JWK } from 'jose';
 import { type DataSource, IsNull } from 'typeorm';
+import { Bounded } from '../../common/bounded-map';
 import { AppError } from '../../common/errors';
 import { newId } from '../../common/ids';
 import type { Environment } from '../../config/config';
@@ -201,19 +202,6 @@ interface ValidatedChain {
 export interface TrustStoreOptions {
   /** Entries per cache (parsed anchors, validated chains), oldest dropped first; 0 turns caching off. */
   cacheSize?: number;
-}
-
-/** A Map bounded to `max` entries (the oldest inserted goes first); `max` 0 keeps nothing. */
-class Bounded<V> extends Map<string, V> {
-  constructor(private readonly max: number) {
-    super();
-  }
-  keep(key: string, value: V): V {
-    if (this.max <= 0) return value;
-    if (this.size >= this.max) this.delete(this.keys().next().value as string);
-    this.set(key, value);
-    return value;
-  }
 }
 
 export class TrustStore {
