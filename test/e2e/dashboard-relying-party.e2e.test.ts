@@ -2,7 +2,8 @@
 // reload shows the saved values, and a viewer sees them but is refused on save (role_insufficient) with nothing
 // changed. axe-core finds nothing serious; the screen is captured at 390 px and 1280 px. The reader certificates
 // of the environment (issue 26, ADR 0049 amendment) show below the form: an empty-state sentence, then each
-// certificate with its days left, the one expiring within 30 days in the warning style.
+// certificate with its days left, the one expiring within 30 days in the warning style. What a person types
+// before the screen's read answers stays in the field and is what the save sends.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,28 @@ describe('dashboard relying party in Chromium', () => {
       'Acme Lending GmbH',
     );
     await ctx.close();
+  }, 120_000);
+
+  it('keeps what was typed before the saved values arrived', async () => {
+    // the screen's read answers late (a slow network): a person who starts typing meanwhile keeps their words,
+    // and the save sends them, not the saved value the late answer brought
+    await page.route(`${t.baseUrl}/graphql`, async (route) => {
+      if (route.request().postData()?.includes('query RelyingPartyScreen'))
+        await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    try {
+      await page.goto(`${t.baseUrl}/dashboard/relying-party`);
+      const privacy = page.getByLabel('Privacy policy URL');
+      await privacy.fill('https://user:secret@acme.example/privacy');
+      await page.getByTestId('rp-wallets').waitFor(); // the late answer has arrived
+      expect(await privacy.inputValue()).toBe('https://user:secret@acme.example/privacy');
+      expect(await page.getByLabel('Legal name').inputValue()).toBe(VALUES['Legal name']);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.locator('#rp-privacy-error').waitFor();
+    } finally {
+      await page.unroute(`${t.baseUrl}/graphql`);
+    }
   }, 120_000);
 
   it('names a refused field in words, and once registrar mode is on says the next request carries the name the page shows', async () => {

@@ -68,20 +68,18 @@ export function RelyingParty() {
   const [data] = createResource(environment, () => gql(RELYING_PARTY));
   const [wallets, setWallets] = createSignal<Wallets | null>(null);
   createEffect(() => setWallets(data()?.relyingPartyWallets ?? null));
-  const [form, setForm] = createSignal(empty());
-  createEffect(
-    on(
-      () => data()?.relyingParty,
-      (rp) => {
-        if (!rp) return;
-        const next = empty();
-        for (const f of FIELDS) next[f] = rp[f] ?? '';
-        setForm(next);
-      },
-    ),
-  );
+  // the form shows what was typed, else what is saved: what a person types before the saved values arrive
+  // stays (the screen renders at once; the answer must not overwrite the field under their fingers)
+  const [edits, setEdits] = createSignal<Partial<Record<Fields, string>>>({});
+  createEffect(on(environment, () => setEdits({}), { defer: true }));
+  const form = (): Record<Fields, string> => {
+    const rp = data()?.relyingParty;
+    const shown = empty();
+    for (const f of FIELDS) shown[f] = edits()[f] ?? rp?.[f] ?? '';
+    return shown;
+  };
   const set = (f: Fields) => (e: { currentTarget: { value: string } }) =>
-    setForm({ ...form(), [f]: e.currentTarget.value });
+    setEdits({ ...edits(), [f]: e.currentTarget.value });
   const action = createAction();
   const err = (f: string) => fieldErrorOf(action.error(), f, words());
   const save = (e: SubmitEvent) => {

@@ -4,7 +4,6 @@
 // dashboard's language (messages/webhooks.ts).
 import {
   createEffect,
-  createMemo,
   createResource,
   createSignal,
   Match,
@@ -57,10 +56,11 @@ const POLL_MS = 5_000;
 
 export function Webhooks() {
   const [data, { refetch }] = createResource(environment, () => gql(WEBHOOKS));
-  const [url, setUrl] = createSignal('');
-  // the field shows the saved URL (after a save, a reload or an environment switch), ready to be edited
-  const savedUrl = createMemo(() => data()?.webhookEndpoint?.url ?? '');
-  createEffect(on(savedUrl, (u) => setUrl(u)));
+  // the field shows what was typed, else the saved URL (after a save, a reload or an environment switch): a
+  // late answer or the log's refresh never overwrites what a person is typing
+  const [edit, setEdit] = createSignal<string | undefined>();
+  const url = () => edit() ?? data()?.webhookEndpoint?.url ?? '';
+  createEffect(on(environment, () => setEdit(undefined), { defer: true }));
   const [secret, setSecret] = createSignal('');
   const action = createAction();
   // the delivery log refreshes itself while the page is visible (deliveries and retries arrive on their own)
@@ -74,6 +74,7 @@ export function Webhooks() {
       const r = await gql(CONFIGURE_WEBHOOK, { url: url() });
       setSecret(r.configureWebhookEndpoint.secret);
       await refetch();
+      setEdit(undefined);
     });
   };
   const rotate = () =>
@@ -137,7 +138,7 @@ export function Webhooks() {
           type="url"
           required
           value={url()}
-          onInput={(e) => setUrl(e.currentTarget.value)}
+          onInput={(e) => setEdit(e.currentTarget.value)}
         />
         <button type="submit" class="d-primary" disabled={action.busy()}>
           {dt('wh.saveEndpoint')}
