@@ -2,16 +2,7 @@
 // the secret (the old one keeps signing during the overlap), send a test event (sandbox only), and the
 // delivery log with attempts and redelivery of failed deliveries (components/WebhookDeliveries.tsx). In the
 // dashboard's language (messages/webhooks.ts).
-import {
-  createEffect,
-  createResource,
-  createSignal,
-  Match,
-  on,
-  onCleanup,
-  Show,
-  Switch,
-} from 'solid-js';
+import { createEffect, createResource, createSignal, Match, on, onCleanup, Show, Switch } from 'solid-js';
 import type {
   ConfigureWebhookMutation,
   ConfigureWebhookMutationVariables,
