@@ -95,7 +95,7 @@ describe('dashboard relying party in Chromium', () => {
     await page.route(`${t.baseUrl}/graphql`, async (route) => {
       if (route.request().postData()?.includes('query RelyingPartyScreen'))
         await new Promise((r) => setTimeout(r, 1500));
-      await route.continue();
+      await route.continue().catch(() => {}); // the page may have moved on meanwhile
     });
     try {
       await page.goto(`${t.baseUrl}/dashboard/relying-party`);
