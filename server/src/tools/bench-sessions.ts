@@ -15,7 +15,9 @@
 // Printed per concurrency and side: sessions/s, CPU per complete session, the wallet response's p50 and p99 and
 // how long after it session.completed reached the receiver, p50 and p99 (ADR 0061; both over every slice of
 // the side), statements per complete session (the service's: every mysql2 statement of this process,
-// tools/bench/statements.ts, the relay's included; the raw server counts its own).
+// tools/bench/statements.ts, the relay's included; the raw server counts its own), and the database's own commit
+// p99/max in the side's slices (the driver's commit probe, ADR 0068 amendment 2: a stall of the database shows
+// there too, not only in the sessions' latencies).
 // Bounded: a round aborts when no session has completed for 20 s (smoke; 30 s full) or after six times that,
 // and its row reads DID NOT FINISH; the service is not tried at a higher concurrency after that. Waiting for a
 // child's answer is bounded too, and closing everything after a round that did not finish.
@@ -87,6 +89,8 @@ interface Tally {
   executed: number;
   walletMs: number[];
   hookMs: number[];
+  /** The database's own commit latencies during the side's slices (the driver's commit probe). */
+  commitMs: number[];
   /** The service's event loop, GC and pool waits during its slices (the last one read). */
   probe?: ProbeReading;
   /** GC pauses over every slice of the side: count and total, ms. */
@@ -102,6 +106,7 @@ const empty = (): Tally => ({
   executed: 0,
   walletMs: [],
   hookMs: [],
+  commitMs: [],
   gc: { count: 0, ms: 0 },
 });
 
@@ -239,6 +244,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
       into.executed += executed;
       into.walletMs.push(...r.walletMs);
       into.hookMs.push(...r.hookMs);
+      into.commitMs.push(...r.commitMs);
     };
     // warm-up: JIT, pools, the status-list cache, on both sides
     await run('raw', 4, 1, empty());
@@ -284,7 +290,7 @@ function rowsFor(n: number, svc: Tally, raw: Tally): BenchRow[] {
   const line = (t: Tally) =>
     t.dnf
       ? `DID NOT FINISH (${t.dnf})`
-      : `${perSec(t).toFixed(1)}/s, ${each(t, t.cpuMs).toFixed(2)} ms CPU, wallet response p50/p99 ${pct(t.walletMs, 50).toFixed(1)}/${pct(t.walletMs, 99).toFixed(1)} ms, webhook after it p50/p99 ${pct(t.hookMs, 50).toFixed(1)}/${pct(t.hookMs, 99).toFixed(1)} ms, ${each(t, t.statements).toFixed(1)} round trips (${each(t, t.executed).toFixed(1)} statements)`;
+      : `${perSec(t).toFixed(1)}/s, ${each(t, t.cpuMs).toFixed(2)} ms CPU, wallet response p50/p99 ${pct(t.walletMs, 50).toFixed(1)}/${pct(t.walletMs, 99).toFixed(1)} ms, webhook after it p50/p99 ${pct(t.hookMs, 50).toFixed(1)}/${pct(t.hookMs, 99).toFixed(1)} ms, ${each(t, t.statements).toFixed(1)} round trips (${each(t, t.executed).toFixed(1)} statements), the database's own commit p99/max ${pct(t.commitMs, 99).toFixed(1)}/${Math.max(0, ...t.commitMs).toFixed(0)} ms`;
   console.error(`  ${at}: service ${line(svc)} | raw ${line(raw)}`);
   const pr = svc.probe;
   if (pr) {

@@ -2,9 +2,10 @@
 // wallet and the webhook receiver, so the service's process runs nothing but the service. Forked by
 // bench-sessions.ts with BENCH_DB_URL; answers {ready, receiverUrl, issuerKey, holderKey} once its wallet is up,
 // then runs the rounds it is sent ({cmd:'round', target:'service'|'raw', ...}) and answers each with
-// {done, seconds, walletMs, hookMs} or {dnf: reason}: walletMs the wallet response's latency per session,
-// hookMs how long after that answer arrived the session's session.completed webhook reached the receiver (0
-// when it came first: the relay may post before the answer's last bytes are read). A round is bounded by progress: when no
+// {done, seconds, walletMs, hookMs, commitMs} or {dnf: reason}: walletMs the wallet response's latency per
+// session, hookMs how long after that answer arrived the session's session.completed webhook reached the
+// receiver (0 when it came first: the relay may post before the answer's last bytes are read), commitMs the
+// database's own commit latency during the round (the commit probe, on a connection of its own). A round is bounded by progress: when no
 // session has completed for `stallMs`, or after 6 * stallMs in all, its calls are aborted and it answers dnf.
 // The service side: the sandbox reference wallet (its own DataSource on the same database) answers the wallet
 // request. The raw side: a fixed credential signed once by an issuer key of this process, and a key-binding
@@ -28,8 +29,13 @@ export interface RoundRequest {
   stallMs: number;
 }
 export type RoundResult =
-  | { done: number; seconds: number; walletMs: number[]; hookMs: number[] }
+  | { done: number; seconds: number; walletMs: number[]; hookMs: number[]; commitMs: number[] }
   | { dnf: string };
+
+/** One autocommit INSERT on a connection of its own: what the database itself takes to commit, for the probe. */
+type Commit = () => Promise<unknown>;
+/** How often the commit probe commits during a round. */
+const COMMIT_PROBE_MS = 20;
 
 /** The latencies one session adds to its round. */
 interface Latencies {
@@ -122,7 +128,25 @@ function rawSession(r: RoundRequest): One {
   };
 }
 
-async function round(r: RoundRequest, one: One): Promise<RoundResult> {
+/**
+ * The database's own commit latency while a round runs: an autocommit INSERT every 20 ms on a connection no
+ * session uses (ADR 0068, amendment 2). A stall that holds every connection's commit at once (the disk's
+ * fsync) shows here as it does in the sessions' latencies, on whichever side's round it falls.
+ */
+function probeCommits(commit: Commit, until: () => boolean): Promise<number[]> {
+  const out: number[] = [];
+  return (async () => {
+    while (!until()) {
+      const t0 = performance.now();
+      await commit();
+      out.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, COMMIT_PROBE_MS));
+    }
+    return out;
+  })();
+}
+
+async function round(r: RoundRequest, one: One, commit: Commit): Promise<RoundResult> {
   const end = performance.now() + r.seconds * 1000;
   const stop = new AbortController();
   // every call of the round shares this signal, and fetch (undici) lets go of its abort listener only when the
@@ -139,6 +163,8 @@ async function round(r: RoundRequest, one: One): Promise<RoundResult> {
   );
   const latencies: Latencies = { wallet: [], hook: [] };
   let done = 0;
+  let over = false;
+  const commits = probeCommits(commit, () => over);
   const t0 = performance.now();
   try {
     await Promise.all(
@@ -156,13 +182,16 @@ async function round(r: RoundRequest, one: One): Promise<RoundResult> {
   } finally {
     clearInterval(watchdog);
     clearTimeout(cap);
+    over = true;
   }
+  const seconds = (performance.now() - t0) / 1000;
   const ms = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
   return {
     done,
-    seconds: (performance.now() - t0) / 1000,
+    seconds,
     walletMs: ms(latencies.wallet),
     hookMs: ms(latencies.hook),
+    commitMs: ms(await commits),
   };
 }
 
@@ -174,13 +203,20 @@ async function main(): Promise<void> {
   );
   await ds.initialize();
   const wallet = new ReferenceWallet({ ds, clock: systemClock });
+  const prober = ds.createQueryRunner();
+  await prober.connect();
+  await prober.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (at BIGINT NOT NULL)');
+  const commit: Commit = () => prober.query('INSERT INTO bench_commit_probe (at) VALUES (?)', [Date.now()]);
   process.on('disconnect', () => process.exit(0)); // the bench process is gone: never outlive it
   process.on('message', (m: RoundRequest | { cmd: 'secret'; secret: string } | { cmd: 'exit' }) => {
     if (m.cmd === 'secret') receiver.secret = m.secret;
     else if (m.cmd === 'exit') {
-      void receiver.stop().finally(() => ds.destroy().finally(() => process.exit(0)));
+      void receiver
+        .stop()
+        .then(() => prober.release())
+        .finally(() => ds.destroy().finally(() => process.exit(0)));
     } else if (m.cmd === 'round') {
-      void round(m, m.target === 'service' ? serviceSession(wallet, m) : rawSession(m)).then((res) =>
+      void round(m, m.target === 'service' ? serviceSession(wallet, m) : rawSession(m), commit).then((res) =>
         process.send?.(res),
       );
     }
