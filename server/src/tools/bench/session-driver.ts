@@ -5,8 +5,9 @@
 // {done, seconds, walletMs, hookMs, commitMs} or {dnf: reason}: walletMs the wallet response's latency per
 // session, hookMs how long after that answer arrived the session's session.completed webhook reached the
 // receiver (0 when it came first: the relay may post before the answer's last bytes are read), commitMs the
-// database's own commit latency during the round (the commit probe, on a connection of its own). A round is bounded by progress: when no
-// session has completed for `stallMs`, or after 6 * stallMs in all, its calls are aborted and it answers dnf.
+// database's own commit latency during the round (the commit probe, on a connection of its own). A round is
+// bounded by progress: when no session has completed for `stallMs`, or after 6 * stallMs in all, its calls are
+// aborted and it answers dnf.
 // The service side: the sandbox reference wallet (its own DataSource on the same database) answers the wallet
 // request. The raw side: a fixed credential signed once by an issuer key of this process, and a key-binding
 // signature over the raw server's nonce per session (two ES256 verifies there, as in the service).
@@ -138,7 +139,12 @@ function probeCommits(commit: Commit, until: () => boolean): Promise<number[]> {
   return (async () => {
     while (!until()) {
       const t0 = performance.now();
-      await commit();
+      // a database that refuses the probe ends it; the round itself says what went wrong
+      const committed = await commit().then(
+        () => true,
+        () => false,
+      );
+      if (!committed) break;
       out.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, COMMIT_PROBE_MS));
     }
