@@ -1,6 +1,7 @@
 // The webhook endpoint screen in real Chromium (issue 20): the saved URL stays in the field (after the save
 // and after a reload), "Rotate signing secret" sits in its own section apart from "Save endpoint", and the
-// delivery log refreshes itself: a delivery queued elsewhere appears without a click. axe-core finds nothing
+// delivery log refreshes itself: a delivery queued elsewhere appears without a click, and a URL saved elsewhere
+// never overwrites one being typed. axe-core finds nothing
 // serious or critical; each screen is captured at 390 px and 1280 px.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,5 +68,19 @@ describe('dashboard webhook endpoint in Chromium', () => {
     await page.getByRole('button', { name: /^Show request body of the attempt/ }).click();
     await page.getByTestId('request-body').waitFor();
     await check(page, 'webhooks-after-test-event');
+
+    // a teammate saves another URL while one is being typed here: the refreshed screen shows theirs as the
+    // saved one, and the field keeps what is being typed (ADR 0069); this page's save then wins
+    const typed = `${receiver.url}?typed-here`;
+    await field.fill(typed);
+    const theirs = `${receiver.url}?from-a-teammate`;
+    const other = await api.gql(`mutation { configureWebhookEndpoint(url: "${theirs}") { secret } }`);
+    expect(other.errors).toBeUndefined();
+    await page.getByRole('button', { name: 'Refresh log' }).click();
+    await page.locator('dd code').getByText(theirs).waitFor();
+    expect(await field.inputValue()).toBe(typed);
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.locator('dd code').getByText(typed).waitFor();
+    expect(await field.inputValue()).toBe(typed);
   }, 120_000);
 });

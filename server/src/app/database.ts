@@ -29,9 +29,9 @@ export async function createDataSource(
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
       // trace: false: mysql2's promise client otherwise captures a stack trace before every statement, to put the
-      // caller's frames on an error it may never raise (about 1.5% of a profile's samples under load, ADR 0068). TypeORM raises its
-      // QueryFailedError after an await, so V8's async stack trace already names the caller; the transition pool
-      // (db/batched-transaction.ts) is built from these options and gets the same.
+      // caller's frames on an error it may never raise (about 1.5% of a profile's samples under load, ADR 0068).
+      // TypeORM raises its QueryFailedError after an await, so V8's async stack trace already names the caller;
+      // the transition pool (db/batched-transaction.ts) is built from these options and gets the same.
       extra: { connectionLimit: opts.poolSize ?? 20, trace: false },
       multipleStatements: opts.multipleStatements === true,
       migrationsTransactionMode: 'each',

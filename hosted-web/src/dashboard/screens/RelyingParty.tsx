@@ -68,8 +68,9 @@ export function RelyingParty() {
   const [data] = createResource(environment, () => gql(RELYING_PARTY));
   const [wallets, setWallets] = createSignal<Wallets | null>(null);
   createEffect(() => setWallets(data()?.relyingPartyWallets ?? null));
-  // the form shows what was typed, else what is saved: what a person types before the saved values arrive
-  // stays (the screen renders at once; the answer must not overwrite the field under their fingers)
+  // the form shows what was typed, else what is saved: no effect copies the saved values over the fields (one did,
+  // and overwrote what a person had typed before the answer came). The form reads the answer, so the screen
+  // shows its loading line until it has come (ADR 0069).
   const [edits, setEdits] = createSignal<Partial<Record<Fields, string>>>({});
   createEffect(on(environment, () => setEdits({}), { defer: true }));
   const form = (): Record<Fields, string> => {
