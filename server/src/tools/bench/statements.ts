@@ -74,40 +74,24 @@ function folded(full: string): string {
 }
 
 /**
- * The statements of one query text: its `;` separators outside quoted strings and identifiers (values formatted
- * into a batched transaction's text are quoted, with backslash escapes) plus one.
+ * One match per quoted string or identifier (values formatted into a batched transaction's text are quoted, with
+ * backslash escapes; one left open runs to the end) and per run of `;` and whitespace that a statement follows.
+ */
+const SEPARATED =
+  /'(?:[^'\\]|\\[\s\S]|'')*(?:'|\\?$)|"(?:[^"\\]|\\[\s\S]|"")*(?:"|\\?$)|`(?:[^`]|``)*(?:`|$)|;[\s;]*(?=[^\s;])/g;
+
+/**
+ * The statements of one query text: its `;` separators outside quoted strings and identifiers, each followed by
+ * a statement (a trailing `;` starts none), plus one. The regular expression scans a batched transaction's text
+ * of a few KB in about a twentieth of the time of a loop over its characters (ADR 0070): the bench counts inside
+ * the measured process, so what it spends is charged to the service.
  */
 export function statementsIn(text: string): number {
   if (!text.includes(';')) return 1; // most texts: one statement, no scan
   let n = 1;
-  let quote: string | null = null;
-  let separated = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (quote) {
-      if (ch === '\\' && quote !== '`') i++;
-      else if (ch === quote) {
-        if (text[i + 1] === quote) i++;
-        else quote = null;
-      }
-      continue;
-    }
-    if (ch === ';') separated = true;
-    else if (!isSpace(ch)) {
-      // a statement after a separator (a trailing `;` starts none)
-      if (separated) n++;
-      separated = false;
-      if (ch === "'" || ch === '"' || ch === '`') quote = ch;
-    }
-  }
+  SEPARATED.lastIndex = 0;
+  for (let m = SEPARATED.exec(text); m !== null; m = SEPARATED.exec(text)) if (m[0].charCodeAt(0) === 59) n++;
   return n;
-}
-
-/** Whitespace as String.prototype.trim sees it, without a string per character for the common ASCII ones. */
-function isSpace(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  if (c > 32 && c < 127) return false;
-  return c === 32 || (c >= 9 && c <= 13) || ch.trim() === '';
 }
 
 /**
