@@ -142,7 +142,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     isOutage,
   });
   // queued events wake this node's relay (the outbox is the source of truth; the kick only saves latency)
-  const kick = (offered?: Record<string, unknown>[]) => relay.kick(offered);
+  const kick = (offered?: Record<string, unknown>[], claimToken?: string) => relay.kick(offered, claimToken);
+  // events a transition queues are claimed for this node's relay when it runs here (ADR 0071)
+  const claimAtCommit = (events: number) => relay.claimAtCommit(events);
   const webhooks = new WebhookService({
     ds,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
@@ -196,6 +198,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     catalog,
     documents,
     onEventsQueued: kick,
+    claimAtCommit,
   });
   // Signed DC API and cross-device requests (verifier certificate, per-request response encryption).
   if (config.appEnv !== 'production' && config.hostedUrl.startsWith('http://'))
@@ -266,6 +269,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}): 
     sandboxPersonas: config.seedSandbox ? (request) => wallet.personas(request) : undefined,
     wallets: walletTransports,
     onEventsQueued: kick,
+    claimAtCommit,
     signerAccess: receipts,
   });
   const accounts = new AccountsService({ ds, clock, logger, tenancy, mail, dashboardUrl: config.baseUrl });

@@ -95,7 +95,7 @@ interface Tally {
   probe?: ProbeReading;
   /** GC pauses over every slice of the side: count and total, ms. */
   gc: { count: number; ms: number };
-  relay?: { claims: number; claimMs: number; flushes: number; flushMs: number };
+  relay?: { claims: number; claimMs: number; claimedAtCommit: number; flushes: number; flushMs: number };
   dnf?: string;
 }
 const empty = (): Tally => ({
@@ -223,6 +223,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
         into.relay = {
           claims: (into.relay?.claims ?? 0) + rs.claims - rs0.claims,
           claimMs: (into.relay?.claimMs ?? 0) + rs.claimMs - rs0.claimMs,
+          claimedAtCommit: (into.relay?.claimedAtCommit ?? 0) + rs.claimedAtCommit - rs0.claimedAtCommit,
           flushes: (into.relay?.flushes ?? 0) + rs.flushes - rs0.flushes,
           flushMs: (into.relay?.flushMs ?? 0) + rs.flushMs - rs0.flushMs,
         };
@@ -301,7 +302,7 @@ function rowsFor(n: number, svc: Tally, raw: Tally): BenchRow[] {
     console.error(
       `    service: GC over its slices ${svc.gc.count} pauses, ${each(svc, svc.gc.ms).toFixed(2)} ms per complete session; (last slice) event-loop delay p50/p99/max ${pr.loopP50.toFixed(1)}/${pr.loopP99.toFixed(1)}/${pr.loopMax.toFixed(1)} ms, GC ${pr.gcCount} pauses ${pr.gcMs.toFixed(0)} ms, ${pools}` +
         (rl
-          ? `; relay ${rl.claims} claims (${(rl.claimMs / Math.max(1, rl.claims)).toFixed(1)} ms each), ${rl.flushes} outcome writes (${(rl.flushMs / Math.max(1, rl.flushes)).toFixed(1)} ms each)`
+          ? `; relay ${rl.claims} claims (${(rl.claimMs / Math.max(1, rl.claims)).toFixed(1)} ms each), ${rl.claimedAtCommit} events sent under their commit's claim, ${rl.flushes} outcome writes (${(rl.flushMs / Math.max(1, rl.flushes)).toFixed(1)} ms each)`
           : ''),
     );
   }

@@ -20,7 +20,7 @@ import { type CreateSessionInput, stepWindowEnd } from './session.input';
 import { allows, type SessionEvent, TRANSITIONS } from './session.machine';
 import { type SessionCreated, SessionReader, type SessionView, type StepResultView } from './session.read';
 import { SessionSweeper } from './session.sweeper';
-import { SessionTransitions } from './session.transition';
+import { SessionTransitions, type TransitionDeps } from './session.transition';
 
 export {
   type CreateSessionInput,
@@ -43,7 +43,9 @@ export interface SessionDeps {
   /** Sign-step documents: which uploads a workflow takes, and storing them at creation. */
   documents: Pick<DocumentService, 'plan' | 'store' | 'ensureStored'>;
   /** Called after a commit that queued webhook events (wakes the relay). */
-  onEventsQueued?: () => void;
+  onEventsQueued?: TransitionDeps['onEventsQueued'];
+  /** This node's relay's claim on the events a transition queues (ADR 0071). */
+  claimAtCommit?: TransitionDeps['claimAtCommit'];
 }
 
 /** What a create answers: 201 with the session, `replayed` when an earlier request with the key created it. */
@@ -61,8 +63,8 @@ export class SessionService {
   private readonly sweeper: SessionSweeper;
 
   constructor(private readonly deps: SessionDeps) {
-    const { ds, clock, config, onEventsQueued } = deps;
-    this.transitions = new SessionTransitions({ ds, clock, onEventsQueued });
+    const { ds, clock, config, onEventsQueued, claimAtCommit } = deps;
+    this.transitions = new SessionTransitions({ ds, clock, onEventsQueued, claimAtCommit });
     this.creator = new SessionCreator({ ds, clock, documents: deps.documents });
     this.reader = new SessionReader({
       ds,

@@ -23,8 +23,8 @@ import {
   type SessionEventKind,
   sessionEventRow,
 } from '../timeline/session-events';
-import { enqueueSessionEvents } from '../webhook/outbox';
-import { SESSION_CANDIDATES_SQL } from '../webhook/webhook.outbox-sql';
+import { type ClaimAtCommit, enqueueSessionEvents } from '../webhook/outbox';
+import { CLAIMED_AT_COMMIT_SQL, SESSION_CANDIDATES_SQL } from '../webhook/webhook.outbox-sql';
 import { SessionEntity } from './session.entity';
 import { type SessionOutboxEvent, sessionEnded } from './session.events';
 import { type UsedRow, updateSession, useUpAlone } from './session.guarded-update';
@@ -132,7 +132,13 @@ export interface TransitionDeps {
    * Called after a commit that queued webhook events (wakes the relay); on MySQL with the session's due
    * candidates, read in the commit's round trip (ADR 0058 amendment 3), for the relay's next claim.
    */
-  onEventsQueued?: (offered?: Record<string, unknown>[]) => void;
+  onEventsQueued?: (offered?: Record<string, unknown>[], claimToken?: string) => void;
+  /**
+   * This node's relay's claim on the events a unit queues, when its relay runs here (WebhookRelay.claimAtCommit,
+   * ADR 0071): on MySQL the rows are written with it and read back with the COMMIT, and onEventsQueued gets them
+   * with its token, for the relay to send without a claim of its own.
+   */
+  claimAtCommit?: (events: number) => ClaimAtCommit | undefined;
 }
 
 /**
@@ -184,6 +190,7 @@ export class SessionTransitions {
   ): Promise<{ won: true; value: T } | { won: false }> {
     let queued = 0;
     let offered: Record<string, unknown>[] | undefined;
+    let claimToken: string | undefined;
     try {
       // batched on MySQL (ADR 0058): BEGIN goes with the first statement, the writes that decide nothing with
       // the next one that does, COMMIT with the last writes
@@ -192,13 +199,15 @@ export class SessionTransitions {
         async (m) => {
           queued = 0;
           offered = undefined;
+          claimToken = undefined;
           // the row lock first, so every transaction that touches a session locks in the same order (its answer
           // decides nothing: it travels with the unit's first statement)
           if (lock && isMysql(m.dataSource)) await later(m.dataSource, LOCK_SESSION_ROW, [s.id], m);
           const tx = this.tx(m, s, () => queued++);
           const value = await write(tx);
-          await tx.flush((rows) => {
+          await tx.flush((rows, token) => {
             offered = rows;
+            claimToken = token;
           });
           // last before the COMMIT, after the writes kept for it (UnitOptions.readWithCommit)
           if (read)
@@ -210,7 +219,7 @@ export class SessionTransitions {
         },
         attempts,
       );
-      if (queued > 0) this.deps.onEventsQueued?.(offered);
+      if (queued > 0) this.deps.onEventsQueued?.(offered, claimToken);
       return { won: true, value };
     } catch (e) {
       // a move lost: decided in the unit (LostRace), or on the server by a kept move's guard (isLostGuard, ADR
@@ -258,7 +267,9 @@ export class SessionTransitions {
     m: EntityManager,
     first: SessionEntity,
     onQueued: () => void,
-  ): TransitionTx & { flush(offer: (rows: Record<string, unknown>[]) => void): Promise<void> } {
+  ): TransitionTx & {
+    flush(offer: (rows: Record<string, unknown>[], claimToken?: string) => void): Promise<void>;
+  } {
     const now = this.deps.clock.now();
     let session = first;
     const rows: ReturnType<typeof sessionEventRow>[] = [];
@@ -327,11 +338,21 @@ export class SessionTransitions {
         }
         await recordSessionEventRows(m, rows.splice(0));
         const queued = events.splice(0);
-        await enqueueSessionEvents(m, queued);
+        // Claimed for this node's relay when it runs here and the read below goes with the COMMIT (ADR 0071): a
+        // claim whose rows were not read back would hold them until its lease ran out.
+        const claim =
+          queued.length > 0 && isBatched(m) ? this.deps.claimAtCommit?.(queued.length) : undefined;
+        const claimed = await enqueueSessionEvents(m, queued, claim);
         // On MySQL the relay's read of what this unit queued goes with the COMMIT's round trip, after the
         // outbox INSERT (ADR 0058 amendment 3): its rows reach the relay only once committed (`run`), and its
-        // claim takes them without a read of its own. A read decides nothing here; nothing runs it elsewhere.
-        if (queued.length > 0) {
+        // claim takes them without a read of its own (or, claimed here, it sends them with no claim at all).
+        // A read decides nothing here; nothing runs it elsewhere.
+        if (claimed && claim) {
+          const { token } = claim;
+          deferIfBatched(m, CLAIMED_AT_COMMIT_SQL, [first.id, token], {
+            collect: (r) => offer(r as Record<string, unknown>[], token),
+          });
+        } else if (queued.length > 0) {
           const due = new Date(Math.max(now.getTime(), ...queued.map((e) => e.now.getTime())));
           deferIfBatched(m, SESSION_CANDIDATES_SQL, [due, first.id], {
             collect: (r) => offer(r as Record<string, unknown>[]),

@@ -13,7 +13,7 @@ import { type DocumentService } from '../document/document.service';
 import type { EvidenceService } from '../evidence/evidence.service';
 import { SessionEntity } from '../session/session.entity';
 import { stepWindowEnd } from '../session/session.input';
-import { type KeptRead, SessionTransitions } from '../session/session.transition';
+import { type KeptRead, SessionTransitions, type TransitionDeps } from '../session/session.transition';
 import { recordSessionEventOnce } from '../timeline/session-events';
 import type { PresentationVerifier } from '../verification/presentation-verifier';
 import { StampedCache } from '../verification/trust-version';
@@ -68,7 +68,8 @@ export interface TransportDeps {
   sandboxPersonas?: (request: Record<string, unknown>) => Promise<Persona[]>;
   /** Signed DC API and cross-device requests, and opening encrypted responses (signer.wallet-routes.ts). */
   wallets?: Pick<WalletTransports, 'build' | 'openResponse'>;
-  onEventsQueued?: () => void;
+  onEventsQueued?: TransitionDeps['onEventsQueued'];
+  claimAtCommit?: TransitionDeps['claimAtCommit'];
   /** Signer access to materials (modules/receipt): refuses downloads after the 48 h window or closing. */
   signerAccess?: { assertSignerAccessOpen(s: SessionEntity): Promise<void> };
 }
@@ -88,8 +89,8 @@ export class SessionTransport {
 
   constructor(private readonly deps: TransportDeps) {
     this.audience = `origin:${new URL(deps.config.hostedUrl).origin}`;
-    const { ds, clock, onEventsQueued } = deps;
-    this.transitions = new SessionTransitions({ ds, clock, onEventsQueued });
+    const { ds, clock, onEventsQueued, claimAtCommit } = deps;
+    this.transitions = new SessionTransitions({ ds, clock, onEventsQueued, claimAtCommit });
     this.projector = new SessionProjector(deps);
     this.completion = new StepCompletion({ ...deps, transitions: this.transitions });
     this.walletRequests = {

@@ -91,14 +91,16 @@ const PLAIN = /^[\w.-]+$/;
  * and the body that carries it are computed by the database in the insert itself. The caller's guarded move
  * holds the session row, so writers of one session are serialized as with the locking read; the unique
  * (session_id, sequence) and delivery_id indexes still refuse a duplicate. The embedded engine keeps
- * enqueueEvents (its one writer needs no lock, and its statements are not the hot path's).
+ * enqueueEvents (its one writer needs no lock, and its statements are not the hot path's). With `claim` the rows
+ * carry this node's relay's claim (ADR 0071); answers whether they do (only the MySQL statement writes it).
  */
 export async function enqueueSessionEvents(
   manager: EntityManager,
   events: readonly OutboxEvent[],
-): Promise<void> {
+  claim?: ClaimAtCommit,
+): Promise<boolean> {
   const first = events[0];
-  if (!first) return;
+  if (!first) return false;
   const ds = manager.dataSource;
   if (
     !isMysql(ds) ||
@@ -106,7 +108,7 @@ export async function enqueueSessionEvents(
     !PLAIN.test(first.sessionId)
   ) {
     await enqueueEvents(manager, events);
-    return;
+    return false;
   }
   // earlier rows of the session: the next sequence and, per distinct event name, how many there are
   const names = [...new Set(events.map((e) => e.event))];
@@ -124,7 +126,7 @@ export async function enqueueSessionEvents(
     seen.push(e.event);
     const idPrefix = `${e.sessionId}:${e.event}:`;
     selects.push(
-      `SELECT ?, ?, ?, ?, p.seq + ${i}, ?, ${counter}, CONCAT(?, ${counter}), CONCAT(?, ${counter}, ?), 'pending', 0, ?, NULL, ?, NULL FROM ${earlier}`,
+      `SELECT ?, ?, ?, ?, p.seq + ${i}, ?, ${counter}, CONCAT(?, ${counter}), CONCAT(?, ${counter}, ?), 'pending', 0, ?, NULL, ?, NULL, ?, ? FROM ${earlier}`,
     );
     params.push(
       newId('whevt'),
@@ -136,8 +138,11 @@ export async function enqueueSessionEvents(
       // the body exactly as JSON.stringify({ event, delivery_id, data }) writes it
       `{"event":${JSON.stringify(e.event)},"delivery_id":"${idPrefix}`,
       `","data":${JSON.stringify(e.data)}}`,
+      // claimed at the commit: due when the claim's lease runs out, as a relay's compare-and-set leaves it
+      claim ? claim.lease : e.now,
       e.now,
-      e.now,
+      claim?.token ?? null,
+      claim?.lease ?? null,
       ...names,
       e.sessionId,
     );
@@ -145,8 +150,18 @@ export async function enqueueSessionEvents(
   // nothing waits on its answer: in a batched transaction it goes with the COMMIT (ADR 0058)
   await later(
     ds,
-    `INSERT INTO webhook_event (id, business_id, environment, session_id, sequence, event, counter, delivery_id, body, status, attempts, next_attempt_at, last_error, created_at, delivered_at) ${selects.join(' UNION ALL ')}`,
+    `INSERT INTO webhook_event (id, business_id, environment, session_id, sequence, event, counter, delivery_id, body, status, attempts, next_attempt_at, last_error, created_at, delivered_at, claim_token, lease_until) ${selects.join(' UNION ALL ')}`,
     params,
     manager,
   );
+  return claim !== undefined;
+}
+
+/**
+ * A claim of this node's relay on the events a transition queues (ADR 0071): its token and lease, written with
+ * the rows, so that the relay sends them after the commit without a claim of its own.
+ */
+export interface ClaimAtCommit {
+  token: string;
+  lease: Date;
 }

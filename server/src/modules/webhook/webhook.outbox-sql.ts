@@ -13,20 +13,29 @@ export interface MysqlPool {
   getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
 }
 
+/** Due: pending, and its time has come (the time is the query's first parameter). */
+const DUE = `e.status = 'pending' AND e.next_attempt_at <= ?`;
+
 /**
  * Due candidates, oldest first, each with its session's head (the lowest undelivered sequence) and whether a
  * failed event is ahead of it, and its endpoint.
  */
-export const candidatesSql = (limit: number): string => candidatesOf('', limit);
+export const candidatesSql = (limit: number): string => candidatesOf(DUE, limit);
 
 /**
  * The due candidates of one session (one parameter more, the session id, after the time), as candidatesSql
  * reads them: read by a transition that queued events, in its own commit's round trip, and handed to this
  * node's relay so that its claim needs no read of its own (ADR 0058 amendment 3). Session-scoped by design.
  */
-export const SESSION_CANDIDATES_SQL = candidatesOf(' AND e.session_id = ?', 500);
+export const SESSION_CANDIDATES_SQL = candidatesOf(`${DUE} AND e.session_id = ?`, 500);
 
-function candidatesOf(andWhere: string, limit: number): string {
+/**
+ * The events a transition queued under this node's relay's claim (the session id, then the claim's token), read
+ * as the candidates are, in its commit's round trip: the relay sends them with no claim of its own (ADR 0071).
+ */
+export const CLAIMED_AT_COMMIT_SQL = candidatesOf('e.session_id = ? AND e.claim_token = ?', 500);
+
+function candidatesOf(where: string, limit: number): string {
   return `SELECT e.id, e.business_id, e.environment, e.session_id, e.sequence, e.event, e.delivery_id, e.body,
           e.attempts, p.id AS endpoint_id, p.url, p.secret, p.previous_secret, p.previous_secret_expires_at,
           (SELECT MIN(h.sequence) FROM webhook_event h
@@ -36,7 +45,7 @@ function candidatesOf(andWhere: string, limit: number): string {
             AS failed_before
    FROM webhook_event e
    LEFT JOIN webhook_endpoint p ON p.business_id = e.business_id AND p.environment = e.environment
-   WHERE e.status = 'pending' AND e.next_attempt_at <= ?${andWhere}
+   WHERE ${where}
    ORDER BY e.next_attempt_at LIMIT ${limit}`;
 }
 

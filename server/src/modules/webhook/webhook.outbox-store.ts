@@ -45,13 +45,13 @@ export {
   type RecordedResult,
 } from './webhook.outbox-rows';
 
-const LEASE_MARGIN_MS = 30_000;
+export const LEASE_MARGIN_MS = 30_000;
 /** How long events behind a permanently failed one wait before being looked at again (redelivery wakes them). */
 const PARK_MS = 24 * 3600 * 1000;
 /** Candidates read along with a claim are used for the next claim only within this age (endpoint changes). */
 const PREFETCH_TTL_MS = 1_000;
 /** Events of one session claimed together: the head and up to three successors (each sent after a 2xx). */
-const MAX_CHAIN = 4;
+export const MAX_CHAIN = 4;
 
 export interface WebhookOutboxStoreDeps {
   ds: DataSource;
@@ -283,6 +283,15 @@ export class WebhookOutboxStore {
       return mine;
     }
     return [];
+  }
+
+  /**
+   * Gives back events a transition queued under this relay's claim (ADR 0071) that the relay does not send now
+   * (behind an undelivered event of their session, or past a chain's length): due at once, for a claim to take
+   * (or park) them as it takes any other.
+   */
+  releaseClaimed(token: string, ids: string[]): Promise<void> {
+    return this.release(token, ids, this.deps.clock.now());
   }
 
   /** Undoes the claim of `ids` (still carrying `token`): due again at once, as before the claim. */

@@ -18,12 +18,16 @@
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../common/clock';
-import { logTag } from '../../common/ids';
+import { logTag, newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
+import type { ClaimAtCommit } from './outbox';
 import type { WebhookSecretBox } from './secret-box';
+import { claimedDelivery } from './webhook.outbox-rows';
 import {
   type Attempted,
   type ClaimedDelivery,
+  LEASE_MARGIN_MS,
+  MAX_CHAIN,
   type RecordedResult,
   WebhookOutboxStore,
 } from './webhook.outbox-store';
@@ -48,6 +52,7 @@ export interface WebhookRelayDeps {
 
 export class WebhookRelay {
   private readonly concurrency: number;
+  private readonly timeoutMs: number;
   private readonly store: WebhookOutboxStore;
   private readonly sender: WebhookSender;
   private pollMs = 500;
@@ -67,11 +72,23 @@ export class WebhookRelay {
   private readonly flushing = new Set<Promise<void>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly idle = new Set<() => void>();
-  /** Counters for benchmarks and metrics: claims and outcome flushes, with the time spent in each. */
-  readonly stats = { claims: 0, claimed: 0, claimMs: 0, flushes: 0, flushed: 0, flushMs: 0 };
+  /**
+   * Counters for benchmarks and metrics: claims and outcome flushes, with the time spent in each, and the events
+   * sent under a claim made at their transition's commit (ADR 0071).
+   */
+  readonly stats = {
+    claims: 0,
+    claimed: 0,
+    claimMs: 0,
+    claimedAtCommit: 0,
+    flushes: 0,
+    flushed: 0,
+    flushMs: 0,
+  };
 
   constructor(private readonly deps: WebhookRelayDeps) {
     const timeoutMs = deps.timeoutMs ?? 10_000;
+    this.timeoutMs = timeoutMs;
     this.concurrency = Math.max(1, deps.concurrency ?? 256);
     this.store = new WebhookOutboxStore({ ds: deps.ds, clock: deps.clock, logger: deps.logger, timeoutMs });
     this.sender = new WebhookSender({
@@ -140,13 +157,70 @@ export class WebhookRelay {
    * callback already queued (ADR 0061 measured 7 ms at the median, 35 ms at p90, at 8 sessions in flight),
    * and a claim started now only queues its query.
    */
-  kick(offered?: Record<string, unknown>[]): void {
+  kick(offered?: Record<string, unknown>[], claimToken?: string): void {
+    // queued under this relay's claim (claimAtCommit): sent now, no claim of its own
+    if (claimToken !== undefined && offered && offered.length > 0) {
+      this.sendClaimed(offered, claimToken);
+      return;
+    }
     // something was queued here: the candidates read with the last claim do not show it. A transition that
     // read its session's candidates in its commit's round trip offers them: the claim takes them without a
     // read of its own (ADR 0058 amendment 3)
     if (offered && offered.length > 0) this.store.offer(offered);
     else this.store.invalidatePrefetch();
     this.wake();
+  }
+
+  /**
+   * A claim for the `events` a transition is about to queue, when this relay is running here (ADR 0071): the
+   * rows are written with its token and lease, read back in the commit's round trip, and handed to kick. Its
+   * lease covers the sends of one chain, as a compare-and-set's does. Undefined when the relay is stopped (or
+   * never started: a node whose workers are off), or on the embedded engine: the events are queued unclaimed
+   * and a claim takes them, as before.
+   */
+  claimAtCommit(events: number): ClaimAtCommit | undefined {
+    if (this.stopped || this.store.sqlite) return undefined;
+    const chain = Math.min(Math.max(1, events), MAX_CHAIN);
+    const lease = new Date(this.deps.clock.now().getTime() + this.timeoutMs * chain + LEASE_MARGIN_MS);
+    return { token: newId('clm'), lease };
+  }
+
+  /**
+   * Sends a session's events queued under this relay's claim, read back with the commit: the head and its
+   * successors in sequence, as a claim would have chained them. Events behind an undelivered one of their
+   * session (their head is elsewhere: in flight, waiting for a retry, failed), or past a chain's length, are
+   * given back at once, for a claim to take or park like any other; a relay stopped meanwhile gives back all.
+   */
+  private sendClaimed(rows: Record<string, unknown>[], token: string): void {
+    const sorted = [...rows].sort((a, b) => Number(a.sequence) - Number(b.sequence));
+    const chain: Record<string, unknown>[] = [];
+    const head = sorted[0];
+    const atHead =
+      head !== undefined &&
+      (head.head_seq == null || Number(head.head_seq) >= Number(head.sequence)) &&
+      Number(head.failed_before) === 0;
+    if (atHead && !this.stopped)
+      for (const r of sorted) {
+        const last = chain[chain.length - 1];
+        if (last && (chain.length >= MAX_CHAIN || Number(r.sequence) !== Number(last.sequence) + 1)) break;
+        chain.push(r);
+      }
+    const [first, ...successors] = chain.map((r) => claimedDelivery(r, token));
+    if (first) {
+      this.stats.claimedAtCommit += chain.length;
+      this.launch(successors.length > 0 ? { ...first, successors } : first);
+    }
+    const back = sorted.slice(chain.length).map((r) => String(r.id));
+    if (back.length > 0)
+      void this.store.releaseClaimed(token, back).then(
+        () => this.wake(),
+        // the lease runs out and a claim takes them then: at least once, later
+        (err: unknown) =>
+          this.deps.logger.error('webhook claim not given back', {
+            count: back.length,
+            error: describeError(err),
+          }),
+      );
   }
 
   /** Claims as soon as the one under way (if any) is done. */
