@@ -108,7 +108,7 @@ describe.skipIf(testEngine() === 'embedded')('webhook events claimed at their co
     expect((arrived(receiver, id)[1]?.receivedAt as number) - first).toBeGreaterThanOrEqual(2_900);
   });
 
-  it('leaves the events of a node that died after its commit to another relay once their lease has run out', async () => {
+  it('leaves the events of a node dead after its commit to another relay once their lease ran out', async () => {
     const clock = new ManualClock();
     const other = await startTestService({ label: 'claim_at_commit_dead', workers: false, clock });
     const hooks = new WebhookReceiver();
