@@ -52,6 +52,19 @@ describe.skipIf(testEngine() === 'embedded')('webhook events claimed at their co
     await receiver.stop();
   });
 
+  it('leases a claim at the commit for one chain of sends: the timeout per event, at most four, plus 30 s', () => {
+    const at = (n: number) => {
+      const before = Date.now();
+      const claim = t.svc.relay.claimAtCommit(n);
+      return (claim?.lease.getTime() ?? 0) - before;
+    };
+    // the service's delivery timeout is 10 s: a session's two events 50 s (as README's outbox paragraph says)
+    expect(at(2)).toBeGreaterThanOrEqual(50_000);
+    expect(at(2)).toBeLessThan(50_000 + 1_000);
+    expect(at(9)).toBeLessThan(70_000 + 1_000);
+    expect(t.svc.relay.claimAtCommit(1)?.token).not.toBe(t.svc.relay.claimAtCommit(1)?.token);
+  });
+
   it('sends a completed step’s events with no claim of its own, in order, once each', async () => {
     const { workflowId } = await publishWorkflow(api, [{ primitive: 'identify', claims }], receiver.url);
     const counter = await countStatements(t.svc.ds);
@@ -119,6 +132,8 @@ describe.skipIf(testEngine() === 'embedded')('webhook events claimed at their co
       const created = await otherApi.rest('POST', '/v1/sessions', { workflow_id: workflowId });
       const id = created.body.id as string;
       const session = await other.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id });
+      // a node whose workers are off claims nothing at its commits: its events are queued for any relay
+      expect(other.svc.relay.claimAtCommit(1)).toBeUndefined();
       // the node that stops the session claims its event for its relay, commits, and dies before sending
       const lease = new Date(clock.now().getTime() + 50_000);
       const dying = new SessionTransitions({
