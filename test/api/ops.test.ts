@@ -179,7 +179,9 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
   let child: ChildProcess | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabase('ops_shutdown');
+    // migrated (a copy of the run's template): the child's start is not what this test is about, and a fresh
+    // database's migrations are the slowest part of it on a loaded machine (the 'ops_token' service migrates one)
+    db = await createTestDatabase('ops_shutdown', { migrated: true });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-shutdown-'));
   });
   afterAll(async () => {
@@ -217,19 +219,31 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
             resolve(m);
           }
         };
-        const onData = (c: Buffer) => {
-          out += c.toString('utf8');
-          check();
-        };
+        const onData = () => check();
         child?.stdout?.on('data', onData);
         child?.once('exit', (code) => reject(new Error(`exited ${code} before ${re}: ${out}`)));
         check();
       });
-    child.stderr?.on('data', (c: Buffer) => {
+    // everything the service prints, kept until it exits: each wait below reads it
+    const keep = (c: Buffer) => {
       out += c.toString('utf8');
-    });
-    const [, apiKey] = await seen(/API key \(sandbox\):\s+(\S+)/);
-    const [, workflowId] = await seen(/Workflow id:\s+(\S+)/);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    // Each wait names itself: a wait that outlasts its bound fails with its name and what the service printed
+    // (the shutdown logs each of its stages), instead of the run's bare timeout.
+    const within = <T>(what: string, p: Promise<T>, ms: number): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${what}: nothing in ${ms} ms; the service printed:\n${out}`)),
+          ms,
+        );
+      });
+      return Promise.race([p, late]).finally(() => clearTimeout(timer));
+    };
+    const [, apiKey] = await within('the sandbox banner', seen(/API key \(sandbox\):\s+(\S+)/), 30_000);
+    const [, workflowId] = await within('the workflow id', seen(/Workflow id:\s+(\S+)/), 10_000);
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
 
     // A create whose body is still on its way: the server has the request (it answered 100 Continue).
@@ -258,19 +272,19 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
         req.on('error', reject);
       },
     );
-    await new Promise<void>((resolve) => req.once('continue', resolve));
+    await within('100 Continue', new Promise<void>((resolve) => req.once('continue', resolve)), 5_000);
     req.write(body.slice(0, 10));
 
     child.kill('SIGTERM');
-    await seen(/shutting down/);
+    await within('the shutdown log', seen(/shutting down/), 5_000);
     // no new connections once shutdown began
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow('fetch failed');
 
     req.end(body.slice(10));
-    const res = await answer;
+    const res = await within('the answer in flight', answer, 10_000);
     expect(res.status).toBe(201);
     expect(res.json.id).toMatch(/^sess_/);
-    expect(await exited).toBe(0);
+    expect(await within('the exit', exited, 15_000)).toBe(0);
 
     // the session was committed before the pool closed
     const mysql = await import('mysql2/promise');
@@ -281,5 +295,5 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
     } finally {
       await conn.end();
     }
-  });
+  }, 90_000); // the sum of its waits' bounds below, which each name the wait that outlasts its bound
 });

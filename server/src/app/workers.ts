@@ -80,6 +80,8 @@ export interface ShutdownSteps {
   stopGraphql(): Promise<void>;
   /** Pools, KMS clients, Redis, tracing: closed in this order after the HTTP server. */
   release: Array<() => Promise<void> | void>;
+  /** Told as each stage ends, so an operator (or a test) sees where a shutdown that takes long is waiting. */
+  stage?(name: 'requests answered' | 'relay stopped' | 'connections closed' | 'released'): void;
 }
 
 /**
@@ -93,13 +95,17 @@ export async function shutdown(s: ShutdownSteps): Promise<void> {
   const server = s.server;
   const drained = server ? drainHttp(server, s.graceMs) : Promise.resolve();
   await s.stopRelay();
+  s.stage?.('relay stopped');
   await drained;
+  s.stage?.('requests answered');
   await s.stopGraphql();
   if (server) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+  s.stage?.('connections closed');
   for (const release of s.release) await release();
+  s.stage?.('released');
 }
 
 /**
@@ -186,6 +192,7 @@ export function nodeLifecycle(d: NodeLifecycleDeps): Pick<Service, 'sweep' | 'li
         stopRelay: () => d.relay.stop(),
         stopGraphql: () => d.web.stopGraphql(),
         release: d.release,
+        stage: (name) => d.logger.info('shutdown', { stage: name }),
       }),
   };
 }
