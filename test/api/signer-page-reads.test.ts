@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Json, TestService } from '../support/harness';
 import { identifyFixture } from '../support/page-fixture';
 import { SignerClient, signerReadBody } from '../support/signer';
+import { publishWorkflow } from '../support/workflows';
 
 /** The page's read, and the same selection with a directive on the root field: answered by Apollo alone. */
 const PAGE = signerReadBody('x').query;
@@ -201,6 +202,34 @@ describe('the signer page’s compiled reads', () => {
     const replay = await b.submitAndRead(wr.body.request_id, response);
     expect(replay.status).toBe(409);
     expect(replay.body.code).toBe('session_state_conflict');
+  });
+
+  it('a two-step session on the node that opened it: each page after a step, built from its rows, is the read', async () => {
+    // Start and each completed step begin from this node's rows and build the page after them from the row they
+    // wrote and the brand kept from the open (ADR 0072): the answer must be what the read answers after them
+    const { workflowId } = await publishWorkflow(page.api, [
+      { primitive: 'identify', claims: ['given_name'] },
+      { primitive: 'age_verify', threshold: 18 },
+    ]);
+    const created = await page.api.rest('POST', '/v1/sessions', { workflow_id: workflowId });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const b = new SignerClient(t.baseUrl, id);
+    expect((await b.openAndRead()).status).toBe(200);
+    expect(await expectSameAsRead(await b.startAndRead(), id, b)).toMatchObject({ currentStage: 0 });
+    const answer = async () => {
+      const wr = await b.rawWalletRequest();
+      expect(wr.status).toBe(200);
+      const response = await t.svc.wallet.respond({
+        persona: 'adult',
+        request: wr.body.request,
+        origin: t.baseUrl,
+      });
+      return b.submitAndRead(wr.body.request_id, response);
+    };
+    const second = await expectSameAsRead(await answer(), id, b);
+    expect(second).toMatchObject({ status: 'in_progress', currentStage: 1 });
+    expect(await expectSameAsRead(await answer(), id, b)).toMatchObject({ status: 'completed', ended: true });
   });
 
   it('a Start carrying the read from a browser that never opened the link answers for the cookie it issues', async () => {

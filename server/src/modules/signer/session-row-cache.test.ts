@@ -1,6 +1,7 @@
 // The bounds ADR 0067 and the README promise for a node's own rows of a session: at most `max` sessions (the
 // oldest kept goes first), each for `ttlMs`, copied in and out, and a wallet request kept only while its
-// session's version is the one it was kept with; a stamp set only on the version it was read beside.
+// session's version is the one it was kept with; a stamp set only on the version it was read beside; the brand of
+// the open's read kept through every later row of the session until the entry goes (ADR 0072).
 import { describe, expect, it } from 'vitest';
 import { SessionEntity } from '../session/session.entity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
@@ -62,5 +63,18 @@ describe('a node keeps its own rows of a session', () => {
     expect(rows.get('sess_a', 1, 'wreq_1')?.stamp).toBe('1.1');
     rows.stampAt('sess_b', 1, '1.1'); // nothing kept: nothing made up
     expect(rows.get('sess_b', 1)).toBeUndefined();
+  });
+
+  it('keeps the brand of the open through the rows kept after it, until the entry is dropped', () => {
+    const rows = new SessionRowCache();
+    const brand = { name: 'Acme', displayName: 'Acme Bank', accentColor: null, logoUrl: null };
+    rows.keep(session('sess_a'), '1.1', 0, undefined, brand);
+    rows.keep(session('sess_a', 1), undefined, 1); // Start's row
+    rows.keep(session('sess_a', 1), '1.1', 2, request('wreq_1')); // its wallet request
+    rows.keep(session('sess_a', 2), undefined, 3); // a completed step
+    expect(rows.get('sess_a', 4)?.brand).toEqual(brand);
+    rows.drop('sess_a');
+    rows.keep(session('sess_a', 2), '1.1', 5); // read afresh: no brand until an open reads one
+    expect(rows.get('sess_a', 6)?.brand).toBeUndefined();
   });
 });

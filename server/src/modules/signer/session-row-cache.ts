@@ -5,7 +5,10 @@
 // thing an attempt may do with it is the transition whose guarded write checks it (status and version of the
 // session, `open` of the request, and the trust stamp for the wallet response), and any other outcome (a
 // refusal, a lost guard, a precondition that fails) throws StaleRow, after which the request runs again from
-// a fresh read, exactly as it ran before this cache existed.
+// a fresh read, exactly as it ran before this cache existed. It also keeps the page's brand from the open's read,
+// so that the page after Start and after a step's completion is built without reading again what the
+// transition itself just wrote (ADR 0072).
+import type { Branding } from '../branding/branding.service';
 import { SessionEntity } from '../session/session.entity';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
 
@@ -30,6 +33,11 @@ export interface CachedSession {
   /** The trust stamp read with the session (ADR 0063); undefined: not read with it. */
   stamp: string | undefined;
   request?: WalletRequestEntity;
+  /**
+   * The page's brand as the open's read saw it (business name, hosted page settings, relying party), kept for
+   * the session's life on this node: a session's business and environment never change.
+   */
+  brand?: Branding & { name: string };
 }
 
 interface Entry extends CachedSession {
@@ -61,28 +69,33 @@ export class SessionRowCache {
       session: Object.assign(new SessionEntity(), hit.session),
       stamp: hit.stamp,
       ...(hit.request ? { request: Object.assign(new WalletRequestEntity(), hit.request) } : {}),
+      ...(hit.brand ? { brand: hit.brand } : {}),
     };
   }
 
   /**
    * Keeps `session` as stored now (a fresh read, or the row a committed guarded write left), with the stamp
-   * read beside it; the request kept with it survives only while the session's version is the same.
+   * read beside it; the request kept with it survives only while the session's version is the same, the brand
+   * (`brand`, or the one kept before) for as long as the entry.
    */
   keep(
     session: SessionEntity,
     stamp: string | undefined,
     nowMs: number,
     request?: WalletRequestEntity,
+    brand?: Branding & { name: string },
   ): void {
     const before = this.entries.get(session.id);
     const sameRow = before !== undefined && before.session.version === session.version;
     const kept = request ?? (sameRow ? before.request : undefined);
+    const shown = brand ?? before?.brand;
     this.entries.delete(session.id);
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(session.id, {
       session: Object.assign(new SessionEntity(), session),
       stamp,
       ...(kept ? { request: Object.assign(new WalletRequestEntity(), kept) } : {}),
+      ...(shown ? { brand: shown } : {}),
       until: nowMs + this.ttlMs,
     });
   }

@@ -16,6 +16,7 @@ import { SessionEventEntity } from '../timeline/session-event.entity';
 import { nextOrderKey, onceEventId } from '../timeline/session-events';
 import { TRUST_STAMP_COLUMNS, trustStampOf } from '../verification/trust-version';
 import { WalletRequestEntity } from '../verification/wallet-request.entity';
+import type { CachedSession } from './session-row-cache';
 
 /**
  * One read of the page: the session as stored, its brand, the refused answers of its current stage, and the
@@ -96,25 +97,38 @@ export async function openPage(ds: DataSource, id: string, at: Date): Promise<Pa
 
 /**
  * The page's read after a transition of session `id` (Start, a wallet response: issue 27, "no re-read of what
- * the transition just wrote", ADR 0062 amendment): `kept` is the read model's statement for the unit to send
- * with its COMMIT (UnitOptions.readWithCommit), inside the transaction after its writes; `page()` answers from
- * its rows when the unit committed with them, and otherwise (the embedded engine, a lost race answered from the
- * persisted state, no transition at all) reads the page now, as the GraphQL read would.
+ * the transition just wrote"). When the transition began from this node's rows (`hit`) with the brand kept
+ * from the open's read, and left the session at a step with no requests yet (Start; a completed step), the page
+ * is built from them: the row the transition wrote, that brand, the stamp kept with the row, no refused answers
+ * (ADR 0072). Otherwise `kept` is the read model's statement for the unit to send with its COMMIT
+ * (UnitOptions.readWithCommit), inside the transaction after its writes (ADR 0062 amendment); `page()` answers
+ * from its rows when the unit committed with them, and otherwise (the embedded engine, a lost race answered from
+ * the persisted state, no transition at all) reads the page now, as the GraphQL read would.
  */
 export function pageAfterTransition(
   ds: DataSource,
   id: string,
-): { kept: KeptRead; page(): Promise<PageRead | undefined> } {
+  hit?: CachedSession,
+): { kept?: KeptRead; page(written: SessionEntity, atNewStep: boolean): Promise<PageRead | undefined> } {
+  const brand = hit?.brand;
   let rows: Record<string, unknown>[] | undefined;
   return {
-    kept: {
-      text: statementOf(ds),
-      params: [id],
-      collect: (r) => {
-        rows = r;
-      },
+    ...(brand
+      ? {}
+      : {
+          kept: {
+            text: statementOf(ds),
+            params: [id],
+            collect: (r: Record<string, unknown>[]) => {
+              rows = r;
+            },
+          },
+        }),
+    page: (written, atNewStep) => {
+      if (brand && atNewStep)
+        return Promise.resolve({ session: written, brand, refused: 0, stamp: hit?.stamp });
+      return rows ? Promise.resolve(pageOf(ds, rows)) : readPage(ds, id);
     },
-    page: () => (rows ? Promise.resolve(pageOf(ds, rows)) : readPage(ds, id)),
   };
 }
 

@@ -23,7 +23,7 @@ import { PRIMITIVE_SPECS } from '../workflow/primitives';
 import { toRevisionView, type WorkflowService } from '../workflow/workflow.service';
 import type { WorkflowStep } from '../workflow/workflow.steps';
 import type { BrowserBinding } from './browser-binding';
-import { SessionRowCache, StaleRow, staleRow } from './session-row-cache';
+import { type CachedSession, SessionRowCache, StaleRow, staleRow } from './session-row-cache';
 import { StepCompletion } from './signer.completion';
 import type {
   AnyWalletRequest,
@@ -134,8 +134,9 @@ export class SessionTransport {
     if (opts.read) read = await this.viewOf(page, cookie);
     // an open that carries no read still brings an overdue session to its expiry, as it did before
     const s = read?.session ?? (await this.transitions.current(page.session));
-    // the row as read now, with the stamp read beside it: the Start that follows begins from it (ADR 0067)
-    this.rows.keep(s, page.stamp, this.deps.clock.now().getTime());
+    // the row as read now, with the stamp read beside it: the Start that follows begins from it (ADR 0067), and
+    // the brand, from which the pages after Start and after each step are built (ADR 0072)
+    this.rows.keep(s, page.stamp, this.deps.clock.now().getTime(), undefined, page.brand);
     return { cookie, ...(issued ? { issued } : {}), ...(read ? { read } : {}) };
   }
 
@@ -175,24 +176,25 @@ export class SessionTransport {
     const hit = this.rows.get(id, this.deps.clock.now().getTime());
     if (hit?.session.status === 'created') {
       try {
-        return await this.startFrom(hit.session, true, token, issued, opts);
+        return await this.startFrom(hit.session, token, issued, opts, hit);
       } catch (e) {
         // whatever it answers, a cached attempt that did not complete leaves no row behind
         this.rows.drop(id);
         if (!(e instanceof StaleRow)) throw e;
       }
     }
-    return this.startFrom((await this.open(id)).s, false, token, issued, opts);
+    return this.startFrom((await this.open(id)).s, token, issued, opts);
   }
 
-  /** Start from `from`: read now, or this node's row (`cached`), which may only win the move (StaleRow). */
+  /** Start from `from`: read now, or this node's row (`hit`), which may only win the move (StaleRow). */
   private async startFrom(
     from: SessionEntity,
-    cached: boolean,
     token: string,
     issued: string | undefined,
     opts: { read?: boolean },
+    hit?: CachedSession,
   ): Promise<{ ack: TransportAck; issued?: string; cookie: string; read?: PageView }> {
+    const cached = hit !== undefined;
     // a fresh read had its expiry enforced by open(); a cached row has it here
     const s = cached ? await this.transitions.current(from) : from;
     if (s.status !== 'created') {
@@ -205,8 +207,8 @@ export class SessionTransport {
     const steps = await this.steps(s);
     const now = this.deps.clock.now();
     const first = steps[0];
-    // the page's read, carried by the Start: sent with the unit's COMMIT (ADR 0062 amendment)
-    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
+    // the page's read, carried by the Start: from this node's rows or sent with the unit's COMMIT (ADR 0072)
+    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id, hit) : undefined;
     // a start that lost (another browser or tab won) answers from the persisted state
     const started = await this.transitions.run(
       s,
@@ -222,8 +224,8 @@ export class SessionTransport {
     );
     this.rows.keep(started, undefined, now.getTime());
     this.requireBound(started, token);
-    // from the COMMIT's round trip when the start won; read now when it lost (the persisted state) or elsewhere
-    const page = after ? await after.page() : undefined;
+    // a start from this node's row won or threw; else from the COMMIT's round trip, or read now when it lost
+    const page = after ? await after.page(started, cached) : undefined;
     // the stamp the COMMIT's read saw: the wallet request that follows begins from it (ADR 0067 amendment)
     if (page) this.rows.stampAt(s.id, page.session.version, page.stamp);
     const read = page ? await this.viewOf(page, token) : undefined;
@@ -301,7 +303,7 @@ export class SessionTransport {
     const hit = this.rows.get(id, this.deps.clock.now().getTime(), body.request_id);
     if (hit?.request && hit.stamp !== undefined) {
       try {
-        return await this.submitFrom(hit.session, hit.request, hit.stamp, true, browserToken, body, opts);
+        return await this.submitFrom(hit.session, hit.request, hit.stamp, browserToken, body, opts, hit);
       } catch (e) {
         // whatever it answers, a cached attempt that did not complete leaves no row behind
         this.rows.drop(id);
@@ -311,26 +313,27 @@ export class SessionTransport {
     // the session and its open request of the current step in one plain statement (ADR 0045 amendment)
     const read = await readSubmission(this.deps.ds, id, body.request_id);
     if (!read) throw new AppError('not_found', 'This session link is not valid.');
-    return this.submitFrom(read.s, read.req, read.stamp, false, browserToken, body, opts);
+    return this.submitFrom(read.s, read.req, read.stamp, browserToken, body, opts);
   }
 
   /**
    * The wallet response to `req` of session `from` (null: no open request of that id for its current step),
-   * read now or cached (`cached`: it may only complete; anything else throws StaleRow, nothing written).
+   * read now or this node's rows (`hit`: it may only complete; anything else throws StaleRow, nothing written).
    */
   private async submitFrom(
     from: SessionEntity,
     req: WalletRequestEntity | null,
     stamp: string | undefined,
-    cached: boolean,
     browserToken: string | undefined,
     body: Omit<WalletResponseSubmission, 'read'>,
     opts: { read?: boolean },
+    hit?: CachedSession,
   ): Promise<{ ack: TransportAck; read?: PageView }> {
+    const cached = hit !== undefined;
     const s = await this.transitions.current(from);
-    // the page's read, carried by the wallet response: sent with the completion's COMMIT (ADR 0062 amendment);
-    // a refused answer keeps its error answer (the read is not sent)
-    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id) : undefined;
+    // the page's read, carried by the wallet response: from this node's rows or sent with the completion's COMMIT
+    // (ADR 0072); a refused answer keeps its error answer (the read is not sent)
+    const after = opts.read ? pageAfterTransition(this.deps.ds, s.id, hit) : undefined;
     try {
       this.requireActive(s, browserToken);
       if (!req || req.stage !== s.currentStage || req.state !== 'open')
@@ -344,7 +347,8 @@ export class SessionTransport {
     // throws StaleRow
     const done = await this.completeWalletRequest(s, req, body.response, stamp, after, cached);
     this.rows.keep(done, undefined, this.deps.clock.now().getTime());
-    const page = after ? await after.page() : undefined;
+    // a completed step leaves the session at the next step (no requests yet) or ended
+    const page = after ? await after.page(done, done.currentStage > s.currentStage) : undefined;
     if (page) this.rows.stampAt(s.id, page.session.version, page.stamp);
     // requireActive above verified the cookie: the bound browser's value
     const read = page ? await this.viewOf(page, browserToken as string) : undefined;
@@ -376,7 +380,7 @@ export class SessionTransport {
     req: WalletRequestEntity,
     answer: unknown,
     trustStamp: string | undefined,
-    after: { kept: KeptRead } | undefined,
+    after: { kept?: KeptRead } | undefined,
     cached = false,
   ): Promise<SessionEntity> {
     const steps = await this.steps(s);
