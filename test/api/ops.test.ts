@@ -295,5 +295,5 @@ describe('graceful shutdown on SIGTERM (child process running main.ts)', () => {
     } finally {
       await conn.end();
     }
-  }, 90_000); // the sum of its waits' bounds below, which each name the wait that outlasts its bound
+  }, 90_000); // above the sum of its waits' bounds (75 s): a wait that outlasts its bound fails with its name
 });
