@@ -232,6 +232,41 @@ describe('the signer page’s compiled reads', () => {
     expect(await expectSameAsRead(await answer(), id, b)).toMatchObject({ status: 'completed', ended: true });
   });
 
+  it('a branding change during a session shows at the next open of the link, not in the answers before it', async () => {
+    // the brand is the open's (ADR 0072, README): a business renaming its hosted page mid-session does not
+    // change the page under the person until the link is opened again
+    const id = await newSession();
+    const b = new SignerClient(t.baseUrl, id);
+    const opened = await b.openAndRead();
+    const before = opened.body.data.signerSession.business.name as string;
+    const renamed = await page.api.gql(
+      'mutation($i: BrandingInput!) { setBranding(input: $i) { displayName } }',
+      { i: { displayName: 'Renamed While Open' } },
+    );
+    expect(renamed.errors).toBeUndefined();
+    try {
+      const started = await b.startAndRead();
+      expect(started.status).toBe(200);
+      expect(started.body.data.signerSession.business.name).toBe(before);
+      // the polling read and a new open read the brand now; the answers after that open carry it
+      const read = JSON.parse((await post(PAGE, id, cookieOf(b))).text);
+      expect(read.data.signerSession.business.name).toBe('Renamed While Open');
+      expect((await b.openAndRead()).body.data.signerSession.business.name).toBe('Renamed While Open');
+      const wr = await b.rawWalletRequest();
+      const response = await t.svc.wallet.respond({
+        persona: 'adult',
+        request: wr.body.request,
+        origin: t.baseUrl,
+      });
+      const done = await expectSameAsRead(await b.submitAndRead(wr.body.request_id, response), id, b);
+      expect(done).toMatchObject({ status: 'completed', business: { name: 'Renamed While Open' } });
+    } finally {
+      await page.api.gql('mutation($i: BrandingInput!) { setBranding(input: $i) { displayName } }', {
+        i: { displayName: null },
+      });
+    }
+  });
+
   it('a Start carrying the read from a browser that never opened the link answers for the cookie it issues', async () => {
     const id = await newSession();
     const b = new SignerClient(t.baseUrl, id);

@@ -4,6 +4,7 @@
 // response (each carrying the page's read after it, ADR 0062 amendment), wallet request, and the
 // relay's delivery of both webhooks. A read that repeats what the request already knows shows up here first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchedTransactionWithRetry, batchesTransactions } from '../../server/src/db/batched-transaction';
 import { countStatements, type StatementCounter } from '../../server/src/tools/bench/statements';
 import { testEngine } from '../support/config';
 import {
@@ -172,6 +173,24 @@ describe.skipIf(testEngine() === 'embedded')('statements per complete session (M
     executed.session = Object.values(executed).reduce((a, n) => a + n, 0);
     return { counts, executed };
   }
+
+  it('bounds every connection’s prepared-statement cache at 256, on the API pool and the transition pool', async () => {
+    // mysql2 sizes the cache of each connection for its bound up front (16,000 by default: 531 KB of heap per
+    // connection, ADR 0072); the service prepares about 4 statements per connection
+    type Conn = { config: { maxPreparedStatements: number } };
+    const api = await new Promise<Conn & { release(): void }>((resolve, reject) =>
+      (
+        t.svc.ds.driver as unknown as { pool: { getConnection(cb: (e: unknown, c: never) => void): void } }
+      ).pool.getConnection((e, c) => (e ? reject(e) : resolve(c))),
+    );
+    api.release();
+    expect(api.config.maxPreparedStatements).toBe(256);
+    const transition = await batchedTransactionWithRetry(t.svc.ds, async (m) =>
+      Promise.resolve((m.queryRunner as unknown as { databaseConnection: Conn }).databaseConnection),
+    );
+    expect(batchesTransactions(t.svc.ds)).toBe(true);
+    expect(transition.config.maxPreparedStatements).toBe(256);
+  });
 
   it('stays within the budget per request and per complete session', async () => {
     await session(); // warm: first-use reads (catalog, keys, caches) are not the steady state
