@@ -213,9 +213,9 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       });
     counter.reset();
     expect(await move(1, 'first')).toBe(1);
-    // START, the guarded UPDATE, its check, the INSERT and COMMIT in one round trip
+    // START, the guarded UPDATE, the INSERT carrying its check (ADR 0073) and COMMIT in one round trip
     expect(counter.count()).toBe(1);
-    expect(counter.statements()).toBe(5);
+    expect(counter.statements()).toBe(4);
     // from a version that is gone: the guard stops the batch on the server, nothing after it runs
     const lost = await move(1, 'second').catch((e: unknown) => e);
     expect(isLostGuard(lost)).toBe(true);
@@ -242,6 +242,56 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
     expect(
       await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [4, 's', 3], ds.manager),
     ).toBe(1);
+  });
+
+  it('the INSERT after a guarded write carries its check: a lost guard inserts none of it (ADR 0073)', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['s', 1]);
+    const move = (from: number, rows: string[], then?: 'update' | 'commit-only') =>
+      batchedTransactionWithRetry(ds, async (m) => {
+        await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [from + 1, 's', from], m);
+        if (then === 'update') await later(ds, 'UPDATE t SET v = v + 10 WHERE id = ?', ['s'], m);
+        const values = rows.map(() => '(?, ?)').join(', ');
+        if (then === 'commit-only') {
+          // kept for the COMMIT: the check goes right after the guarded write, before it
+          deferIfBatched(
+            m,
+            `INSERT INTO t (id, v) VALUES ${values}`,
+            rows.flatMap((r) => [r, from]),
+            {
+              atCommit: true,
+            },
+          );
+        } else
+          await later(
+            ds,
+            `INSERT INTO t (id, v) VALUES ${values}`,
+            rows.flatMap((r) => [r, from]),
+            m,
+          );
+      });
+    counter.reset();
+    await move(1, ['a1', 'a2', 'a3']);
+    expect(counter.statements()).toBe(4); // START, UPDATE, the three rows' INSERT with the check, COMMIT
+    const lost = await move(1, ['b1', 'b2', 'b3']).catch((e: unknown) => e);
+    expect(isLostGuard(lost)).toBe(true);
+    expect(await rows()).toEqual([
+      { id: 'a1', v: 1 },
+      { id: 'a2', v: 1 },
+      { id: 'a3', v: 1 },
+      { id: 's', v: 2 },
+    ]);
+    // an UPDATE after the guarded write: the check is a statement of its own between them
+    counter.reset();
+    await move(2, ['c1'], 'update');
+    expect(counter.statements()).toBe(6);
+    expect(isLostGuard(await move(2, ['d1'], 'update').catch((e: unknown) => e))).toBe(true);
+    counter.reset();
+    await move(13, ['e1'], 'commit-only');
+    expect(counter.statements()).toBe(5);
+    expect(isLostGuard(await move(13, ['f1'], 'commit-only').catch((e: unknown) => e))).toBe(true);
+    expect((await rows()).map((r) => r.id)).toEqual(['a1', 'a2', 'a3', 'c1', 'e1', 's']);
+    expect((await rows()).find((r) => r.id === 's')?.v).toBe(14);
   });
 
   it("the API's pool keeps one statement per query", async () => {

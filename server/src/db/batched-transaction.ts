@@ -51,6 +51,11 @@ interface Batch {
   atCommit: { text: string; collect?: Answered }[];
   guarded: boolean;
   begun: boolean;
+  /**
+   * The rows of the guarded write kept last in `pending` whose check is not placed yet: the next kept INSERT
+   * carries it (carryGuard), or guardCheck goes right after the write when anything else comes next.
+   */
+  openGuard?: number;
 }
 
 /**
@@ -59,21 +64,53 @@ interface Batch {
  */
 const GUARD_ERRNO = 1242;
 
-/**
- * The statement kept right after a guarded write in a batched transaction (ADR 0058 amendment 3): it fails
- * with ER_SUBQUERY_NO_1_ROW unless the write before it matched exactly `rows` rows. `ROW_COUNT()` is the
- * previous statement's count (the rows it matched: the driver sets CLIENT_FOUND_ROWS), and when it differs the
- * scalar subquery has two rows. The server then runs nothing after it in the batch (the COMMIT included), and
- * the unit rolls back whole (`isLostGuard`). A write that changed less than it should therefore stops its batch
- * instead of being answered first: the move and the COMMIT travel together. The check is a statement of its
- * own, not a condition in the write's WHERE, so it does not depend on the order in which an engine evaluates
- * the terms of a condition.
- */
-export const guardCheck = (rows: number): string => {
+/** The scalar subquery that has two rows (ER_SUBQUERY_NO_1_ROW) unless the previous statement matched `rows`. */
+const lostGuard = (rows: number): string => {
   if (!Number.isInteger(rows) || rows < 1)
     throw new Error(`a guarded write changes at least one row: ${rows}`);
-  return `SELECT (SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${rows}) AS lost_guard`;
+  return `(SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${rows})`;
 };
+
+/**
+ * The statement kept right after a guarded write in a batched transaction (ADR 0058 amendment 3) when no INSERT
+ * follows it to carry the check (carryGuard): it fails with ER_SUBQUERY_NO_1_ROW unless the write before it
+ * matched exactly `rows` rows. `ROW_COUNT()` is the previous statement's count (the rows it matched: the driver
+ * sets CLIENT_FOUND_ROWS), and when it differs the scalar subquery has two rows. The server then runs nothing
+ * after it in the batch (the COMMIT included), and the unit rolls back whole (`isLostGuard`). A write that
+ * changed less than it should therefore stops its batch instead of being answered first: the move and the
+ * COMMIT travel together. The check is never a condition in the guarded write's own WHERE, so it does not
+ * depend on the order in which an engine evaluates the terms of a condition.
+ */
+export const guardCheck = (rows: number): string => `SELECT ${lostGuard(rows)} AS lost_guard`;
+
+/** `INSERT INTO <table> (<columns>) VALUES (?, …), (?, …)`: a template of placeholders only, no values. */
+const INSERT_VALUES = /^(INSERT INTO [^()]+\([^()]*\)) VALUES (\(\?(?:, \?)*\)(?:, \(\?(?:, \?)*\))*)$/;
+
+/**
+ * The guard's check carried by the INSERT kept right after the guarded write (ADR 0073): `template` (placeholders
+ * only, before its values are formatted in) as `INSERT INTO t (…) SELECT ?, … FROM DUAL WHERE <check> IS NULL
+ * UNION ALL SELECT ?, …`, whose only condition is the check. `ROW_COUNT()` is still the guarded write's count
+ * while this statement runs; when it differs the statement fails with ER_SUBQUERY_NO_1_ROW and inserts none of
+ * its rows, exactly where the check of its own would have failed. Undefined for any other statement: guardCheck
+ * goes before it.
+ */
+export function carryGuard(template: string, rows: number): string | undefined {
+  const m = INSERT_VALUES.exec(template);
+  if (!m) return undefined;
+  const tuples = (m[2] as string).match(/\([^()]*\)/g) as string[];
+  const select = (t: string) => `SELECT ${t.slice(1, -1)}`;
+  return `${m[1]} ${select(tuples[0] as string)} FROM DUAL WHERE ${lostGuard(rows)} IS NULL${tuples
+    .slice(1)
+    .map((t) => ` UNION ALL ${select(t)}`)
+    .join('')}`;
+}
+
+/** Places the open guard's check as a statement of its own, right after its write (nothing carried it). */
+function closeGuard(batch: Batch): void {
+  if (batch.openGuard === undefined) return;
+  batch.pending.push(guardCheck(batch.openGuard));
+  batch.openGuard = undefined;
+}
 
 /** Raised by the round trip that carried a guarded write whose guard was false: the unit lost its race. */
 export class LostGuard extends Error {
@@ -214,7 +251,12 @@ export function deferIfBatched(
   const conn = qr?.isTransactionActive ? qr.databaseConnection : undefined;
   const batch = conn ? batches.get(conn) : undefined;
   if (!conn || !batch) return false;
-  const text = conn.format(statement, params);
+  // an INSERT right after a guarded write carries its check (ADR 0073); anything else is preceded by it
+  const carried =
+    batch.openGuard !== undefined && !opts.atCommit ? carryGuard(statement, batch.openGuard) : undefined;
+  if (carried) batch.openGuard = undefined;
+  else if (!opts.atCommit) closeGuard(batch);
+  const text = conn.format(carried ?? statement, params);
   if (opts.atCommit) {
     const { collect } = opts;
     batch.atCommit.push(collect ? { text, collect: (r) => collect(r as unknown[]) } : { text });
@@ -224,8 +266,9 @@ export function deferIfBatched(
     else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
     batch.pending.push(text);
     if (opts.guarded !== undefined) {
+      lostGuard(opts.guarded); // refuses a count no write can guard
       batch.guarded = true;
-      batch.pending.push(guardCheck(opts.guarded));
+      batch.openGuard = opts.guarded;
     }
   }
   return true;
@@ -252,12 +295,17 @@ async function batched<T>(
       process.nextTick(() => done(null, OK, undefined));
       return;
     }
+    // the guarded write's check right after it, before anything else this round trip sends
+    if (text !== 'ROLLBACK') closeGuard(batch);
     if (text === 'COMMIT')
       for (const kept of batch.atCommit.splice(0)) {
         if (kept.collect) batch.checks.set(batch.pending.length, kept.collect);
         batch.pending.push(kept.text);
       }
-    if (text === 'ROLLBACK') batch.atCommit = [];
+    if (text === 'ROLLBACK') {
+      batch.atCommit = [];
+      batch.openGuard = undefined;
+    }
     if ((text === 'COMMIT' || text === 'ROLLBACK') && !batch.begun) {
       // nothing reached the server: there is no transaction to end (deferred writes are dropped on ROLLBACK;
       // a COMMIT with only START pending wrote nothing)

@@ -140,10 +140,10 @@ export async function laterChecked(
 /**
  * A guarded write of one row (`statement` ends with its `WHERE id = ?`, `guard` is the write's own condition,
  * its parameters last in `params`) that refuses by changing no row. In a batched transaction it is kept like
- * `later`, followed by `guardCheck`: a false guard fails the round trip carrying it with LostGuard, and nothing
- * after it in that round trip runs, so the writes after it and the COMMIT can travel with it (ADR 0058
- * amendment 3). Answers the rows it changed: `rows` when kept (a false guard never returns), else the write's
- * own answer.
+ * `later`, its check carried by the INSERT kept next or else a `guardCheck` of its own (ADR 0073): a false guard
+ * fails the round trip carrying it with LostGuard, and nothing after it in that round trip runs, so the writes
+ * after it and the COMMIT can travel with it (ADR 0058 amendment 3). Answers the rows it changed: `rows` when
+ * kept (a false guard never returns), else the write's own answer.
  */
 export async function laterGuarded(
   ds: DataSource,
