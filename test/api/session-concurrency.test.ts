@@ -7,6 +7,7 @@ import { ManualClock } from '../../server/src/common/clock';
 import { AuditRecordEntity } from '../../server/src/modules/audit/audit-record.entity';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
+import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
 import { WebhookEventEntity } from '../../server/src/modules/webhook/webhook-event.entity';
 import { Api, type TestService } from '../support/harness';
 import { identifyFixture } from '../support/page-fixture';
@@ -318,6 +319,12 @@ describe('session concurrency (MariaDB)', () => {
         expect(await t.svc.ds.getRepository(StepResultEntity).countBy({ sessionId: id })).toBe(1);
         expect(await t.svc.ds.getRepository(AuditRecordEntity).countBy({ sessionId: id })).toBe(1);
         expect(await events(id)).toEqual(['step.completed', 'session.completed']);
+        // the support timeline: the losers' rows were never written (their INSERT carried the lost guard's
+        // check, ADR 0073), so the completion shows once
+        const timeline = await t.svc.ds.getRepository(SessionEventEntity).findBy({ sessionId: id });
+        const completion = ['wallet_response_accepted', 'step_completed', 'completed'];
+        const kinds = timeline.filter((e) => completion.includes(e.kind)).map((e) => e.kind);
+        expect(kinds.sort()).toEqual([...completion].sort());
       }),
     );
   });
