@@ -251,24 +251,11 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
       batchedTransactionWithRetry(ds, async (m) => {
         await laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [from + 1, 's', from], m);
         if (then === 'update') await later(ds, 'UPDATE t SET v = v + 10 WHERE id = ?', ['s'], m);
-        const values = rows.map(() => '(?, ?)').join(', ');
-        if (then === 'commit-only') {
-          // kept for the COMMIT: the check goes right after the guarded write, before it
-          deferIfBatched(
-            m,
-            `INSERT INTO t (id, v) VALUES ${values}`,
-            rows.flatMap((r) => [r, from]),
-            {
-              atCommit: true,
-            },
-          );
-        } else
-          await later(
-            ds,
-            `INSERT INTO t (id, v) VALUES ${values}`,
-            rows.flatMap((r) => [r, from]),
-            m,
-          );
+        const insert = `INSERT INTO t (id, v) VALUES ${rows.map(() => '(?, ?)').join(', ')}`;
+        const values = rows.flatMap((r) => [r, from]);
+        // kept for the COMMIT: the check goes right after the guarded write, before it
+        if (then === 'commit-only') deferIfBatched(m, insert, values, { atCommit: true });
+        else await later(ds, insert, values, m);
       });
     counter.reset();
     await move(1, ['a1', 'a2', 'a3']);
