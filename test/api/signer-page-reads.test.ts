@@ -66,6 +66,18 @@ describe('the signer page’s compiled reads', () => {
 
   const cookieOf = (b: SignerClient) => (b as unknown as { cookie: string }).cookie;
 
+  /** The step's answer from the sandbox wallet (an adult), sent with the page's read: the raw response. */
+  const answerStep = async (b: SignerClient) => {
+    const wr = await b.rawWalletRequest();
+    expect(wr.status).toBe(200);
+    const response = await t.svc.wallet.respond({
+      persona: 'adult',
+      request: wr.body.request,
+      origin: t.baseUrl,
+    });
+    return b.submitAndRead(wr.body.request_id, response);
+  };
+
   it('answers what Apollo answers, byte for byte, through a whole session and to another browser', async () => {
     const id = await newSession();
     const b = new SignerClient(t.baseUrl, id);
@@ -217,19 +229,12 @@ describe('the signer page’s compiled reads', () => {
     const b = new SignerClient(t.baseUrl, id);
     expect((await b.openAndRead()).status).toBe(200);
     expect(await expectSameAsRead(await b.startAndRead(), id, b)).toMatchObject({ currentStage: 0 });
-    const answer = async () => {
-      const wr = await b.rawWalletRequest();
-      expect(wr.status).toBe(200);
-      const response = await t.svc.wallet.respond({
-        persona: 'adult',
-        request: wr.body.request,
-        origin: t.baseUrl,
-      });
-      return b.submitAndRead(wr.body.request_id, response);
-    };
-    const second = await expectSameAsRead(await answer(), id, b);
+    const second = await expectSameAsRead(await answerStep(b), id, b);
     expect(second).toMatchObject({ status: 'in_progress', currentStage: 1 });
-    expect(await expectSameAsRead(await answer(), id, b)).toMatchObject({ status: 'completed', ended: true });
+    expect(await expectSameAsRead(await answerStep(b), id, b)).toMatchObject({
+      status: 'completed',
+      ended: true,
+    });
   });
 
   it('a branding change during a session shows at the next open of the link, not in the answers before it', async () => {
@@ -252,13 +257,7 @@ describe('the signer page’s compiled reads', () => {
       const read = JSON.parse((await post(PAGE, id, cookieOf(b))).text);
       expect(read.data.signerSession.business.name).toBe('Renamed While Open');
       expect((await b.openAndRead()).body.data.signerSession.business.name).toBe('Renamed While Open');
-      const wr = await b.rawWalletRequest();
-      const response = await t.svc.wallet.respond({
-        persona: 'adult',
-        request: wr.body.request,
-        origin: t.baseUrl,
-      });
-      const done = await expectSameAsRead(await b.submitAndRead(wr.body.request_id, response), id, b);
+      const done = await expectSameAsRead(await answerStep(b), id, b);
       expect(done).toMatchObject({ status: 'completed', business: { name: 'Renamed While Open' } });
     } finally {
       await page.api.gql('mutation($i: BrandingInput!) { setBranding(input: $i) { displayName } }', {
