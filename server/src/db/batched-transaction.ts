@@ -64,12 +64,16 @@ interface Batch {
  */
 const GUARD_ERRNO = 1242;
 
-/** The scalar subquery that has two rows (ER_SUBQUERY_NO_1_ROW) unless the previous statement matched `rows`. */
-const lostGuard = (rows: number): string => {
+/** `rows`, the count a guarded write changes when its guard holds: a whole number, at least one. */
+const guardedRows = (rows: number): number => {
   if (!Number.isInteger(rows) || rows < 1)
     throw new Error(`a guarded write changes at least one row: ${rows}`);
-  return `(SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${rows})`;
+  return rows;
 };
+
+/** The scalar subquery that has two rows (ER_SUBQUERY_NO_1_ROW) unless the previous statement matched `rows`. */
+const lostGuard = (rows: number): string =>
+  `(SELECT 1 FROM (SELECT 1 AS n UNION ALL SELECT 2) AS lost_guard WHERE ROW_COUNT() <> ${guardedRows(rows)})`;
 
 /**
  * The statement kept right after a guarded write in a batched transaction (ADR 0058 amendment 3) when no INSERT
@@ -266,9 +270,8 @@ export function deferIfBatched(
     else if (collect) batch.checks.set(batch.pending.length, (r) => collect(r as unknown[]));
     batch.pending.push(text);
     if (opts.guarded !== undefined) {
-      lostGuard(opts.guarded); // refuses a count no write can guard
       batch.guarded = true;
-      batch.openGuard = opts.guarded;
+      batch.openGuard = guardedRows(opts.guarded);
     }
   }
   return true;
