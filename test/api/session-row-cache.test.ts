@@ -7,6 +7,7 @@
 // "already used" every lost completion gives), nothing written twice, nothing written at all for a refusal
 // that a fresh read would not have reached.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { StepResultEntity } from '../../server/src/modules/session/step-result.entity';
 import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
 import { MDOC_PID } from '../../server/src/modules/verification/mdoc/mdoc-query';
@@ -77,7 +78,7 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     const there = await onOther(c).start();
     expect(here.status).toBe(409);
     expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
-    expect(await events(id, 'started')).toBe(0);
+    expect((await t.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id })).startedAt).toBeNull();
     expect((await api.rest('GET', `/v1/sessions/${id}`)).body.status).toBe('stopped');
   });
 
@@ -89,9 +90,8 @@ describe.skipIf(testEngine() === 'embedded')('a node begins from its own rows of
     const there = await onOther(c).rawWalletRequest();
     expect(here.status).toBe(409);
     expect([here.status, here.body.code]).toEqual([there.status, there.body.code]);
-    // a request from the stale row would have been stored with its timeline entry, after the session stopped
+    // a request from the stale row would have been stored (its row is its timeline entry), after the session stopped
     expect(await t.svc.ds.getRepository(WalletRequestEntity).countBy({ sessionId: id })).toBe(0);
-    expect(await events(id, 'wallet_request')).toBe(0);
   });
 
   it('a wallet request after trust changed on the other node offers the trust now, not the trust of its Start', async () => {

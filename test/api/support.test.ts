@@ -5,7 +5,11 @@
 // GraphQL mirror. Real MariaDB, real HTTP receiver; time moves by a ManualClock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../server/src/common/clock';
+import { newId } from '../../server/src/common/ids';
 import { SessionSchema, sessionEndedEventSchema } from '../../server/src/modules/session/session.contract';
+import { SessionEntity } from '../../server/src/modules/session/session.entity';
+import { SessionEventEntity } from '../../server/src/modules/timeline/session-event.entity';
+import { WalletRequestEntity } from '../../server/src/modules/verification/wallet-request.entity';
 import {
   Api,
   createBusiness,
@@ -131,6 +135,70 @@ describe('sessions for support', () => {
       });
       // no personal data in the timeline (the claims are in the results, not here)
       expect(JSON.stringify(r.data)).not.toContain('Mustermann');
+    });
+
+    it('reads `started` and `wallet_request` from the rows Start and the request wrote, and keeps older stored entries', async () => {
+      const id = await create();
+      const signer = new SignerClient(t.baseUrl, id);
+      await signer.session();
+      await signer.start();
+      expect((await shareWithReferenceWallet(t.svc, signer)).status).toBe(200);
+      const stored = async () =>
+        (await t.svc.ds.getRepository(SessionEventEntity).findBy({ sessionId: id })).map((e) => e.kind);
+      // Start and the request wrote no timeline row of their own (ADR 0074): the entries are their rows
+      expect(await stored()).not.toContain('started');
+      expect(await stored()).not.toContain('wallet_request');
+      const life = async () =>
+        ((await timeline(id)).data.sessionTimeline.entries as Json[]).filter(
+          (e) => !e.kind.startsWith('webhook_'),
+        );
+      const now = await life();
+      expect(kinds(now)).toEqual([
+        'created',
+        'opened',
+        'started',
+        'wallet_request',
+        'wallet_response_accepted',
+        'step_completed',
+        'completed',
+      ]);
+      const s = await t.svc.ds.getRepository(SessionEntity).findOneByOrFail({ id });
+      expect(Date.parse(now[2].at)).toBe(s.startedAt?.getTime());
+      // a session from before: no started_at, requests without transport and order key, the entries stored
+      const [request] = await t.svc.ds.getRepository(WalletRequestEntity).findBy({ sessionId: id });
+      await t.svc.ds.getRepository(SessionEntity).update({ id }, { startedAt: null });
+      await t.svc.ds
+        .getRepository(WalletRequestEntity)
+        .update({ sessionId: id }, { transport: null, orderKey: null });
+      // keys of their time: after the page's open, before the answer (written a request later)
+      const events = await t.svc.ds.getRepository(SessionEventEntity).findBy({ sessionId: id });
+      const opened = BigInt(events.find((e) => e.kind === 'opened')?.orderKey ?? '0');
+      const key = (n: bigint) => (opened + n).toString().padStart(20, '0');
+      const base = { sessionId: id, businessId: s.businessId, environment: s.environment, code: null };
+      await t.svc.ds.getRepository(SessionEventEntity).insert([
+        {
+          ...base,
+          id: newId('sev'),
+          orderKey: key(1n),
+          at: now[2].at,
+          kind: 'started',
+          stage: 0,
+          detail: null,
+        },
+        {
+          ...base,
+          id: newId('sev'),
+          orderKey: key(2n),
+          at: request?.createdAt as Date,
+          kind: 'wallet_request',
+          stage: 0,
+          detail: JSON.stringify({ request_id: request?.id, transport: 'dc_api' }),
+        },
+      ]);
+      const before = await life();
+      expect(kinds(before)).toEqual(kinds(now));
+      expect(before[3].detail).toEqual({ request_id: request?.id, transport: 'dc_api' });
+      expect(before[3].detail).toEqual(now[3].detail);
     });
 
     it('shows refused responses with their code, and the failure with its reason everywhere', async () => {

@@ -281,6 +281,43 @@ describe.skipIf(mysqlOnly)('batched transactions (MariaDB)', () => {
     expect((await rows()).find((r) => r.id === 's')?.v).toBe(14);
   });
 
+  it('a unit whose only write is one statement sends it alone, with no transaction around it (ADR 0074)', async () => {
+    await clear();
+    await sql(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['s', 1]);
+    const move = (from: number) =>
+      batchedTransactionWithRetry(ds, (m) =>
+        laterGuarded(ds, 'UPDATE t SET v = ? WHERE id = ?', 't', 'v = ?', [from + 1, 's', from], m),
+      );
+    counter.reset();
+    expect(await move(1)).toBe(1);
+    expect([counter.count(), counter.statements()]).toEqual([1, 1]);
+    // a lost guard changed nothing and is a LostGuard, as in a transaction; nothing was begun, nothing rolls back
+    counter.reset();
+    expect(isLostGuard(await move(1).catch((e: unknown) => e))).toBe(true);
+    expect(counter.statements()).toBe(1);
+    expect(await rows()).toEqual([{ id: 's', v: 2 }]);
+    // an unguarded write alone; its error fails the unit
+    const insert = (v: number) =>
+      batchedTransactionWithRetry(ds, (m) => later(ds, 'INSERT INTO t (id, v) VALUES (?, ?)', ['a', v], m));
+    counter.reset();
+    await insert(1);
+    expect(counter.statements()).toBe(1);
+    expect(String(await insert(9).catch((e: unknown) => e))).toMatch(/Duplicate entry/);
+    // a write guarded to change two rows keeps its transaction: a change of one of them must not stay
+    const both = (above: number) =>
+      batchedTransactionWithRetry(ds, (m) =>
+        laterGuarded(ds, 'UPDATE t SET v = v + 1 WHERE id IN (?, ?)', 't', 'v > ?', ['s', 'a', above], m, 2),
+      );
+    counter.reset();
+    expect(await both(0)).toBe(2);
+    expect(counter.statements()).toBe(4); // START, UPDATE, its check, COMMIT
+    expect(isLostGuard(await both(2).catch((e: unknown) => e))).toBe(true); // only s (3) is above 2
+    expect(await rows()).toEqual([
+      { id: 'a', v: 2 },
+      { id: 's', v: 3 },
+    ]);
+  });
+
   it("the API's pool keeps one statement per query", async () => {
     await expect(ds.query('SELECT 1; SELECT 2')).rejects.toMatchObject({
       driverError: { code: 'ER_PARSE_ERROR' },

@@ -29,6 +29,7 @@ import { WalletRedirect1766600000000 } from './1766600000000-wallet-redirect';
 import { RouteSpeaking1766700000000 } from './1766700000000-route-speaking';
 import { RouteCapabilitySet1766800000000 } from './1766800000000-route-capability-set';
 import { TrustVersion1766900000000 } from './1766900000000-trust-version';
+import { TimelineFromRows1767000000000 } from './1767000000000-timeline-from-rows';
 
 export const MIGRATIONS = [
   Initial1763800000000,
@@ -81,4 +82,6 @@ export const MIGRATIONS = [
   RouteCapabilitySet1766800000000,
   // the trust version: the stamp that lets a route's trust be cached per instance (issue 27, ADR 0063)
   TrustVersion1766900000000,
+  // Start and a wallet request write only their own rows; the timeline reads its entries from them (ADR 0074)
+  TimelineFromRows1767000000000,
 ];

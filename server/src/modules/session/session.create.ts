@@ -118,6 +118,7 @@ function sessionRow(a: {
     failureReason: null,
     returnUrl: a.returnUrl,
     idemKey: a.idemKey,
+    startedAt: null,
   } satisfies Partial<SessionEntity>);
 }
 

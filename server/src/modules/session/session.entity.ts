@@ -47,4 +47,9 @@ export class SessionEntity {
    * bound to. Internal: no view, result, event or audit record reads it; cleared when the session ends.
    */
   @Column({ ...str(64, true), name: 'anchor_holder_key' }) anchorHolderKey!: string | null;
+  /**
+   * When the person started the session (the Start move): the support timeline's `started` entry (ADR 0074).
+   * NULL before Start, and on sessions started before the column, whose entry is a session_event row.
+   */
+  @Column({ ...time(true), name: 'started_at' }) startedAt!: Date | null;
 }

@@ -51,7 +51,7 @@ export type MovePatch = Partial<
   condition?: ConditionEnd;
 };
 
-/** The timeline entry of each transition (support view). */
+/** The timeline entry of each transition (support view); Start's is derived from its row (ADR 0074). */
 const TIMELINE_KIND: Record<SessionEvent, SessionEventKind> = {
   start: 'started',
   step_completed_more: 'step_completed',
@@ -402,6 +402,8 @@ async function guardedMove(
         : null;
   const set = {
     ...patch,
+    // Start's timeline entry is the row's own stamp, not a session_event row (ADR 0074)
+    ...(event === 'start' ? { startedAt: now } : {}),
     ...(reason ? { failureReason: JSON.stringify(reason) } : {}),
     status: to,
     version: s.version + 1,
@@ -427,8 +429,10 @@ async function recordMove(
   now: Date,
   reason: FailureReason | null,
 ): Promise<void> {
+  // Start writes no row: the timeline reads its `started` entry from session.started_at (ADR 0074)
+  if (event === 'start') return;
   const kind = TIMELINE_KIND[event];
-  const stage = kind === 'started' ? 0 : s.status === 'created' ? null : s.currentStage;
+  const stage = s.status === 'created' ? null : s.currentStage;
   await timeline({
     kind,
     at: now,

@@ -280,7 +280,7 @@ export class SessionTransport {
       throw e;
     }
     const { row } = prepared;
-    await storeWalletRequest(this.transitions, s, row, kind, cached ? stamp : undefined);
+    await storeWalletRequest(this.transitions, s, row, cached ? stamp : undefined);
     // the session as just read, its trust stamp and this request: the wallet response begins from them
     this.rows.keep(s, stamp, row.createdAt.getTime(), row);
     return walletRequestAnswer(this.walletRequests, s, prepared);

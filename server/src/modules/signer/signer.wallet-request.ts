@@ -11,6 +11,7 @@ import { type DocumentService, toDocumentView } from '../document/document.servi
 import { applyRouteRules } from '../relying-party/route-request-rules';
 import type { SessionEntity } from '../session/session.entity';
 import type { SessionTransitions } from '../session/session.transition';
+import { nextOrderKey } from '../timeline/session-events';
 import { asksForMdoc } from '../verification/mdoc/mdoc-query';
 import { DC_API_PROTOCOL as WALLET_PROTOCOL } from '../verification/request';
 import type { StampedCache } from '../verification/trust-version';
@@ -138,6 +139,9 @@ export async function prepareWalletRequest(
     responseMode: signed?.responseMode ?? null,
     requestObject: signed?.requestObject ?? null,
     responseKey: signed?.responseKey ?? null,
+    // the support timeline's entry of this request is the row itself (ADR 0074)
+    transport: kind,
+    orderKey: nextOrderKey(),
   } satisfies Partial<WalletRequestEntity>);
   return { row, request, signed };
 }
@@ -150,24 +154,24 @@ async function intendedUse(deps: WalletRequestDeps, s: SessionEntity): Promise<I
 }
 
 /**
- * Stores the prepared request `row` of session `s` with its timeline entry, in one unit (on MySQL one round trip,
- * ADR 0058): two inserts, no decision inside, so no session row lock (a request of a session that moved on
- * meanwhile is never answered: the completion joins it on the current stage and its move is guarded). With
- * `cachedAt`, `s` is this node's row and the request was built at that trust stamp (ADR 0067 amendment): the
- * request is inserted from the session row only while it is at that version and trust at that stamp; otherwise
- * nothing is written and StaleRow is thrown.
+ * Stores the prepared request `row` of session `s`: one INSERT, which is also the request's entry in the support
+ * timeline (its transport and order key, ADR 0074). On MySQL it is one statement with no transaction around it
+ * (ADR 0074). No decision inside, so no session row lock (a request of a session that moved on meanwhile is never
+ * answered: the completion joins it on the current stage and its move is guarded). With `cachedAt`, `s` is this
+ * node's row and the request was built at that trust stamp (ADR 0067 amendment): the request is inserted from
+ * the session row only while it is at that version and trust at that stamp; otherwise nothing is written and
+ * StaleRow is thrown.
  */
 export async function storeWalletRequest(
   transitions: SessionTransitions,
   s: SessionEntity,
   row: WalletRequestEntity,
-  kind: WalletRequestKind,
   cachedAt: string | undefined,
 ): Promise<void> {
   await transitions.run(
     s,
     async (tx) => {
-      // plain INSERT (fast-sql.ts), every column set, sent with the timeline row and the COMMIT
+      // plain INSERT (fast-sql.ts), every column set, sent alone or with the COMMIT
       if (cachedAt === undefined) await insertRowLater(tx.m.dataSource, WalletRequestEntity, row, tx.m);
       else {
         const trust = stampGuard(cachedAt);
@@ -179,12 +183,6 @@ export async function storeWalletRequest(
         });
         if (inserted !== 1) throw new StaleRow();
       }
-      await tx.timeline({
-        kind: 'wallet_request',
-        at: row.createdAt,
-        stage: row.stage,
-        detail: { request_id: row.id, transport: kind },
-      });
     },
     // a cached row's lost guard: run again from a fresh read
     cachedAt === undefined ? undefined : staleRow,

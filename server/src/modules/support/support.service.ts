@@ -13,6 +13,7 @@ import { SessionEntity } from '../session/session.entity';
 import { SESSION_STATUSES, type SessionStatus } from '../session/session.machine';
 import type { FailureReason } from '../session/session.state';
 import { SessionEventEntity } from '../timeline/session-event.entity';
+import { WalletRequestEntity } from '../verification/wallet-request.entity';
 import { keyset } from '../webhook/webhook.service';
 import { WebhookAttemptEntity } from '../webhook/webhook-attempt.entity';
 import { WebhookEventEntity } from '../webhook/webhook-event.entity';
@@ -131,8 +132,12 @@ export class SupportService {
       environment: In(this.environments(ctx)),
     });
     if (!s) throw new AppError('not_found', 'No session with this id.', { param: 'id' });
-    const [events, deliveries] = await Promise.all([
+    const [events, requests, deliveries] = await Promise.all([
       m.getRepository(SessionEventEntity).find({ where: { sessionId: s.id } }),
+      m.getRepository(WalletRequestEntity).find({
+        select: { id: true, stage: true, createdAt: true, transport: true, orderKey: true },
+        where: { sessionId: s.id, businessId },
+      }),
       m.getRepository(WebhookEventEntity).find({ where: { sessionId: s.id, businessId } }),
     ]);
     const attempts = deliveries.length
@@ -141,13 +146,8 @@ export class SupportService {
           .find({ where: { eventId: In(deliveries.map((d) => d.id)), businessId } })
       : [];
     const byId = new Map(deliveries.map((d) => [d.id, d]));
-    // A session's `created` entry is its own row (ADR 0023): derived, so it exists exactly when the session does.
-    // Sessions created before that change keep the stored entry they have.
-    const created: Sortable[] = events.some((e) => e.kind === 'created')
-      ? []
-      : [{ rank: 0, order: '', at: s.createdAt, kind: 'created', stage: null, code: null, detail: null }];
     const entries: Sortable[] = [
-      ...created,
+      ...entriesOfRows(s, events, requests),
       ...events.map((e) => ({
         rank: 0,
         order: e.orderKey,
@@ -193,6 +193,41 @@ export class SupportService {
     );
     return { session: summary(s), entries: entries.map(({ rank: _r, order: _o, ...e }) => e) };
   }
+}
+
+/**
+ * The entries whose fact is a row of its own, derived so that each exists exactly when its row does: `created` is
+ * the session row (ADR 0023), `started` its started_at, each `wallet_request` the request's row with its transport
+ * and order key (ADR 0074). Sessions and requests from before those changes keep the entries stored for them.
+ */
+function entriesOfRows(
+  s: SessionEntity,
+  events: SessionEventEntity[],
+  requests: WalletRequestEntity[],
+): Sortable[] {
+  const out: Sortable[] = [];
+  const stored = (kind: string) => events.find((e) => e.kind === kind);
+  if (!stored('created'))
+    out.push({ rank: 0, order: '', at: s.createdAt, kind: 'created', stage: null, code: null, detail: null });
+  if (s.startedAt && !stored('started')) {
+    // at the same instant, right after the page's `opened` (whose Start it is) and before every later entry
+    const order = `${stored('opened')?.orderKey ?? ''} `;
+    out.push({ rank: 0, order, at: s.startedAt, kind: 'started', stage: 0, code: null, detail: null });
+  }
+  for (const r of requests) {
+    if (r.orderKey === null) continue; // stored before ADR 0074: its session_event row is the entry
+    const detail = { request_id: r.id, transport: r.transport };
+    out.push({
+      rank: 0,
+      order: r.orderKey,
+      at: r.createdAt,
+      kind: 'wallet_request',
+      stage: r.stage,
+      code: null,
+      detail,
+    });
+  }
+  return out;
 }
 
 function summary(s: SessionEntity): SessionSummary {

@@ -26,4 +26,11 @@ export class WalletRequestEntity {
   @Column({ ...text(true), name: 'request_object' }) requestObject!: string | null;
   /** The ephemeral response-decryption key (private JWK), sealed under the master key; never leaves the server. */
   @Column({ ...text(true), name: 'response_key' }) responseKey!: string | null;
+  /**
+   * How the request reaches the wallet (`dc_api`, `dc_api_signed`, `cross_device`, `org_iso_mdoc`) and its place
+   * in the session's support timeline (nextOrderKey): the timeline's `wallet_request` entry is this row (ADR
+   * 0074). NULL on requests stored before, whose entry is a session_event row.
+   */
+  @Column({ ...str(16, true), name: 'transport' }) transport!: string | null;
+  @Column({ ...str(20, true), name: 'order_key' }) orderKey!: string | null;
 }

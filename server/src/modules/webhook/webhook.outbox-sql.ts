@@ -1,6 +1,6 @@
 // The outbox store's SQL pieces (webhook.outbox-store.ts): the candidates query (and one session's, which a
 // transition reads for the relay, ADR 0058 amendment 3), a multi-statement query on the relay's own pool and the
-// outcome transaction in one round trip (ADR 0014), and the row-count and date helpers that read mysql2 and
+// outcome write in one round trip (ADR 0014), and the row-count and date helpers that read mysql2 and
 // better-sqlite3 alike.
 import type { EntityManager } from 'typeorm';
 import { isDeadlock } from '../../db/data-source';
@@ -49,7 +49,7 @@ function candidatesOf(where: string, limit: number): string {
    ORDER BY e.next_attempt_at LIMIT ${limit}`;
 }
 
-/** One statement of an outcome transaction; `fenced`: rows a fenced update must change (else lease lost). */
+/** One statement of an outcome write; `fenced`: rows a fenced update must change (else lease lost). */
 export type Stmt = { sql: string; params: unknown[]; fenced?: number; wake?: true };
 
 /** One multi-statement query on a connection of `pool` (values bound by mysql2): one result per statement. */
@@ -90,55 +90,66 @@ export async function update(m: EntityManager, sql: string, params: unknown[]): 
   return res.affected ?? 0;
 }
 
-/**
- * The outcome transaction in one round trip: `START TRANSACTION; <stmts>; COMMIT` as one multi-statement query
- * (values bound client-side by mysql2, never spliced in), at READ COMMITTED: set once per connection, at the
- * session level, by the first outcome transaction a connection of the relay's own pool carries (the pool runs
- * nothing but the relay's statements, database.ts; typeorm's transactions on it set their level themselves),
- * instead of a `SET TRANSACTION` before every delivery's. The server stops at the first
- * failing statement; the transaction is then rolled back on the same connection before it goes back to the
- * pool. Deadlocks and Galera certification conflicts (1213, at COMMIT) re-run the whole query, as tx() does.
- * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
- */
 const SESSION_READ_COMMITTED = 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED';
 /** The relay pool's connections whose session level is READ COMMITTED already (mysql2 reuses the objects). */
 const readCommitted = new WeakSet<MysqlConnection>();
 
+/**
+ * The outcome in one round trip: its statements as one multi-statement query (values bound client-side by
+ * mysql2, never spliced in), with no transaction around them: each statement autocommits on its own. None
+ * needs another to be true: the attempt rows record attempts that happened; each fenced UPDATE (by its claim
+ * token) moves its own events; a release makes its own events due again; the wake-up only makes a successor due
+ * earlier. If the database stops between two of them, the worst case is an event still `pending` under its
+ * claim: its lease runs out and it is delivered again (at-least-once, as the webhook contract already is;
+ * receivers dedupe by webhook-id), or a successor not woken, due at its park's bound. Nothing half-written
+ * reads as wrong. Nothing is open after an error, so nothing is rolled back. Each statement runs at READ
+ * COMMITTED: set once per connection, at the session level, by the first outcome write a connection of the
+ * relay's own pool carries (the pool runs nothing but the relay's statements, database.ts; typeorm's
+ * transactions on it set their level themselves).
+ * The server stops at the first failing statement; what ran before it stays. Deadlocks and Galera
+ * certification conflicts (1213) re-run the whole text, which is safe: the attempt INSERT skips the rows an
+ * earlier try wrote (ON DUPLICATE KEY UPDATE, record), a fenced UPDATE or a release that applied matches no row
+ * (its claim token is gone), and a wake-up sets the same time again.
+ * Returns how many fenced rows were not ours any more (lease lost), and whether a wake-up matched a row.
+ */
 export async function recordInOneRoundTrip(
   pool: MysqlPool,
   stmts: Stmt[],
 ): Promise<{ lost: number; woke: boolean }> {
-  const body = ['START TRANSACTION', ...stmts.map((st) => st.sql), 'COMMIT'].join(';\n');
+  const body = stmts.map((st) => st.sql).join(';\n');
   const params = stmts.flatMap((st) => st.params);
   for (let i = 1; ; i++) {
     const conn = await new Promise<MysqlConnection>((resolve, reject) =>
       pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
     );
+    let results: { affectedRows?: number }[];
     try {
-      // a connection's first outcome transaction sets its session's level first (one result more before ours)
+      // a connection's first outcome write sets its session's level first (one result more before ours): each
+      // statement still runs at READ COMMITTED, taking no gap locks while it searches (ADR 0065)
       const first = !readCommitted.has(conn);
       const text = first ? `${SESSION_READ_COMMITTED};\n${body}` : body;
-      const results = await new Promise<{ affectedRows?: number }[]>((resolve, reject) =>
-        conn.query(text, params, (err, res) =>
-          err ? reject(err) : resolve(res as { affectedRows?: number }[]),
-        ),
+      const res = await new Promise<unknown>((resolve, reject) =>
+        conn.query(text, params, (err, r) => (err ? reject(err) : resolve(r))),
       );
       if (first) readCommitted.add(conn);
-      conn.release();
-      const at = first ? 2 : 1; // results before the first statement's: [SET SESSION …,] START TRANSACTION
-      let lost = 0;
-      let woke = false;
-      for (const [k, st] of stmts.entries()) {
-        if (st.fenced !== undefined) lost += st.fenced - (results[k + at]?.affectedRows ?? 0);
-        if (st.wake && (results[k + at]?.affectedRows ?? 1) > 0) woke = true;
-      }
-      return { lost, woke };
+      // one statement alone answers with its result, several with one result each
+      const all = (first || stmts.length > 1 ? res : [res]) as { affectedRows?: number }[];
+      results = first ? all.slice(1) : all;
     } catch (e) {
-      // whatever ran before the failing statement is undone before the connection is reused
-      await new Promise<void>((resolve) => conn.query('ROLLBACK', [], () => resolve()));
-      conn.release();
       if (i >= 5 || !isDeadlock(e)) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * i));
+      continue;
+    } finally {
+      conn.release(); // nothing is open on it: each statement committed or failed alone
     }
+    let lost = 0;
+    let woke = false;
+    for (const [k, st] of stmts.entries()) {
+      // A re-run (i > 1) finds a fenced UPDATE that applied in the failed try matching no row (its claim token
+      // is gone): a shortfall then is no lost lease, and is not counted (it only feeds a warning, record()).
+      if (st.fenced !== undefined && i === 1) lost += st.fenced - (results[k]?.affectedRows ?? 0);
+      if (st.wake && (results[k]?.affectedRows ?? 1) > 0) woke = true;
+    }
+    return { lost, woke };
   }
 }

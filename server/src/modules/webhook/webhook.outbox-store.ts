@@ -16,6 +16,7 @@ import type { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
+import { TERMINAL_STATUSES } from '../session/session.machine';
 import {
   type Attempted,
   attemptRow,
@@ -52,6 +53,12 @@ const PARK_MS = 24 * 3600 * 1000;
 const PREFETCH_TTL_MS = 1_000;
 /** Events of one session claimed together: the head and up to three successors (each sent after a 2xx). */
 export const MAX_CHAIN = 4;
+/**
+ * A session's terminal events: each is its session's last. A session queues its events only in its
+ * transitions, and no transition leaves a terminal status (session.machine.ts); redelivery re-queues an event
+ * that is there. So a delivered terminal event has no successor to wake (record).
+ */
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_STATUSES.map((s) => `session.${s}`));
 
 export interface WebhookOutboxStoreDeps {
   ds: DataSource;
@@ -350,11 +357,14 @@ export class WebhookOutboxStore {
   }
 
   /**
-   * Writes the outcomes of finished attempts in one transaction: every attempt row (one insert), the delivered
-   * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), and
-   * wakes the successor of each delivered event. An outcome whose lease was taken over by another relay stays
-   * an attempt row only. Returns how each outcome was recorded, once committed, and whether it made an event
-   * due that no claim has seen (a woken or released successor): only then is a claim worth its round trip.
+   * Writes the outcomes of finished attempts, in this order: every attempt row (one insert), the delivered
+   * events (one update per claim, fenced by its token), retries and failures (one update each, fenced), the
+   * released successors, and a wake-up of the successor of each delivered event that is not its session's
+   * last. On the relay's own pool (MySQL) one round trip, each statement committing alone (recordInOneRoundTrip
+   * says why that is safe), re-run whole on a deadlock; elsewhere (the embedded engine) one transaction. An
+   * outcome whose lease was taken over by another relay stays an attempt row only. Returns how each outcome was
+   * recorded, once written, and whether it made an event due that no claim has seen (a woken or released
+   * successor): only then is a claim worth its round trip.
    */
   async record(
     batch: Attempted[],
@@ -376,10 +386,14 @@ export class WebhookOutboxStore {
     }
     const rows = batch.map(attemptRow);
     const cols = Object.keys(rows[0]);
-    // The statements of the outcome transaction.
+    const pool = this.multiStatementPool();
+    // The statements of the outcome write. Sent again whole after a deadlock (pool), the insert skips the rows
+    // (client-side ids) its failed try wrote; a transaction (tx) is rolled back instead, and needs nothing.
+    const again = pool ? ' ON DUPLICATE KEY UPDATE id = id' : '';
+    const values = rows.map(() => `(${marks(cols)})`).join(', ');
     const stmts: Stmt[] = [
       {
-        sql: `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${rows.map(() => `(${marks(cols)})`).join(', ')}`,
+        sql: `INSERT INTO webhook_attempt (${cols.join(', ')}) VALUES ${values}${again}`,
         params: rows.flatMap((r) => cols.map((c) => (r[c] instanceof Date ? this.t(r[c] as Date) : r[c]))),
       },
     ];
@@ -428,32 +442,32 @@ export class WebhookOutboxStore {
         params: [this.t(now), token, ...ids],
       });
     }
-    // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it. It
-    // cannot have been claimed yet: its predecessor was not delivered until this commit (a successor claimed
-    // with it, sent or released in this batch, is not woken). Written as two IN lists so the (session_id,
-    // sequence) index is used as a range; a cross-product match (another session's later event) is only made
-    // due early, and the claim parks it again.
+    // Wake each delivered event's successor (sequences of a session are 0, 1, 2, ...), parked behind it: not
+    // a successor claimed with it (sent or released in this batch), nor one of a terminal event (there is
+    // none, TERMINAL_EVENTS). A successor another relay claimed once the delivered update committed keeps its
+    // lease (the guard). Written as two IN lists so the (session_id, sequence) index is used as a range; a
+    // cross-product match (another session's later event) is only made due early, and the claim parks it again.
     const inBatch = new Set(
       [...batch.map((a) => a.d), ...released].map((d) => `${d.sessionId}:${d.sequence}`),
     );
     const heads = [...delivered.values()]
       .flat()
       .map((a) => a.d)
-      .filter((d) => !inBatch.has(`${d.sessionId}:${d.sequence + 1}`));
+      .filter((d) => !TERMINAL_EVENTS.has(d.event) && !inBatch.has(`${d.sessionId}:${d.sequence + 1}`));
     if (heads.length > 0) {
       const sessions = [...new Set(heads.map((d) => d.sessionId))].sort();
       const next = [...new Set(heads.map((d) => d.sequence + 1))];
       stmts.push({
         // sql-lint-allow: session-scope: by outbox ids/session ids this relay claimed (globally unique), guarded by the claim token
         sql: `UPDATE webhook_event SET next_attempt_at = ?
-           WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'`,
-        params: [this.t(now), ...sessions, ...next],
+           WHERE session_id IN (${marks(sessions)}) AND sequence IN (${marks(next)}) AND status = 'pending'
+             AND (lease_until IS NULL OR lease_until < ?)`,
+        params: [this.t(now), ...sessions, ...next, this.t(now)],
         wake: true,
       });
     }
     let lost = 0;
     let woke = false;
-    const pool = this.multiStatementPool();
     if (pool) {
       const out = await recordInOneRoundTrip(pool, stmts);
       lost = out.lost;
@@ -469,7 +483,7 @@ export class WebhookOutboxStore {
         }
       });
     }
-    // woken or released events are not in the candidates read with the last claim (forgotten once committed)
+    // woken or released events are not in the candidates read with the last claim (forgotten once written)
     if (woke || released.length > 0) this.invalidatePrefetch();
     if (lost > 0) this.deps.logger.warn('webhook lease lost; outcome kept as attempt only', { count: lost });
     const results = [

@@ -312,8 +312,8 @@ export class WebhookRelay {
 
   /**
    * Outcomes are written together: at once when many are waiting, else after a millisecond so completions of
-   * the same few milliseconds share a write (a write costs
-   * about six round trips whatever its size). Two writes may run at once (they touch different rows).
+   * the same few milliseconds share a write (one round trip on MySQL whatever its size). Two writes may run at
+   * once (they touch different rows).
    */
   private scheduleFlush(): void {
     // SQLite: one connection, so one transaction at a time.
@@ -358,7 +358,8 @@ export class WebhookRelay {
   }
 
   /**
-   * Writes outcomes (one transaction), then counts and logs each once committed. When the write made events
+   * Writes outcomes (one round trip of statements that each commit alone on MySQL, one transaction on SQLite;
+   * ADR 0074), then counts and logs each once written. When the write made events
    * due (a delivered head woke its parked successor, released successors) they are claimed now rather than at
    * the next poll; otherwise no claim follows: a session's events claimed together as a chain are all sent by
    * now, and a claim after every write found nothing and held up the next kick's claim behind it (ADR 0061).
