@@ -1,6 +1,7 @@
 // The transition table, exhaustively: every (status, event) pair has exactly the expected outcome, and the
 // terminal states absorb every event.
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_EVENTS } from '../webhook/webhook.outbox-rows';
 import {
   allows,
   canExpire,
@@ -90,5 +91,11 @@ describe('session transition table', () => {
         }
     }
     expect([...seen].sort()).toEqual([...SESSION_STATUSES].sort());
+  });
+});
+
+describe('the webhook relay’s terminal events', () => {
+  it('are the events of exactly the terminal statuses (a delivered one wakes no successor)', () => {
+    expect([...TERMINAL_EVENTS].sort()).toEqual(TERMINAL_STATUSES.map((s) => `session.${s}`).sort());
   });
 });

@@ -107,3 +107,17 @@ export function claimedDelivery(r: Record<string, unknown>, token: string): Clai
       r.previous_secret_expires_at == null ? null : toDate(r.previous_secret_expires_at),
   };
 }
+
+/**
+ * A session's terminal events: each is its session's last. A session queues its events only in its
+ * transitions, and no transition leaves a terminal status (session.machine.ts); redelivery re-queues an event
+ * that is there. So a delivered terminal event has no successor to wake (record). Named here, not derived from
+ * the session module's statuses (the session module uses this one, not the other way round); the session
+ * machine's test holds this list to its terminal statuses.
+ */
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set([
+  'session.completed',
+  'session.stopped',
+  'session.failed',
+  'session.expired',
+]);

@@ -16,7 +16,6 @@ import type { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import { isDeadlock, isMysql, transactionWithRetry } from '../../db/data-source';
-import { TERMINAL_STATUSES } from '../session/session.machine';
 import {
   type Attempted,
   attemptRow,
@@ -24,6 +23,7 @@ import {
   claimedDelivery,
   nextRetryDelayMs,
   type RecordedResult,
+  TERMINAL_EVENTS,
 } from './webhook.outbox-rows';
 import {
   candidatesSql,
@@ -53,13 +53,6 @@ const PARK_MS = 24 * 3600 * 1000;
 const PREFETCH_TTL_MS = 1_000;
 /** Events of one session claimed together: the head and up to three successors (each sent after a 2xx). */
 export const MAX_CHAIN = 4;
-/**
- * A session's terminal events: each is its session's last. A session queues its events only in its
- * transitions, and no transition leaves a terminal status (session.machine.ts); redelivery re-queues an event
- * that is there. So a delivered terminal event has no successor to wake (record).
- */
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_STATUSES.map((s) => `session.${s}`));
-
 export interface WebhookOutboxStoreDeps {
   ds: DataSource;
   clock: Clock;
