@@ -394,6 +394,13 @@ describe('dashboard app in Chromium', () => {
     await failed.getByText('Code: network_error').waitFor();
     expect(await row.getByRole('cell').nth(2).textContent()).toBe('delivered');
     await page.unroute('**/graphql', dropAttempts);
+    // the log's own refresh keeps the open panel as it was (its rows are refreshed in place): the error stays,
+    // and Try again is still where the person is about to click
+    await page.waitForResponse(
+      (r) => (r.request().postDataJSON() as { operationName?: string } | null)?.operationName === 'Webhooks',
+    );
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+    expect(await failed.getByText('Code: network_error').count()).toBe(1);
     await failed.getByRole('button', { name: 'Try again' }).click();
     await attemptsOf.getByRole('row').nth(1).getByRole('cell', { name: '200', exact: true }).waitFor();
     expect(await failed.count()).toBe(0);

@@ -1,6 +1,6 @@
 // One webhook delivery's attempts (components/WebhookDeliveries.tsx): time, HTTP status, latency, the start
 // of the answer, the error and the request body as delivered, newest first, 20 at a time.
-import { createSignal, onMount, Show } from 'solid-js';
+import { createEffect, createSignal, on, onMount, Show } from 'solid-js';
 import type { WebhookAttemptsQuery, WebhookAttemptsQueryVariables } from '../../graphql/generated';
 import { gql, operation } from '../api';
 import DOCUMENT from '../graphql/webhooks.graphql?raw';
@@ -43,7 +43,7 @@ const pretty = (body: string): string => {
  */
 export function WebhookAttempts(props: {
   id: string;
-  delivery: { id: string; deliveryId: string };
+  delivery: { id: string; deliveryId: string; attempts: number };
   /** attempts whose request body is open, and the toggle (held by the screen, see above) */
   bodies: ReadonlySet<string>;
   toggleBody: (attemptId: string) => void;
@@ -69,6 +69,14 @@ export function WebhookAttempts(props: {
     }
   };
   onMount(() => void load(null));
+  // the log's refresh keeps this panel (reconciled rows); a new attempt of the delivery loads the list again
+  createEffect(
+    on(
+      () => props.delivery.attempts,
+      () => void load(null),
+      { defer: true },
+    ),
+  );
   return (
     <div id={props.id} class="d-attempts" data-testid="webhook-attempts">
       <Show when={nodes().length}>

@@ -22,6 +22,7 @@ import { SecretOnce } from '../components/SecretOnce';
 import { WebhookDeliveries } from '../components/WebhookDeliveries';
 import DOCUMENT from '../graphql/webhooks.graphql?raw';
 import { dt } from '../i18n';
+import { reconciled } from '../reconciled';
 import { when } from '../Screen';
 
 const WEBHOOKS = operation<WebhooksQuery, WebhooksQueryVariables>(DOCUMENT, 'Webhooks');
@@ -46,7 +47,8 @@ const SEND_TEST_WEBHOOK = operation<SendTestWebhookMutation, SendTestWebhookMuta
 const POLL_MS = 5_000;
 
 export function Webhooks() {
-  const [data, { refetch }] = createResource(environment, () => gql(WEBHOOKS));
+  // refreshed in place (reconciled): a delivery whose attempts are open stays open, with its panel as it was
+  const [data, { refetch }] = createResource(environment, () => gql(WEBHOOKS), { storage: reconciled });
   // the field shows what was typed, else the saved URL (after a save, a reload or an environment switch): a
   // late answer or the log's refresh never overwrites what a person is typing
   const [edit, setEdit] = createSignal<string | undefined>();

@@ -3,13 +3,8 @@
 // a re-run after a deadlock must find what its failed try wrote and change nothing twice; and a delivered
 // terminal event (session.completed, …) is its session's last, so it wakes no successor.
 import 'reflect-metadata';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDataSource } from '../../app/database';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { createLogger, type Logger } from '../../common/logger';
@@ -17,51 +12,13 @@ import { transactionWithRetry } from '../../db/data-source';
 import { countStatements } from '../../tools/bench/statements';
 import { enqueueEvent } from './outbox';
 import { type Attempted, type ClaimedDelivery, WebhookOutboxStore } from './webhook.outbox-store';
+import { type OutboxEngine, outboxEngines } from './webhook.relay.test-support';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
 
 const SET_LEVEL = 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED';
 
-interface Engine {
-  ds: DataSource;
-  close(): Promise<void>;
-}
-
-const mariadb = async (label: string, multipleStatements: boolean): Promise<Engine> => {
-  const db: MigratedTestDatabase = await migratedTestDatabase(label);
-  if (!multipleStatements) return { ds: db.ds, close: () => db.close() };
-  // the relay's own pool in service.ts
-  const ds = await createDataSource({ databaseUrl: db.url, dataDir: '/nonexistent' }, { multipleStatements });
-  await ds.initialize();
-  return {
-    ds,
-    close: async () => {
-      await ds.destroy();
-      await db.close();
-    },
-  };
-};
-
-const engines: [string, () => Promise<Engine>][] = [
-  ['MariaDB', () => mariadb('outbox_record', false)],
-  ['MariaDB (relay pool, multi-statement outcomes)', () => mariadb('outbox_record_multi', true)],
-  [
-    'SQLite',
-    async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-record-'));
-      const ds = await createDataSource({ databaseUrl: undefined, dataDir: dir });
-      await ds.initialize();
-      await ds.runMigrations();
-      return {
-        ds,
-        close: async () => {
-          await ds.destroy();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
+const engines = outboxEngines('outbox_record');
 
 const T0 = new Date('2025-11-01T10:00:00.000Z');
 const WAKE = 'UPDATE webhook_event SET next_attempt_at';
@@ -75,7 +32,7 @@ interface Pool {
 }
 
 describe.each(engines)('webhook outcome write on %s', (name, open) => {
-  let engine: Engine;
+  let engine: OutboxEngine;
   let ds: DataSource;
   let clock: ManualClock;
   let logger: Logger & { warn: ReturnType<typeof vi.fn> };

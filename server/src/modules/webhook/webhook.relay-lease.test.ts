@@ -4,15 +4,10 @@
 // ManualClock.
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDataSource } from '../../app/database';
-import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { createLogger } from '../../common/logger';
@@ -21,6 +16,7 @@ import { KeySealer } from '../kms/key-sealer';
 import { enqueueEvent } from './outbox';
 import { WebhookSecretBox } from './secret-box';
 import { WebhookRelay } from './webhook.relay';
+import { type OutboxEngine, outboxEngines } from './webhook.relay.test-support';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
@@ -71,55 +67,7 @@ async function startReceiver() {
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-interface Engine {
-  ds: DataSource;
-  close(): Promise<void>;
-}
-
-const engines: [string, () => Promise<Engine>][] = [
-  [
-    'MariaDB',
-    async () => {
-      const db: MigratedTestDatabase = await migratedTestDatabase('relay_lease');
-      return { ds: db.ds, close: () => db.close() };
-    },
-  ],
-  [
-    // The relay's own pool in service.ts: outcomes written as one multi-statement transaction.
-    'MariaDB (relay pool, multi-statement outcomes)',
-    async () => {
-      const db: MigratedTestDatabase = await migratedTestDatabase('relay_lease_multi');
-      const ds = await createDataSource(
-        { databaseUrl: db.url, dataDir: '/nonexistent' },
-        { poolSize: 6, multipleStatements: true },
-      );
-      await ds.initialize();
-      return {
-        ds,
-        close: async () => {
-          await ds.destroy();
-          await db.close();
-        },
-      };
-    },
-  ],
-  [
-    'SQLite',
-    async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lease-'));
-      const ds = await createDataSource({ databaseUrl: undefined, dataDir: dir });
-      await ds.initialize();
-      await ds.runMigrations();
-      return {
-        ds,
-        close: async () => {
-          await ds.destroy();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
+const engines = outboxEngines('relay_lease');
 
 const silent = createLogger((process.env.TEST_LOG as 'debug') ?? 'silent');
 const T0 = new Date('2025-11-01T10:00:00.000Z');
@@ -127,7 +75,7 @@ const T0 = new Date('2025-11-01T10:00:00.000Z');
 const secrets = new WebhookSecretBox(new KeySealer(randomBytes(32)));
 
 describe.each(engines)('webhook relay lease on %s', (name, open) => {
-  let engine: Engine;
+  let engine: OutboxEngine;
   let ds: DataSource;
   let clock: ManualClock;
   let receiver: Receiver;

@@ -1,12 +1,17 @@
-// Shared setup of the webhook relay integration tests (webhook.relay*.test.ts apart from the lease tests): a real
-// MariaDB database migrated once per file, a real HTTP receiver per test, an empty outbox per test, and the relay,
-// the outbox writer and the readers those tests use. Time moves only through the ManualClock.
+// Shared setup of the webhook relay integration tests (webhook.relay*.test.ts; the lease and outcome tests take
+// only the engines, outboxEngines): a real MariaDB database migrated once per file, a real HTTP receiver per test,
+// an empty outbox per test, and the relay, the outbox writer and the readers those tests use. Time moves only
+// through the ManualClock.
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { createDataSource } from '../../app/database';
 import { type MigratedTestDatabase, migratedTestDatabase } from '../../app/test-database';
 import { ManualClock } from '../../common/clock';
 import type { Ctx } from '../../common/context';
@@ -117,4 +122,60 @@ export function webhookRelaySuite(label: string) {
     await s.receiver.close();
   });
   return s;
+}
+
+/** A database the outbox runs on in a test, and how to drop it. */
+export interface OutboxEngine {
+  ds: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * The three engines the outbox's tests run on, by name: MariaDB through the API's pool, MariaDB through a pool like
+ * the relay's own in service.ts (multi-statement outcome writes), and the embedded SQLite in a temporary directory.
+ */
+export function outboxEngines(label: string): [string, () => Promise<OutboxEngine>][] {
+  return [
+    [
+      'MariaDB',
+      async () => {
+        const db: MigratedTestDatabase = await migratedTestDatabase(label);
+        return { ds: db.ds, close: () => db.close() };
+      },
+    ],
+    [
+      'MariaDB (relay pool, multi-statement outcomes)',
+      async () => {
+        const db: MigratedTestDatabase = await migratedTestDatabase(`${label}_multi`);
+        const ds = await createDataSource(
+          { databaseUrl: db.url, dataDir: '/nonexistent' },
+          { poolSize: 6, multipleStatements: true },
+        );
+        await ds.initialize();
+        return {
+          ds,
+          close: async () => {
+            await ds.destroy();
+            await db.close();
+          },
+        };
+      },
+    ],
+    [
+      'SQLite',
+      async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${label}-`));
+        const ds = await createDataSource({ databaseUrl: undefined, dataDir: dir });
+        await ds.initialize();
+        await ds.runMigrations();
+        return {
+          ds,
+          close: async () => {
+            await ds.destroy();
+            fs.rmSync(dir, { recursive: true, force: true });
+          },
+        };
+      },
+    ],
+  ];
 }
