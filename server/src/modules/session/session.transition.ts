@@ -51,9 +51,12 @@ export type MovePatch = Partial<
   condition?: ConditionEnd;
 };
 
-/** The timeline entry of each transition (support view); Start's is derived from its row (ADR 0074). */
-const TIMELINE_KIND: Record<SessionEvent, SessionEventKind> = {
-  start: 'started',
+/**
+ * The timeline entry each transition writes (support view); null where the entry is read from the row the move
+ * writes: Start's `started` is the session's started_at (ADR 0074).
+ */
+const TIMELINE_KIND: Record<SessionEvent, SessionEventKind | null> = {
+  start: null,
   step_completed_more: 'step_completed',
   step_completed_gate: 'step_completed',
   step_completed_last: 'step_completed',
@@ -429,9 +432,8 @@ async function recordMove(
   now: Date,
   reason: FailureReason | null,
 ): Promise<void> {
-  // Start writes no row: the timeline reads its `started` entry from session.started_at (ADR 0074)
-  if (event === 'start') return;
   const kind = TIMELINE_KIND[event];
+  if (kind === null) return;
   const stage = s.status === 'created' ? null : s.currentStage;
   await timeline({
     kind,
