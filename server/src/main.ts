@@ -24,7 +24,13 @@ async function main(): Promise<void> {
       throw e;
     }
   }
-  const url = await svc.listen();
+  const url = await svc.listen().catch(async (e: unknown) => {
+    await svc.close();
+    if ((e as { code?: string }).code !== 'EADDRINUSE') throw e;
+    throw new Error(
+      `${config.host}:${config.port} is in use by another process: stop it, or set PORT to a free port`,
+    );
+  });
   // Graceful shutdown (service.close): stop accepting, finish requests and deliveries in flight, close the pool.
   // Registered as soon as the service listens, so a signal during the sandbox seeding below is graceful too.
   const shutdown = () => {

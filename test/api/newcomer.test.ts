@@ -5,15 +5,27 @@
 // - `/` is a start page in development (links to the dashboard, mailbox, receiver, API reference) and a plain
 //   product page in production, never a JSON 404;
 // - `/dev/mail` shows subject, recipient and time, and a message rendered with its links, escaped.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../server/src/config/config';
 import { createService, type Service } from '../../server/src/service';
 import { authPost, DashboardClient } from '../support/dashboard';
-import { createSession, type Embedded, quickstart, startEmbedded, stop } from '../support/embedded-process';
+import {
+  createSession,
+  type Embedded,
+  embeddedEnv,
+  quickstart,
+  startEmbedded,
+  stop,
+  TSX_ENV,
+} from '../support/embedded-process';
 import { freePort } from '../support/harness';
+import { tsNode } from '../support/script-bundles';
 
 const dirs: string[] = [];
 const newDataDir = () => {
@@ -73,6 +85,43 @@ describe('pnpm start on the embedded default', () => {
     const reuse = await authPost(running.baseUrl, '/auth/email-link/verify', { token: tokenOf(signIn) });
     expect(reuse.status).toBe(410);
   }, 240_000);
+});
+
+describe('pnpm start on a port another process holds', () => {
+  it('says the port is in use and exits 1, leaving the other process its port', async () => {
+    const port = await freePort();
+    const holder = net.createServer((socket) => socket.end('held\n'));
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      const main = tsNode('server/src/main.ts');
+      const dataDir = newDataDir();
+      const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+        execFile(
+          main.file,
+          main.args,
+          {
+            cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
+            env: { ...embeddedEnv(dataDir, `http://127.0.0.1:${port}`), ...TSX_ENV, PORT: String(port) },
+            timeout: 90_000,
+          },
+          (err, _stdout, stderr) =>
+            resolve({ code: err ? Number((err as { code?: number }).code) : 0, stderr }),
+        );
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`127.0.0.1:${port} is in use by another process`);
+      expect(run.stderr).not.toMatch(/Uncaught|at Server\./);
+      // the holder still answers on its port
+      const greeting = await new Promise<string>((resolve, reject) => {
+        const c = net.connect(port, '127.0.0.1');
+        c.on('data', (d) => resolve(d.toString()));
+        c.on('error', reject);
+      });
+      expect(greeting).toBe('held\n');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 120_000);
 });
 
 async function inProcess(env: Record<string, string>): Promise<{ svc: Service; baseUrl: string }> {

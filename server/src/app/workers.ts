@@ -164,8 +164,15 @@ export function nodeLifecycle(d: NodeLifecycleDeps): Pick<Service, 'sweep' | 'li
     sweep,
     async listen() {
       const listening = d.web.createServer(d.tracing);
+      // a port taken by another process is a startup error the caller sees (EADDRINUSE), not an uncaught one
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        listening.listen(d.config.port, d.config.host, () => {
+          listening.off('error', reject);
+          resolve();
+        });
+      });
       server = listening;
-      await new Promise<void>((resolve) => listening.listen(d.config.port, d.config.host, resolve));
       if (d.workers)
         workers = startWorkers({
           logger: d.logger,
