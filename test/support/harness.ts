@@ -1,7 +1,6 @@
 // Black-box harness: a real service (real MariaDB database of its own, real HTTP on a free port), plus
 // factories that create tenants through the public surfaces.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../../server/src/app/test-database';
@@ -10,6 +9,7 @@ import { strictViolations } from '../../server/src/db/strict-connection';
 import { DashboardUserEntity } from '../../server/src/modules/accounts/accounts.entities';
 import { SessionEntity } from '../../server/src/modules/session/session.entity';
 import { createService, type Service } from '../../server/src/service';
+import { freePort } from '../../server/src/tools/free-port';
 import { testConfig, testEngine } from './config';
 import { publishWorkflow } from './workflows';
 
@@ -19,47 +19,7 @@ import { publishWorkflow } from './workflows';
 // biome-ignore lint/suspicious/noExplicitAny: see above; typing every answer would only restate the assertions
 export type Json = any;
 
-/** Ports this process has handed out; each is given once. */
-const handedOut = new Set<number>();
-
-/**
- * A port nothing listens on, for a server that binds it later (its URL goes into its configuration first).
- * Drawn below the kernel's ephemeral range: a port the kernel hands out (port 0) can be taken, before the
- * server binds it, as the local end of any outgoing connection (the suites open thousands to MySQL), which
- * failed a clean-clone CI with EADDRINUSE. Drawn at random, so parallel test workers rarely meet.
- */
-export async function freePort(): Promise<number> {
-  const low = ephemeralLow();
-  for (let tries = 0; tries < 50; tries++) {
-    const port = 20000 + Math.floor(Math.random() * Math.max(1, low - 20000));
-    if (handedOut.has(port)) continue;
-    if (await bindable(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
-  throw new Error(`no free port between 20000 and ${low}`);
-}
-
-function ephemeralLow(): number {
-  try {
-    const low = Number(
-      fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
-    );
-    return low > 21000 ? low : 32768;
-  } catch {
-    return 32768;
-  }
-}
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
+export { freePort };
 
 export interface TestService {
   svc: Service;

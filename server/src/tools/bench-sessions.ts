@@ -26,8 +26,6 @@
 import 'reflect-metadata';
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +37,7 @@ import { LoopProbe, type ProbeReading } from './bench/loop-probe';
 import type { RoundRequest, RoundResult } from './bench/session-driver';
 import { countStatements } from './bench/statements';
 import { type BenchOptions, type BenchRow, latencyRow, rateRow, runIfMain } from './bench/types';
+import { freePort } from './free-port';
 
 // BENCH_IN_FLIGHT=8 (or 8,32) runs only those concurrencies, e.g. to compare two builds at 8 back to back
 const CONCURRENCY = process.env.BENCH_IN_FLIGHT
@@ -129,12 +128,7 @@ export async function bench(opts: BenchOptions): Promise<BenchRow[]> {
   let closeCounter = () => {};
   let probe: LoopProbe | undefined;
   try {
-    const port = await new Promise<number>((resolve) => {
-      const probe = http.createServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     svc = await createService(
       configFrom({
         PORT: String(port),

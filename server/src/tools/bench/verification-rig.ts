@@ -1,5 +1,5 @@
 // The common rig of the verification benches (SD-JWT VC and mdoc): a service on the embedded engine in a
-// temporary data directory, listening on a free-ish port for the status lists fetched over loopback, and the
+// temporary data directory, listening on a free port for the status lists fetched over loopback, and the
 // baseline both compare against: one raw ES256 (ECDSA P-256 / SHA-256) verify of a JWT-sized message.
 import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import fs from 'node:fs';
@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configFrom } from '../../config/config';
 import { createService } from '../../service';
+import { freePort } from '../free-port';
 
 type BenchService = Awaited<ReturnType<typeof createService>>;
 
@@ -23,7 +24,7 @@ export async function withBenchService<T>(
   fn: (svc: BenchService, baseUrl: string) => Promise<T>,
 ): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const svc = await createService(
     configFrom({ PORT: String(port), DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'error' } as never),
