@@ -11,7 +11,12 @@ import { createLogger, type Logger } from '../../common/logger';
 import { transactionWithRetry } from '../../db/data-source';
 import { countStatements } from '../../tools/bench/statements';
 import { enqueueEvent } from './outbox';
-import { type Attempted, type ClaimedDelivery, WebhookOutboxStore } from './webhook.outbox-store';
+import {
+  type Attempted,
+  type ClaimedDelivery,
+  LEASE_MARGIN_MS,
+  WebhookOutboxStore,
+} from './webhook.outbox-store';
 import { type OutboxEngine, outboxEngines } from './webhook.relay.test-support';
 import { WebhookAttemptEntity } from './webhook-attempt.entity';
 import { WebhookEventEntity } from './webhook-event.entity';
@@ -128,32 +133,7 @@ describe.each(engines)('webhook outcome write on %s', (name, open) => {
       expect((await event(a, 1)).nextAttemptAt.getTime()).toBeGreaterThan(T0.getTime());
 
       // The first outcome text runs for real up to its last statement (the wake-up), then answers a deadlock.
-      const pool = (ds.driver as unknown as { pool: Pool }).pool;
-      const getConnection = pool.getConnection;
-      const sent: string[] = [];
-      pool.getConnection = function (this: Pool, cb) {
-        getConnection.call(this, (err, conn) => {
-          if (err) return cb(err, conn);
-          const query = conn.query;
-          conn.query = function (this: Conn, sql, values, qcb) {
-            conn.query = query;
-            if (!sql.includes('INSERT INTO webhook_attempt')) return query.call(this, sql, values, qcb);
-            // the outcome's own statements (without the level a connection's first outcome write sets first)
-            sent.push(sql.startsWith(SET_LEVEL) ? sql.slice(sql.indexOf(';\n') + 2) : sql);
-            if (sent.length > 1) return query.call(this, sql, values, qcb);
-            const applied = sql.split(';\n').slice(0, -1);
-            const marks = applied.join(';').split('?').length - 1;
-            const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), {
-              code: 'ER_LOCK_DEADLOCK',
-              errno: 1213,
-            });
-            return query.call(this, applied.join(';\n'), values.slice(0, marks), (e) =>
-              qcb(e ?? deadlock, null),
-            );
-          };
-          cb(err, conn);
-        });
-      };
+      const { sent, restore } = failFirstOutcome(ds, -1, deadlockError());
       const [headA, headB] = [a, b].map((s) => claimed.find((d) => d.sessionId === s) as ClaimedDelivery);
       let out: Awaited<ReturnType<WebhookOutboxStore['record']>>;
       try {
@@ -162,7 +142,7 @@ describe.each(engines)('webhook outcome write on %s', (name, open) => {
           attempt(headB as ClaimedDelivery, 500),
         ]);
       } finally {
-        pool.getConnection = getConnection;
+        restore();
       }
       // the same text twice: the attempt insert, a's delivery, b's retry, the wake-up; no START / COMMIT
       expect(sent).toHaveLength(2);
@@ -189,4 +169,90 @@ describe.each(engines)('webhook outcome write on %s', (name, open) => {
       expect((await event(a, 1)).nextAttemptAt.getTime()).toBe(T0.getTime()); // woken by the re-run
     },
   );
+
+  // The README's promise: the database or the relay stopping between two of the outcome's statements at worst
+  // sends an event again after its lease. Here the attempt row is written, then the connection is lost.
+  it.runIf(name.includes('multi-statement'))(
+    'an outcome cut off after its attempt row: the event is claimed again after its lease and delivered once',
+    async () => {
+      const sess = newId('sess');
+      await enqueue(sess, 'step.completed');
+      const [head] = await store.claim(10);
+      const { sent, restore } = failFirstOutcome(ds, 1, lostConnectionError());
+      try {
+        await expect(store.record([attempt(head as ClaimedDelivery, 200)])).rejects.toMatchObject({
+          code: 'PROTOCOL_CONNECTION_LOST',
+        });
+      } finally {
+        restore();
+      }
+      expect(sent).toHaveLength(1); // a lost connection is not re-run: the relay's next pass finds the lease
+      expect(await event(sess, 0)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        claimToken: head?.claimToken,
+      });
+      store.invalidatePrefetch();
+      expect(await store.claim(10)).toEqual([]); // still leased
+
+      clock.advance(10_000 + LEASE_MARGIN_MS + 1);
+      store.invalidatePrefetch();
+      const [again] = await store.claim(10);
+      expect(again?.id).toBe(head?.id);
+      expect(again?.claimToken).not.toBe(head?.claimToken);
+      const out = await store.record([attempt(again as ClaimedDelivery, 200)]);
+      expect(out.results.map((r) => r.result)).toEqual(['delivered']);
+      expect(await event(sess, 0)).toMatchObject({ status: 'delivered', attempts: 1, claimToken: null });
+      // both sends are on record, each once
+      const attempts = await ds.getRepository(WebhookAttemptEntity).find({ where: { eventId: head?.id } });
+      expect(attempts).toHaveLength(2);
+      expect(logger.warn).not.toHaveBeenCalled();
+      // the cut-off relay, were it to come back and write its outcome again, adds its attempt and moves nothing
+      await store.record([attempt(head as ClaimedDelivery, 200)]);
+      expect(logger.warn).toHaveBeenCalledWith('webhook lease lost; outcome kept as attempt only', {
+        count: 1,
+      });
+      expect(await event(sess, 0)).toMatchObject({ status: 'delivered', attempts: 1 });
+    },
+  );
 });
+
+const deadlockError = () =>
+  Object.assign(new Error('Deadlock found when trying to get lock'), {
+    code: 'ER_LOCK_DEADLOCK',
+    errno: 1213,
+  });
+const lostConnectionError = () =>
+  Object.assign(new Error('Connection lost: The server closed the connection.'), {
+    code: 'PROTOCOL_CONNECTION_LOST',
+    fatal: true,
+  });
+
+/**
+ * The relay pool's first outcome text (the one that inserts attempt rows) runs for real up to `keep`
+ * statements (negative: all but that many), then answers `error`; later texts run as sent. `sent` holds each
+ * outcome text (without the isolation level a connection's first outcome write sets first).
+ */
+function failFirstOutcome(ds: DataSource, keep: number, error: Error): { sent: string[]; restore(): void } {
+  const pool = (ds.driver as unknown as { pool: Pool }).pool;
+  const getConnection = pool.getConnection;
+  const sent: string[] = [];
+  pool.getConnection = function (this: Pool, cb) {
+    getConnection.call(this, (err, conn) => {
+      if (err) return cb(err, conn);
+      const query = conn.query;
+      conn.query = function (this: Conn, sql, values, qcb) {
+        conn.query = query;
+        if (!sql.includes('INSERT INTO webhook_attempt')) return query.call(this, sql, values, qcb);
+        sent.push(sql.startsWith(SET_LEVEL) ? sql.slice(sql.indexOf(';\n') + 2) : sql);
+        if (sent.length > 1) return query.call(this, sql, values, qcb);
+        const level = sql.startsWith(SET_LEVEL) ? 1 : 0;
+        const applied = sql.split(';\n').slice(0, keep > 0 ? keep + level : keep);
+        const marks = applied.join(';').split('?').length - 1;
+        return query.call(this, applied.join(';\n'), values.slice(0, marks), (e) => qcb(e ?? error, null));
+      };
+      cb(err, conn);
+    });
+  };
+  return { sent, restore: () => (pool.getConnection = getConnection) };
+}
